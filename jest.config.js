@@ -1,0 +1,12 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  transform: {
+    // isolatedModules: type-checking is `npm run build`'s job; per-file transpiling keeps the suite fast on 2 cores.
+    "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }],
+  },
+  testTimeout: 60000,
+  maxWorkers: 2,
+};
