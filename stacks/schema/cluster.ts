@@ -1,0 +1,54 @@
+import { z } from "zod";
+
+/** The platforms WMCO supports, spelled as `Infrastructure/cluster` `.spec.platformSpec.type` spells them. */
+export const PLATFORMS = ["AWS", "Azure", "GCP", "VSphere", "Nutanix", "None"] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** The MachineSet platform block key for each platform (`machineSets[i].<block>`); `None` has no MachineSets. */
+export const PLATFORM_BLOCK = {
+  AWS: "aws",
+  Azure: "azure",
+  GCP: "gcp",
+  VSphere: "vsphere",
+  Nutanix: "nutanix",
+  None: undefined,
+} as const satisfies Record<Platform, string | undefined>;
+
+/**
+ * `windows-estate:cluster`: which cluster this stack manages and how to reach it.
+ */
+export const clusterSchema = z.strictObject({
+  /** The cluster's platform type (`oc get infrastructure cluster -o jsonpath='{.spec.platformSpec.type}'`). */
+  platform: z.enum(PLATFORMS),
+  /**
+   * The infrastructure ID (`oc get infrastructure cluster -o jsonpath='{.status.infrastructureName}'`), e.g. `win-tmk9g`.
+   * MachineSet names, labels and default network names derive from it.
+   */
+  infrastructureId: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a lowercase DNS label like `win-tmk9g` (letters, digits, '-')")
+    .max(63),
+  /** Cloud region (AWS, GCP) or location (Azure). Required for MachineSets on those platforms unless discovered. */
+  region: z.string().min(1).optional(),
+  /** Kubeconfig content or a path to one (`~` expanded). Default: the usual loading order (KUBECONFIG, ~/.kube/config). */
+  kubeconfig: z.string().min(1).optional(),
+  /** Kubeconfig context to use. Default: the kubeconfig's current context. */
+  context: z.string().min(1).optional(),
+  /**
+   * A stable name for the cluster. The Kubernetes provider is replaced only when this changes, not when the
+   * kubeconfig is edited (`clusterIdentifier`). Default: `infrastructureId`.
+   */
+  clusterIdentifier: z.string().min(1).optional(),
+  /**
+   * Render YAML into this directory instead of touching a cluster (the provider's `renderYamlToDirectory`).
+   * Waits and discovery are off in this mode, since there is no cluster to ask.
+   */
+  render: z.string().min(1).optional(),
+  /**
+   * Discover missing MachineSet values (region, zone, networks) from the cluster at `pulumi preview/up`.
+   * Default: true when the stack talks to a cluster (no `render`).
+   */
+  discovery: z.boolean().optional(),
+});
+
+export type ClusterConfig = z.infer<typeof clusterSchema>;
