@@ -1,0 +1,81 @@
+import { OperatorConfig } from "../../stacks/schema/operator";
+
+/** Labels every object this program creates carries, so `oc get -l` finds them and nobody mistakes their owner. */
+export const MANAGED_BY = { "app.kubernetes.io/managed-by": "windows-estate" } as const;
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface NamespaceObject {
+  apiVersion: "v1";
+  kind: "Namespace";
+  metadata: ObjectMeta;
+}
+
+export interface OperatorGroupObject {
+  apiVersion: "operators.coreos.com/v1";
+  kind: "OperatorGroup";
+  metadata: ObjectMeta;
+  spec: { targetNamespaces: string[]; upgradeStrategy: "Default" };
+}
+
+export interface SubscriptionObject {
+  apiVersion: "operators.coreos.com/v1alpha1";
+  kind: "Subscription";
+  metadata: ObjectMeta;
+  spec: {
+    channel: string;
+    installPlanApproval: "Automatic" | "Manual";
+    name: string;
+    source: string;
+    sourceNamespace: string;
+    startingCSV?: string;
+    config?: { env: { name: string; value: string }[] };
+  };
+}
+
+/**
+ * The operator's namespace. `openshift.io/cluster-monitoring` lets the cluster Prometheus scrape WMCO's metrics
+ * (the OperatorHub checkbox "enable Operator recommended cluster monitoring").
+ */
+export function buildNamespace(op: OperatorConfig): NamespaceObject {
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: op.namespace, labels: { ...MANAGED_BY, "openshift.io/cluster-monitoring": "true" } },
+  };
+}
+
+/** WMCO supports only the OwnNamespace install mode and refuses to start with any other target. */
+export function buildOperatorGroup(op: OperatorConfig): OperatorGroupObject {
+  return {
+    apiVersion: "operators.coreos.com/v1",
+    kind: "OperatorGroup",
+    metadata: { name: op.package, namespace: op.namespace, labels: { ...MANAGED_BY } },
+    spec: { targetNamespaces: [op.namespace], upgradeStrategy: "Default" },
+  };
+}
+
+export function buildSubscription(op: OperatorConfig): SubscriptionObject {
+  const env = Object.entries(op.env)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => ({ name, value }));
+  return {
+    apiVersion: "operators.coreos.com/v1alpha1",
+    kind: "Subscription",
+    metadata: { name: op.package, namespace: op.namespace, labels: { ...MANAGED_BY } },
+    spec: {
+      channel: op.channel,
+      installPlanApproval: op.installPlanApproval,
+      name: op.package,
+      source: op.source,
+      sourceNamespace: op.sourceNamespace,
+      ...(op.startingCSV ? { startingCSV: op.startingCSV } : {}),
+      ...(env.length > 0 ? { config: { env } } : {}),
+    },
+  };
+}

@@ -1,0 +1,235 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { z } from "zod";
+import { KeyRejected, ParsedKey, parsePrivateKey } from "../components/key/parse-key";
+import { ConfigIssue } from "./config-issue";
+import { suggest } from "./did-you-mean";
+import { UNDECRYPTED_SECRET } from "./offline";
+import { NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
+import { ByohHostConfig } from "./schema/byoh";
+import { ClusterConfig } from "./schema/cluster";
+import { MirrorsConfigInput } from "./schema/mirrors";
+import { OperatorConfig } from "./schema/operator";
+import { fromZodIssues } from "./zod-issues";
+
+/** The WMCO private key after validation. `pem` is only ever handed to Pulumi as a secret. */
+export interface PrivateKeyConfig {
+  /** Which config key supplied it, for messages. */
+  from: "privateKey" | "privateKeyPath";
+  pem: string;
+  /** Undefined when the key could not be read offline (an encrypted `secure:` value under synth). */
+  parsed?: ParsedKey;
+}
+
+/** One typed, validated view of a stack's `windows-estate:*` config, defaults applied. */
+export interface EstateConfig {
+  cluster: ClusterConfig & { discovery: boolean; clusterIdentifier: string };
+  operator: OperatorConfig;
+  privateKey: PrivateKeyConfig;
+  machineSets: unknown[];
+  mirrors: MirrorsConfigInput;
+  byoh: ByohHostConfig[];
+  /** Things worth saying that do not stop the run. */
+  warnings: ConfigIssue[];
+}
+
+/** The stack's raw config as Pulumi hands it to a program: `namespace:key` → string (objects as JSON). */
+export interface RawConfig {
+  values: Readonly<Record<string, string>>;
+  secretKeys: ReadonlySet<string>;
+}
+
+export interface LoadOptions {
+  /** Directory relative `privateKeyPath`s are resolved against (the Pulumi project directory). */
+  projectDir: string;
+  /** True under synth: nothing can be asked of a cluster, so discovery is off. */
+  offline: boolean;
+}
+
+/** Every problem in a stack's config, found before anything is declared. */
+export class ConfigErrors extends Error {
+  constructor(readonly issues: ConfigIssue[]) {
+    super(formatIssues(issues));
+    this.name = "ConfigErrors";
+  }
+}
+
+export function formatIssues(issues: readonly ConfigIssue[]): string {
+  const lines = issues.map((i) => `  ${NAMESPACE}:${i.path}: ${i.message}`);
+  return `the stack configuration has ${issues.length} problem${issues.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
+}
+
+/** A semantic check that runs once a key has the right shape; it sees every key that parsed. */
+export type Validator = (cfg: Partial<ParsedKeys>, offline: boolean) => { errors: ConfigIssue[]; warnings?: ConfigIssue[] };
+type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
+
+const validators: Validator[] = [];
+
+/** Lets each concept (MachineSets, mirrors, BYOH) add its own semantic checks without the loader knowing them. */
+export function registerValidator(v: Validator): void {
+  validators.push(v);
+}
+
+function expandHome(p: string): string {
+  return p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
+}
+
+/** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
+function decode(key: TopLevelKey, text: string): unknown {
+  if (key === "privateKey" || key === "privateKeyPath") return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function loadPrivateKey(
+  parsed: Partial<ParsedKeys>,
+  raw: RawConfig,
+  opts: LoadOptions,
+  errors: ConfigIssue[],
+  warnings: ConfigIssue[],
+): PrivateKeyConfig | undefined {
+  const inline = parsed.privateKey;
+  const file = parsed.privateKeyPath;
+  if (inline !== undefined && file !== undefined) {
+    errors.push({ path: "privateKey", message: "set either privateKey or privateKeyPath, not both" });
+    return undefined;
+  }
+  if (inline === undefined && file === undefined) {
+    errors.push({
+      path: "privateKeyPath",
+      message:
+        "WMCO needs an SSH private key: set `pulumi config set windows-estate:privateKeyPath ~/.ssh/wmco` or " +
+        "`pulumi config set --secret windows-estate:privateKey < ~/.ssh/wmco`",
+    });
+    return undefined;
+  }
+  let pem: string;
+  let from: PrivateKeyConfig["from"];
+  if (inline !== undefined) {
+    from = "privateKey";
+    if (!raw.secretKeys.has(`${NAMESPACE}:privateKey`)) {
+      errors.push({
+        path: "privateKey",
+        message: "is stored in plain text; set it again with `pulumi config set --secret windows-estate:privateKey < <key file>`",
+      });
+      return undefined;
+    }
+    if (inline === UNDECRYPTED_SECRET) {
+      warnings.push({ path: "privateKey", message: "is encrypted in the stack file, so it was not validated offline; `pulumi preview` validates it" });
+      return { from, pem: inline };
+    }
+    pem = inline;
+  } else {
+    from = "privateKeyPath";
+    const resolved = path.resolve(opts.projectDir, expandHome(file as string));
+    try {
+      pem = fs.readFileSync(resolved, "utf8");
+    } catch (e) {
+      const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "cannot be read";
+      errors.push({ path: "privateKeyPath", message: `${resolved} ${why}; point it at the WMCO private key file` });
+      return undefined;
+    }
+  }
+  try {
+    return { from, pem, parsed: parsePrivateKey(pem) };
+  } catch (e) {
+    if (e instanceof KeyRejected) {
+      errors.push({ path: from, message: e.message });
+      return undefined;
+    }
+    throw e;
+  }
+}
+
+/**
+ * Turns a stack's raw config into one typed EstateConfig, or throws ConfigErrors listing every problem at once.
+ * Nothing may be declared before this returns.
+ */
+export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfig {
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  const known = Object.keys(TOP_LEVEL_KEYS) as TopLevelKey[];
+  const present = new Map<TopLevelKey, string>();
+  const referencedSecrets = referencedSecretKeys(raw);
+
+  for (const [fullKey, text] of Object.entries(raw.values)) {
+    if (!fullKey.startsWith(`${NAMESPACE}:`)) continue;
+    const key = fullKey.slice(NAMESPACE.length + 1);
+    if ((known as string[]).includes(key)) present.set(key as TopLevelKey, text);
+    else if (!referencedSecrets.has(key)) {
+      const hint = suggest(key, known);
+      errors.push({ path: key, message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}` });
+    }
+  }
+
+  const parsed: Partial<ParsedKeys> = {};
+  for (const key of known) {
+    const text = present.get(key);
+    if (text === undefined && !OPTIONAL_KEYS.has(key)) {
+      errors.push({ path: key, message: requiredMessage(key) });
+      continue;
+    }
+    const schema = TOP_LEVEL_KEYS[key] as z.ZodType;
+    if (text === undefined) {
+      if (key === "privateKey" || key === "privateKeyPath") continue;
+      (parsed as Record<string, unknown>)[key] = schema.parse(undefined);
+      continue;
+    }
+    const value = decode(key, text);
+    const result = schema.safeParse(value);
+    if (result.success) (parsed as Record<string, unknown>)[key] = result.data;
+    else errors.push(...fromZodIssues(key, schema, value, result.error.issues));
+  }
+
+  const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
+  for (const validate of validators) {
+    const r = validate(parsed, opts.offline);
+    errors.push(...r.errors);
+    warnings.push(...(r.warnings ?? []));
+  }
+  if (errors.length > 0 || !parsed.cluster || !parsed.operator || !privateKey) throw new ConfigErrors(errors);
+
+  const cluster = parsed.cluster;
+  return {
+    cluster: {
+      ...cluster,
+      discovery: !opts.offline && (cluster.discovery ?? cluster.render === undefined),
+      clusterIdentifier: cluster.clusterIdentifier ?? cluster.infrastructureId,
+    },
+    operator: parsed.operator,
+    privateKey,
+    machineSets: parsed.machineSets ?? [],
+    mirrors: parsed.mirrors ?? { digest: [], tag: [] },
+    byoh: parsed.byoh ?? [],
+    warnings,
+  };
+}
+
+function requiredMessage(key: TopLevelKey): string {
+  if (key === "cluster") {
+    return "is required: `pulumi config set --path windows-estate:cluster.platform Azure` and `... cluster.infrastructureId <id>` (see README, Configuration)";
+  }
+  return "is required";
+}
+
+/** BYOH bootstrap passwords live in their own secret keys; those keys are known, not typos. */
+function referencedSecretKeys(raw: RawConfig): Set<string> {
+  const out = new Set<string>();
+  const text = raw.values[`${NAMESPACE}:byoh`];
+  if (!text) return out;
+  try {
+    const hosts: unknown = JSON.parse(text);
+    if (!Array.isArray(hosts)) return out;
+    for (const h of hosts) {
+      const ref = (h as { bootstrap?: { passwordSecret?: unknown } })?.bootstrap?.passwordSecret;
+      if (typeof ref === "string") out.add(ref);
+    }
+  } catch {
+    // A malformed byoh value is reported by its own schema check.
+  }
+  return out;
+}

@@ -1,0 +1,32 @@
+import { z } from "zod";
+
+/** How the program reaches a bring-your-own host the first time, before the WMCO key is authorized. */
+const bootstrap = z.strictObject({
+  /** Path to a private key that the host already accepts (`~` expanded). */
+  privateKeyPath: z.string().min(1).optional(),
+  /** Name of a secret stack config key (in this namespace) holding the bootstrap password, e.g. `byohPassword`. */
+  passwordSecret: z.string().min(1).optional(),
+});
+
+const byohHost = z.strictObject({
+  /** IPv4 address or DNS name that the WMCO pod can resolve (`windows-instances` key). IPv6 is rejected by WMCO. */
+  address: z.string().min(1),
+  /** The administrator WMCO logs in as (`username=<user>` in `windows-instances`). */
+  username: z.string().min(1),
+  /** SSH port. Default 22 (WMCO itself always uses 22). */
+  port: z.number().int().min(1).max(65535).default(22),
+  /** The host's SSH host key: an OpenSSH public-key line or a `SHA256:` fingerprint. Required unless `trustOnFirstUse`. */
+  hostKey: z.string().min(1).optional(),
+  /** Record the host key at first contact and enforce it afterwards. Default false: an unknown host key is an error. */
+  trustOnFirstUse: z.boolean().default(false),
+  /** Credential for the first connection; afterwards the WMCO key is used. Default: the WMCO key itself. */
+  bootstrap: bootstrap.optional(),
+});
+
+/**
+ * `windows-estate:byoh`: Windows hosts you bring yourself. Each is prepared over SSH and listed in WMCO's
+ * `windows-instances` ConfigMap; removing an entry makes WMCO deconfigure that node.
+ */
+export const byohSchema = z.array(byohHost).default([]);
+
+export type ByohHostConfig = z.output<typeof byohHost>;

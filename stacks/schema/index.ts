@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { byohSchema } from "./byoh";
+import { clusterSchema } from "./cluster";
+import { mirrorsSchema } from "./mirrors";
+import { operatorSchema } from "./operator";
+
+/** The config namespace: every key this program reads is `windows-estate:<key>`. */
+export const NAMESPACE = "windows-estate";
+
+/** Reserved for issue 3 (Windows MachineSets); replaced by the real schema when it lands. */
+const machineSetsSchema = z.array(z.unknown()).default([]);
+
+/**
+ * Every top-level key of the namespace and its schema. A key not listed here is an error (with a
+ * "did you mean" hint), so a typo never silently drops part of the estate.
+ */
+export const TOP_LEVEL_KEYS = {
+  cluster: clusterSchema,
+  operator: operatorSchema,
+  /** The WMCO private key itself; must be a secret (`pulumi config set --secret windows-estate:privateKey < key`). */
+  privateKey: z.string(),
+  /** Path to the WMCO private key file (`~` expanded, relative paths from the project directory). */
+  privateKeyPath: z.string().min(1),
+  machineSets: machineSetsSchema,
+  mirrors: mirrorsSchema,
+  byoh: byohSchema,
+} as const;
+
+export type TopLevelKey = keyof typeof TOP_LEVEL_KEYS;
+/** Keys that may be left out entirely; their schema supplies the default. */
+export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set(["operator", "machineSets", "mirrors", "byoh", "privateKey", "privateKeyPath"]);

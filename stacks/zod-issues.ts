@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { ConfigIssue, joinPath } from "./config-issue";
+import { suggest } from "./did-you-mean";
+
+type Schema = z.ZodType;
+interface Def {
+  type: string;
+  shape?: Record<string, Schema>;
+  innerType?: Schema;
+  in?: Schema;
+  element?: Schema;
+  valueType?: Schema;
+}
+
+function def(s: Schema): Def {
+  return (s as unknown as { _zod: { def: Def } })._zod.def;
+}
+
+/** Looks through wrappers (optional, default, transform pipes) to the schema that describes the value's shape. */
+function unwrap(s: Schema): Schema {
+  let cur = s;
+  for (;;) {
+    const d = def(cur);
+    if (d.innerType && ["optional", "default", "nullable", "prefault", "readonly", "catch", "nonoptional"].includes(d.type)) cur = d.innerType;
+    else if (d.type === "pipe" && d.in) cur = d.in;
+    else return cur;
+  }
+}
+
+/** The field names an object at `path` inside `schema` allows, used for "did you mean" hints. */
+export function allowedKeysAt(schema: Schema, path: ReadonlyArray<PropertyKey>): string[] {
+  let cur = unwrap(schema);
+  for (const seg of path) {
+    const d = def(cur);
+    if (d.type === "object" && typeof seg === "string" && d.shape?.[seg]) cur = unwrap(d.shape[seg]);
+    else if (d.type === "array" && d.element) cur = unwrap(d.element);
+    else if (d.type === "record" && d.valueType) cur = unwrap(d.valueType);
+    else return [];
+  }
+  const d = def(cur);
+  return d.type === "object" && d.shape ? Object.keys(d.shape) : [];
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "an object";
+  if (typeof v === "string") return v.length > 40 ? `a string of ${v.length} characters` : `"${v}"`;
+  return `${typeof v} ${String(v)}`;
+}
+
+function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let cur: unknown = root;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg];
+  }
+  return cur;
+}
+
+const ARTICLE: Record<string, string> = {
+  object: "an object",
+  array: "a list",
+  string: "a string",
+  number: "a number",
+  boolean: "true or false",
+  int: "an integer",
+};
+
+/**
+ * Turns zod's issues for one config key into our messages: the full key path, what was found, and what is allowed.
+ */
+export function fromZodIssues(key: string, schema: Schema, value: unknown, issues: readonly z.core.$ZodIssue[]): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const issue of issues) {
+    const segs = issue.path.filter((p): p is string | number => typeof p !== "symbol");
+    const base = [key, ...segs];
+    switch (issue.code) {
+      case "unrecognized_keys": {
+        const allowed = allowedKeysAt(schema, segs);
+        for (const k of issue.keys) {
+          const hint = suggest(k, allowed);
+          out.push({
+            path: joinPath([...base, k]),
+            message: `unknown field${hint ? `; did you mean '${hint}'?` : ""} Allowed here: ${allowed.join(", ")}`,
+          });
+        }
+        break;
+      }
+      case "invalid_type": {
+        const found = valueAt(value, segs);
+        const expected = ARTICLE[issue.expected] ?? issue.expected;
+        out.push({
+          path: joinPath(base),
+          message: found === undefined ? `is required (${expected})` : `must be ${expected}, not ${describeValue(found)}`,
+        });
+        break;
+      }
+      case "invalid_value": {
+        const found = valueAt(value, segs);
+        const allowed = issue.values.map((v) => JSON.stringify(v)).join(", ");
+        const hint = typeof found === "string" ? suggest(found, issue.values.map(String)) : undefined;
+        out.push({
+          path: joinPath(base),
+          message: `${describeValue(found)} is not allowed; use one of ${allowed}${hint ? ` (did you mean "${hint}"?)` : ""}`,
+        });
+        break;
+      }
+      case "too_small":
+      case "too_big": {
+        const found = valueAt(value, segs);
+        const bound = issue.code === "too_small" ? `at least ${issue.minimum}` : `at most ${issue.maximum}`;
+        const unit = issue.origin === "string" ? " characters long" : issue.origin === "array" ? " entries" : "";
+        const what = typeof found === "string" ? `has ${found.length} characters` : `is ${describeValue(found)}`;
+        out.push({ path: joinPath(base), message: `${what}; must be ${bound}${unit}` });
+        break;
+      }
+      default:
+        out.push({ path: joinPath(base), message: issue.message });
+    }
+  }
+  return out;
+}
