@@ -1,0 +1,17 @@
+import * as pulumi from "@pulumi/pulumi";
+import { MANAGED_BY } from "../operator/builders";
+
+/** Names WMCO looks for (pkg/secrets: PrivateKeySecret / PrivateKeySecretKey). */
+export const PRIVATE_KEY_SECRET_NAME = "cloud-private-key";
+export const PRIVATE_KEY_DATA_KEY = "private-key.pem";
+
+/** The Secret that WMCO reads its SSH key from; the key stays an Output so its secretness survives. */
+export function buildPrivateKeySecret(namespace: string, pem: pulumi.Input<string>) {
+  return {
+    apiVersion: "v1" as const,
+    kind: "Secret" as const,
+    metadata: { name: PRIVATE_KEY_SECRET_NAME, namespace, labels: { ...MANAGED_BY } },
+    type: "Opaque",
+    stringData: { [PRIVATE_KEY_DATA_KEY]: pem },
+  };
+}

@@ -1,0 +1,30 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ConfigErrors, EstateConfig, loadEstateConfig, RawConfig } from "./load";
+import { isOffline } from "./offline";
+import "./validators";
+
+// `isConfigSecret` is public JavaScript but marked @internal in the SDK's typings; it is how the SDK itself tells
+// which config values the engine decrypted, and we need that to refuse a private key stored in plain text.
+const { isConfigSecret } = require("@pulumi/pulumi/runtime/config") as { isConfigSecret: (key: string) => boolean };
+
+/** The running stack's config as the engine hands it to the program. */
+export function rawConfigFromRuntime(): RawConfig {
+  const values = pulumi.runtime.allConfig();
+  const secretKeys = new Set(Object.keys(values).filter((k) => isConfigSecret(k)));
+  return { values, secretKeys };
+}
+
+/**
+ * Loads and validates the stack config inside a Pulumi program. A config problem ends the run with a RunError:
+ * every problem listed, no stack trace, nothing declared.
+ */
+export function loadStackConfig(): EstateConfig {
+  try {
+    const cfg = loadEstateConfig(rawConfigFromRuntime(), { projectDir: process.cwd(), offline: isOffline() });
+    for (const w of cfg.warnings) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
+    return cfg;
+  } catch (e) {
+    if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);
+    throw e;
+  }
+}

