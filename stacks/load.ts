@@ -11,7 +11,7 @@ import { ByohHostConfig } from "./schema/byoh";
 import { ClusterConfig } from "./schema/cluster";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
-import { fromZodIssues } from "./zod-issues";
+import { emptyValueFor, fromZodIssues } from "./zod-issues";
 
 /** The WMCO private key after validation. `pem` is only ever handed to Pulumi as a secret. */
 export interface PrivateKeyConfig {
@@ -176,7 +176,7 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
     const schema = TOP_LEVEL_KEYS[key] as z.ZodType;
     if (text === undefined) {
       if (key === "privateKey" || key === "privateKeyPath") continue;
-      (parsed as Record<string, unknown>)[key] = schema.parse(undefined);
+      (parsed as Record<string, unknown>)[key] = schema.parse(emptyValueFor(schema));
       continue;
     }
     const value = decode(key, text);

@@ -121,3 +121,9 @@ export function fromZodIssues(key: string, schema: Schema, value: unknown, issue
   }
   return out;
 }
+
+/** What a left-out key means: an empty object or list, so the schema's own defaults fill it. */
+export function emptyValueFor(schema: Schema): unknown {
+  const t = def(unwrap(schema)).type;
+  return t === "object" ? {} : t === "array" ? [] : undefined;
+}

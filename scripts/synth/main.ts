@@ -1,0 +1,103 @@
+import * as path from "path";
+import { parseArgs } from "util";
+import { ConfigErrors, loadEstateConfig } from "../../stacks/load";
+import "../../stacks/validators";
+import { ensureDevKey } from "./dev-key";
+import { runProgram } from "./mock-run";
+import { render, writeRendered } from "./render";
+import { readStackFile, StackFileError } from "./stack-file";
+import { formatTree } from "./tree";
+
+export const USAGE = `usage: npm run synth -- --stack <name> [--config-file <file>] [--out <dir>] [--reveal-secrets] [--quiet]
+
+Runs the program offline under Pulumi's mock runtime with the stack's config and writes every Kubernetes object
+it declares (renderYamlToDirectory layout: 0-crd/, 1-manifest/), a kustomization.yaml, stack-outputs.json and
+windows-node-files/. Secret values are redacted unless --reveal-secrets. Exit codes: 0 ok, 2 bad input, 1 failure.`;
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** The project directory: where Pulumi.yaml, index.ts and the stack files live. */
+export const PROJECT_DIR = path.resolve(__dirname, "..", "..");
+
+/** Synth as a function, so tests can run it in-process; returns the exit code. */
+export async function synth(argv: string[], io: Io): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        stack: { type: "string" },
+        "config-file": { type: "string" },
+        out: { type: "string" },
+        "reveal-secrets": { type: "boolean", default: false },
+        quiet: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (e) {
+    io.err(`synth: ${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const stack = args.stack;
+  if (!stack || !/^[A-Za-z0-9_.-]+$/.test(stack)) {
+    io.err(`synth: --stack <name> is required (letters, digits, '-', '_', '.'), e.g. --stack dev\n${USAGE}`);
+    return 2;
+  }
+  const stackFile = path.resolve(args["config-file"] ?? path.join(PROJECT_DIR, `Pulumi.${stack}.yaml`));
+  const outDir = path.resolve(args.out ?? path.join(PROJECT_DIR, "rendered", stack));
+
+  let file;
+  try {
+    file = readStackFile(stackFile);
+  } catch (e) {
+    if (e instanceof StackFileError) {
+      io.err(`synth: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  const created = ensureDevKey(file.raw, PROJECT_DIR);
+  if (created) io.out(`note: generated a throwaway WMCO key for this stack at ${path.relative(PROJECT_DIR, created)}`);
+
+  let config;
+  try {
+    config = loadEstateConfig(file.raw, { projectDir: PROJECT_DIR, offline: true });
+  } catch (e) {
+    if (e instanceof ConfigErrors) {
+      io.err(`synth: ${path.relative(process.cwd(), stackFile) || stackFile}: ${e.message}`);
+      io.err("nothing was written.");
+      return 2;
+    }
+    throw e;
+  }
+  for (const n of file.notes) io.out(`note: ${n}`);
+  for (const w of config.warnings) io.out(`warning: windows-estate:${w.path}: ${w.message}`);
+
+  // The program resolves relative paths from the project directory, as under `pulumi up`.
+  const cwd = process.cwd();
+  process.chdir(PROJECT_DIR);
+  let run;
+  try {
+    run = await runProgram(path.join(PROJECT_DIR, "index.ts"), "windows-estate", stack, file.raw);
+  } finally {
+    process.chdir(cwd);
+  }
+  const rendered = render(run, args["reveal-secrets"]);
+  writeRendered(outDir, rendered.files);
+
+  if (!args.quiet) io.out(formatTree(`windows-estate-${stack}`, run.resources));
+  io.out(
+    `wrote ${rendered.objects.length} Kubernetes objects and ${rendered.files.size - rendered.objects.length} other files to ${path.relative(cwd, outDir) || "."}` +
+      (rendered.hadSecret ? (args["reveal-secrets"] ? " (secrets REVEALED)" : " (secrets redacted)") : ""),
+  );
+  return 0;
+}

@@ -1,0 +1,36 @@
+/** Pulumi's wire markers: a secret value and a value not known until `pulumi up`. */
+export const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+export const SECRET_MARK = "1b47061264138c4ac30d75fd1eb44270";
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export const REDACTED = "<redacted: secret>";
+export const COMPUTED = "<computed at pulumi up>";
+
+/**
+ * Unwraps Pulumi's secret and unknown markers from resource inputs: secrets become a fixed marker (or their value
+ * with `reveal`), unknowns say when they will be known. Reports whether any secret was met.
+ */
+export function clean(value: unknown, reveal: boolean): { value: unknown; hadSecret: boolean } {
+  let hadSecret = false;
+  // Inside a secret, structure stays (so objects still match their schema) and only the leaves are hidden.
+  const walk = (v: unknown, inSecret: boolean): unknown => {
+    if (v === UNKNOWN) return COMPUTED;
+    if (Array.isArray(v)) return v.map((x) => walk(x, inSecret));
+    if (typeof v === "object" && v !== null) {
+      const o = v as Record<string, unknown>;
+      if (o[SECRET_SIG] === SECRET_MARK) {
+        if (o.value === undefined) return undefined;
+        hadSecret = true;
+        return walk(o.value, !reveal);
+      }
+      const out: Record<string, unknown> = {};
+      for (const [k, child] of Object.entries(o)) {
+        const c = walk(child, inSecret);
+        if (c !== undefined) out[k] = c;
+      }
+      return out;
+    }
+    return inSecret && v !== undefined ? REDACTED : v;
+  };
+  return { value: walk(value, false), hadSecret };
+}

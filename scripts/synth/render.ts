@@ -1,0 +1,94 @@
+import * as fs from "fs";
+import * as path from "path";
+import { stringify } from "yaml";
+import { DeclaredResource, ProgramRun } from "./mock-run";
+import { clean } from "./redact";
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  [field: string]: unknown;
+}
+
+export interface Rendered {
+  /** Path relative to the output directory → file text. */
+  files: Map<string, string>;
+  /** The Kubernetes objects, in declaration order, secrets redacted unless revealed. */
+  objects: KubeObject[];
+  /** True when any secret value was met (and redacted unless revealed). */
+  hadSecret: boolean;
+}
+
+/** True for the resources the Kubernetes provider would apply (not the provider itself, not components). */
+export function isKubernetesObject(r: DeclaredResource): boolean {
+  return r.custom && r.type.startsWith("kubernetes:") && !r.type.startsWith("pulumi:providers:");
+}
+
+/** The file name `renderYamlToDirectory` gives an object: `<apiVersion>-<kind>-<namespace|default>-<name>.yaml`. */
+export function renderPath(obj: KubeObject): string {
+  const sanitise = (s: string) => s.replace(/[/:]/g, "_");
+  const file = `${sanitise(obj.apiVersion)}-${obj.kind.toLowerCase()}-${obj.metadata.namespace || "default"}-${obj.metadata.name}.yaml`;
+  return path.posix.join(obj.kind === "CustomResourceDefinition" ? "0-crd" : "1-manifest", file);
+}
+
+/** Windows paths of node files become a relative tree under `windows-node-files/`, e.g. `C/k/containerd/...`. */
+export function nodeFilePath(windowsPath: string): string {
+  const parts = windowsPath.replace(/^([A-Za-z]):\\?/, "$1\\").split("\\").filter((p) => p !== "");
+  return path.posix.join("windows-node-files", ...parts);
+}
+
+/**
+ * Lays out what the Kubernetes provider would apply (renderYamlToDirectory layout) plus a kustomization listing
+ * it, the stack outputs, and the files WMCO will put on every Windows node (`windowsNodeFiles` output).
+ */
+export function render(run: ProgramRun, reveal: boolean): Rendered {
+  const files = new Map<string, string>();
+  const objects: KubeObject[] = [];
+  let hadSecret = false;
+  for (const r of run.resources.filter(isKubernetesObject)) {
+    const c = clean(r.inputs, reveal);
+    hadSecret ||= c.hadSecret;
+    const obj = c.value as KubeObject;
+    objects.push(obj);
+    files.set(renderPath(obj), stringify(obj, { lineWidth: 0 }));
+  }
+  const resources = [...files.keys()].sort();
+  files.set("kustomization.yaml", stringify({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources }));
+
+  const outputs: Record<string, unknown> = {};
+  for (const [k, o] of Object.entries(run.outputs)) {
+    const c = clean(o.value, reveal);
+    hadSecret ||= c.hadSecret || o.secret;
+    outputs[k] = o.secret && !reveal ? "<redacted: secret>" : c.value;
+  }
+  files.set("stack-outputs.json", JSON.stringify(outputs, null, 2) + "\n");
+
+  const nodeFiles = outputs.windowsNodeFiles;
+  if (nodeFiles && typeof nodeFiles === "object") {
+    for (const [winPath, text] of Object.entries(nodeFiles as Record<string, unknown>)) {
+      if (typeof text === "string") files.set(nodeFilePath(winPath), text);
+    }
+  }
+  return { files, objects, hadSecret };
+}
+
+/**
+ * Replaces `outDir` with the rendered files in one step: everything is written to a sibling temp directory
+ * first, so a failure leaves the previous render untouched and never a half-written one.
+ */
+export function writeRendered(outDir: string, files: Map<string, string>): void {
+  const abs = path.resolve(outDir);
+  const tmp = `${abs}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  for (const [rel, text] of files) {
+    const target = path.join(tmp, rel);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, text);
+  }
+  const old = `${abs}.old-${process.pid}`;
+  if (fs.existsSync(abs)) fs.renameSync(abs, old);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.renameSync(tmp, abs);
+  fs.rmSync(old, { recursive: true, force: true });
+}

@@ -1,0 +1,78 @@
+import * as fs from "fs";
+import { parse } from "yaml";
+import { RawConfig } from "../../stacks/load";
+import { UNDECRYPTED_SECRET } from "../../stacks/offline";
+import { NAMESPACE } from "../../stacks/schema";
+
+/** A problem with the stack file itself (missing, not YAML), as opposed to a config value. */
+export class StackFileError extends Error {}
+
+export interface StackFile {
+  raw: RawConfig;
+  /** Things synth could not do offline (ESC environments), said once. */
+  notes: string[];
+}
+
+function isSecure(v: unknown): v is { secure: string } {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in v;
+}
+
+/** Replaces `secure:` leaves (set with `--path --secret`) by the offline placeholder; reports whether any was found. */
+function stripSecure(v: unknown): { value: unknown; secret: boolean } {
+  if (isSecure(v)) return { value: UNDECRYPTED_SECRET, secret: true };
+  if (Array.isArray(v)) {
+    const items = v.map(stripSecure);
+    return { value: items.map((i) => i.value), secret: items.some((i) => i.secret) };
+  }
+  if (typeof v === "object" && v !== null) {
+    let secret = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, child] of Object.entries(v)) {
+      const r = stripSecure(child);
+      out[k] = r.value;
+      secret ||= r.secret;
+    }
+    return { value: out, secret };
+  }
+  return { value: v, secret: false };
+}
+
+/**
+ * Reads `Pulumi.<stack>.yaml` into the same shape the engine gives a program: `namespace:key` → string, objects as
+ * JSON text, and the set of secret keys. `secure:` values cannot be decrypted without the CLI; they become a
+ * placeholder that stays marked secret.
+ */
+export function readStackFile(file: string): StackFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    throw new StackFileError(`stack file ${file} not found; create it (see README, "Add a stack for your cluster") or pass --config-file`);
+  }
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    throw new StackFileError(`stack file ${file} is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+  }
+  const root = (doc ?? {}) as { config?: unknown; environment?: unknown };
+  if (typeof root !== "object" || Array.isArray(root)) throw new StackFileError(`stack file ${file} must be a YAML mapping with a 'config:' section`);
+  const config = root.config ?? {};
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    throw new StackFileError(`stack file ${file}: 'config:' must be a mapping of keys like ${NAMESPACE}:cluster`);
+  }
+  const values: Record<string, string> = {};
+  const secretKeys = new Set<string>();
+  for (const [rawKey, rawValue] of Object.entries(config)) {
+    // Pulumi puts un-namespaced keys in the project's namespace.
+    const key = rawKey.includes(":") ? rawKey : `${NAMESPACE}:${rawKey}`;
+    const { value, secret } = stripSecure(rawValue);
+    if (secret) secretKeys.add(key);
+    values[key] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  const notes: string[] = [];
+  if (root.environment !== undefined) {
+    notes.push("the stack imports a Pulumi ESC environment; synth cannot resolve it offline, so only the values in the file are used");
+  }
+  return { raw: { values, secretKeys }, notes };
+}
