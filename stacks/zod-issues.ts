@@ -115,6 +115,12 @@ export function fromZodIssues(key: string, schema: Schema, value: unknown, issue
         out.push({ path: joinPath(base), message: `${what}; must be ${bound}${unit}` });
         break;
       }
+      case "invalid_key": {
+        // zod reports the key's own problems nested; the first one says what a key must look like.
+        const inner = issue.issues[0]?.message ?? "is not allowed";
+        out.push({ path: joinPath(base), message: `is not a valid name: ${inner}` });
+        break;
+      }
       default:
         out.push({ path: joinPath(base), message: issue.message });
     }

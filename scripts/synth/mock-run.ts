@@ -10,6 +10,8 @@ export interface DeclaredResource {
   parent?: string;
   custom: boolean;
   inputs: Record<string, unknown>;
+  /** URNs this resource waits for (`dependsOn`, explicit or through its inputs). */
+  dependencies: string[];
 }
 
 export interface ProgramRun {
@@ -22,6 +24,7 @@ interface RegisterRequest {
   getType(): string;
   getName(): string;
   getParent(): string;
+  getDependenciesList(): string[];
 }
 interface RegisterResponse {
   getUrn(): string;
@@ -48,6 +51,7 @@ export async function runProgram(programPath: string, project: string, stack: st
           urn: "",
           custom: args.custom ?? true,
           inputs: args.inputs as Record<string, unknown>,
+          dependencies: [],
         });
         const meta = (args.inputs as { metadata?: { name?: string } }).metadata;
         return { id: meta?.name ?? `${args.name}-id`, state: args.inputs };
@@ -69,6 +73,7 @@ export async function runProgram(programPath: string, project: string, stack: st
       if (r && resp) {
         r.urn = resp.getUrn();
         r.parent = req.getParent() || undefined;
+        r.dependencies = req.getDependenciesList();
       }
       cb(err, resp);
     });

@@ -1,0 +1,90 @@
+import * as fs from "fs";
+import * as path from "path";
+import { runSynth, scratch, writeStack } from "../helpers/stack";
+
+// The corpus of bad stack configs: each must make synth exit 2, name the key, print no stack trace and write
+// nothing. Synth checks config before the program runs, so these run in-process and fast.
+const s = scratch();
+afterAll(() => s.cleanup());
+
+const cluster = { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus" };
+const good = () => ({ cluster, privateKeyPath: s.keyPath });
+
+function keyFile(name: string, text: string): string {
+  const p = path.join(s.dir, name);
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+interface Case {
+  name: string;
+  config: Record<string, unknown>;
+  /** Key paths (after `windows-estate:`) the message must name. */
+  paths: string[];
+  /** Extra text the message must contain (the fix or the allowed values). */
+  says?: RegExp;
+}
+
+const cases: Case[] = [
+  { name: "no cluster at all", config: { privateKeyPath: s.keyPath }, paths: ["cluster"] },
+  { name: "platform in the wrong case", config: { ...good(), cluster: { ...cluster, platform: "azure" } }, paths: ["cluster.platform"], says: /did you mean "Azure"/ },
+  { name: "misspelt field in cluster", config: { ...good(), cluster: { ...cluster, platfrom: "Azure" } }, paths: ["cluster.platfrom"], says: /did you mean 'platform'/ },
+  { name: "infrastructure ID with capitals", config: { ...good(), cluster: { ...cluster, infrastructureId: "Win_TMK" } }, paths: ["cluster.infrastructureId"] },
+  { name: "cluster given as a string", config: { ...good(), cluster: "Azure" }, paths: ["cluster"], says: /must be an object/ },
+  { name: "cluster.render empty", config: { ...good(), cluster: { ...cluster, render: "" } }, paths: ["cluster.render"] },
+  { name: "unknown top-level key (typo)", config: { ...good(), machineSet: [] }, paths: ["machineSet"], says: /did you mean 'windows-estate:machineSets'/ },
+  { name: "unknown top-level key (no near match)", config: { ...good(), frobnicate: 1 }, paths: ["frobnicate"], says: /Known keys/ },
+  { name: "approval not Automatic/Manual", config: { ...good(), operator: { installPlanApproval: "Auto" } }, paths: ["operator.installPlanApproval"], says: /"Automatic", "Manual"/ },
+  { name: "misspelt operator field", config: { ...good(), operator: { chanel: "stable" } }, paths: ["operator.chanel"], says: /did you mean 'channel'/ },
+  { name: "operator env with a bad variable name", config: { ...good(), operator: { env: { "1BAD": "x" } } }, paths: ['operator.env["1BAD"]'], says: /environment variable name/ },
+  { name: "operator env value not a string", config: { ...good(), operator: { env: { ARGS: 5 } } }, paths: ["operator.env.ARGS"], says: /must be a string/ },
+  { name: "startingCSV without a version", config: { ...good(), operator: { startingCSV: "v10" } }, paths: ["operator.startingCSV"] },
+  { name: "wait timeout too short", config: { ...good(), operator: { waitTimeoutSeconds: 5 } }, paths: ["operator.waitTimeoutSeconds"], says: /at least 30/ },
+  { name: "operator namespace not a DNS label", config: { ...good(), operator: { namespace: "Bad_NS" } }, paths: ["operator.namespace"] },
+  { name: "both privateKey and privateKeyPath", config: { ...good(), privateKey: { secure: "AAAA" } }, paths: ["privateKey"], says: /not both/ },
+  { name: "no key at all", config: { cluster }, paths: ["privateKeyPath"], says: /pulumi config set/ },
+  { name: "key file missing", config: { cluster, privateKeyPath: path.join(s.dir, "nope.pem") }, paths: ["privateKeyPath"], says: /does not exist/ },
+  { name: "private key in plain text", config: { cluster, privateKey: "-----BEGIN OPENSSH PRIVATE KEY-----" }, paths: ["privateKey"], says: /--secret/ },
+  { name: "public key instead of private", config: { cluster, privateKeyPath: keyFile("k.pub", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5 me") }, paths: ["privateKeyPath"], says: /public key/ },
+  { name: "garbage key file", config: { cluster, privateKeyPath: keyFile("garbage", "not a key") }, paths: ["privateKeyPath"], says: /not a private key/ },
+  { name: "mirror policy misspelt", config: { ...good(), mirrors: { digest: [{ source: "quay.io/a", mirrors: ["m.example.com/a"], mirrorSourcePolicy: "NeverContact" }] } }, paths: ["mirrors.digest[0].mirrorSourcePolicy"], says: /NeverContactSource/ },
+  { name: "mirrors.digest not a list", config: { ...good(), mirrors: { digest: "quay.io" } }, paths: ["mirrors.digest"], says: /must be a list/ },
+  { name: "BYOH host without username", config: { ...good(), byoh: [{ address: "10.0.0.5" }] }, paths: ["byoh[0].username"], says: /is required/ },
+  { name: "BYOH port out of range", config: { ...good(), byoh: [{ address: "10.0.0.5", username: "Administrator", port: 70000 }] }, paths: ["byoh[0].port"], says: /at most 65535/ },
+  {
+    name: "several problems are all reported together",
+    config: { cluster: { ...cluster, platform: "Azur" }, operator: { chanel: "x" }, machineSet: [] },
+    paths: ["cluster.platform", "operator.chanel", "machineSet", "privateKeyPath"],
+  },
+];
+
+describe("bad configs exit 2, name the key, and write nothing", () => {
+  test.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    const file = writeStack(s.dir, "bad", c.config);
+    const out = path.join(s.dir, "out");
+    const r = await runSynth(["--stack", "bad", "--config-file", file, "--out", out]);
+    expect(r.code).toBe(2);
+    for (const p of c.paths) expect(r.stderr).toContain(`windows-estate:${p}:`);
+    if (c.says) expect(r.stderr).toMatch(c.says);
+    expect(r.stderr).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/); // no stack trace
+    expect(r.stderr).toContain("nothing was written");
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  test("the corpus is big enough to mean something", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe("bad invocations exit 2 with usage", () => {
+  test.each([
+    [["--stack"], /--stack/],
+    [["--stack", "dev", "--bogus"], /bogus/],
+    [[], /--stack <name> is required/],
+    [["--stack", "nope-no-such-stack"], /not found/],
+  ])("%j", async (argv, says) => {
+    const r = await runSynth(argv as string[]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(says);
+  });
+});
