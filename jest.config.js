@@ -5,7 +5,7 @@ module.exports = {
   testMatch: ["**/*.test.ts"],
   transform: {
     // isolatedModules: type-checking is `npm run build`'s job; per-file transpiling keeps the suite fast on 2 cores.
-    "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }],
+    "^.+\\.ts$": ["ts-jest", { diagnostics: false }],
   },
   testTimeout: 60000,
   maxWorkers: 2,

@@ -61,8 +61,13 @@ export function formatIssues(issues: readonly ConfigIssue[]): string {
 }
 
 /** A semantic check that runs once a key has the right shape; it sees every key that parsed. */
-export type Validator = (cfg: Partial<ParsedKeys>, offline: boolean) => { errors: ConfigIssue[]; warnings?: ConfigIssue[] };
-type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
+export type Validator = (cfg: Partial<ParsedKeys>, ctx: ValidatorContext) => { errors: ConfigIssue[]; warnings?: ConfigIssue[] };
+export interface ValidatorContext {
+  offline: boolean;
+  /** Fully qualified config keys holding secrets (`windows-estate:byohPassword`). */
+  secretKeys: ReadonlySet<string>;
+}
+export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
 
 const validators: Validator[] = [];
 
@@ -187,7 +192,7 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
 
   const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
   for (const validate of validators) {
-    const r = validate(parsed, opts.offline);
+    const r = validate(parsed, { offline: opts.offline, secretKeys: raw.secretKeys });
     errors.push(...r.errors);
     warnings.push(...(r.warnings ?? []));
   }

@@ -1,2 +1,6 @@
-// Registers each concept's semantic checks with the loader. Importing this module is enough.
-export {};
+// Registers each concept's semantic checks with the loader; importing this module is enough. Each check runs
+// only on keys whose shape already passed, so it can trust its types.
+import { validateByoh } from "../components/byoh/validate";
+import { registerValidator } from "./load";
+
+registerValidator((cfg, ctx) => ({ errors: cfg.byoh ? validateByoh(cfg.byoh, ctx.secretKeys) : [] }));

@@ -51,6 +51,9 @@ const cases: Case[] = [
   { name: "mirrors.digest not a list", config: { ...good(), mirrors: { digest: "quay.io" } }, paths: ["mirrors.digest"], says: /must be a list/ },
   { name: "BYOH host without username", config: { ...good(), byoh: [{ address: "10.0.0.5" }] }, paths: ["byoh[0].username"], says: /is required/ },
   { name: "BYOH port out of range", config: { ...good(), byoh: [{ address: "10.0.0.5", username: "Administrator", port: 70000 }] }, paths: ["byoh[0].port"], says: /at most 65535/ },
+  { name: "BYOH host on IPv6", config: { ...good(), byoh: [{ address: "fd00::5", username: "Administrator", hostKey: "SHA256:x" }] }, paths: ["byoh[0].address"], says: /IPv4/ },
+  { name: "BYOH host twice", config: { ...good(), byoh: [{ address: "10.0.0.5", username: "a", hostKey: "SHA256:x" }, { address: "10.0.0.5", username: "b", hostKey: "SHA256:x" }] }, paths: ["byoh[1].address"], says: /listed twice/ },
+  { name: "BYOH host without a host key", config: { ...good(), byoh: [{ address: "10.0.0.5", username: "Administrator" }] }, paths: ["byoh[0].hostKey"], says: /trustOnFirstUse/ },
   {
     name: "several problems are all reported together",
     config: { cluster: { ...cluster, platform: "Azur" }, operator: { chanel: "x" }, machineSet: [] },

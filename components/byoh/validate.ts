@@ -1,0 +1,51 @@
+import { isIP } from "net";
+import { ConfigIssue, joinPath } from "../../stacks/config-issue";
+import { ByohHostConfig } from "../../stacks/schema/byoh";
+
+const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
+// Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
+const BAD_USERNAME = /[\s"/\\[\]:;|=,+*?<>@]/;
+
+/**
+ * Checks `windows-estate:byoh` beyond its shape: addresses WMCO accepts (IPv4 or a DNS name; it rejects IPv6),
+ * no duplicates (one ConfigMap key per host), usernames WMCO can parse, and a way to verify each host's SSH key.
+ */
+export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: ReadonlySet<string>): ConfigIssue[] {
+  const errors: ConfigIssue[] = [];
+  const seen = new Map<string, number>();
+  hosts.forEach((h, i) => {
+    const at = (...p: (string | number)[]) => joinPath(["byoh", i, ...p]);
+    const family = isIP(h.address);
+    if (family === 6 || h.address.includes(":")) {
+      errors.push({ path: at("address"), message: `${h.address} is IPv6 (or has a port); WMCO accepts only an IPv4 address or a DNS name` });
+    } else if (family !== 4 && /^[\d.]+$/.test(h.address)) {
+      errors.push({ path: at("address"), message: `${h.address} looks like an IPv4 address but is not a valid one` });
+    } else if (family !== 4 && !DNS_NAME.test(h.address)) {
+      errors.push({ path: at("address"), message: `${JSON.stringify(h.address)} is neither an IPv4 address nor a DNS name` });
+    }
+    const key = h.address.toLowerCase();
+    const first = seen.get(key);
+    if (first !== undefined) errors.push({ path: at("address"), message: `${h.address} is listed twice (also byoh[${first}]); each host appears once` });
+    else seen.set(key, i);
+    if (BAD_USERNAME.test(h.username)) {
+      errors.push({ path: at("username"), message: `${JSON.stringify(h.username)} cannot be a Windows account name WMCO parses (no spaces, '=', or any of "/\\[]:;|,+*?<>@)` });
+    }
+    if (!h.hostKey && !h.trustOnFirstUse) {
+      errors.push({
+        path: at("hostKey"),
+        message: "host keys are always verified: set hostKey to the host's public key line or SHA256 fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`), or set trustOnFirstUse: true to pin it at first contact",
+      });
+    }
+    if (h.bootstrap?.privateKeyPath && h.bootstrap.passwordSecret) {
+      errors.push({ path: at("bootstrap"), message: "set either privateKeyPath or passwordSecret, not both" });
+    }
+    const ref = h.bootstrap?.passwordSecret;
+    if (ref !== undefined && !secretKeys.has(`windows-estate:${ref}`)) {
+      errors.push({
+        path: at("bootstrap", "passwordSecret"),
+        message: `names windows-estate:${ref}, which is not set as a secret; run \`pulumi config set --secret windows-estate:${ref} <password>\``,
+      });
+    }
+  });
+  return errors;
+}
