@@ -1,0 +1,227 @@
+/**
+ * The rules of the windows-estate policy pack, as plain functions over plain resource descriptions, so they can be
+ * unit-tested without the policy server (constructing a PolicyPack starts one). `index.ts` adapts them.
+ */
+
+/** What a rule sees of a resource: its Pulumi type token, name and input properties. */
+export interface ResourceView {
+  type: string;
+  name: string;
+  props: Record<string, unknown>;
+}
+
+export type Report = (message: string) => void;
+
+export interface ResourceRule {
+  name: string;
+  description: string;
+  enforcementLevel: "mandatory" | "advisory";
+  validate: (r: ResourceView, report: Report) => void;
+}
+
+export interface StackRule {
+  name: string;
+  description: string;
+  enforcementLevel: "mandatory" | "advisory";
+  validate: (resources: readonly ResourceView[], report: Report) => void;
+}
+
+const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
+const SECRET = "kubernetes:core/v1:Secret";
+const RUNTIME_CLASS = "kubernetes:node.k8s.io/v1:RuntimeClass";
+const IDMS = "kubernetes:config.openshift.io/v1:ImageDigestMirrorSet";
+const ITMS = "kubernetes:config.openshift.io/v1:ImageTagMirrorSet";
+
+type Labels = Record<string, string>;
+interface MachineSetProps {
+  metadata?: { name?: string; annotations?: Labels };
+  spec?: {
+    replicas?: number;
+    selector?: { matchLabels?: Labels };
+    template?: {
+      metadata?: { labels?: Labels };
+      spec?: { metadata?: { labels?: Labels }; providerSpec?: { value?: Record<string, unknown> } };
+    };
+  };
+}
+
+function windowsMachineSet(r: ResourceView): MachineSetProps | undefined {
+  if (r.type !== MACHINESET) return undefined;
+  const ms = r.props as MachineSetProps;
+  const labels = ms.spec?.template?.metadata?.labels ?? {};
+  const value = ms.spec?.template?.spec?.providerSpec?.value as { osDisk?: { osType?: string } } | undefined;
+  const windows = labels["machine.openshift.io/os-id"] === "Windows" || value?.osDisk?.osType === "Windows";
+  return windows ? ms : undefined;
+}
+
+/** Platforms whose Windows computer name is the Machine name: 15 characters, minus MAPI's `-xxxxx` suffix. */
+const SHORT_NAME_KINDS = new Set(["AzureMachineProviderSpec", "VSphereMachineProviderSpec", "NutanixMachineProviderConfig"]);
+
+export const machineSetLabels: ResourceRule = {
+  name: "windows-machineset-labels",
+  description: "Windows MachineSets carry the labels WMCO and the scheduler need (os-id, worker role and type, cluster, machineset, node-role).",
+  enforcementLevel: "mandatory",
+  validate(r, report) {
+    const ms = windowsMachineSet(r);
+    if (!ms) return;
+    const labels = ms.spec?.template?.metadata?.labels ?? {};
+    const required: Labels = {
+      "machine.openshift.io/os-id": "Windows",
+      "machine.openshift.io/cluster-api-machine-role": "worker",
+      "machine.openshift.io/cluster-api-machine-type": "worker",
+    };
+    for (const [k, v] of Object.entries(required)) {
+      if (labels[k] !== v) report(`template label ${k} must be "${v}" (WMCO ignores or mis-roles the Machine otherwise)`);
+    }
+    for (const k of ["machine.openshift.io/cluster-api-cluster", "machine.openshift.io/cluster-api-machineset"]) {
+      if (!labels[k]) report(`template label ${k} is missing`);
+    }
+    if (ms.spec?.template?.spec?.metadata?.labels?.["node-role.kubernetes.io/worker"] !== "") {
+      report('spec.template.spec.metadata.labels must set node-role.kubernetes.io/worker: "" so the node joins as a worker');
+    }
+    for (const [k, v] of Object.entries(ms.spec?.selector?.matchLabels ?? {})) {
+      if (labels[k] !== v) report(`selector label ${k}=${v} does not match the template, so the MachineSet would never own its Machines`);
+    }
+  },
+};
+
+export const machineSetNameLimit: ResourceRule = {
+  name: "windows-machineset-name-limit",
+  description: "Windows MachineSet names fit the platform's limit: 9 characters on Azure, vSphere and Nutanix (15-character Windows computer names), 63 elsewhere.",
+  enforcementLevel: "mandatory",
+  validate(r, report) {
+    const ms = windowsMachineSet(r);
+    const name = ms?.metadata?.name;
+    if (!ms || !name) return;
+    const kind = String(ms.spec?.template?.spec?.providerSpec?.value?.kind ?? "");
+    const limit = SHORT_NAME_KINDS.has(kind) ? 9 : 63;
+    if (name.length > limit) report(`MachineSet name "${name}" has ${name.length} characters; ${kind || "this platform"} allows at most ${limit}`);
+  },
+};
+
+export const noImdsV2Required: ResourceRule = {
+  name: "windows-aws-imds-optional",
+  description: "AWS Windows machines must not require IMDSv2: WMCO's user data and EC2Launch need the instance metadata without a token.",
+  enforcementLevel: "mandatory",
+  validate(r, report) {
+    const ms = windowsMachineSet(r);
+    const value = ms?.spec?.template?.spec?.providerSpec?.value as { kind?: string; metadataServiceOptions?: { authentication?: string } } | undefined;
+    if (value?.kind !== "AWSMachineProviderConfig") return;
+    if (value.metadataServiceOptions?.authentication === "Required") {
+      report("metadataServiceOptions.authentication is Required (IMDSv2 only), which breaks Windows nodes; use Optional");
+    }
+  },
+};
+
+export const noManagedUserData: ResourceRule = {
+  name: "no-managed-windows-user-data",
+  description: "The stack never manages openshift-machine-api/windows-user-data: WMCO writes it and rewrites any change.",
+  enforcementLevel: "mandatory",
+  validate(r, report) {
+    const meta = (r.props as { metadata?: { name?: string } }).metadata;
+    if (r.type === SECRET && meta?.name === "windows-user-data") {
+      report("windows-user-data is owned by WMCO; remove it from the stack and let WMCO generate it from cloud-private-key");
+    }
+  },
+};
+
+const PRIVATE_KEY = /-----BEGIN (RSA |EC |OPENSSH |DSA |ENCRYPTED )?PRIVATE KEY-----/;
+
+function containsPrivateKey(v: unknown, depth = 0): boolean {
+  if (depth > 20) return false;
+  if (typeof v === "string") return PRIVATE_KEY.test(v);
+  if (Array.isArray(v)) return v.some((x) => containsPrivateKey(x, depth + 1));
+  if (typeof v === "object" && v !== null) return Object.values(v).some((x) => containsPrivateKey(x, depth + 1));
+  return false;
+}
+
+export const privateKeyOnlyInSecret: ResourceRule = {
+  name: "private-key-only-in-secret",
+  description: "SSH private keys live only in Kubernetes Secrets (cloud-private-key), never in ConfigMaps, annotations or other resources' inputs.",
+  enforcementLevel: "mandatory",
+  validate(r, report) {
+    if (r.type === SECRET) return;
+    // Dynamic providers receive credentials as inputs by design (marked secret); their serialized code is not key material.
+    if (r.type.startsWith("pulumi-nodejs:dynamic")) return;
+    if (containsPrivateKey(r.props)) report(`${r.type} ${r.name} holds a private key in its inputs; keep keys in the cloud-private-key Secret`);
+  },
+};
+
+export const windowsMirrorNaming: ResourceRule = {
+  name: "windows-mirror-naming",
+  description: "On Windows nodes a mirror's path must end with its source's path (WMCO strips the shared suffix); otherwise pulls go to the wrong repository.",
+  enforcementLevel: "mandatory",
+  validate(r, report) {
+    if (r.type !== IDMS && r.type !== ITMS) return;
+    const spec = (r.props as { spec?: Record<string, { source?: string; mirrors?: string[] }[]> }).spec ?? {};
+    const entries = spec.imageDigestMirrors ?? spec.imageTagMirrors ?? [];
+    for (const e of entries) {
+      const sourcePath = (e.source ?? "").split("/").slice(1).join("/");
+      if (!sourcePath) continue;
+      for (const m of e.mirrors ?? []) {
+        const mirrorPath = m.split("/").slice(1).join("/");
+        if (mirrorPath !== sourcePath && !mirrorPath.endsWith(`/${sourcePath}`)) {
+          report(`mirror ${m} for ${e.source} must end with /${sourcePath} (e.g. <mirror host>/<namespaces>/${sourcePath})`);
+        }
+      }
+    }
+  },
+};
+
+/** Windows Server version → the build label RuntimeClasses select on. */
+const BUILDS: Record<string, string> = { "2019": "10.0.17763", "2022": "10.0.20348", "2025": "10.0.26100" };
+
+function windowsBuildOf(ms: MachineSetProps): string | undefined {
+  const v = ms.spec?.template?.spec?.providerSpec?.value as Record<string, unknown> | undefined;
+  const text = JSON.stringify(v ?? {});
+  const m = /(2019|2022|2025)/.exec(text);
+  return m ? BUILDS[m[1]] : undefined;
+}
+
+export const runtimeClassPerBuild: StackRule = {
+  name: "runtimeclass-per-windows-build",
+  description: "Every Windows build a MachineSet runs has a RuntimeClass, so workloads land on a node of the matching build.",
+  enforcementLevel: "mandatory",
+  validate(resources, report) {
+    const builds = new Set<string>();
+    for (const r of resources) {
+      const ms = windowsMachineSet(r);
+      const b = ms && windowsBuildOf(ms);
+      if (b) builds.add(b);
+    }
+    const covered = new Set(
+      resources
+        .filter((r) => r.type === RUNTIME_CLASS)
+        .map((r) => (r.props as { scheduling?: { nodeSelector?: Labels } }).scheduling?.nodeSelector?.["node.kubernetes.io/windows-build"])
+        .filter((b): b is string => typeof b === "string"),
+    );
+    for (const b of builds) if (!covered.has(b)) report(`no RuntimeClass selects node.kubernetes.io/windows-build=${b}, which a Windows MachineSet runs`);
+  },
+};
+
+/** Annotation that declares a deliberate scale to zero. */
+export const ALLOW_ZERO = "windows-estate.io/allow-zero-replicas";
+
+export const capacityNotZero: ResourceRule = {
+  name: "windows-capacity-not-zero",
+  description: `Windows MachineSets are not scaled to zero unless annotated ${ALLOW_ZERO}: "true".`,
+  enforcementLevel: "advisory",
+  validate(r, report) {
+    const ms = windowsMachineSet(r);
+    if (!ms || ms.spec?.replicas !== 0) return;
+    if (ms.metadata?.annotations?.[ALLOW_ZERO] !== "true") {
+      report(`${ms.metadata?.name ?? r.name} has 0 replicas: Windows workloads would have nowhere to run (annotate ${ALLOW_ZERO}: "true" if intended)`);
+    }
+  },
+};
+
+export const resourceRules: ResourceRule[] = [
+  machineSetLabels,
+  machineSetNameLimit,
+  noImdsV2Required,
+  noManagedUserData,
+  privateKeyOnlyInSecret,
+  windowsMirrorNaming,
+  capacityNotZero,
+];
+export const stackRules: StackRule[] = [runtimeClassPerBuild];
