@@ -1,0 +1,53 @@
+import * as fs from "fs";
+import * as path from "path";
+import { parse, parseAllDocuments } from "yaml";
+import { PROJECT_DIR } from "../../scripts/synth/main";
+
+const workflowsDir = path.join(PROJECT_DIR, ".github", "workflows");
+const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, "package.json"), "utf8")) as { scripts: Record<string, string> };
+
+interface Step {
+  run?: string;
+  uses?: string;
+  with?: Record<string, unknown>;
+}
+interface Workflow {
+  on: Record<string, unknown>;
+  jobs: Record<string, { steps: Step[] }>;
+}
+
+const workflows = fs.readdirSync(workflowsDir).filter((f) => f.endsWith(".yml"));
+
+test("there are workflows for pull requests and for main", () => {
+  const triggers = workflows.map((f) => Object.keys((parse(fs.readFileSync(path.join(workflowsDir, f), "utf8")) as Workflow).on));
+  expect(triggers.flat()).toEqual(expect.arrayContaining(["pull_request", "push"]));
+});
+
+test.each(workflows)("%s parses and every npm command it runs exists in package.json", (file) => {
+  const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
+  expect(Object.keys(wf.jobs).length).toBeGreaterThan(0);
+  for (const job of Object.values(wf.jobs)) {
+    for (const step of job.steps) {
+      for (const m of (step.run ?? "").matchAll(/npm run (?:--silent )?([\w:-]+)/g)) expect(Object.keys(pkg.scripts)).toContain(m[1]);
+      if (/\bnpm test\b/.test(step.run ?? "")) expect(pkg.scripts.test).toBeDefined();
+      // The policy pack the workflows name must exist where they say.
+      const packs = step.with?.policyPacks;
+      if (typeof packs === "string") expect(fs.existsSync(path.join(PROJECT_DIR, packs, "PulumiPolicy.yaml"))).toBe(true);
+    }
+  }
+});
+
+test("the pull-request preview runs with the policy pack and posts a diff", () => {
+  const wf = parse(fs.readFileSync(path.join(workflowsDir, "preview.yml"), "utf8")) as Workflow;
+  const pulumi = Object.values(wf.jobs).flatMap((j) => j.steps).find((s) => s.uses?.startsWith("pulumi/actions"));
+  expect(pulumi?.with).toMatchObject({ command: "preview", diff: true, policyPacks: "policy" });
+});
+
+test("the operator Stack references its secrets and inlines none", () => {
+  const text = fs.readFileSync(path.join(PROJECT_DIR, "deploy", "stack.yaml"), "utf8");
+  const docs = parseAllDocuments(text).map((d) => d.toJS() as { kind: string; spec?: Record<string, unknown> });
+  const stack = docs.find((d) => d.kind === "Stack");
+  expect(stack?.spec).toMatchObject({ projectRepo: expect.any(String), stack: expect.any(String), branch: "main" });
+  expect(JSON.stringify(stack?.spec?.envRefs)).toMatch(/"type":"Secret"/);
+  expect(text).not.toMatch(/pul-[0-9a-f]{20,}|ghp_[A-Za-z0-9]{20,}/);
+});
