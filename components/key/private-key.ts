@@ -33,7 +33,8 @@ export class WmcoPrivateKey extends pulumi.ComponentResource {
     const secret = new k8s.core.v1.Secret(
       `${name}-secret`,
       pulumi.output(args.namespace).apply((ns) => buildPrivateKeySecret(ns, this.privateKeyPem)),
-      { parent: this },
+      // A component's dependsOn does not reach its children; the Secret itself must wait for the running operator.
+      { parent: this, dependsOn: opts?.dependsOn },
     );
     this.secretName = secret.metadata.name;
     this.publicKey = pulumi.output(args.privateKey.parsed?.publicKey);

@@ -2,7 +2,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { OperatorConfig } from "../../stacks/schema/operator";
 import { ClusterAccess } from "../cluster-access";
-import { OperatorReady } from "../../providers/wait-for-object";
+import { OperatorReady } from "../../providers/kube-wait/resources";
 import { buildNamespace, buildOperatorGroup, buildSubscription } from "./builders";
 
 export interface WmcoOperatorArgs {

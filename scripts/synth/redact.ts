@@ -19,7 +19,8 @@ export function clean(value: unknown, reveal: boolean): { value: unknown; hadSec
     if (typeof v === "object" && v !== null) {
       const o = v as Record<string, unknown>;
       if (o[SECRET_SIG] === SECRET_MARK) {
-        if (o.value === undefined) return undefined;
+        // The Kubernetes SDK wraps absent fields (a Secret's `data` when only `stringData` is set) as secrets too.
+        if (o.value === undefined || o.value === null) return undefined;
         hadSecret = true;
         return walk(o.value, !reveal);
       }

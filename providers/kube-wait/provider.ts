@@ -1,0 +1,110 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { connectKube, KubeAccess } from "./api";
+import {
+  Fetched,
+  nextFromSubscription,
+  objectPath,
+  objectVerdict,
+  ObjectExistsOutputs,
+  ObjectTarget,
+  OLM,
+  operatorVerdict,
+  OperatorReadyOutputs,
+  OperatorTarget,
+  pluralOf,
+  Verdict,
+} from "./conditions";
+import { pollUntil } from "./poll";
+
+/** Pulumi's marker for a value not known during preview (it reaches dynamic providers as this string). */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const REQUEST_TIMEOUT_MS = 15_000;
+
+interface WaitCommon extends KubeAccess {
+  timeoutSeconds: number;
+  intervalSeconds: number;
+}
+export type OperatorReadyInputs = WaitCommon & OperatorTarget;
+export type ObjectExistsInputs = WaitCommon & ObjectTarget;
+
+async function checkOperator(i: OperatorReadyInputs): Promise<() => Promise<Verdict<OperatorReadyOutputs>>> {
+  const api = await connectKube(i, REQUEST_TIMEOUT_MS);
+  const ns = i.namespace;
+  return async () => {
+    const sub = await api.get(objectPath(OLM, "subscriptions", ns, i.subscription));
+    const next = nextFromSubscription(sub);
+    const csv: Fetched = next.csv ? await api.get(objectPath(OLM, "clusterserviceversions", ns, next.csv)) : undefined;
+    const plan: Fetched = !next.csv && next.installPlan ? await api.get(objectPath(OLM, "installplans", ns, next.installPlan)) : undefined;
+    return operatorVerdict(i, sub, plan, csv);
+  };
+}
+
+async function checkObject(i: ObjectExistsInputs): Promise<() => Promise<Verdict<ObjectExistsOutputs>>> {
+  const api = await connectKube(i, REQUEST_TIMEOUT_MS);
+  const path = objectPath(i.apiVersion, pluralOf(i.kind), i.namespace, i.name);
+  return async () => objectVerdict(i, await api.get(path));
+}
+
+function changed<T extends object>(olds: T, news: T, keys: (keyof T)[]): (keyof T)[] {
+  return keys.filter((k) => news[k] === (UNKNOWN as unknown) || olds[k] !== news[k]);
+}
+
+/**
+ * A wait owns nothing in the cluster: create and update wait, read re-checks once (so `pulumi refresh` drops a wait
+ * whose condition no longer holds and the next `up` waits again), delete does nothing.
+ */
+function waitProvider<I extends WaitCommon, O extends object>(
+  identity: (keyof I)[],
+  makeCheck: (i: I) => Promise<() => Promise<Verdict<O>>>,
+  // Not named `describe`: jest defines a global of that name, and the closure serializer leaves globals uncaptured.
+  describeWait: (i: I) => { id: string; what: string; hint: string },
+): pulumi.dynamic.ResourceProvider {
+  const wait = async (i: I): Promise<O> => {
+    const d = describeWait(i);
+    return pollUntil(await makeCheck(i), { timeoutSeconds: i.timeoutSeconds, intervalSeconds: i.intervalSeconds, what: d.what, hint: d.hint });
+  };
+  return {
+    async create(inputs: I) {
+      const outs = await wait(inputs);
+      return { id: describeWait(inputs).id, outs: { ...inputs, ...outs } };
+    },
+    async diff(_id: string, olds: I, news: I) {
+      const replaces = changed(olds, news, identity).map(String);
+      return { changes: replaces.length > 0, replaces, deleteBeforeReplace: true };
+    },
+    async update(_id: string, _olds: I, news: I) {
+      return { outs: { ...news, ...(await wait(news)) } };
+    },
+    async read(id: string, props?: I) {
+      if (!props) return { id, props: {} };
+      const verdict = await (await makeCheck(props))();
+      return verdict.state === "done" ? { id, props: { ...props, ...verdict.outputs } } : { id: "", props: {} };
+    },
+    async delete() {
+      // Nothing to remove: the wait only observed the cluster.
+    },
+  };
+}
+
+export const operatorReadyProvider = waitProvider<OperatorReadyInputs, OperatorReadyOutputs>(
+  ["namespace", "subscription"],
+  checkOperator,
+  (i) => ({
+    id: `${i.namespace}/${i.subscription}`,
+    what: `the WMCO operator (Subscription ${i.namespace}/${i.subscription}) to run`,
+    hint: `Check \`oc get subscription,installplan,csv -n ${i.namespace}\` and the catalog source; raise operator.waitTimeoutSeconds if the cluster is slow.`,
+  }),
+);
+
+export const objectExistsProvider = waitProvider<ObjectExistsInputs, ObjectExistsOutputs>(
+  ["apiVersion", "kind", "namespace", "name", "dataKey"],
+  checkObject,
+  (i) => ({
+    id: `${i.namespace}/${i.name}`,
+    what: `${i.kind} ${i.namespace}/${i.name}${i.dataKey ? ` with '${i.dataKey}'` : ""}`,
+    hint:
+      i.name === "windows-user-data"
+        ? "WMCO writes it once cloud-private-key exists in its namespace; check `oc logs -n openshift-windows-machine-config-operator deploy/windows-machine-config-operator`."
+        : "Check that whatever creates it is running.",
+  }),
+);

@@ -1,0 +1,94 @@
+import * as pulumi from "@pulumi/pulumi";
+import { objectExistsProvider, operatorReadyProvider } from "./provider";
+
+interface AccessArgs {
+  /**
+   * Kubeconfig content or path. Stored only as a secret. Default: KUBECONFIG, ~/.kube/config, then the in-cluster
+   * service account (so the wait also works under the Pulumi Kubernetes Operator).
+   */
+  kubeconfig?: pulumi.Input<string>;
+  /** Kubeconfig context. Default: the current context. */
+  context?: pulumi.Input<string>;
+  /** Give up after this many seconds (customTimeouts do not reach dynamic providers). */
+  timeoutSeconds?: pulumi.Input<number>;
+  /** Seconds between checks. Default 5. */
+  intervalSeconds?: pulumi.Input<number>;
+}
+
+export interface OperatorReadyArgs extends AccessArgs {
+  /** Namespace of the Subscription (WMCO's namespace). */
+  namespace: pulumi.Input<string>;
+  /** Subscription name. */
+  subscription: pulumi.Input<string>;
+}
+
+const MODULE = "windows-estate";
+
+function withAccess(args: AccessArgs, defaultTimeout: number) {
+  return {
+    kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
+    context: args.context,
+    timeoutSeconds: args.timeoutSeconds ?? defaultTimeout,
+    intervalSeconds: args.intervalSeconds ?? 5,
+  };
+}
+
+/**
+ * Completes when WMCO's installed CSV reports `Succeeded`; fails fast, naming the InstallPlan, when manual approval
+ * is pending. Declare dependents with `dependsOn` on it.
+ */
+export class OperatorReady extends pulumi.dynamic.Resource {
+  /** The installed, succeeded CSV, e.g. `windows-machine-config-operator.v10.19.3`. */
+  declare readonly installedCSV: pulumi.Output<string>;
+  /** Its version, e.g. `10.19.3`. */
+  declare readonly version: pulumi.Output<string>;
+
+  constructor(name: string, args: OperatorReadyArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      operatorReadyProvider,
+      name,
+      { namespace: args.namespace, subscription: args.subscription, ...withAccess(args, 900), installedCSV: undefined, version: undefined },
+      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
+      MODULE,
+      "OperatorReady",
+    );
+  }
+}
+
+export interface ObjectExistsArgs extends AccessArgs {
+  apiVersion: pulumi.Input<string>;
+  kind: pulumi.Input<string>;
+  namespace: pulumi.Input<string>;
+  name: pulumi.Input<string>;
+  /** Count the object only once `data[dataKey]` is set. */
+  dataKey?: pulumi.Input<string>;
+}
+
+/**
+ * Completes when a namespaced object exists (e.g. `openshift-machine-api/windows-user-data`, which WMCO writes). Its
+ * outputs carry the object's resourceVersion and uid, never its data.
+ */
+export class ObjectExists extends pulumi.dynamic.Resource {
+  declare readonly resourceVersion: pulumi.Output<string>;
+  declare readonly uid: pulumi.Output<string>;
+
+  constructor(name: string, args: ObjectExistsArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      objectExistsProvider,
+      name,
+      {
+        apiVersion: args.apiVersion,
+        kind: args.kind,
+        namespace: args.namespace,
+        name: args.name,
+        dataKey: args.dataKey,
+        ...withAccess(args, 600),
+        resourceVersion: undefined,
+        uid: undefined,
+      },
+      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
+      MODULE,
+      "ObjectExists",
+    );
+  }
+}

@@ -1,0 +1,72 @@
+import * as fs from "fs";
+import * as path from "path";
+import { parse } from "yaml";
+import { PROJECT_DIR } from "../../scripts/synth/main";
+import { validateAgainstSchema, validateObject, schemaFileFor } from "../helpers/schemas";
+import { readTree, runSynth } from "../helpers/stack";
+
+// The main job: synth of the built-in dev stack, run in-process exactly as `npm start` runs it.
+const out = fs.mkdtempSync(path.join(require("os").tmpdir(), "dev-synth-"));
+let result: Awaited<ReturnType<typeof runSynth>>;
+let files: Map<string, string>;
+
+beforeAll(async () => {
+  result = await runSynth(["--stack", "dev", "--out", out]);
+  files = result.code === 0 ? readTree(out) : new Map();
+}, 120_000);
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
+const objects = (): Obj[] => [...files].filter(([p]) => p.startsWith("1-manifest/")).map(([, t]) => parse(t) as Obj);
+const find = (kind: string, name?: string) => objects().find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+
+test("synth succeeds and prints the resource tree with counts", () => {
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/pulumi:pulumi:Stack {2}windows-estate-dev/);
+  expect(result.stdout).toMatch(/windows-estate:index:WmcoOperator/);
+  expect(result.stdout).toMatch(/pulumi-nodejs:dynamic\/windows-estate:OperatorReady/);
+  expect(result.stdout).toMatch(/^\d+ resources: \d+ kubernetes, \d+ dynamic/m);
+});
+
+test("renders the operator and its key, in renderYamlToDirectory's layout with a kustomization", () => {
+  expect(find("Namespace", "openshift-windows-machine-config-operator")?.metadata).toMatchObject({
+    labels: { "openshift.io/cluster-monitoring": "true" },
+  });
+  expect(find("OperatorGroup")).toBeDefined();
+  expect(find("Subscription")).toBeDefined();
+  expect(find("Secret", "cloud-private-key")?.metadata.namespace).toBe("openshift-windows-machine-config-operator");
+  expect(files.has("1-manifest/v1-namespace-default-openshift-windows-machine-config-operator.yaml")).toBe(true);
+  const kustomization = parse(files.get("kustomization.yaml") ?? "") as { resources: string[] };
+  expect(kustomization.resources.sort()).toEqual([...files.keys()].filter((p) => p.startsWith("1-manifest/")).sort());
+});
+
+test("never declares windows-user-data: WMCO owns it", () => {
+  expect(objects().some((o) => o.metadata.name === "windows-user-data")).toBe(false);
+});
+
+test("every rendered object is valid against its schema, closed to unknown fields", () => {
+  const objs = objects();
+  expect(objs.length).toBeGreaterThanOrEqual(4);
+  for (const o of objs) {
+    expect(`${o.kind}/${o.metadata.name}: ${validateObject(o, { closed: true })}`).toBe(`${o.kind}/${o.metadata.name}: `);
+    const value = (o as { spec?: { template?: { spec?: { providerSpec?: { value?: { kind: string } } } } } }).spec?.template?.spec?.providerSpec?.value;
+    if (value) expect(validateAgainstSchema(value, schemaFileFor(undefined, value.kind))).toBe("");
+  }
+});
+
+test("no key material anywhere in the output or the log", () => {
+  const pem = fs.readFileSync(path.join(PROJECT_DIR, ".dev", "wmco-dev-key.pem"), "utf8");
+  const body = pem.split("\n").filter((l) => l && !l.startsWith("-----")).join("");
+  const everything = [...files.values(), result.stdout, result.stderr].join("\n").replace(/\s+/g, "");
+  expect(everything).not.toContain("PRIVATEKEY");
+  for (let i = 0; i + 24 <= body.length; i += 24) expect(everything).not.toContain(body.slice(i, i + 24));
+  const secret = find("Secret", "cloud-private-key") as { stringData?: Record<string, string> };
+  expect(secret.stringData?.["private-key.pem"]).toBe("<redacted: secret>");
+});
+
+test("stack outputs carry the public key and its fingerprint in plain text", () => {
+  const outputs = JSON.parse(files.get("stack-outputs.json") ?? "{}") as Record<string, string>;
+  expect(outputs.wmcoPublicKey).toMatch(/^ssh-rsa AAAA/);
+  expect(outputs.wmcoPublicKeyFingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+});
