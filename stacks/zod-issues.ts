@@ -109,6 +109,10 @@ export function fromZodIssues(key: string, schema: Schema, value: unknown, issue
       case "too_small":
       case "too_big": {
         const found = valueAt(value, segs);
+        if (issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1) {
+          out.push({ path: joinPath(base), message: "must not be empty" });
+          break;
+        }
         const bound = issue.code === "too_small" ? `at least ${issue.minimum}` : `at most ${issue.maximum}`;
         const unit = issue.origin === "string" ? " characters long" : issue.origin === "array" ? " entries" : "";
         const what = typeof found === "string" ? `has ${found.length} characters` : `is ${describeValue(found)}`;
