@@ -1,19 +1,33 @@
 import * as pulumi from "@pulumi/pulumi";
 import { kubernetesProvider } from "./components/cluster-access";
 import { WindowsEstate } from "./components/estate";
+import { completeWithCluster } from "./components/machinesets/complete";
+import { formatIssues } from "./stacks/load";
 import { loadStackConfig } from "./stacks/from-pulumi";
 
-// Everything is validated before the first resource is declared: a config error declares nothing.
-const config = loadStackConfig();
+/**
+ * The program. Everything is validated (and, against a live cluster, completed by discovery) before the first
+ * resource is declared: a config error declares nothing.
+ */
+export = async () => {
+  const { config, issues } = await completeWithCluster(loadStackConfig());
+  if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
 
-const provider = kubernetesProvider(config.cluster);
-const estate = new WindowsEstate(pulumi.getStack(), { config }, { providers: { kubernetes: provider } });
+  const provider = kubernetesProvider(config.cluster);
+  const estate = new WindowsEstate(pulumi.getStack(), { config }, { providers: { kubernetes: provider } });
 
-/** Namespace WMCO runs in. */
-export const operatorNamespace = estate.operatorNamespace;
-/** The installed and succeeded WMCO CSV (unknown in render mode). */
-export const installedCSV = estate.installedCSV;
-/** Public half of the WMCO key as an `authorized_keys` line: put it on golden images and BYOH hosts. */
-export const wmcoPublicKey = estate.publicKey;
-/** SHA256 fingerprint of the WMCO key. */
-export const wmcoPublicKeyFingerprint = estate.publicKeyFingerprint;
+  return {
+    /** Namespace WMCO runs in. */
+    operatorNamespace: estate.operatorNamespace,
+    /** The installed and succeeded WMCO CSV (unknown in render mode). */
+    installedCSV: estate.installedCSV,
+    /** Public half of the WMCO key as an `authorized_keys` line: put it on golden images and BYOH hosts. */
+    wmcoPublicKey: estate.publicKey,
+    /** SHA256 fingerprint of the WMCO key. */
+    wmcoPublicKeyFingerprint: estate.publicKeyFingerprint,
+    /** Per MachineSet: name, platform, Windows Server version and build, replicas. */
+    machineSets: estate.machineSets,
+    /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
+    runtimeClasses: estate.runtimeClasses,
+  };
+};

@@ -1,8 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { EstateConfig } from "../stacks/load";
 import { clusterAccess } from "./cluster-access";
+import { ObjectExists } from "../providers/kube-wait/resources";
+import { isOffline } from "../stacks/offline";
 import { WmcoPrivateKey } from "./key/private-key";
+import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "./machinesets/common";
+import { WindowsMachineSet } from "./machinesets/machineset";
 import { WmcoOperator } from "./operator/operator";
+import { WindowsRuntimeClasses } from "./scheduling/runtime-classes";
 
 export interface WindowsEstateArgs {
   /** The stack's validated config (`loadEstateConfig`). */
@@ -19,6 +24,10 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly installedCSV: pulumi.Output<string | undefined>;
   readonly publicKey: pulumi.Output<string | undefined>;
   readonly publicKeyFingerprint: pulumi.Output<string | undefined>;
+  /** Per MachineSet: name, platform, Windows Server version and build, replicas. */
+  readonly machineSets: pulumi.Output<{ name: string; platform: string; windowsServer: string; windowsBuild: string; replicas: number }[]>;
+  /** RuntimeClass names for the Windows builds in use. */
+  readonly runtimeClasses: pulumi.Output<string[]>;
 
   constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsEstate", name, {}, opts);
@@ -34,6 +43,39 @@ export class WindowsEstate extends pulumi.ComponentResource {
       { parent: this, dependsOn: [operator] },
     );
 
+    // MachineSets must not exist before windows-user-data: the Machine API would fail every Machine on the missing
+    // Secret. WMCO writes it once it sees cloud-private-key, so the gate is a wait on the Secret itself. In render
+    // mode there is no cluster to ask; the key Secret is the last thing before the MachineSets then.
+    const machineSetGate: pulumi.Resource[] = [key];
+    if (access && cfg.machineSets.length > 0) {
+      machineSetGate.splice(0, 1, new ObjectExists(
+        `${name}-windows-user-data`,
+        { apiVersion: "v1", kind: "Secret", namespace: MACHINE_API_NAMESPACE, name: USER_DATA_SECRET, dataKey: "userData", kubeconfig: access.kubeconfig, context: access.context },
+        { parent: this, dependsOn: [key] },
+      ));
+    }
+    const sets = cfg.machineSets.map(
+      (set, i) =>
+        new WindowsMachineSet(
+          `${name}-ms-${i}`,
+          { cluster: cfg.cluster, set, amiLookup: isOffline() ? "placeholder" : "lookup" },
+          { parent: this, dependsOn: machineSetGate },
+        ),
+    );
+    const runtimeClasses = new WindowsRuntimeClasses(`${name}-runtimeclasses`, { versions: cfg.machineSets.map((s) => s.windowsServer) }, { parent: this });
+
+    this.machineSets = pulumi.all(
+      sets.map((ms, i) =>
+        pulumi.all([ms.name, ms.replicas]).apply(([msName, replicas]) => ({
+          name: msName,
+          platform: cfg.cluster.platform,
+          windowsServer: cfg.machineSets[i].windowsServer,
+          windowsBuild: ms.windowsBuild,
+          replicas,
+        })),
+      ),
+    );
+    this.runtimeClasses = runtimeClasses.names;
     this.operatorNamespace = operator.namespace;
     this.installedCSV = operator.installedCSV;
     this.publicKey = key.publicKey;
@@ -43,6 +85,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
       installedCSV: this.installedCSV,
       publicKey: this.publicKey,
       publicKeyFingerprint: this.publicKeyFingerprint,
+      machineSets: this.machineSets,
+      runtimeClasses: this.runtimeClasses,
     });
   }
 }

@@ -21,7 +21,8 @@ export function rawConfigFromRuntime(): RawConfig {
 export function loadStackConfig(): EstateConfig {
   try {
     const cfg = loadEstateConfig(rawConfigFromRuntime(), { projectDir: process.cwd(), offline: isOffline() });
-    for (const w of cfg.warnings) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
+    // Offline, synth has printed the warnings already, before running the program.
+    if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
     return cfg;
   } catch (e) {
     if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);

@@ -3,12 +3,14 @@ import * as os from "os";
 import * as path from "path";
 import { z } from "zod";
 import { KeyRejected, ParsedKey, parsePrivateKey } from "../components/key/parse-key";
+import { discoveryEnabled } from "../components/machinesets/validate";
 import { ConfigIssue } from "./config-issue";
 import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
 import { NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
 import { ByohHostConfig } from "./schema/byoh";
 import { ClusterConfig } from "./schema/cluster";
+import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
 import { emptyValueFor, fromZodIssues } from "./zod-issues";
@@ -27,7 +29,7 @@ export interface EstateConfig {
   cluster: ClusterConfig & { discovery: boolean; clusterIdentifier: string };
   operator: OperatorConfig;
   privateKey: PrivateKeyConfig;
-  machineSets: unknown[];
+  machineSets: MachineSetConfig[];
   mirrors: MirrorsConfigInput;
   byoh: ByohHostConfig[];
   /** Things worth saying that do not stop the run. */
@@ -202,7 +204,7 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
   return {
     cluster: {
       ...cluster,
-      discovery: !opts.offline && (cluster.discovery ?? cluster.render === undefined),
+      discovery: discoveryEnabled(cluster, opts.offline),
       clusterIdentifier: cluster.clusterIdentifier ?? cluster.infrastructureId,
     },
     operator: parsed.operator,

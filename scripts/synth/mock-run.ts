@@ -78,7 +78,10 @@ export async function runProgram(programPath: string, project: string, stack: st
       cb(err, resp);
     });
 
-  const exported = require(programPath) as Record<string, unknown>;
+  // A program exports its outputs, or (like index.ts, which discovers before declaring) an async function
+  // returning them; Pulumi accepts both.
+  const mod = require(programPath) as Record<string, unknown> | (() => Promise<Record<string, unknown>>);
+  const exported = typeof mod === "function" ? await mod() : mod;
   const outputs: ProgramRun["outputs"] = {};
   for (const [k, v] of Object.entries(exported)) {
     if (pulumi.Output.isInstance(v)) {

@@ -1,14 +1,12 @@
 import { z } from "zod";
 import { byohSchema } from "./byoh";
 import { clusterSchema } from "./cluster";
+import { machineSetsSchema } from "./machinesets";
 import { mirrorsSchema } from "./mirrors";
 import { operatorSchema } from "./operator";
 
 /** The config namespace: every key this program reads is `windows-estate:<key>`. */
 export const NAMESPACE = "windows-estate";
-
-/** Reserved for issue 3 (Windows MachineSets); replaced by the real schema when it lands. */
-const machineSetsSchema = z.array(z.unknown()).default([]);
 
 /**
  * Every top-level key of the namespace and its schema. A key not listed here is an error (with a

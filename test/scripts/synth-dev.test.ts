@@ -41,6 +41,12 @@ test("renders the operator and its key, in renderYamlToDirectory's layout with a
   expect(kustomization.resources.sort()).toEqual([...files.keys()].filter((p) => p.startsWith("1-manifest/")).sort());
 });
 
+test("renders the Azure MachineSet like seed 000's and its RuntimeClass; MachineSets wait for windows-user-data", () => {
+  expect(find("MachineSet", "winworker")).toBeDefined();
+  expect(find("RuntimeClass", "windows2022")).toBeDefined();
+  expect(result.stdout).toMatch(/pulumi-nodejs:dynamic\/windows-estate:ObjectExists {2}dev-windows-user-data/);
+});
+
 test("never declares windows-user-data: WMCO owns it", () => {
   expect(objects().some((o) => o.metadata.name === "windows-user-data")).toBe(false);
 });

@@ -54,6 +54,13 @@ const cases: Case[] = [
   { name: "BYOH host on IPv6", config: { ...good(), byoh: [{ address: "fd00::5", username: "Administrator", hostKey: "SHA256:x" }] }, paths: ["byoh[0].address"], says: /IPv4/ },
   { name: "BYOH host twice", config: { ...good(), byoh: [{ address: "10.0.0.5", username: "a", hostKey: "SHA256:x" }, { address: "10.0.0.5", username: "b", hostKey: "SHA256:x" }] }, paths: ["byoh[1].address"], says: /listed twice/ },
   { name: "BYOH host without a host key", config: { ...good(), byoh: [{ address: "10.0.0.5", username: "Administrator" }] }, paths: ["byoh[0].hostKey"], says: /trustOnFirstUse/ },
+  { name: "MachineSet name too long for Azure", config: { ...good(), machineSets: [{ name: "winworker01", azure: {} }] }, paths: ["machineSets[0].name"], says: /at most 9/ },
+  { name: "MachineSet with another platform's block", config: { ...good(), machineSets: [{ aws: { availabilityZone: "us-east-1a" } }] }, paths: ["machineSets[0].aws", "machineSets[0].azure"], says: /use the 'azure' block/ },
+  { name: "unsupported Windows version", config: { ...good(), cluster: { ...cluster, platform: "GCP", region: "us-central1" }, machineSets: [{ windowsServer: "2019", gcp: { projectID: "p", zone: "us-central1-a" } }] }, paths: ["machineSets[0].windowsServer"], says: /supported: 2022, 2025/ },
+  { name: "Windows version that does not exist", config: { ...good(), machineSets: [{ windowsServer: "2016", azure: {} }] }, paths: ["machineSets[0].windowsServer"], says: /"2019", "2022", "2025"/ },
+  { name: "missing required field (synth has no discovery)", config: { ...good(), cluster: { ...cluster, platform: "AWS", region: "us-east-1" }, machineSets: [{ aws: {} }] }, paths: ["machineSets[0].aws.availabilityZone"], says: /is required/ },
+  { name: "vSphere without its template", config: { ...good(), cluster: { ...cluster, platform: "VSphere" }, machineSets: [{ name: "w", vsphere: { server: "vc" } }] }, paths: ["machineSets[0].vsphere.template"], says: /is required/ },
+  { name: "misspelt MachineSet field", config: { ...good(), machineSets: [{ replica: 2, azure: {} }] }, paths: ["machineSets[0].replica"], says: /did you mean 'replicas'/ },
   {
     name: "several problems are all reported together",
     config: { cluster: { ...cluster, platform: "Azur" }, operator: { chanel: "x" }, machineSet: [] },

@@ -1,0 +1,47 @@
+import { ClusterConfig, Platform } from "../../stacks/schema/cluster";
+import { MachineSetConfig } from "../../stacks/schema/machinesets";
+import { awsProviderSpec } from "./aws";
+import { azureProviderSpec } from "./azure";
+import { buildSkeleton, MachineSetObject } from "./common";
+import { gcpProviderSpec } from "./gcp";
+import { machineSetName } from "./names";
+import { nutanixProviderSpec } from "./nutanix";
+import { vsphereProviderSpec } from "./vsphere";
+
+/** Values known only at `pulumi up` (the AWS AMI looked up by name). */
+export interface Resolved {
+  amiId?: string;
+}
+
+/**
+ * The whole MachineSet for one validated (and, when enabled, discovery-completed) config entry. Validation
+ * guarantees every required field is present; a missing one here is a bug, reported as such.
+ */
+export function buildMachineSet(cluster: Pick<ClusterConfig, "platform" | "infrastructureId" | "region">, set: MachineSetConfig, resolved: Resolved = {}): MachineSetObject {
+  const { platform, infrastructureId: infraId } = cluster;
+  const name = machineSetName(platform, infraId, set);
+  if (!name) throw new Error(`internal: MachineSet name unresolved for platform ${platform}`);
+  return buildSkeleton(infraId, name, set, providerSpecFor(platform, infraId, cluster.region ?? "", set, resolved));
+}
+
+function providerSpecFor(platform: Platform, infraId: string, region: string, set: MachineSetConfig, resolved: Resolved): Record<string, unknown> {
+  switch (platform) {
+    case "AWS":
+      return awsProviderSpec(infraId, region, set, required(set.aws, "aws"), resolved.amiId ?? required(set.aws?.ami, "aws.ami"));
+    case "Azure":
+      return azureProviderSpec(infraId, region, set, required(set.azure, "azure"));
+    case "GCP":
+      return gcpProviderSpec(infraId, region, set, required(set.gcp, "gcp"));
+    case "VSphere":
+      return vsphereProviderSpec(required(set.vsphere, "vsphere"));
+    case "Nutanix":
+      return nutanixProviderSpec(required(set.nutanix, "nutanix"));
+    case "None":
+      throw new Error("internal: platform None has no MachineSets");
+  }
+}
+
+function required<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Error(`internal: ${what} missing after validation`);
+  return v;
+}

@@ -1,0 +1,68 @@
+import { MachineSetConfig } from "../../stacks/schema/machinesets";
+import { MANAGED_BY } from "../operator/builders";
+
+export const MACHINE_API_NAMESPACE = "openshift-machine-api";
+/** WMCO writes this Secret in the Machine API namespace; the machines boot from it. */
+export const USER_DATA_SECRET = "windows-user-data";
+
+export const LABEL = {
+  cluster: "machine.openshift.io/cluster-api-cluster",
+  role: "machine.openshift.io/cluster-api-machine-role",
+  type: "machine.openshift.io/cluster-api-machine-type",
+  machineSet: "machine.openshift.io/cluster-api-machineset",
+  osId: "machine.openshift.io/os-id",
+  ignore: "windowsmachineconfig.openshift.io/ignore",
+  workerRole: "node-role.kubernetes.io/worker",
+} as const;
+
+export interface MachineSetObject {
+  apiVersion: "machine.openshift.io/v1beta1";
+  kind: "MachineSet";
+  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        metadata: { labels: Record<string, string> };
+        taints?: { key: string; value?: string; effect: string }[];
+        providerSpec: { value: Record<string, unknown> };
+      };
+    };
+  };
+}
+
+/**
+ * The part every platform shares, as WMCO requires it: `os-id: Windows` (WMCO only watches such Machines), worker
+ * role and type, `node-role.kubernetes.io/worker: ""` on the Machine so the node joins as a worker, and a selector
+ * equal to the template's identifying labels so the MachineSet owns its Machines.
+ */
+export function buildSkeleton(infraId: string, name: string, set: MachineSetConfig, providerSpec: Record<string, unknown>): MachineSetObject {
+  const selector = { [LABEL.cluster]: infraId, [LABEL.machineSet]: name };
+  const templateLabels: Record<string, string> = {
+    ...selector,
+    [LABEL.role]: "worker",
+    [LABEL.type]: "worker",
+    [LABEL.osId]: "Windows",
+  };
+  if (set.byoh) templateLabels[LABEL.ignore] = "true";
+  const annotations = Object.keys(set.annotations).length > 0 ? { annotations: { ...set.annotations } } : {};
+  return {
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "MachineSet",
+    metadata: { name, namespace: MACHINE_API_NAMESPACE, labels: { [LABEL.cluster]: infraId, ...MANAGED_BY }, ...annotations },
+    spec: {
+      replicas: set.replicas,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: templateLabels },
+        spec: {
+          metadata: { labels: { ...set.labels, [LABEL.workerRole]: "" } },
+          ...(set.taints.length > 0 ? { taints: set.taints.map((t) => ({ ...t })) } : {}),
+          providerSpec: { value: providerSpec },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { ClusterConfig } from "../../stacks/schema/cluster";
+import { MachineSetConfig } from "../../stacks/schema/machinesets";
+import { buildMachineSet } from "./build";
+import { awsAmiFilter } from "./images";
+import { machineSetName } from "./names";
+import { WINDOWS_BUILD } from "./support-matrix";
+
+export interface WindowsMachineSetArgs {
+  /** Platform, infrastructure ID and region of the cluster (validated, discovery applied). */
+  cluster: Pick<ClusterConfig, "platform" | "infrastructureId" | "region">;
+  /** One validated `windows-estate:machineSets[i]` entry, discovery applied. */
+  set: MachineSetConfig;
+  /**
+   * How to find an AWS AMI the config leaves out: `lookup` asks AWS at `pulumi up` (needs AWS credentials), and
+   * `placeholder` (offline synth) writes a marker that says so. Ignored on other platforms.
+   */
+  amiLookup: "lookup" | "placeholder";
+}
+
+/** The marker synth writes where the AMI will be looked up at `pulumi up`. */
+export const AMI_PLACEHOLDER = "ami-lookedupatpulumiup";
+
+/**
+ * One Windows MachineSet in `openshift-machine-api`. The spec comes whole from `buildMachineSet`; this component
+ * only resolves what is known at `pulumi up` (the AMI) and declares the object.
+ */
+export class WindowsMachineSet extends pulumi.ComponentResource {
+  readonly name: pulumi.Output<string>;
+  readonly replicas: pulumi.Output<number>;
+  readonly windowsBuild: string;
+
+  constructor(name: string, args: WindowsMachineSetArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("windows-estate:index:WindowsMachineSet", name, {}, opts);
+    const { cluster, set } = args;
+    const ami = cluster.platform === "AWS" && !set.aws?.ami ? this.amiId(name, args) : pulumi.output(set.aws?.ami);
+    // Everything but the AMI is known now; apiVersion, kind and metadata must be plain for CustomResource.
+    const known = buildMachineSet(cluster, set, { amiId: AMI_PLACEHOLDER });
+    const spec = ami.apply((amiId) => buildMachineSet(cluster, set, { amiId }).spec);
+    const ms = new k8s.apiextensions.CustomResource(`${name}-machineset`, { apiVersion: known.apiVersion, kind: known.kind, metadata: known.metadata, spec }, {
+      parent: this,
+      // A component's dependsOn does not reach its children: the MachineSet itself must wait for windows-user-data.
+      dependsOn: opts?.dependsOn,
+    });
+    this.name = pulumi.output(machineSetName(cluster.platform, cluster.infrastructureId, set) as string);
+    this.replicas = pulumi.output(set.replicas);
+    this.windowsBuild = WINDOWS_BUILD[set.windowsServer];
+    this.registerOutputs({ name: this.name, replicas: this.replicas, machineSet: ms.id });
+  }
+
+  /** The newest Amazon-owned Windows Server Core AMI in the cluster's region, or the offline placeholder. */
+  private amiId(name: string, args: WindowsMachineSetArgs): pulumi.Output<string | undefined> {
+    if (args.amiLookup === "placeholder") return pulumi.output(AMI_PLACEHOLDER);
+    // Loaded only when needed: @pulumi/aws costs a second of start-up that Azure or vSphere stacks never pay.
+    const aws = require("@pulumi/aws") as typeof import("@pulumi/aws");
+    const provider = new aws.Provider(`${name}-aws`, { region: args.cluster.region as import("@pulumi/aws").Region }, { parent: this });
+    const filter = awsAmiFilter(args.set.windowsServer);
+    return aws.ec2
+      .getAmiOutput({ owners: filter.owners, mostRecent: true, filters: [{ name: "name", values: [filter.nameFilter] }, { name: "state", values: ["available"] }] }, { provider, parent: this })
+      .apply((a) => a.id);
+  }
+}

@@ -1,0 +1,21 @@
+import { NutanixBlock } from "../../stacks/schema/machinesets";
+import { USER_DATA_SECRET } from "./common";
+
+/** NutanixMachineProviderConfig (machine.openshift.io/v1) for a Windows VM from an image uploaded to Prism Central. */
+export function nutanixProviderSpec(block: NutanixBlock): Record<string, unknown> {
+  return {
+    apiVersion: "machine.openshift.io/v1",
+    kind: "NutanixMachineProviderConfig",
+    bootType: "",
+    cluster: { type: "uuid", uuid: block.clusterUuid as string },
+    credentialsSecret: { name: block.credentialsSecret ?? "nutanix-credentials" },
+    image: { type: "name", name: block.image },
+    memorySize: block.memorySize,
+    ...(block.projectUuid ? { project: { type: "uuid", uuid: block.projectUuid } } : {}),
+    subnets: [{ type: "uuid", uuid: block.subnetUuid as string }],
+    systemDiskSize: block.systemDiskSize,
+    userDataSecret: { name: USER_DATA_SECRET },
+    vcpuSockets: block.vcpuSockets,
+    vcpusPerSocket: block.vcpusPerSocket,
+  };
+}

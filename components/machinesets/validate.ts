@@ -1,0 +1,123 @@
+import { ConfigIssue, joinPath } from "../../stacks/config-issue";
+import { ClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
+import { MachineSetConfig } from "../../stacks/schema/machinesets";
+import { machineSetName, nameLimit, SHORT_NAME_PLATFORMS } from "./names";
+import { isSupported, SUPPORTED_VERSIONS } from "./support-matrix";
+
+const BLOCKS = ["aws", "azure", "gcp", "vsphere", "nutanix"] as const;
+type Block = (typeof BLOCKS)[number];
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Fields that discovery can fill; without discovery they must be in the config. */
+const DISCOVERABLE: Record<Block, string[]> = {
+  aws: ["availabilityZone"],
+  azure: [],
+  gcp: ["projectID", "zone"],
+  vsphere: ["server", "datacenter", "datastore", "folder", "networkName"],
+  nutanix: ["clusterUuid", "subnetUuid"],
+};
+
+/** Whether missing values may still come from the cluster at `pulumi preview/up`. */
+export function discoveryEnabled(cluster: Pick<ClusterConfig, "render" | "discovery">, offline: boolean): boolean {
+  return !offline && (cluster.discovery ?? cluster.render === undefined);
+}
+
+function platformBlock(platform: Platform): Block | undefined {
+  return PLATFORM_BLOCK[platform];
+}
+
+/**
+ * Checks `windows-estate:machineSets` against the cluster: the right platform block, supported Windows versions,
+ * name rules, duplicates, and (when nothing can be discovered) every value the MachineSet needs.
+ */
+export function validateMachineSets(
+  cluster: ClusterConfig,
+  sets: readonly MachineSetConfig[],
+  opts: { discovery: boolean; offline: boolean },
+): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  const platform = cluster.platform;
+  if (sets.length === 0) return { errors, warnings };
+  if (platform === "None") {
+    errors.push({ path: "machineSets", message: "platform None has no Machine API; list your Windows hosts under windows-estate:byoh instead" });
+    return { errors, warnings };
+  }
+  const expected = platformBlock(platform) as Block;
+  const names = new Map<string, number>();
+  sets.forEach((set, i) => {
+    const at = (...p: (string | number)[]) => joinPath(["machineSets", i, ...p]);
+    for (const b of BLOCKS) {
+      if (b !== expected && set[b] !== undefined) {
+        const owner = PLATFORMS.find((p) => PLATFORM_BLOCK[p] === b);
+        errors.push({ path: at(b), message: `is for ${owner} clusters, but cluster.platform is ${platform}; use the '${expected}' block` });
+      }
+    }
+    if (set[expected] === undefined) {
+      errors.push({ path: at(expected), message: `is required: cluster.platform is ${platform}, so each MachineSet needs its '${expected}' block` });
+      return;
+    }
+    if (!isSupported(platform, set.windowsServer)) {
+      errors.push({
+        path: at("windowsServer"),
+        message: `Windows Server ${set.windowsServer} is not supported on ${platform}; supported: ${SUPPORTED_VERSIONS[platform].join(", ")}`,
+      });
+    }
+    if (!opts.discovery) errors.push(...requiredFieldIssues(cluster, set, i));
+    errors.push(...zoneIssues(cluster, set, i));
+
+    const name = machineSetName(platform, cluster.infrastructureId, set);
+    if (name !== undefined) {
+      const limit = nameLimit(platform);
+      const where = set.name !== undefined ? at("name") : at(expected);
+      if (!DNS_LABEL.test(name)) {
+        errors.push({ path: where, message: `name "${name}" must be lowercase letters, digits and '-' (it names Machines and nodes)` });
+      } else if (name.length > limit) {
+        errors.push({
+          path: where,
+          message: SHORT_NAME_PLATFORMS.has(platform)
+            ? `name "${name}" has ${name.length} characters; on ${platform} at most ${limit}: the Windows computer name is the Machine name (15 characters) and the Machine API appends '-xxxxx'`
+            : `name "${name}" has ${name.length} characters; at most ${limit} (it is a label value); set a shorter machineSets[${i}].name`,
+        });
+      }
+      const first = names.get(name);
+      if (first !== undefined) errors.push({ path: where, message: `MachineSet name "${name}" is used twice (also machineSets[${first}]); set distinct names` });
+      else names.set(name, i);
+    }
+    if (platform === "AWS" && !set.aws?.ami && opts.offline) {
+      warnings.push({
+        path: at("aws", "ami"),
+        message: `not set: the newest Amazon Windows_Server-${set.windowsServer}-English-Core-Base AMI is looked up at pulumi up; synth shows a placeholder`,
+      });
+    }
+  });
+  return { errors, warnings };
+}
+
+/** Missing values that neither the config nor (now) discovery provide; used again after discovery. */
+export function requiredFieldIssues(cluster: ClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const block = platformBlock(cluster.platform);
+  if (!block) return out;
+  if (["AWS", "Azure", "GCP"].includes(cluster.platform) && !cluster.region) {
+    out.push({ path: "cluster.region", message: `is required for ${cluster.platform} MachineSets (or enable discovery with a cluster to read it from)` });
+  }
+  const values = (set[block] ?? {}) as Record<string, unknown>;
+  for (const field of DISCOVERABLE[block]) {
+    if (values[field] === undefined) {
+      out.push({ path: joinPath(["machineSets", i, block, field]), message: "is required: set it, or run against the cluster with discovery on to copy it from a Linux worker" });
+    }
+  }
+  return out;
+}
+
+function zoneIssues(cluster: ClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
+  const region = cluster.region;
+  if (!region) return [];
+  const zone = cluster.platform === "AWS" ? set.aws?.availabilityZone : cluster.platform === "GCP" ? set.gcp?.zone : undefined;
+  if (zone && !zone.startsWith(region)) {
+    const key = cluster.platform === "AWS" ? "availabilityZone" : "zone";
+    return [{ path: joinPath(["machineSets", i, cluster.platform === "AWS" ? "aws" : "gcp", key]), message: `${zone} is not in region ${region} (cluster.region)` }];
+  }
+  return [];
+}

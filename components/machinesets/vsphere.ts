@@ -1,0 +1,31 @@
+import { VsphereBlock } from "../../stacks/schema/machinesets";
+import { USER_DATA_SECRET } from "./common";
+
+/**
+ * VSphereMachineProviderSpec cloned from your golden-image template. `userDataSecret` is set although the golden
+ * image already carries the public key (WMCO's script leaves it out): with it, a key rotation reaches new machines
+ * through the user data WMCO regenerates, as the README and the operator's own CSV example do.
+ */
+export function vsphereProviderSpec(block: VsphereBlock): Record<string, unknown> {
+  return {
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "VSphereMachineProviderSpec",
+    credentialsSecret: { name: block.credentialsSecret ?? "vsphere-cloud-credentials" },
+    diskGiB: block.diskGiB,
+    memoryMiB: block.memoryMiB,
+    metadata: { creationTimestamp: null },
+    network: { devices: [{ networkName: block.networkName as string }] },
+    numCPUs: block.numCPUs,
+    numCoresPerSocket: block.numCoresPerSocket,
+    snapshot: "",
+    template: block.template,
+    userDataSecret: { name: USER_DATA_SECRET },
+    workspace: {
+      datacenter: block.datacenter as string,
+      datastore: block.datastore as string,
+      folder: block.folder as string,
+      ...(block.resourcePool ? { resourcePool: block.resourcePool } : {}),
+      server: block.server as string,
+    },
+  };
+}

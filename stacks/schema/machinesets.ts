@@ -1,0 +1,147 @@
+import { z } from "zod";
+
+/** Windows Server versions WMCO can configure; which platform supports which is `support-matrix.ts`. */
+export const WINDOWS_VERSIONS = ["2019", "2022", "2025"] as const;
+export type WindowsServer = (typeof WINDOWS_VERSIONS)[number];
+
+const nonEmpty = z.string().min(1);
+
+const taint = z.strictObject({
+  key: nonEmpty,
+  value: z.string().optional(),
+  effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
+});
+
+/** `aws`: region is `cluster.region`. Fields marked "discoverable" are read from a Linux worker when left out. */
+const aws = z.strictObject({
+  /** Availability zone, e.g. `us-east-1a`. Required unless discovered. */
+  availabilityZone: nonEmpty.optional(),
+  /** Default `m5a.large`. */
+  instanceType: nonEmpty.default("m5a.large"),
+  /** AMI ID. Default: the newest Amazon-owned `Windows_Server-<ver>-English-Core-Base-*`, looked up at `pulumi up`. */
+  ami: z.string().regex(/^ami-[0-9a-f]{8,17}$/, "must be an AMI ID like ami-0123456789abcdef0").optional(),
+  /** Root volume size in GiB. Default 120. */
+  volumeSize: z.number().int().min(30).max(16384).default(120),
+  /** Root volume type. Default `gp2`. */
+  volumeType: z.enum(["gp2", "gp3", "io1", "io2", "standard"]).default("gp2"),
+  /** Subnet ID (`subnet-…`) or Name tag. Default: discovered, else the tag `<infraId>-subnet-private-<az>`. */
+  subnet: nonEmpty.optional(),
+  /** Security group IDs (`sg-…`) or Name tags. Default: discovered, else the tag `<infraId>-node`. */
+  securityGroups: z.array(nonEmpty).min(1).optional(),
+  /** IAM instance profile. Default: discovered, else `<infraId>-worker-profile`. */
+  iamInstanceProfile: nonEmpty.optional(),
+});
+
+/** `azure`: location is `cluster.region`. */
+const azure = z.strictObject({
+  /** Default `Standard_D2s_v3`. */
+  vmSize: nonEmpty.default("Standard_D2s_v3"),
+  /** Availability zone (`"1"`, `"2"`, `"3"`) or `""` for none. Default: discovered, else `""`. */
+  zone: z.string().optional(),
+  /** OS disk size in GB. Default 128. */
+  diskSizeGB: z.number().int().min(30).max(4095).default(128),
+  /** OS disk storage. Default `Premium_LRS`. */
+  storageAccountType: z.enum(["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "Premium_ZRS", "StandardSSD_ZRS"]).default("Premium_LRS"),
+  /** Image version. Default `latest` (2019: `17763.6293.240905`, since newer 2019 images broke SSH; WMCO pins it too). */
+  imageVersion: nonEmpty.optional(),
+  /** Overrides of the names WMCO's script derives from the infrastructure ID (`<id>-rg`, `<id>-vnet`, `<id>-worker-subnet`). */
+  resourceGroup: nonEmpty.optional(),
+  networkResourceGroup: nonEmpty.optional(),
+  vnet: nonEmpty.optional(),
+  subnet: nonEmpty.optional(),
+  /** Public load balancer name (copied from the Linux workers when discovered). */
+  publicLoadBalancer: nonEmpty.optional(),
+});
+
+/** `gcp`: region is `cluster.region`. */
+const gcp = z.strictObject({
+  /** GCP project ID. Required unless discovered. */
+  projectID: nonEmpty.optional(),
+  /** Full zone, e.g. `us-central1-a`. Required unless discovered. */
+  zone: nonEmpty.optional(),
+  /** Default `n1-standard-4`. */
+  machineType: nonEmpty.default("n1-standard-4"),
+  /** Boot disk size in GB. Default 128. */
+  diskSizeGb: z.number().int().min(50).max(65536).default(128),
+  /** Boot disk type. Default `pd-ssd`. */
+  diskType: z.enum(["pd-ssd", "pd-balanced", "pd-standard"]).default("pd-ssd"),
+  /** Overrides of `<id>-network`, `<id>-worker-subnet`, `<id>-w@<project>.iam.gserviceaccount.com`. */
+  network: nonEmpty.optional(),
+  subnetwork: nonEmpty.optional(),
+  serviceAccountEmail: nonEmpty.optional(),
+});
+
+/** `vsphere`: your Windows golden-image template and the workspace of the Linux workers. */
+const vsphere = z.strictObject({
+  /** The Windows golden-image VM template (sysprepped, with OpenSSH and the WMCO public key). Required. */
+  template: nonEmpty,
+  /** vCenter server, datacenter, datastore, folder, resource pool and network: discoverable from a Linux worker. */
+  server: nonEmpty.optional(),
+  datacenter: nonEmpty.optional(),
+  datastore: nonEmpty.optional(),
+  folder: nonEmpty.optional(),
+  resourcePool: nonEmpty.optional(),
+  networkName: nonEmpty.optional(),
+  /** Secret with vCenter credentials. Default: discovered, else `vsphere-cloud-credentials`. */
+  credentialsSecret: nonEmpty.optional(),
+  numCPUs: z.number().int().min(1).max(768).default(4),
+  numCoresPerSocket: z.number().int().min(1).max(128).default(1),
+  memoryMiB: z.number().int().min(4096).max(24_000_000).default(16384),
+  diskGiB: z.number().int().min(60).max(62_000).default(128),
+});
+
+const quantity = z.string().regex(/^\d+(\.\d+)?(Ki|Mi|Gi|Ti)$/, "must be a quantity like 16Gi");
+
+/** `nutanix`: Prism Element cluster, subnet and the uploaded Windows image. */
+const nutanix = z.strictObject({
+  /** Prism Element cluster UUID. Required unless discovered. */
+  clusterUuid: nonEmpty.optional(),
+  /** Subnet UUID. Required unless discovered. */
+  subnetUuid: nonEmpty.optional(),
+  /** Name of the Windows image uploaded to Prism Central, e.g. `nutanix-windows-server-2022`. Required. */
+  image: nonEmpty,
+  /** Secret with Prism Central credentials. Default: discovered, else `nutanix-credentials`. */
+  credentialsSecret: nonEmpty.optional(),
+  /** Prism project UUID (optional; discovered from the workers when they use one). */
+  projectUuid: nonEmpty.optional(),
+  vcpuSockets: z.number().int().min(1).max(64).default(4),
+  vcpusPerSocket: z.number().int().min(1).max(64).default(1),
+  memorySize: quantity.default("16Gi"),
+  systemDiskSize: quantity.default("120Gi"),
+});
+
+const labelMap = z.record(z.string().min(1).max(317), z.string().max(63));
+
+/** One Windows MachineSet. Exactly one platform block, named after `cluster.platform` in lower case. */
+export const machineSetSchema = z.strictObject({
+  /** MachineSet name. Default: AWS `<infraId>-winworker-<az>`, GCP `<infraId>-winworker-<zone suffix>`, else `winworker` (`winbyoh` with `byoh`). */
+  name: nonEmpty.optional(),
+  /** Default 1. */
+  replicas: z.number().int().min(0).max(500).default(1),
+  /** Default `2022`. */
+  windowsServer: z.enum(WINDOWS_VERSIONS).default("2022"),
+  /** Machines labelled `windowsmachineconfig.openshift.io/ignore: "true"`: WMCO leaves them alone (to use them as BYOH hosts). Default false. */
+  byoh: z.boolean().default(false),
+  /** Labels for the nodes (Machine `spec.metadata.labels`). */
+  labels: labelMap.default({}),
+  /** Taints for the nodes, on top of the `os=Windows:NoSchedule` taint kubelet registers. */
+  taints: z.array(taint).default([]),
+  /** Annotations on the MachineSet (e.g. autoscaler min/max size). */
+  annotations: z.record(z.string().min(1), z.string()).default({}),
+  aws: aws.optional(),
+  azure: azure.optional(),
+  gcp: gcp.optional(),
+  vsphere: vsphere.optional(),
+  nutanix: nutanix.optional(),
+});
+
+/** `windows-estate:machineSets`. */
+export const machineSetsSchema = z.array(machineSetSchema).default([]);
+
+export type MachineSetConfig = z.output<typeof machineSetSchema>;
+export type AwsBlock = z.output<typeof aws>;
+export type AzureBlock = z.output<typeof azure>;
+export type GcpBlock = z.output<typeof gcp>;
+export type VsphereBlock = z.output<typeof vsphere>;
+export type NutanixBlock = z.output<typeof nutanix>;
+export type Taint = z.output<typeof taint>;

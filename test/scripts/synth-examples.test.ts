@@ -1,0 +1,68 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { parse } from "yaml";
+import { resourceRules, ResourceView, stackRules } from "../../policy/rules";
+import { PROJECT_DIR } from "../../scripts/synth/main";
+import { schemaFileFor, validateAgainstSchema, validateObject } from "../helpers/schemas";
+import { readTree } from "../helpers/stack";
+
+// Every example stack (one per platform, plus BYOH-only) synthesizes, every object is valid against its schema,
+// and the policy pack finds nothing to object to.
+const examples = fs.readdirSync(path.join(PROJECT_DIR, "stacks", "examples")).filter((f) => /^Pulumi\..+\.yaml$/.test(f));
+const out = fs.mkdtempSync(path.join(os.tmpdir(), "examples-"));
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec?: { template?: { spec?: { providerSpec?: { value?: { kind: string } } } } } };
+
+const rendered = new Map<string, Obj[]>();
+beforeAll(async () => {
+  for (const file of examples) {
+    const stack = file.replace(/^Pulumi\.|\.yaml$/g, "");
+    // Each synth runs the program in a fresh module registry, as each `pulumi up` runs it in a fresh process.
+    jest.resetModules();
+    const { runSynth } = require("../helpers/stack") as typeof import("../helpers/stack");
+    const r = await runSynth(["--stack", stack, "--config-file", path.join(PROJECT_DIR, "stacks", "examples", file), "--out", path.join(out, stack), "--quiet"]);
+    if (r.code !== 0) throw new Error(`${file}: exit ${r.code}\n${r.stderr}`);
+    const files = readTree(path.join(out, stack));
+    rendered.set(stack, [...files].filter(([p]) => p.startsWith("1-manifest/")).map(([, t]) => parse(t) as Obj));
+  }
+}, 180_000);
+
+test("there is an example for every platform", () => {
+  expect(examples.length).toBeGreaterThanOrEqual(5);
+});
+
+test("every object of every example is valid against its schema (closed), providerSpecs included", () => {
+  for (const [stack, objs] of rendered) {
+    for (const o of objs) {
+      expect(`${stack} ${o.kind}/${o.metadata.name}: ${validateObject(o, { closed: true })}`).toBe(`${stack} ${o.kind}/${o.metadata.name}: `);
+      const v = o.spec?.template?.spec?.providerSpec?.value;
+      if (v) expect(`${stack} ${v.kind}: ${validateAgainstSchema(v, schemaFileFor(undefined, v.kind), { closed: true })}`).toBe(`${stack} ${v.kind}: `);
+    }
+  }
+});
+
+test("every example passes the policy pack", () => {
+  for (const [stack, objs] of rendered) {
+    const views: ResourceView[] = objs.map((o) => ({ type: `kubernetes:${o.apiVersion.includes("/") ? o.apiVersion : `core/${o.apiVersion}`}:${o.kind}`, name: o.metadata.name, props: o as unknown as Record<string, unknown> }));
+    const violations: string[] = [];
+    for (const rule of resourceRules) for (const v of views) rule.validate(v, (m) => violations.push(`${stack} ${rule.name}: ${m}`));
+    for (const rule of stackRules) rule.validate(views, (m) => violations.push(`${stack} ${rule.name}: ${m}`));
+    expect(violations).toEqual([]);
+  }
+});
+
+test("the AWS example without an AMI shows the placeholder, and pins the one it was given", () => {
+  const sets = (rendered.get("aws") ?? []).filter((o) => o.kind === "MachineSet");
+  const amis = sets.map((s) => (s.spec?.template?.spec?.providerSpec?.value as unknown as { ami: { id: string } }).ami.id).sort();
+  expect(amis).toEqual(["ami-0123456789abcdef0", "ami-lookedupatpulumiup"]);
+});
+
+test("a policy violation is caught on rendered output (the check can fail)", () => {
+  const ms = JSON.parse(JSON.stringify((rendered.get("aws") ?? []).find((o) => o.kind === "MachineSet"))) as Record<string, never>;
+  (ms as unknown as { spec: { template: { spec: { providerSpec: { value: { metadataServiceOptions: { authentication: string } } } } } } }).spec.template.spec.providerSpec.value.metadataServiceOptions.authentication = "Required";
+  const violations: string[] = [];
+  for (const rule of resourceRules) rule.validate({ type: "kubernetes:machine.openshift.io/v1beta1:MachineSet", name: "x", props: ms }, (m) => violations.push(m));
+  expect(violations.join()).toMatch(/IMDSv2/);
+});
