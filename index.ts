@@ -29,5 +29,9 @@ export = async () => {
     machineSets: estate.machineSets,
     /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
     runtimeClasses: estate.runtimeClasses,
+    /** The containerd hosts.toml every Windows node gets from WMCO, by registry directory, credentials redacted. */
+    windowsRegistryConfig: estate.windowsRegistryConfig,
+    /** The same files by full Windows path (synth writes them under windows-node-files/). */
+    windowsNodeFiles: estate.windowsNodeFiles,
   };
 };

@@ -5,6 +5,7 @@ import { ObjectExists } from "../providers/kube-wait/resources";
 import { isOffline } from "../stacks/offline";
 import { WmcoPrivateKey } from "./key/private-key";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "./machinesets/common";
+import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
 import { WindowsMachineSet } from "./machinesets/machineset";
 import { WmcoOperator } from "./operator/operator";
 import { WindowsRuntimeClasses } from "./scheduling/runtime-classes";
@@ -28,6 +29,10 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly machineSets: pulumi.Output<{ name: string; platform: string; windowsServer: string; windowsBuild: string; replicas: number }[]>;
   /** RuntimeClass names for the Windows builds in use. */
   readonly runtimeClasses: pulumi.Output<string[]>;
+  /** The containerd hosts.toml files every Windows node gets, by registry directory (credentials redacted). */
+  readonly windowsRegistryConfig: Record<string, string>;
+  /** The same files by full Windows path. */
+  readonly windowsNodeFiles: Record<string, string>;
 
   constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsEstate", name, {}, opts);
@@ -76,6 +81,9 @@ export class WindowsEstate extends pulumi.ComponentResource {
       ),
     );
     this.runtimeClasses = runtimeClasses.names;
+    const mirrors = new WindowsRegistryMirrors(`${name}-mirrors`, { mirrors: cfg.mirrors, registriesWithCredentials: cfg.registriesWithCredentials }, { parent: this });
+    this.windowsRegistryConfig = mirrors.windowsRegistryConfig;
+    this.windowsNodeFiles = mirrors.windowsNodeFiles;
     this.operatorNamespace = operator.namespace;
     this.installedCSV = operator.installedCSV;
     this.publicKey = key.publicKey;
@@ -87,6 +95,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
       publicKeyFingerprint: this.publicKeyFingerprint,
       machineSets: this.machineSets,
       runtimeClasses: this.runtimeClasses,
+      windowsRegistryConfig: this.windowsRegistryConfig,
     });
   }
 }

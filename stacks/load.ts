@@ -32,6 +32,8 @@ export interface EstateConfig {
   machineSets: MachineSetConfig[];
   mirrors: MirrorsConfigInput;
   byoh: ByohHostConfig[];
+  /** Registries the cluster's pull secret has credentials for (filled by discovery; never the credentials). */
+  registriesWithCredentials?: string[];
   /** Things worth saying that do not stop the run. */
   warnings: ConfigIssue[];
 }

@@ -25,5 +25,8 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
     requiredFieldIssues(merged.cluster, s, i).map((m) => ({ ...m, message: m.message.replace(/^is required: set it, or run against the cluster with discovery on to copy it from a Linux worker/, "is not set and no Linux worker MachineSet provides it; set it") })),
   );
   const unique = [...new Map([...identity, ...missing].map((i) => [`${i.path}:${i.message}`, i])).values()];
-  return { config: { ...cfg, cluster: { ...cfg.cluster, region: merged.cluster.region }, machineSets: merged.machineSets }, issues: unique };
+  return {
+    config: { ...cfg, cluster: { ...cfg.cluster, region: merged.cluster.region }, machineSets: merged.machineSets, registriesWithCredentials: facts.registriesWithCredentials },
+    issues: unique,
+  };
 }

@@ -1,5 +1,5 @@
 import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
-import { ClusterFacts, linuxWorkerSpecs } from "./discovery";
+import { ClusterFacts, linuxWorkerSpecs, registriesIn } from "./discovery";
 
 /**
  * Reads `Infrastructure/cluster` and the MachineSets of `openshift-machine-api` at `pulumi preview/up` (never in
@@ -9,5 +9,6 @@ export async function discoverCluster(access: KubeAccess): Promise<ClusterFacts>
   const api = await connectKube(access, 15_000);
   const infrastructure = await api.get("/apis/config.openshift.io/v1/infrastructures/cluster");
   const list = await api.get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets");
-  return { infrastructure, workerSpecs: linuxWorkerSpecs(list) };
+  const pullSecret = await api.get("/api/v1/namespaces/openshift-config/secrets/pull-secret");
+  return { infrastructure, workerSpecs: linuxWorkerSpecs(list), registriesWithCredentials: registriesIn(pullSecret) };
 }

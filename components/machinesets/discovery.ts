@@ -12,6 +12,20 @@ export interface ClusterFacts {
   infrastructure?: Obj;
   /** `providerSpec.value` of each Linux worker MachineSet. */
   workerSpecs: Obj[];
+  /** Registries the global pull secret has credentials for: the keys only, the credentials are dropped here. */
+  registriesWithCredentials?: string[];
+}
+
+/** The registry names of a `kubernetes.io/dockerconfigjson` Secret, without reading out any credential. */
+export function registriesIn(secret: unknown): string[] {
+  const b64 = get(secret, "data", ".dockerconfigjson");
+  if (typeof b64 !== "string") return [];
+  try {
+    const auths = (JSON.parse(Buffer.from(b64, "base64").toString("utf8")) as { auths?: Record<string, unknown> }).auths ?? {};
+    return Object.keys(auths).sort();
+  } catch {
+    return [];
+  }
 }
 
 /** The Linux worker MachineSets among all MachineSets: role worker, not Windows, not ours. */

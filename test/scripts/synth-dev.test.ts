@@ -47,6 +47,16 @@ test("renders the Azure MachineSet like seed 000's and its RuntimeClass; Machine
   expect(result.stdout).toMatch(/pulumi-nodejs:dynamic\/windows-estate:ObjectExists {2}dev-windows-user-data/);
 });
 
+test("shows the hosts.toml files every Windows node will get, as TOML, in the output and under windows-node-files/", () => {
+  const { parse: parseToml } = require("smol-toml") as typeof import("smol-toml");
+  const file = files.get("windows-node-files/C/k/containerd/registries/mcr.microsoft.com/hosts.toml") ?? "";
+  expect(file).toMatch(/^server = "https:\/\/mcr.microsoft.com\/v2"\n/);
+  expect(() => parseToml(file)).not.toThrow();
+  const outputs = JSON.parse(files.get("stack-outputs.json") ?? "{}") as { windowsRegistryConfig: Record<string, string> };
+  expect(Object.keys(outputs.windowsRegistryConfig).sort()).toEqual(["mcr.microsoft.com", "registry.redhat.io"]);
+  expect(find("ImageDigestMirrorSet")).toBeDefined();
+});
+
 test("never declares windows-user-data: WMCO owns it", () => {
   expect(objects().some((o) => o.metadata.name === "windows-user-data")).toBe(false);
 });

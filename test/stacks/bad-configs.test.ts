@@ -61,6 +61,9 @@ const cases: Case[] = [
   { name: "missing required field (synth has no discovery)", config: { ...good(), cluster: { ...cluster, platform: "AWS", region: "us-east-1" }, machineSets: [{ aws: {} }] }, paths: ["machineSets[0].aws.availabilityZone"], says: /is required/ },
   { name: "vSphere without its template", config: { ...good(), cluster: { ...cluster, platform: "VSphere" }, machineSets: [{ name: "w", vsphere: { server: "vc" } }] }, paths: ["machineSets[0].vsphere.template"], says: /is required/ },
   { name: "misspelt MachineSet field", config: { ...good(), machineSets: [{ replica: 2, azure: {} }] }, paths: ["machineSets[0].replica"], says: /did you mean 'replicas'/ },
+  { name: "mirror that breaks the Windows naming rule", config: { ...good(), mirrors: { digest: [{ source: "mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["mirror.local/pause"] }] } }, paths: ["mirrors.digest[0].mirrors[0]"], says: /oss\/kubernetes\/pause/ },
+  { name: "mirror source with a scheme", config: { ...good(), mirrors: { tag: [{ source: "https://quay.io/org", mirrors: [] }] } }, paths: ["mirrors.tag[0].source"], says: /scheme/ },
+  { name: "same mirror source twice", config: { ...good(), mirrors: { digest: [{ source: "quay.io/a", mirrors: ["m.local/a"] }, { source: "quay.io/a", mirrors: ["n.local/a"] }] } }, paths: ["mirrors.digest[1].source"], says: /listed twice/ },
   {
     name: "several problems are all reported together",
     config: { cluster: { ...cluster, platform: "Azur" }, operator: { chanel: "x" }, machineSet: [] },
