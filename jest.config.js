@@ -8,5 +8,7 @@ module.exports = {
     "^.+\\.ts$": ["ts-jest", { diagnostics: false }],
   },
   testTimeout: 60000,
+  // The SSH lab's sshd must exist before any test runs: installed when possible, otherwise a clear stop.
+  globalSetup: "<rootDir>/test/lab/global-setup.ts",
   maxWorkers: 2,
 };

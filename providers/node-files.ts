@@ -1,0 +1,41 @@
+import * as pulumi from "@pulumi/pulumi";
+import { nodeFilesProvider } from "./node-files/provider";
+import { SshConnection } from "./ssh/types";
+
+export { nodeFilesProvider };
+
+export interface NodeFilesArgs {
+  /** How to reach the host. Always stored as a secret: it holds the private key or password. */
+  connection: pulumi.Input<SshConnection>;
+  /**
+   * The directory this resource owns on the host, e.g. `C:\k\containerd\registries`. Files in it that are not
+   * declared are removed on update; delete removes the directory.
+   */
+  directory: pulumi.Input<string>;
+  /** Relative path (use `/` or `\`) → file text, e.g. `{"quay.io/hosts.toml": "server = …"}`. */
+  files: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+/**
+ * Files on a host over SSH/SFTP, with real drift detection: `pulumi refresh` reads the checksums on the host,
+ * `pulumi up` rewrites what differs and removes what is not declared. Outputs carry checksums, never contents of
+ * secret inputs or credentials.
+ */
+export class NodeFiles extends pulumi.dynamic.Resource {
+  /** Relative path → sha256 of the file on the host. */
+  declare readonly checksums: pulumi.Output<Record<string, string>>;
+  /** The host key in use (recorded at first contact with trust-on-first-use). */
+  declare readonly hostKey: pulumi.Output<string>;
+  declare readonly hostKeyFingerprint: pulumi.Output<string>;
+
+  constructor(name: string, args: NodeFilesArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      nodeFilesProvider,
+      name,
+      { connection: pulumi.secret(args.connection), directory: args.directory, files: args.files, checksums: undefined, hostKey: undefined, hostKeyFingerprint: undefined },
+      { ...opts, additionalSecretOutputs: ["connection"] },
+      "windows-estate",
+      "NodeFiles",
+    );
+  }
+}

@@ -1,0 +1,141 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { createHash } from "crypto";
+import { isUsablePin } from "../ssh/host-key";
+import { joinHostPath, relDir, relativePathProblem } from "../ssh/paths";
+import { powershellCommand } from "../ssh/powershell";
+import { Session, withSession } from "../ssh/session";
+import { describeTarget, SshConnection } from "../ssh/types";
+import { checksumScript, parseChecksums, pruneEmptyDirsScript, removeDirScript } from "./scripts";
+
+/** Pulumi's marker for a value not known during preview; it reaches dynamic providers as this string. */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export interface NodeFilesInputs {
+  connection: SshConnection;
+  directory: string;
+  files: Record<string, string>;
+}
+
+export interface NodeFilesOutputs extends NodeFilesInputs {
+  /** Relative path → sha256 of what is on the host (after create/update: what was declared). */
+  checksums: Record<string, string>;
+  /** The host key seen (pinned from then on when trust-on-first-use was asked for). */
+  hostKey: string;
+  hostKeyFingerprint: string;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex");
+
+export function declaredChecksums(files: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(files)
+      .map(([rel, text]) => [rel.replace(/\\/g, "/"), sha256(text)] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+}
+
+async function run(s: Session, script: string): Promise<string> {
+  const r = await s.exec(s.style === "windows" ? powershellCommand(script) : script);
+  if (r.code !== 0) throw new Error(`a command on the host failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500)}`);
+  return r.stdout;
+}
+
+async function hostChecksums(s: Session, dir: string): Promise<Record<string, string>> {
+  return parseChecksums(await run(s, checksumScript(dir, s.style)), s.style);
+}
+
+/**
+ * Makes `directory` on the host hold exactly the declared files: writes what differs (atomically), removes what
+ * is not declared (including temp files an interrupted run left), in one connection.
+ */
+async function converge(inputs: NodeFilesInputs, recordedHostKey: string | undefined): Promise<NodeFilesOutputs> {
+  const style = inputs.connection.pathStyle ?? "windows";
+  return withSession(inputs.connection, recordedHostKey, async (s) => {
+    const desired = declaredChecksums(inputs.files);
+    const actual = await hostChecksums(s, inputs.directory);
+    const dirs = new Set<string>([""]);
+    for (const rel of Object.keys(desired)) if (actual[rel] !== desired[rel]) dirs.add(relDir(rel));
+    for (const d of [...dirs].sort()) if (d !== "" || Object.keys(actual).length === 0) await s.mkdirp(joinHostPath(inputs.directory, d, style));
+    for (const [rel, text] of Object.entries(inputs.files)) {
+      const key = rel.replace(/\\/g, "/");
+      if (actual[key] !== desired[key]) await s.writeFileAtomic(joinHostPath(inputs.directory, key, style), Buffer.from(text, "utf8"));
+    }
+    const extra = Object.keys(actual).filter((rel) => !(rel in desired));
+    for (const rel of extra) await s.unlink(joinHostPath(inputs.directory, rel, style));
+    if (extra.some((rel) => relDir(rel) !== "")) await run(s, pruneEmptyDirsScript(inputs.directory, style));
+    return { ...inputs, checksums: desired, hostKey: recordedHostKey ?? s.hostKey, hostKeyFingerprint: s.hostKeyFingerprint };
+  });
+}
+
+const isUnknown = (v: unknown) => v === UNKNOWN;
+
+/** Problems with the inputs, named by property, before anything connects; messages never quote credentials. */
+export function checkInputs(news: NodeFilesInputs): pulumi.dynamic.CheckFailure[] {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const c = news.connection;
+  if (isUnknown(c) || isUnknown(news.directory) || isUnknown(news.files)) return failures;
+  if (!c || typeof c.host !== "string" || c.host === "") failures.push({ property: "connection", reason: "connection.host is required" });
+  if (c && (typeof c.user !== "string" || c.user === "")) failures.push({ property: "connection", reason: "connection.user is required" });
+  if (c && !c.privateKey && !c.password) failures.push({ property: "connection", reason: "connection needs a privateKey or a password" });
+  if (c && !c.hostKey && !c.trustOnFirstUse) failures.push({ property: "connection", reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified" });
+  if (c?.hostKey && !isUnknown(c.hostKey) && !isUsablePin(c.hostKey)) failures.push({ property: "connection", reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint" });
+  const style = c?.pathStyle ?? "windows";
+  const absolute = style === "windows" ? /^[A-Za-z]:\\/ : /^\//;
+  if (typeof news.directory !== "string" || !absolute.test(news.directory)) {
+    failures.push({ property: "directory", reason: style === "windows" ? "must be an absolute Windows path like C:\\k\\containerd\\registries" : "must be an absolute path" });
+  } else if (/^[A-Za-z]:\\?$|^\/$/.test(news.directory)) {
+    failures.push({ property: "directory", reason: "must not be a drive or filesystem root: the provider owns and can remove this directory" });
+  }
+  for (const [rel, text] of Object.entries(news.files ?? {})) {
+    const problem = relativePathProblem(rel);
+    if (problem) failures.push({ property: "files", reason: `${JSON.stringify(rel)} ${problem}` });
+    if (typeof text !== "string" && !isUnknown(text)) failures.push({ property: "files", reason: `${JSON.stringify(rel)} must be text` });
+  }
+  return failures;
+}
+
+function identity(i: NodeFilesInputs): string[] {
+  return [i.connection?.host, String(i.connection?.port ?? 22), i.connection?.pathStyle ?? "windows", i.directory].map(String);
+}
+
+/**
+ * The NodeFiles dynamic provider: owns one directory on one host. Every method requires what it needs inside
+ * itself, because this object is serialized into state and run by Pulumi's dynamic-provider host.
+ */
+export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds: NodeFilesInputs, news: NodeFilesInputs) {
+    return { inputs: news, failures: checkInputs(news) };
+  },
+  async diff(_id: string, olds: NodeFilesOutputs, news: NodeFilesInputs) {
+    const before = identity(olds);
+    const after = identity(news);
+    const names = ["connection", "connection", "connection", "directory"];
+    const replaces = [...new Set(after.map((v, i) => (v !== before[i] || v === UNKNOWN ? names[i] : "")).filter((n) => n !== ""))];
+    const filesUnknown = isUnknown(news.files) || Object.values(news.files ?? {}).some(isUnknown);
+    const drift = filesUnknown || JSON.stringify(declaredChecksums(news.files ?? {})) !== JSON.stringify(sortKeys(olds.checksums ?? {}));
+    const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
+    return { changes: replaces.length > 0 || drift || connectionChanged, replaces, deleteBeforeReplace: true };
+  },
+  async create(inputs: NodeFilesInputs) {
+    const outs = await converge(inputs, undefined);
+    return { id: `${describeTarget(inputs.connection)}:${inputs.directory}`, outs };
+  },
+  async read(id: string, props?: NodeFilesOutputs) {
+    if (!props) return { id, props: {} };
+    const checksums = await withSession(props.connection, props.hostKey, (s) => hostChecksums(s, props.directory));
+    return { id, props: { ...props, checksums } };
+  },
+  async update(_id: string, olds: NodeFilesOutputs, news: NodeFilesInputs) {
+    return { outs: await converge(news, olds.hostKey) };
+  },
+  async delete(_id: string, props: NodeFilesOutputs) {
+    await withSession(props.connection, props.hostKey, async (s) => {
+      const r = await s.exec(s.style === "windows" ? powershellCommand(removeDirScript(props.directory, s.style)) : removeDirScript(props.directory, s.style));
+      if (r.code !== 0) throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed (exit ${r.code})`);
+    });
+  },
+};
+
+function sortKeys(o: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

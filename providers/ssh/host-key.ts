@@ -1,0 +1,30 @@
+import { createHash } from "crypto";
+
+/** OpenSSH's fingerprint of a public key blob: `SHA256:` + unpadded base64 of its SHA-256. */
+export function fingerprint(blob: Buffer): string {
+  return "SHA256:" + createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
+}
+
+/** The key line OpenSSH would print for a blob (`<type> <base64>`), read from the blob's own type field. */
+export function keyLine(blob: Buffer): string {
+  const len = blob.length >= 4 ? blob.readUInt32BE(0) : 0;
+  const type = blob.subarray(4, 4 + len).toString("latin1");
+  return `${type} ${blob.toString("base64")}`;
+}
+
+/**
+ * Whether a host's presented key matches what we pinned: an `authorized_keys`-style line (options and comments
+ * ignored) or a `SHA256:` fingerprint. Anything else never matches: an unreadable pin must not pass silently.
+ */
+export function hostKeyMatches(expected: string, presented: Buffer): boolean {
+  const pin = expected.trim();
+  if (pin.startsWith("SHA256:")) return pin.replace(/=+$/, "") === fingerprint(presented);
+  const b64 = pin.split(/\s+/).find((part) => /^AAAA[A-Za-z0-9+/]+=*$/.test(part));
+  return b64 !== undefined && Buffer.from(b64, "base64").equals(presented);
+}
+
+/** Whether a pin is one we can check at all (so config errors surface before connecting). */
+export function isUsablePin(expected: string): boolean {
+  const pin = expected.trim();
+  return /^SHA256:[A-Za-z0-9+/]{43}=?$/.test(pin) || pin.split(/\s+/).some((p) => /^AAAA[A-Za-z0-9+/]+=*$/.test(p));
+}

@@ -1,0 +1,51 @@
+/**
+ * A bound on concurrent SSH connections per process: a fleet of resources runs in parallel in one provider host,
+ * and an unbounded burst exhausts file descriptors and sshd's MaxStartups on bastions. A plain object from a
+ * factory, not a class: this code is serialized into state, and serialized classes lose their field initializers.
+ */
+export interface Semaphore {
+  readonly limit: number;
+  acquire(): Promise<() => void>;
+  inUse(): number;
+}
+
+export function createSemaphore(limit: number): Semaphore {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    limit,
+    async acquire() {
+      if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      active++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        active--;
+        waiting.shift()?.();
+      };
+    },
+    inUse: () => active,
+  };
+}
+
+/** Default bound; `WINDOWS_ESTATE_SSH_MAX_CONNECTIONS` overrides it. */
+export function connectionLimit(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.WINDOWS_ESTATE_SSH_MAX_CONNECTIONS);
+  return Number.isInteger(n) && n > 0 ? n : 32;
+}
+
+/**
+ * The one semaphore of this process, shared by every provider in it (NodeFiles, WindowsHost): providers are
+ * serialized separately, so a module-level instance would be one per provider, not one per process.
+ */
+export function processSemaphore(): Semaphore {
+  const key = Symbol.for("windows-estate.ssh.connections");
+  const g = globalThis as unknown as Record<symbol, Semaphore | undefined>;
+  let s = g[key];
+  if (!s) {
+    s = createSemaphore(connectionLimit());
+    g[key] = s;
+  }
+  return s;
+}

@@ -1,0 +1,257 @@
+import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
+import { fingerprint, hostKeyMatches, keyLine } from "./host-key";
+import { keyForSsh2 } from "./key-format";
+import { processSemaphore } from "./limits";
+import { toSftpPath } from "./paths";
+import { DEFAULTS, describeTarget, SshConnection } from "./types";
+
+/** The outcome of one remote command. */
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One connection to one host, shared by every step of an operation. */
+export interface Session {
+  /** The host key the server presented, as an OpenSSH line: what trust-on-first-use records. */
+  readonly hostKey: string;
+  readonly hostKeyFingerprint: string;
+  readonly style: "windows" | "posix";
+  /** Runs a command line with the connection's command timeout. */
+  exec(command: string): Promise<CommandResult>;
+  /** Writes a file so that no reader ever sees it half-written: a temp file beside it, then a rename over it. */
+  writeFileAtomic(path: string, data: Buffer): Promise<void>;
+  mkdirp(dir: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+}
+
+/**
+ * A failure that retrying will not fix (host key mismatch, authentication refused): connecting stops at once.
+ * A flagged plain Error, because this code is serialized into state and serialized classes lose their arguments.
+ */
+function permanent(message: string): Error {
+  return Object.assign(new Error(message), { permanent: true });
+}
+function isPermanent(e: unknown): boolean {
+  return e instanceof Error && (e as { permanent?: boolean }).permanent === true;
+}
+
+/** The fingerprint of a pinned key line, for messages. */
+function pinnedFingerprint(line: string): string {
+  const b64 = line.split(/\s+/).find((p) => /^AAAA/.test(p));
+  return b64 ? fingerprint(Buffer.from(b64, "base64")) : "an unreadable key";
+}
+
+function secs(v: number | undefined, d: number): number {
+  return (v ?? d) * 1000;
+}
+
+/**
+ * Connects once (through the jump host if any) with the host key checked before authentication completes.
+ * `recorded` is a key pinned in state by trust-on-first-use; it wins over `trustOnFirstUse` once it exists.
+ */
+function connectOnce(c: SshConnection, recorded: string | undefined, sock?: NodeJS.ReadableStream): Promise<{ client: Client; presented: Buffer }> {
+  const { Client: SshClient } = require("ssh2") as typeof import("ssh2");
+  const target = describeTarget(c);
+  const pin = c.hostKey ?? recorded;
+  let privateKey: string | undefined;
+  try {
+    privateKey = c.privateKey ? keyForSsh2(c.privateKey) : undefined;
+  } catch {
+    return Promise.reject(permanent(`cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`));
+  }
+  return new Promise((resolve, reject) => {
+    const client = new SshClient();
+    let presented: Buffer | undefined;
+    let mismatch: Error | undefined;
+    const cfg: ConnectConfig = {
+      host: c.host,
+      port: c.port ?? DEFAULTS.port,
+      username: c.user,
+      readyTimeout: secs(c.connectTimeoutSeconds, DEFAULTS.connectTimeoutSeconds),
+      keepaliveInterval: 10_000,
+      hostVerifier: (key: Buffer) => {
+        presented = key;
+        if (pin) {
+          if (hostKeyMatches(pin, key)) return true;
+          const pinned = pin.trim().startsWith("SHA256:") ? pin.trim() : pinnedFingerprint(pin);
+          mismatch = permanent(
+            `host key mismatch for ${target}: it presented ${fingerprint(key)}, but ${pinned} is pinned. Nothing was written. ` +
+              `If the host was rebuilt, update its hostKey; otherwise someone may be intercepting the connection.`,
+          );
+          return false;
+        }
+        if (c.trustOnFirstUse) return true;
+        mismatch = permanent(`no host key to verify ${target} against: set hostKey (e.g. ${fingerprint(key)} after checking it out of band) or trustOnFirstUse`);
+        return false;
+      },
+      ...(privateKey ? { privateKey } : {}),
+      ...(c.password ? { password: c.password } : {}),
+      ...(sock ? { sock: sock as ConnectConfig["sock"] } : {}),
+    };
+    let settled = false;
+    client.once("ready", () => {
+      settled = true;
+      resolve({ client, presented: presented as Buffer });
+    });
+    // `on`, not `once`: ssh2 can emit more than one error for one failure, and an unheard one crashes the process.
+    client.on("error", (e: Error & { level?: string }) => {
+      if (settled) return;
+      settled = true;
+      client.end();
+      if (mismatch) return reject(mismatch);
+      // Only say what failed, never echo the configuration (it holds the key or password).
+      if (e.level === "client-authentication") return reject(permanent(`authentication to ${target} was refused; check the user and its key or password`));
+      reject(new Error(`cannot connect to ${target}: ${/timed out/i.test(e.message) ? `no SSH handshake within ${cfg.readyTimeout! / 1000}s` : e.message}`));
+    });
+    try {
+      client.connect(cfg);
+    } catch (e) {
+      // ssh2 throws synchronously on unparsable keys; its message can quote the key, so replace it.
+      reject(permanent(`cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`));
+      void e;
+    }
+  });
+}
+
+/** Through a jump host: connect to it, open a forwarded channel to the target, and run SSH over that channel. */
+async function connectVia(c: SshConnection, recorded: string | undefined): Promise<{ client: Client; presented: Buffer; jump?: Client }> {
+  if (!c.proxy) return connectOnce(c, recorded);
+  const jump = await connectOnce(c.proxy, undefined);
+  const channel = await new Promise<ClientChannel>((resolve, reject) =>
+    jump.client.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) => (err ? reject(new Error(`jump host ${describeTarget(c.proxy as SshConnection)} cannot reach ${describeTarget(c)}: ${err.message}`)) : resolve(ch))),
+  );
+  try {
+    return { ...(await connectOnce(c, recorded, channel)), jump: jump.client };
+  } catch (e) {
+    jump.client.end();
+    throw e;
+  }
+}
+
+/**
+ * Runs `fn` with one connection to the host, retrying the connection with backoff until the deadline, and always
+ * closing it. At most a bounded number of connections per process are open at once.
+ */
+export async function withSession<T>(c: SshConnection, recordedHostKey: string | undefined, fn: (s: Session) => Promise<T>): Promise<T> {
+  const release = await processSemaphore().acquire();
+  const target = describeTarget(c);
+  const deadline = Date.now() + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
+  let conn: Awaited<ReturnType<typeof connectVia>> | undefined;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        conn = await connectVia(c, recordedHostKey);
+        break;
+      } catch (e) {
+        const wait = Math.min(500 * 2 ** attempt, 10_000);
+        if (isPermanent(e) || Date.now() + wait >= deadline) {
+          throw isPermanent(e) ? e : new Error(`${(e as Error).message} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`);
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+    const session = makeSession(conn.client, c, conn.presented, target);
+    return await fn(session);
+  } finally {
+    conn?.client.end();
+    conn?.jump?.end();
+    release();
+  }
+}
+
+function makeSession(client: Client, c: SshConnection, presented: Buffer, target: string): Session {
+  const style = c.pathStyle ?? "windows";
+  const commandMs = secs(c.commandTimeoutSeconds, DEFAULTS.commandTimeoutSeconds);
+  let sftp: Promise<SFTPWrapper> | undefined;
+  // A dropped connection fails whatever is in flight at once, instead of leaving it to the command timeout.
+  const lost = new Promise<never>((_, reject) => client.once("close", () => reject(new Error(`the connection to ${target} was lost`))));
+  lost.catch(() => undefined);
+  const getSftp = () =>
+    (sftp ??= new Promise((resolve, reject) => client.sftp((err, s) => (err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s)))));
+  const timed = <T>(what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const t = setTimeout(() => {
+        onTimeout?.();
+        reject(new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`));
+      }, commandMs);
+      Promise.race([p, lost]).then(
+        (v) => {
+          clearTimeout(t);
+          resolve(v);
+        },
+        (e) => {
+          clearTimeout(t);
+          reject(e);
+        },
+      );
+    });
+
+  return {
+    hostKey: keyLine(presented),
+    hostKeyFingerprint: fingerprint(presented),
+    style,
+    exec(command) {
+      let channel: ClientChannel | undefined;
+      const run = new Promise<CommandResult>((resolve, reject) => {
+        client.exec(command, (err, stream) => {
+          if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));
+          channel = stream;
+          const out: Buffer[] = [];
+          const errOut: Buffer[] = [];
+          stream.on("data", (d: Buffer) => out.push(d));
+          stream.stderr.on("data", (d: Buffer) => errOut.push(d));
+          stream.on("close", (code: number | null) =>
+            resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(errOut).toString("utf8") }),
+          );
+        });
+      });
+      return timed("a command", run, () => {
+        channel?.close();
+        client.end();
+      });
+    },
+    async writeFileAtomic(path, data) {
+      const s = await getSftp();
+      const remote = toSftpPath(path, style);
+      const slash = remote.lastIndexOf("/");
+      const tmp = `${remote.slice(0, slash + 1)}.${remote.slice(slash + 1)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+      await timed(`writing ${path}`, new Promise<void>((resolve, reject) => s.writeFile(tmp, data, (err) => (err ? reject(new Error(`cannot write ${path} on ${target}: ${err.message}`)) : resolve()))), () => client.end());
+      await timed(`renaming into ${path}`, renameOver(s, tmp, remote, target, path));
+    },
+    async mkdirp(dir) {
+      const s = await getSftp();
+      const remote = toSftpPath(dir, style);
+      const parts = remote.split("/");
+      for (let i = 2; i <= parts.length; i++) {
+        const p = parts.slice(0, i).join("/");
+        if (p === "" || /^\/[A-Za-z]:$/.test(p)) continue;
+        const exists = await new Promise<boolean>((resolve) => s.stat(p, (err) => resolve(!err)));
+        if (!exists) await new Promise<void>((resolve, reject) => s.mkdir(p, (err) => (err ? reject(new Error(`cannot create ${p} on ${target}: ${err.message}`)) : resolve())));
+      }
+    },
+    async unlink(path) {
+      const s = await getSftp();
+      await new Promise<void>((resolve, reject) => s.unlink(toSftpPath(path, style), (err) => (err && (err as { code?: number }).code !== 2 ? reject(new Error(`cannot remove ${path} on ${target}: ${err.message}`)) : resolve())));
+    },
+  };
+}
+
+/**
+ * Renames over an existing file. Plain SFTP rename refuses an existing target, so the OpenSSH `posix-rename`
+ * extension (atomic replace) is used when the server offers it; otherwise the old file is removed first, which
+ * leaves a moment with no file but never a partial one.
+ */
+function renameOver(s: SFTPWrapper, tmp: string, remote: string, target: string, shown: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error) => reject(new Error(`cannot move the new ${shown} into place on ${target}: ${err.message}`));
+    const fallback = () => s.unlink(remote, () => s.rename(tmp, remote, (err2) => (err2 ? fail(err2) : resolve())));
+    try {
+      s.ext_openssh_rename(tmp, remote, (err) => (err ? fallback() : resolve()));
+    } catch {
+      // ssh2 throws at once when the server does not offer the extension.
+      fallback();
+    }
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * How to reach a host over SSH; shaped like `@pulumi/command`'s `connection`, plus host-key pinning and timeouts
+ * (customTimeouts never reach dynamic providers, so every wait is bounded here).
+ */
+export interface SshConnection {
+  /** Address or DNS name of the host. */
+  host: string;
+  /** SSH port. Default 22. */
+  port?: number;
+  /** User to log in as (`Administrator`, or `capi` on Azure). */
+  user: string;
+  /** Private key (PEM or OpenSSH) to authenticate with. Pass it as a secret. */
+  privateKey?: string;
+  /** Password to authenticate with (bootstrap only). Pass it as a secret. */
+  password?: string;
+  /**
+   * The host's key: an OpenSSH public-key line (`ssh-ed25519 AAAA…`) or a `SHA256:` fingerprint. A mismatch fails
+   * before anything is written. Required unless `trustOnFirstUse`.
+   */
+  hostKey?: string;
+  /** Accept the key seen at first contact, record it in state, and enforce it from then on. Default false. */
+  trustOnFirstUse?: boolean;
+  /** A jump host (bastion) to reach `host` through, with the same fields. */
+  proxy?: SshConnection;
+  /** Per-attempt connect and handshake timeout, seconds. Default 15. */
+  connectTimeoutSeconds?: number;
+  /** How long connecting may keep retrying (with backoff), seconds. Default 120. */
+  deadlineSeconds?: number;
+  /** Per-command timeout, seconds. Default 300. */
+  commandTimeoutSeconds?: number;
+  /**
+   * `windows` (default): paths like `C:\k\…`, commands through PowerShell. `posix`: paths like `/srv/…`, commands
+   * through sh; used by the test lab's Linux sshd.
+   */
+  pathStyle?: "windows" | "posix";
+}
+
+export const DEFAULTS = { port: 22, connectTimeoutSeconds: 15, deadlineSeconds: 120, commandTimeoutSeconds: 300 } as const;
+
+/** Where a connection goes, for messages: never includes credentials. */
+export function describeTarget(c: Pick<SshConnection, "host" | "port" | "user">): string {
+  return `${c.user}@${c.host}:${c.port ?? DEFAULTS.port}`;
+}

@@ -1,0 +1,33 @@
+import * as path from "path";
+import type { Node as TsNode, Parser as TsParser } from "web-tree-sitter";
+
+let parserPromise: Promise<TsParser> | undefined;
+
+/** The tree-sitter PowerShell grammar (wasm), loaded once per test file. */
+export function powershellParser(): Promise<TsParser> {
+  parserPromise ??= (async () => {
+    const { Parser, Language } = require("web-tree-sitter") as typeof import("web-tree-sitter");
+    await Parser.init();
+    const wasm = path.join(path.dirname(require.resolve("tree-sitter-powershell/package.json")), "tree-sitter-powershell.wasm");
+    // Bytes, not a path: given a path, web-tree-sitter reads it through a dynamic import jest cannot run.
+    const lang = await Language.load(new Uint8Array(require("fs").readFileSync(wasm)));
+    const parser = new Parser();
+    parser.setLanguage(lang);
+    return parser;
+  })();
+  return parserPromise;
+}
+
+/** Every ERROR or MISSING node in a script, with its line and text, empty when the script parses cleanly. */
+export async function powershellErrors(script: string): Promise<string[]> {
+  const parser = await powershellParser();
+  const tree = parser.parse(script);
+  if (!tree) return ["the parser returned no tree"];
+  const out: string[] = [];
+  const walk = (n: TsNode) => {
+    if (n.type === "ERROR" || n.isMissing) out.push(`line ${n.startPosition.row + 1}: ${n.isMissing ? `missing ${n.type}` : `cannot parse ${JSON.stringify(n.text.slice(0, 80))}`}`);
+    for (const c of n.children) if (c) walk(c);
+  };
+  walk(tree.rootNode);
+  return out;
+}

@@ -1,0 +1,27 @@
+import { checksumScript, pruneEmptyDirsScript, removeDirScript } from "../../../providers/node-files/scripts";
+import { powershellCommand, psQuote } from "../../../providers/ssh/powershell";
+import { powershellErrors } from "../../helpers/powershell-parser";
+
+const tricky = "C:\\k\\it's a dir\\$(calc)";
+
+test("the parser finds errors (the check can fail)", async () => {
+  expect(await powershellErrors("if ($x { Write-Output 'a' ")).not.toEqual([]);
+});
+
+test.each([
+  ["checksums", checksumScript(tricky, "windows")],
+  ["remove directory", removeDirScript(tricky, "windows")],
+  ["prune empty directories", pruneEmptyDirsScript(tricky, "windows")],
+])("NodeFiles script parses cleanly: %s", async (_n, script) => {
+  expect(await powershellErrors(script)).toEqual([]);
+  // The path reaches PowerShell as one literal, never interpolated.
+  expect(script).toContain(psQuote(tricky));
+  expect(script).not.toContain(`"${tricky}"`);
+});
+
+test("encoded commands carry the script exactly, as UTF-16LE base64", () => {
+  const script = "Write-Output 'héllo ✓'\n$x = 1";
+  const cmd = powershellCommand(script);
+  expect(cmd).toMatch(/^powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand [A-Za-z0-9+/]+=*$/);
+  expect(Buffer.from(cmd.split(" ").pop() as string, "base64").toString("utf16le")).toBe(script);
+});
