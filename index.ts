@@ -33,5 +33,7 @@ export = async () => {
     windowsRegistryConfig: estate.windowsRegistryConfig,
     /** The same files by full Windows path (synth writes them under windows-node-files/). */
     windowsNodeFiles: estate.windowsNodeFiles,
+    /** Bring-your-own hosts as prepared (hostname, Windows Server version, host key fingerprint). */
+    byohHosts: estate.byohHosts,
   };
 };

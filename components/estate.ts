@@ -3,6 +3,7 @@ import { EstateConfig } from "../stacks/load";
 import { clusterAccess } from "./cluster-access";
 import { ObjectExists } from "../providers/kube-wait/resources";
 import { isOffline } from "../stacks/offline";
+import { ByohHosts } from "./byoh/byoh-hosts";
 import { WmcoPrivateKey } from "./key/private-key";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "./machinesets/common";
 import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
@@ -33,6 +34,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly windowsRegistryConfig: Record<string, string>;
   /** The same files by full Windows path. */
   readonly windowsNodeFiles: Record<string, string>;
+  /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
+  readonly byohHosts: pulumi.Output<{ address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]>;
 
   constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsEstate", name, {}, opts);
@@ -83,6 +86,16 @@ export class WindowsEstate extends pulumi.ComponentResource {
     this.runtimeClasses = runtimeClasses.names;
     const mirrors = new WindowsRegistryMirrors(`${name}-mirrors`, { mirrors: cfg.mirrors, registriesWithCredentials: cfg.registriesWithCredentials }, { parent: this });
     this.windowsRegistryConfig = mirrors.windowsRegistryConfig;
+    if (cfg.byoh.length > 0) {
+      const byoh = new ByohHosts(
+        `${name}-byoh`,
+        { hosts: cfg.byoh, namespace: operator.namespace, wmcoPublicKey: key.publicKey, wmcoPrivateKey: key.privateKeyPem },
+        { parent: this, dependsOn: [key] },
+      );
+      this.byohHosts = byoh.hosts;
+    } else {
+      this.byohHosts = pulumi.output([]);
+    }
     this.windowsNodeFiles = mirrors.windowsNodeFiles;
     this.operatorNamespace = operator.namespace;
     this.installedCSV = operator.installedCSV;
@@ -96,6 +109,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
       machineSets: this.machineSets,
       runtimeClasses: this.runtimeClasses,
       windowsRegistryConfig: this.windowsRegistryConfig,
+      byohHosts: this.byohHosts,
     });
   }
 }

@@ -67,7 +67,7 @@ function keygen(dir: string, type: "ed25519" | "rsa"): { priv: string; pub: stri
 }
 
 /** Starts one lab host. Stop it in afterAll. */
-export async function startLabHost(opts: { user?: string } = {}): Promise<LabHost> {
+export async function startLabHost(opts: { user?: string; binDir?: string } = {}): Promise<LabHost> {
   if (!SSHD || !SFTP) throw new Error("the SSH test lab needs OpenSSH's sshd: run  sudo apt-get install -y openssh-server  (test/lab/ensure-sshd.sh does it as root)");
   fs.mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ssh-lab-"));
@@ -93,6 +93,8 @@ export async function startLabHost(opts: { user?: string } = {}): Promise<LabHos
     "MaxStartups 200:30:400",
     "MaxSessions 50",
     `Subsystem sftp ${SFTP}`,
+    // Lets a test put stand-in commands (a simulated `powershell`) first on the sessions' PATH.
+    ...(opts.binDir ? [`SetEnv PATH=${opts.binDir}:/usr/local/bin:/usr/bin:/bin`] : []),
   ].join("\n");
   fs.writeFileSync(path.join(dir, "sshd_config"), config + "\n");
   let stderr = "";

@@ -1,0 +1,69 @@
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { WindowsHost } from "../../providers/windows-host";
+import { SshConnection } from "../../providers/ssh/types";
+import { ByohHostConfig } from "../../stacks/schema/byoh";
+import { buildInstancesConfigMap } from "./instances-configmap";
+
+export interface ByohHostsArgs {
+  /** The validated `windows-estate:byoh` entries. */
+  hosts: readonly ByohHostConfig[];
+  /** WMCO's namespace, where `windows-instances` lives. */
+  namespace: pulumi.Input<string>;
+  /** The WMCO key pair, from the key component. */
+  wmcoPublicKey: pulumi.Input<string | undefined>;
+  wmcoPrivateKey: pulumi.Input<string>;
+}
+
+function readKeyFile(p: string): string {
+  const abs = path.resolve(p.startsWith("~/") ? path.join(os.homedir(), p.slice(2)) : p);
+  try {
+    return fs.readFileSync(abs, "utf8");
+  } catch {
+    throw new pulumi.RunError(`windows-estate:byoh: bootstrap.privateKeyPath ${abs} cannot be read`);
+  }
+}
+
+/**
+ * Bring-your-own Windows hosts: each prepared over SSH (`WindowsHost`), then listed in WMCO's `windows-instances`
+ * ConfigMap, which waits for every host to be prepared. Removing an entry removes its key from the ConfigMap,
+ * and WMCO then deconfigures that node.
+ */
+export class ByohHosts extends pulumi.ComponentResource {
+  /** Per host: address, hostname, Windows Server version, host key fingerprint. */
+  readonly hosts: pulumi.Output<{ address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]>;
+
+  constructor(name: string, args: ByohHostsArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("windows-estate:index:ByohHosts", name, {}, opts);
+    const config = new pulumi.Config("windows-estate");
+    const prepared = args.hosts.map((h) => {
+      const credential: Pick<SshConnection, "privateKey" | "password"> = {};
+      const connection = pulumi.all([args.wmcoPrivateKey, h.bootstrap?.passwordSecret ? config.requireSecret(h.bootstrap.passwordSecret) : undefined]).apply(([wmcoKey, password]) => {
+        if (h.bootstrap?.privateKeyPath) credential.privateKey = readKeyFile(h.bootstrap.privateKeyPath);
+        else if (password) credential.password = password;
+        else credential.privateKey = wmcoKey;
+        return { host: h.address, port: h.port, user: h.username, hostKey: h.hostKey, trustOnFirstUse: h.trustOnFirstUse, pathStyle: "windows" as const, ...credential };
+      });
+      return new WindowsHost(
+        `${name}-${h.address}`,
+        { connection, wmcoPublicKey: pulumi.output(args.wmcoPublicKey).apply((k) => k ?? ""), wmcoPrivateKey: args.wmcoPrivateKey },
+        { parent: this, dependsOn: opts?.dependsOn },
+      );
+    });
+    new k8s.core.v1.ConfigMap(
+      `${name}-windows-instances`,
+      pulumi.output(args.namespace).apply((ns) => buildInstancesConfigMap(ns, args.hosts)),
+      // WMCO starts configuring a host the moment it appears here: only once the host is prepared.
+      { parent: this, dependsOn: [...prepared, ...((opts?.dependsOn as pulumi.Resource[] | undefined) ?? [])] },
+    );
+    this.hosts = pulumi.all(
+      prepared.map((p, i) =>
+        pulumi.all([p.hostname, p.windowsServer, p.hostKeyFingerprint]).apply(([hostname, windowsServer, fp]) => ({ address: args.hosts[i].address, hostname, windowsServer, hostKeyFingerprint: fp })),
+      ),
+    );
+    this.registerOutputs({ hosts: this.hosts });
+  }
+}

@@ -1,0 +1,47 @@
+import * as pulumi from "@pulumi/pulumi";
+import { windowsHostProvider } from "./windows-host/provider";
+import { SshConnection } from "./ssh/types";
+
+export { windowsHostProvider };
+
+export interface WindowsHostArgs {
+  /** The first way in: address, user, host key (or trust on first use), and a bootstrap password or key. Stored as a secret. */
+  connection: pulumi.Input<SshConnection>;
+  /** The WMCO public key (`authorized_keys` line), from the key component. */
+  wmcoPublicKey: pulumi.Input<string>;
+  /** The WMCO private key: used for every access after preparation, and to prove the login works. Stored as a secret. */
+  wmcoPrivateKey?: pulumi.Input<string>;
+}
+
+/**
+ * A bring-your-own Windows host prepared for WMCO over SSH: the WMCO key authorized for administrators with the
+ * right ACL, key-only sshd, firewall open on 22, 10250 and 9182; and checked for an RFC 1123 hostname, no
+ * pre-installed containerd and a supported OS build. `pulumi refresh` probes the host again and shows drift.
+ */
+export class WindowsHost extends pulumi.dynamic.Resource {
+  declare readonly hostname: pulumi.Output<string>;
+  declare readonly osBuild: pulumi.Output<string>;
+  declare readonly windowsServer: pulumi.Output<string>;
+  declare readonly hostKey: pulumi.Output<string>;
+  declare readonly hostKeyFingerprint: pulumi.Output<string>;
+
+  constructor(name: string, args: WindowsHostArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      windowsHostProvider,
+      name,
+      {
+        connection: pulumi.secret(args.connection),
+        wmcoPublicKey: args.wmcoPublicKey,
+        wmcoPrivateKey: args.wmcoPrivateKey === undefined ? undefined : pulumi.secret(args.wmcoPrivateKey),
+        hostname: undefined,
+        osBuild: undefined,
+        windowsServer: undefined,
+        hostKey: undefined,
+        hostKeyFingerprint: undefined,
+      },
+      { ...opts, additionalSecretOutputs: ["connection", "wmcoPrivateKey"] },
+      "windows-estate",
+      "WindowsHost",
+    );
+  }
+}

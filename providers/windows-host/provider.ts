@@ -1,0 +1,109 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { isUsablePin } from "../ssh/host-key";
+import { powershellCommand } from "../ssh/powershell";
+import { Session, withSession } from "../ssh/session";
+import { describeTarget, SshConnection } from "../ssh/types";
+import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript, SUPPORTED_BUILDS } from "./scripts";
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export interface WindowsHostInputs {
+  /** How to reach the host the first time: the bootstrap credential, or the WMCO key itself. */
+  connection: SshConnection;
+  /** The WMCO public key (`authorized_keys` line) to authorize. */
+  wmcoPublicKey: string;
+  /** The WMCO private key: after preparation every access uses it, and create proves it works. */
+  wmcoPrivateKey?: string;
+}
+
+export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
+  windowsServer: string;
+  hostKey: string;
+  hostKeyFingerprint: string;
+}
+
+async function probe(s: Session, publicKey: string): Promise<HostProbe> {
+  const r = await s.exec(powershellCommand(probeScript(publicKey)));
+  if (r.code !== 0) throw new Error(`probing the host failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
+  return parseProbe(r.stdout);
+}
+
+/** After preparation, password logins are off: the WMCO key is the way in. */
+function accessConnection(i: WindowsHostInputs): SshConnection {
+  return i.wmcoPrivateKey ? { ...i.connection, privateKey: i.wmcoPrivateKey, password: undefined } : i.connection;
+}
+
+async function prepare(inputs: WindowsHostInputs, recordedHostKey: string | undefined): Promise<WindowsHostOutputs> {
+  const target = describeTarget(inputs.connection);
+  const result = await withSession(inputs.connection, recordedHostKey, async (s) => {
+    const before = await probe(s, inputs.wmcoPublicKey);
+    const problems = hostProblems(before);
+    if (problems.length > 0) throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
+    const r = await s.exec(powershellCommand(prepareScript(inputs.wmcoPublicKey)));
+    if (r.code !== 0 || !r.stdout.includes("prepared")) throw new Error(`preparing ${target} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
+    const after = await probe(s, inputs.wmcoPublicKey);
+    const left = preparationDrift(after);
+    if (left.length > 0) throw new Error(`${target} still differs after preparation: ${left.join(", ")}`);
+    return { probe: after, hostKey: recordedHostKey ?? s.hostKey, hostKeyFingerprint: s.hostKeyFingerprint };
+  });
+  if (inputs.wmcoPrivateKey) {
+    // The proof WMCO needs: a fresh login with its own key, pinned to the same host key.
+    await withSession(accessConnection(inputs), result.hostKey, async () => undefined).catch((e: Error) => {
+      throw new Error(`${target} was prepared, but logging in with the WMCO key fails: ${e.message}`);
+    });
+  }
+  return { ...inputs, ...result.probe, windowsServer: SUPPORTED_BUILDS[result.probe.osBuild], hostKey: result.hostKey, hostKeyFingerprint: result.hostKeyFingerprint };
+}
+
+export function checkWindowsHost(news: WindowsHostInputs): pulumi.dynamic.CheckFailure[] {
+  const f: pulumi.dynamic.CheckFailure[] = [];
+  const c = news.connection;
+  if (c === (UNKNOWN as unknown)) return f;
+  if (!c?.host) f.push({ property: "connection", reason: "connection.host is required" });
+  if (!c?.user) f.push({ property: "connection", reason: "connection.user is required" });
+  if (c && !c.privateKey && !c.password) f.push({ property: "connection", reason: "connection needs a privateKey or a password (the bootstrap credential)" });
+  if (c && !c.hostKey && !c.trustOnFirstUse) f.push({ property: "connection", reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified" });
+  if (c?.hostKey && c.hostKey !== UNKNOWN && !isUsablePin(c.hostKey)) f.push({ property: "connection", reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint" });
+  if (news.wmcoPublicKey !== UNKNOWN && !/^(ssh-(rsa|ed25519)|ecdsa-sha2-nistp\d+) AAAA[A-Za-z0-9+/]+=*$/.test(news.wmcoPublicKey ?? "")) {
+    f.push({ property: "wmcoPublicKey", reason: "must be one authorized_keys line without options or comment" });
+  }
+  return f;
+}
+
+/**
+ * The WindowsHost dynamic provider: prepares a bring-your-own Windows host for WMCO and reports drift from that
+ * state. Delete leaves the host as it is: WMCO still needs SSH access with its key to deconfigure the node once
+ * it leaves the windows-instances ConfigMap.
+ */
+export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds: WindowsHostInputs, news: WindowsHostInputs) {
+    return { inputs: news, failures: checkWindowsHost(news) };
+  },
+  async diff(_id: string, olds: WindowsHostOutputs, news: WindowsHostInputs) {
+    const replaces: string[] = [];
+    const host = (c: SshConnection | undefined) => `${c?.host}:${c?.port ?? 22}`;
+    if (host(olds.connection) !== host(news.connection) || news.connection?.host === UNKNOWN) replaces.push("connection");
+    const drift = preparationDrift(olds).length > 0;
+    const keyChanged = olds.wmcoPublicKey !== news.wmcoPublicKey || olds.wmcoPrivateKey !== news.wmcoPrivateKey;
+    const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
+    return { changes: replaces.length > 0 || drift || keyChanged || connectionChanged, replaces, deleteBeforeReplace: false };
+  },
+  async create(inputs: WindowsHostInputs) {
+    const outs = await prepare(inputs, undefined);
+    return { id: describeTarget(inputs.connection), outs };
+  },
+  async read(id: string, props?: WindowsHostOutputs) {
+    if (!props) return { id, props: {} };
+    const p = await withSession(accessConnection(props), props.hostKey, (s) => probe(s, props.wmcoPublicKey));
+    return { id, props: { ...props, ...p, windowsServer: SUPPORTED_BUILDS[p.osBuild] ?? "" } };
+  },
+  async update(_id: string, olds: WindowsHostOutputs, news: WindowsHostInputs) {
+    // A rotated WMCO key is authorized over the old key's access, so the host never locks WMCO out.
+    const via = olds.wmcoPrivateKey ? { ...news, connection: accessConnection(olds) } : news;
+    const outs = await prepare(via, olds.hostKey);
+    return { outs: { ...outs, connection: news.connection, wmcoPrivateKey: news.wmcoPrivateKey } };
+  },
+  async delete() {
+    // Intentionally leaves the host prepared: see the provider's comment.
+  },
+};

@@ -1,0 +1,154 @@
+import { psQuote } from "../ssh/powershell";
+
+/** Ports WMCO needs open on every Windows node: SSH, kubelet logs (ContainerLogsPort), windows_exporter. */
+export const WMCO_PORTS = [22, 10250, 9182] as const;
+
+/** The well-known SIDs of BUILTIN\Administrators and SYSTEM: names differ by Windows locale, SIDs do not. */
+const ADMINISTRATORS_SID = "*S-1-5-32-544";
+const SYSTEM_SID = "*S-1-5-18";
+
+/**
+ * Reads everything the WindowsHost provider manages or checks, as one JSON object (see `parseProbe`). Read-only:
+ * it is what `pulumi refresh` runs.
+ */
+export function probeScript(publicKey: string): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$key = ${psQuote(publicKey)}`,
+    "$keyFile = Join-Path $env:ProgramData 'ssh\\administrators_authorized_keys'",
+    "$config = Join-Path $env:ProgramData 'ssh\\sshd_config'",
+    "$cv = Get-ItemProperty -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'",
+    "$lines = @()",
+    "if (Test-Path -LiteralPath $keyFile) { $lines = @(Get-Content -LiteralPath $keyFile) }",
+    "$aclOk = $false",
+    "if (Test-Path -LiteralPath $keyFile) {",
+    "  $acl = Get-Acl -LiteralPath $keyFile",
+    "  $sids = @($acl.Access | ForEach-Object { $_.IdentityReference.Translate([System.Security.Principal.SecurityIdentifier]).Value } | Sort-Object -Unique)",
+    "  $aclOk = $acl.AreAccessRulesProtected -and ($sids.Count -eq 2) -and ($sids -contains 'S-1-5-32-544') -and ($sids -contains 'S-1-5-18')",
+    "}",
+    "function Get-SshdSetting([string]$name) {",
+    "  if (-not (Test-Path -LiteralPath $config)) { return '' }",
+    "  $m = Select-String -LiteralPath $config -Pattern ('^\\s*' + $name + '\\s+(\\S+)') | Select-Object -First 1",
+    "  if ($m) { return $m.Matches[0].Groups[1].Value } else { return '' }",
+    "}",
+    "$open = @()",
+    `foreach ($port in @(${WMCO_PORTS.join(", ")})) {`,
+    "  $rule = Get-NetFirewallRule -Name ('windows-estate-' + $port) -ErrorAction SilentlyContinue",
+    "  if ($rule -and $rule.Enabled -eq 'True') { $open += $port }",
+    "}",
+    "$containerd = [bool](Get-Service -Name containerd -ErrorAction SilentlyContinue) -or (Test-Path -LiteralPath (Join-Path $env:ProgramFiles 'containerd\\containerd.exe'))",
+    "[pscustomobject]@{",
+    "  hostname = [System.Net.Dns]::GetHostName()",
+    "  osBuild = [string]$cv.CurrentBuildNumber",
+    "  productName = [string]$cv.ProductName",
+    "  keyAuthorized = [bool]($lines | Where-Object { $_.Trim() -eq $key })",
+    "  keyFileAclOk = [bool]$aclOk",
+    "  pubkeyAuthentication = Get-SshdSetting 'PubkeyAuthentication'",
+    "  passwordAuthentication = Get-SshdSetting 'PasswordAuthentication'",
+    "  firewallPorts = @($open)",
+    "  containerdInstalled = [bool]$containerd",
+    "} | ConvertTo-Json -Compress",
+  ].join("\n");
+}
+
+/**
+ * Prepares the host for WMCO, idempotently: authorizes the WMCO key for administrators (file written whole, then
+ * moved into place, ACL limited to Administrators and SYSTEM as sshd requires), key-only sshd, firewall rules
+ * for WMCO's ports. Restarts sshd only when its configuration changed; the running session survives the restart.
+ */
+export function prepareScript(publicKey: string): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$key = ${psQuote(publicKey)}`,
+    "$sshDir = Join-Path $env:ProgramData 'ssh'",
+    "$keyFile = Join-Path $sshDir 'administrators_authorized_keys'",
+    "$config = Join-Path $sshDir 'sshd_config'",
+    "$lines = @()",
+    "if (Test-Path -LiteralPath $keyFile) { $lines = @(Get-Content -LiteralPath $keyFile) }",
+    "if (-not ($lines | Where-Object { $_.Trim() -eq $key })) {",
+    "  $tmp = $keyFile + '.windows-estate.tmp'",
+    "  Set-Content -LiteralPath $tmp -Value (@($lines) + $key) -Encoding ascii",
+    "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
+    "}",
+    `icacls.exe $keyFile /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
+    "if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys' }",
+    "$text = ''",
+    "if (Test-Path -LiteralPath $config) { $text = [System.IO.File]::ReadAllText($config) }",
+    "$before = $text",
+    "foreach ($pair in @(@('PubkeyAuthentication', 'yes'), @('PasswordAuthentication', 'no'))) {",
+    "  $pattern = '(?m)^\\s*#?\\s*' + $pair[0] + '\\s+\\S+\\s*$'",
+    "  if ($text -match $pattern) { $text = [regex]::Replace($text, $pattern, $pair[0] + ' ' + $pair[1]) }",
+    "  else { $text = $pair[0] + ' ' + $pair[1] + \"`r`n\" + $text }",
+    "}",
+    "if ($text -ne $before) {",
+    "  [System.IO.File]::WriteAllText($config + '.windows-estate.tmp', $text)",
+    "  Move-Item -LiteralPath ($config + '.windows-estate.tmp') -Destination $config -Force",
+    "  Restart-Service -Name sshd",
+    "}",
+    `foreach ($port in @(${WMCO_PORTS.join(", ")})) {`,
+    "  $name = 'windows-estate-' + $port",
+    "  if (-not (Get-NetFirewallRule -Name $name -ErrorAction SilentlyContinue)) {",
+    "    New-NetFirewallRule -Name $name -DisplayName ('WMCO port ' + $port + ' (windows-estate)') -Direction Inbound -Protocol TCP -LocalPort $port -Action Allow | Out-Null",
+    "  } else {",
+    "    Enable-NetFirewallRule -Name $name",
+    "  }",
+    "}",
+    "Write-Output 'prepared'",
+  ].join("\n");
+}
+
+/** What the probe reports. */
+export interface HostProbe {
+  hostname: string;
+  osBuild: string;
+  productName: string;
+  keyAuthorized: boolean;
+  keyFileAclOk: boolean;
+  pubkeyAuthentication: string;
+  passwordAuthentication: string;
+  firewallPorts: number[];
+  containerdInstalled: boolean;
+}
+
+/** Parses the probe's JSON, tolerating PowerShell's quirks (a one-element array printed as a scalar, BOMs). */
+export function parseProbe(output: string): HostProbe {
+  const text = output.replace(/^\uFEFF/, "").trim();
+  const start = text.indexOf("{");
+  if (start < 0) throw new Error(`the host probe printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  const raw = JSON.parse(text.slice(start)) as Record<string, unknown>;
+  const ports = raw.firewallPorts;
+  return {
+    hostname: String(raw.hostname ?? ""),
+    osBuild: String(raw.osBuild ?? ""),
+    productName: String(raw.productName ?? ""),
+    keyAuthorized: raw.keyAuthorized === true,
+    keyFileAclOk: raw.keyFileAclOk === true,
+    pubkeyAuthentication: String(raw.pubkeyAuthentication ?? "").toLowerCase(),
+    passwordAuthentication: String(raw.passwordAuthentication ?? "").toLowerCase(),
+    firewallPorts: (Array.isArray(ports) ? ports : ports === undefined || ports === null ? [] : [ports]).map(Number).sort((a, b) => a - b),
+    containerdInstalled: raw.containerdInstalled === true,
+  };
+}
+
+/** Windows Server builds WMCO supports on bring-your-own hosts. */
+export const SUPPORTED_BUILDS: Record<string, string> = { "17763": "2019", "20348": "2022", "26100": "2025" };
+
+/** Why WMCO would refuse or break on this host; empty when it can be configured. */
+export function hostProblems(p: HostProbe): string[] {
+  const out: string[] = [];
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/i.test(p.hostname)) out.push(`hostname ${JSON.stringify(p.hostname)} is not a valid RFC 1123 label (letters, digits, '-', at most 63); rename the host`);
+  if (p.containerdInstalled) out.push("containerd is already installed; WMCO installs and manages its own, so uninstall it first");
+  if (!SUPPORTED_BUILDS[p.osBuild]) out.push(`OS build ${p.osBuild || "unknown"} (${p.productName || "unknown product"}) is not a Windows Server version WMCO supports (2019, 2022, 2025)`);
+  return out;
+}
+
+/** What still differs from a prepared host (used by diff after a refresh). */
+export function preparationDrift(p: HostProbe): string[] {
+  const out: string[] = [];
+  if (!p.keyAuthorized) out.push("WMCO key not authorized");
+  if (!p.keyFileAclOk) out.push("administrators_authorized_keys ACL");
+  if (p.pubkeyAuthentication !== "yes" && p.pubkeyAuthentication !== "") out.push("PubkeyAuthentication");
+  if (p.passwordAuthentication !== "no") out.push("PasswordAuthentication");
+  for (const port of [22, 10250, 9182]) if (!p.firewallPorts.includes(port)) out.push(`firewall port ${port}`);
+  return out;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// A simulated Windows host for the WindowsHost provider's plumbing tests: decodes `-EncodedCommand` exactly as
+// PowerShell does (base64 of UTF-16LE), logs the script, and answers the provider's probe and prepare scripts
+// from a JSON state file. It proves transport, encoding, parsing and decisions; the scripts themselves are proven
+// by the tree-sitter parse tests, and only a real Windows host proves their effect.
+const fs = require("fs");
+const path = require("path");
+const state = process.env.FAKE_WINDOWS_STATE || path.join(__dirname, "state.json");
+const i = process.argv.indexOf("-EncodedCommand");
+if (i < 0) { process.stderr.write("only -EncodedCommand is supported\n"); process.exit(2); }
+const script = Buffer.from(process.argv[i + 1], "base64").toString("utf16le");
+fs.appendFileSync(state + ".log", script + "\n#---\n");
+const host = JSON.parse(fs.readFileSync(state, "utf8"));
+const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
+if (script.includes("Write-Output 'prepared'")) {
+  if (!host.authorizedKeys.includes(key)) host.authorizedKeys.push(key);
+  Object.assign(host, { keyFileAclOk: true, pubkeyAuthentication: "yes", passwordAuthentication: "no", firewallPorts: [22, 10250, 9182] });
+  fs.writeFileSync(state, JSON.stringify(host));
+  process.stdout.write("prepared\r\n");
+} else if (script.includes("ConvertTo-Json -Compress")) {
+  const { authorizedKeys, ...rest } = host;
+  process.stdout.write("\uFEFF" + JSON.stringify({ ...rest, keyAuthorized: authorizedKeys.includes(key) }) + "\r\n");
+} else {
+  process.stderr.write("unexpected script\n");
+  process.exit(1);
+}

@@ -1,0 +1,71 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { windowsHostProvider } from "../../../providers/windows-host";
+import { WindowsHostInputs, WindowsHostOutputs } from "../../../providers/windows-host/provider";
+import { LabHost, startLabHost } from "../../lab/sshd";
+
+// The provider's flow over real SSH against a simulated Windows host (test/lab/fake-powershell.js answers the
+// probe and prepare scripts from a state file). What is proven: transport, -EncodedCommand decoding, the
+// decisions (refuse, prepare, verify, drift). What only Windows proves: the scripts' effect on a real host.
+const bin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-windows-"));
+const state = path.join(bin, "state.json");
+fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
+fs.chmodSync(path.join(bin, "powershell"), 0o755);
+const WMCO_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
+const fresh = { hostname: "win-byoh-1", osBuild: "20348", productName: "Windows Server 2022 Datacenter", keyFileAclOk: false, pubkeyAuthentication: "", passwordAuthentication: "", firewallPorts: [], containerdInstalled: false, authorizedKeys: [] as string[] };
+
+let h: LabHost;
+beforeAll(async () => {
+  h = await startLabHost({ binDir: bin });
+}, 30_000);
+afterAll(async () => {
+  await h?.stop();
+  fs.rmSync(bin, { recursive: true, force: true });
+});
+beforeEach(() => {
+  fs.writeFileSync(state, JSON.stringify(fresh));
+  fs.rmSync(state + ".log", { force: true });
+});
+
+const inputs = (over: Partial<WindowsHostInputs> = {}): WindowsHostInputs => ({
+  connection: { host: h.host, port: h.port, user: h.user, privateKey: h.privateKey, hostKey: h.hostKeyFingerprint, deadlineSeconds: 8 },
+  wmcoPublicKey: WMCO_KEY,
+  wmcoPrivateKey: h.privateKey,
+  ...over,
+});
+
+test("create prepares the host, verifies the WMCO login and reports hostname, build and host key", async () => {
+  const r = await windowsHostProvider.create(inputs());
+  expect(r.outs).toMatchObject({ hostname: "win-byoh-1", osBuild: "20348", windowsServer: "2022", keyAuthorized: true, hostKeyFingerprint: h.hostKeyFingerprint });
+  const host = JSON.parse(fs.readFileSync(state, "utf8"));
+  expect(host.authorizedKeys).toEqual([WMCO_KEY]);
+  // The scripts arrived intact through -EncodedCommand: the prepare script is exactly what we generate.
+  const { prepareScript } = await import("../../../providers/windows-host/scripts");
+  expect(fs.readFileSync(state + ".log", "utf8")).toContain(prepareScript(WMCO_KEY));
+});
+
+test("a host WMCO cannot use is refused before anything changes", async () => {
+  fs.writeFileSync(state, JSON.stringify({ ...fresh, containerdInstalled: true, hostname: "win_1" }));
+  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(/cannot become a WMCO node: hostname "win_1".*; containerd is already installed.*Nothing was changed/);
+  expect(fs.readFileSync(state + ".log", "utf8")).not.toContain("Write-Output 'prepared'");
+});
+
+test("refresh finds drift (key removed, firewall rule gone) and update converges it", async () => {
+  const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
+  fs.writeFileSync(state, JSON.stringify({ ...JSON.parse(fs.readFileSync(state, "utf8")), authorizedKeys: [], firewallPorts: [22, 9182] }));
+  const read = (await windowsHostProvider.read!("id", outs)).props as WindowsHostOutputs;
+  expect(read).toMatchObject({ keyAuthorized: false, firewallPorts: [22, 9182] });
+  expect((await windowsHostProvider.diff!("id", read, inputs())).changes).toBe(true);
+  await windowsHostProvider.update!("id", read, inputs());
+  const again = (await windowsHostProvider.read!("id", outs)).props as WindowsHostOutputs;
+  expect((await windowsHostProvider.diff!("id", again, inputs())).changes).toBe(false);
+});
+
+test("check refuses unverifiable hosts and malformed keys without echoing secrets", async () => {
+  const r = await windowsHostProvider.check!({} as WindowsHostInputs, inputs({ connection: { host: "10.0.0.5", user: "Administrator", password: "hunter2" }, wmcoPublicKey: "not a key" }));
+  const text = JSON.stringify(r.failures);
+  expect(text).toMatch(/hostKey is required/);
+  expect(text).toMatch(/authorized_keys line/);
+  expect(text).not.toContain("hunter2");
+});
