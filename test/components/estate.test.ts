@@ -16,6 +16,8 @@ beforeAll(async () => {
       "windows-estate:cluster": JSON.stringify({ platform: "Azure", infrastructureId: "win-tmk9g", region: "westus" }),
       "windows-estate:privateKeyPath": s.keyPath,
       "windows-estate:operator": JSON.stringify({ installPlanApproval: "Manual" }),
+      "windows-estate:machineSets": JSON.stringify([{ azure: {} }]),
+      "windows-estate:byoh": JSON.stringify([{ address: "10.0.0.5", username: "Administrator", trustOnFirstUse: true }, { address: "10.0.0.6", username: "Administrator", trustOnFirstUse: true }]),
     },
     secretKeys: new Set<string>(),
   };
@@ -56,4 +58,31 @@ test("the wait resource gets no kubeconfig content in its serialized provider", 
   const ready = one("pulumi-nodejs:dynamic/windows-estate:OperatorReady");
   expect(typeof ready.inputs.__provider).toBe("string");
   expect(ready.inputs.__provider as string).not.toMatch(/PRIVATE KEY|client-key-data/);
+});
+
+test("MachineSets wait for windows-user-data, which waits for the key Secret", () => {
+  const userData = one("pulumi-nodejs:dynamic/windows-estate:ObjectExists");
+  const ms = one("kubernetes:machine.openshift.io/v1beta1:MachineSet");
+  const secret = one("kubernetes:core/v1:Secret");
+  expect(ms.dependencies).toContain(userData.urn);
+  expect(userData.dependencies).toContain(secret.urn);
+  expect(userData.inputs).toMatchObject({ namespace: "openshift-machine-api", name: "windows-user-data", dataKey: "userData" });
+});
+
+test("windows-instances lists BYOH hosts only after every one of them is prepared", () => {
+  const hosts = byType("pulumi-nodejs:dynamic/windows-estate:WindowsHost");
+  expect(hosts).toHaveLength(2);
+  const cm = one("kubernetes:core/v1:ConfigMap");
+  for (const h of hosts) expect(cm.dependencies).toContain(h.urn);
+  expect(cm.inputs).toMatchObject({ data: { "10.0.0.5": "username=Administrator", "10.0.0.6": "username=Administrator" } });
+});
+
+test("BYOH credentials reach WindowsHost only as secret inputs, never in its serialized provider", () => {
+  const fs = require("fs") as typeof import("fs");
+  const body = fs.readFileSync(s.keyPath, "utf8").split("\n").filter((l) => l && !l.startsWith("-----")).join("");
+  for (const h of byType("pulumi-nodejs:dynamic/windows-estate:WindowsHost")) {
+    expect(h.inputs.__provider as string).not.toContain(body.slice(0, 40));
+    expect(JSON.stringify(h.inputs.connection)).toContain("4dabf18193072939515e22adb298388d");
+    expect(JSON.stringify(h.inputs.wmcoPrivateKey)).toContain("4dabf18193072939515e22adb298388d");
+  }
 });
