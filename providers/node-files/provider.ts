@@ -69,6 +69,10 @@ async function converge(inputs: NodeFilesInputs, recordedHostKey: string | undef
 
 const isUnknown = (v: unknown) => v === UNKNOWN;
 
+/** Bounds that keep one resource to what SFTP moves in reasonable time; larger sets belong in an image or a package. */
+export const MAX_FILES = 2000;
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
 /** Problems with the inputs, named by property, before anything connects; messages never quote credentials. */
 export function checkInputs(news: NodeFilesInputs): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
@@ -86,7 +90,14 @@ export function checkInputs(news: NodeFilesInputs): pulumi.dynamic.CheckFailure[
   } else if (/^[A-Za-z]:\\?$|^\/$/.test(news.directory)) {
     failures.push({ property: "directory", reason: "must not be a drive or filesystem root: the provider owns and can remove this directory" });
   }
-  for (const [rel, text] of Object.entries(news.files ?? {})) {
+  const entries = Object.entries(news.files ?? {});
+  if (entries.length > MAX_FILES) failures.push({ property: "files", reason: `${entries.length} files is more than ${MAX_FILES} per resource; split them over several NodeFiles resources` });
+  for (const [rel, text] of entries.slice(0, MAX_FILES)) {
+    if (typeof text === "string" && Buffer.byteLength(text, "utf8") > MAX_FILE_BYTES) failures.push({ property: "files", reason: `${JSON.stringify(rel)} is larger than ${MAX_FILE_BYTES / 2 ** 20} MiB` });
+    // A lone surrogate cannot be written as UTF-8: the host would get U+FFFD instead of what was declared.
+    if (typeof text === "string" && /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)) {
+      failures.push({ property: "files", reason: `${JSON.stringify(rel)} is not valid Unicode text (it holds a lone surrogate); NodeFiles writes UTF-8 text` });
+    }
     const problem = relativePathProblem(rel);
     if (problem) failures.push({ property: "files", reason: `${JSON.stringify(rel)} ${problem}` });
     if (typeof text !== "string" && !isUnknown(text)) failures.push({ property: "files", reason: `${JSON.stringify(rel)} must be text` });
