@@ -69,3 +69,17 @@ test("check refuses unverifiable hosts and malformed keys without echoing secret
   expect(text).toMatch(/authorized_keys line/);
   expect(text).not.toContain("hunter2");
 });
+
+test("serialized, as the dynamic-provider host runs it: create then read through a separate process", async () => {
+  const { serializedProviderOf, runInHost } = await import("../../helpers/dynamic-host");
+  const { WindowsHost } = await import("../../../providers/windows-host");
+  const s = await serializedProviderOf(() => new WindowsHost("byoh", { connection: inputs().connection, wmcoPublicKey: WMCO_KEY, wmcoPrivateKey: h.privateKey }));
+  for (const line of h.privateKey.trim().split("\n").slice(2, -1)) expect(s.text).not.toContain(line);
+  expect(JSON.stringify(s.inputs.wmcoPrivateKey)).toContain("4dabf18193072939515e22adb298388d");
+  const [created, read] = await runInHost(s.text, [
+    { method: "create", args: [inputs()] },
+    { method: "read", args: ["id", { ...inputs(), hostKey: h.hostKeyLine }] },
+  ]);
+  expect(created).toMatchObject({ ok: true, value: { outs: { hostname: "win-byoh-1", windowsServer: "2022", keyAuthorized: true } } });
+  expect(read).toMatchObject({ ok: true, value: { props: { keyAuthorized: true, firewallPorts: [22, 9182, 10250] } } });
+}, 60_000);
