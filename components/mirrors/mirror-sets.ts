@@ -31,26 +31,24 @@ function entrySpec(e: Entry) {
   return { source: e.source, mirrors: [...e.mirrors], ...(e.mirrorSourcePolicy ? { mirrorSourcePolicy: e.mirrorSourcePolicy } : {}) };
 }
 
-/** One ImageDigestMirrorSet per `mirrors.digest` entry, sorted by name as the API lists them. */
-export function buildDigestMirrorSets(m: MirrorsConfigInput): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
-  return m.digest
+/** One object per entry, sorted by name as the API lists them (the order WMCO merges them in). */
+function buildSets<K extends "ImageDigestMirrorSet" | "ImageTagMirrorSet">(kind: K, entries: Entry[], field: string, nameKind: "digest" | "tag"): MirrorSetObject<K>[] {
+  return entries
     .map((e) => ({
       apiVersion: "config.openshift.io/v1" as const,
-      kind: "ImageDigestMirrorSet" as const,
-      metadata: { name: mirrorSetName("digest", e), labels: { ...MANAGED_BY } },
-      spec: { imageDigestMirrors: [entrySpec(e)] },
+      kind,
+      metadata: { name: mirrorSetName(nameKind, e), labels: { ...MANAGED_BY } },
+      spec: { [field]: [entrySpec(e)] } as MirrorSetObject<K>["spec"],
     }))
     .sort((a, b) => Buffer.compare(Buffer.from(a.metadata.name), Buffer.from(b.metadata.name)));
 }
 
-/** One ImageTagMirrorSet per `mirrors.tag` entry, sorted by name as the API lists them. */
+/** One ImageDigestMirrorSet per `mirrors.digest` entry. */
+export function buildDigestMirrorSets(m: MirrorsConfigInput): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
+  return buildSets("ImageDigestMirrorSet", m.digest, "imageDigestMirrors", "digest");
+}
+
+/** One ImageTagMirrorSet per `mirrors.tag` entry. */
 export function buildTagMirrorSets(m: MirrorsConfigInput): (MirrorSetObject<"ImageTagMirrorSet"> & ITMS)[] {
-  return m.tag
-    .map((e) => ({
-      apiVersion: "config.openshift.io/v1" as const,
-      kind: "ImageTagMirrorSet" as const,
-      metadata: { name: mirrorSetName("tag", e), labels: { ...MANAGED_BY } },
-      spec: { imageTagMirrors: [entrySpec(e)] },
-    }))
-    .sort((a, b) => Buffer.compare(Buffer.from(a.metadata.name), Buffer.from(b.metadata.name)));
+  return buildSets("ImageTagMirrorSet", m.tag, "imageTagMirrors", "tag");
 }

@@ -14,19 +14,7 @@ export interface KubeApi {
   get(path: string): Promise<Fetched>;
 }
 
-/**
- * A failure that waiting longer will not fix (credentials, TLS, bad config). A flagged plain Error, not a subclass:
- * this code is serialized into state, and serialized classes lose their constructor arguments.
- */
-export type FatalError = Error & { fatal: true };
-
-export function fatal(message: string): FatalError {
-  return Object.assign(new Error(message), { fatal: true as const });
-}
-
-export function isFatal(e: unknown): e is FatalError {
-  return e instanceof Error && (e as Partial<FatalError>).fatal === true;
-}
+import { finalError as fatal } from "../errors";
 
 /**
  * Builds the API access with `@kubernetes/client-node` (kubeconfig loading, contexts, certificates, tokens, exec

@@ -1,4 +1,4 @@
-import { fatal, isFatal } from "./api";
+import { finalError as fatal, isFinal as isFatal } from "../errors";
 import type { Verdict } from "./conditions";
 
 export interface PollOptions {

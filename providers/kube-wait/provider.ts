@@ -14,10 +14,9 @@ import {
   pluralOf,
   Verdict,
 } from "./conditions";
+import { UNKNOWN } from "../unknown";
 import { pollUntil } from "./poll";
 
-/** Pulumi's marker for a value not known during preview (it reaches dynamic providers as this string). */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const REQUEST_TIMEOUT_MS = 15_000;
 
 interface WaitCommon extends KubeAccess {

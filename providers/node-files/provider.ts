@@ -5,10 +5,9 @@ import { joinHostPath, relDir, relativePathProblem } from "../ssh/paths";
 import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
 import { describeTarget, SshConnection } from "../ssh/types";
+import { isUnknown, UNKNOWN } from "../unknown";
 import { checksumScript, parseChecksums, pruneEmptyDirsScript, removeDirScript } from "./scripts";
 
-/** Pulumi's marker for a value not known during preview; it reaches dynamic providers as this string. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export interface NodeFilesInputs {
   connection: SshConnection;
@@ -67,7 +66,6 @@ async function converge(inputs: NodeFilesInputs, recordedHostKey: string | undef
   });
 }
 
-const isUnknown = (v: unknown) => v === UNKNOWN;
 
 /** Bounds that keep one resource to what SFTP moves in reasonable time; larger sets belong in an image or a package. */
 export const MAX_FILES = 2000;

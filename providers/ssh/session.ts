@@ -1,5 +1,6 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
 import { fingerprint, hostKeyMatches, keyLine } from "./host-key";
+import { finalError as permanent, isFinal as isPermanent } from "../errors";
 import { keyForSsh2 } from "./key-format";
 import { processSemaphore } from "./limits";
 import { toSftpPath } from "./paths";
@@ -26,16 +27,6 @@ export interface Session {
   unlink(path: string): Promise<void>;
 }
 
-/**
- * A failure that retrying will not fix (host key mismatch, authentication refused): connecting stops at once.
- * A flagged plain Error, because this code is serialized into state and serialized classes lose their arguments.
- */
-function permanent(message: string): Error {
-  return Object.assign(new Error(message), { permanent: true });
-}
-function isPermanent(e: unknown): boolean {
-  return e instanceof Error && (e as { permanent?: boolean }).permanent === true;
-}
 
 /** The fingerprint of a pinned key line, for messages. */
 function pinnedFingerprint(line: string): string {

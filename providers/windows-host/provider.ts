@@ -3,9 +3,9 @@ import { isUsablePin } from "../ssh/host-key";
 import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
 import { describeTarget, SshConnection } from "../ssh/types";
+import { UNKNOWN } from "../unknown";
 import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript, SUPPORTED_BUILDS } from "./scripts";
 
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export interface WindowsHostInputs {
   /** How to reach the host the first time: the bootstrap credential, or the WMCO key itself. */

@@ -1,7 +1,8 @@
 /** Pulumi's wire markers: a secret value and a value not known until `pulumi up`. */
 export const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 export const SECRET_MARK = "1b47061264138c4ac30d75fd1eb44270";
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export { UNKNOWN } from "../../providers/unknown";
+import { UNKNOWN } from "../../providers/unknown";
 
 export const REDACTED = "<redacted: secret>";
 export const COMPUTED = "<computed at pulumi up>";

@@ -1,6 +1,6 @@
 import { objectPath, objectVerdict, operatorVerdict, pluralOf } from "../../../providers/kube-wait/conditions";
 import { pollUntil } from "../../../providers/kube-wait/poll";
-import { fatal } from "../../../providers/kube-wait/api";
+import { finalError as fatal } from "../../../providers/errors";
 
 const t = { namespace: "openshift-windows-machine-config-operator", subscription: "windows-machine-config-operator" };
 const CSV = "windows-machine-config-operator.v10.19.3";
