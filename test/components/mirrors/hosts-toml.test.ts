@@ -2,7 +2,10 @@ import { parse } from "smol-toml";
 import {
   hostsTomlText,
   IDMS,
+  ImageMirrors,
   ITMS,
+  mergeMirrors,
+  mergeMirrorSets,
   mirrorBase,
   MirrorSet,
   mirrorSetsOf,
@@ -12,30 +15,50 @@ import {
   registryDirectory,
   registryHost,
   renderHostsToml,
+  stripSharedSuffix,
 } from "../../../components/mirrors/hosts-toml";
 
-// Expected texts marked "WMCO" are WMCO's own test expectations (pkg/registries TestGenerateConfig) as data; the
-// merge expectations are from TestGetMergedMirrorSets; the rest are ours, derived from the same rules.
+// Where the data comes from:
+//   "WMCO ..."  expectations of openshift/windows-machine-config-operator pkg/registries/registries_test.go
+//               (snapshot 0be4b9cc), copied as data: TestGenerateConfig texts are verbatim, the mirror sets of
+//               TestGetMergedMirrorSets / TestMergeMirrorSets / TestMergeMirrors / TestExtractMirrorURL /
+//               TestExtractOrgPath likewise.
+//   "OKD docs"  the ubi9repo example of "Using Windows containers with a mirror registry" (shared seed 002).
+//   the rest    ours, derived from the rules of pkg/registries/registries.go.
+
 const WMCO_PULL_SECRET = `{"auths":{"mirror.example.com":{"auth":"dXNlcjpwYXNz"},"mirror.example.net":{"auth":"dXNlcm5hbWU6cGFzc3dvcmQ="}}}`;
-const creds = pullSecretCredentials(WMCO_PULL_SECRET);
 
-const idms = (...entries: { source: string; mirrors?: string[]; mirrorSourcePolicy?: string }[]): IDMS => ({ spec: { imageDigestMirrors: entries } });
-const itms = (...entries: { source: string; mirrors?: string[]; mirrorSourcePolicy?: string }[]): ITMS => ({ spec: { imageTagMirrors: entries } });
+const idms = (...entries: ImageMirrors[]): IDMS => ({ spec: { imageDigestMirrors: entries } });
+const itms = (...entries: ImageMirrors[]): ITMS => ({ spec: { imageTagMirrors: entries } });
 
-function expectToml(text: string): void {
-  if (text !== "") expect(() => parse(text)).not.toThrow();
+interface HostView {
+  capabilities: string[];
+  override_path: boolean;
+  header?: { authorization: string };
 }
 
-describe("hosts.toml text (WMCO TestGenerateConfig)", () => {
-  const three = (policy: string): MirrorSet => ({
-    source: "registry.access.redhat.com",
-    mirrors: [
-      { host: "example.io/example", resolveTags: false },
-      { host: "mirror.example.com/redhat", resolveTags: false },
-      { host: "mirror.example.net", resolveTags: true },
-    ],
-    policy,
-  });
+/** Parses a rendered file as TOML (as containerd will) and returns what containerd reads from it. */
+function parsed(text: string): { server: string; override_path: boolean; host: Record<string, HostView> } {
+  return parse(text) as unknown as { server: string; override_path: boolean; host: Record<string, HostView> };
+}
+
+/** Every non-empty file of a render must be valid TOML. */
+function expectAllToml(files: Record<string, string>): void {
+  for (const text of Object.values(files)) if (text !== "") expect(() => parse(text)).not.toThrow();
+}
+
+const file = (server: string, ...hosts: string[]) => `server = "${server}"\n\noverride_path = true\n${hosts.join("")}`;
+const host = (url: string, resolve: boolean, auth?: string) =>
+  `\n[host."${url}"]\n  capabilities = ${resolve ? `["pull", "resolve"]` : `["pull"]`}\n  override_path = true\n` +
+  (auth ? `  [host."${url}".header]\n    authorization = "Basic ${auth}"\n` : "");
+
+describe("WMCO TestGenerateConfig: the exact text of one registry's file", () => {
+  const creds = pullSecretCredentials(WMCO_PULL_SECRET);
+  const threeMirrors = [
+    { host: "example.io/example", resolveTags: false },
+    { host: "mirror.example.com/redhat", resolveTags: false },
+    { host: "mirror.example.net", resolveTags: true },
+  ];
   const threeBody = `
 [host."https://example.io/v2/example"]
   capabilities = ["pull"]
@@ -58,168 +81,453 @@ describe("hosts.toml text (WMCO TestGenerateConfig)", () => {
     [
       "basic one digest mirror",
       { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: false }], policy: "AllowContactingSource" },
-      `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n\n[host."https://example.io/v2/example"]\n  capabilities = ["pull"]\n  override_path = true\n`,
+      `server = "https://registry.access.redhat.com/v2"
+
+override_path = true
+
+[host."https://example.io/v2/example"]
+  capabilities = ["pull"]
+  override_path = true
+`,
     ],
     [
       "basic one tag mirror",
       { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: true }], policy: "AllowContactingSource" },
-      `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n\n[host."https://example.io/v2/example"]\n  capabilities = ["pull", "resolve"]\n  override_path = true\n`,
+      `server = "https://registry.access.redhat.com/v2"
+
+override_path = true
+
+[host."https://example.io/v2/example"]
+  capabilities = ["pull", "resolve"]
+  override_path = true
+`,
     ],
     [
       "one digest mirror never contact source",
       { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: false }], policy: "NeverContactSource" },
-      `server = "https://example.io/v2/example"\n\noverride_path = true\n\n[host."https://example.io/v2/example"]\n  capabilities = ["pull"]\n  override_path = true\n`,
+      `server = "https://example.io/v2/example"
+
+override_path = true
+
+[host."https://example.io/v2/example"]
+  capabilities = ["pull"]
+  override_path = true
+`,
     ],
     [
       "tags mirror never contact source",
       { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: true }], policy: "NeverContactSource" },
-      `server = "https://example.io/v2/example"\n\noverride_path = true\n\n[host."https://example.io/v2/example"]\n  capabilities = ["pull", "resolve"]\n  override_path = true\n`,
+      `server = "https://example.io/v2/example"
+
+override_path = true
+
+[host."https://example.io/v2/example"]
+  capabilities = ["pull", "resolve"]
+  override_path = true
+`,
     ],
-    ["multiple mirrors", three("AllowContactingSource"), `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`],
-    ["multiple mirrors never contact source", three("NeverContactSource"), `server = "https://example.io/v2/example"\n\noverride_path = true\n${threeBody}`],
-  ])("WMCO: %s", (_n, set, expected) => {
+    ["multiple mirrors", { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "AllowContactingSource" }, `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`],
+    ["multiple mirrors never contact source", { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "NeverContactSource" }, `server = "https://example.io/v2/example"\n\noverride_path = true\n${threeBody}`],
+  ])("%s", (_name, set, expected) => {
     const text = hostsTomlText(set, creds);
     expect(text).toBe(expected);
-    expectToml(text);
+    if (text !== "") expect(parsed(text).server).toBe(expected.split('"')[1]);
+  });
+
+  // The same verbatim texts, reached from cluster objects through the whole pipeline (reduction, merge, sort, auth).
+  test("multiple mirrors, from one IDMS and one ITMS of registry.access.redhat.com/ubi9", () => {
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "registry.access.redhat.com/ubi9", mirrors: ["mirror.example.com/redhat/ubi9", "example.io/example/ubi9"], mirrorSourcePolicy: "AllowContactingSource" })],
+      imageTagMirrorSets: [itms({ source: "registry.access.redhat.com/ubi9", mirrors: ["mirror.example.net/ubi9"], mirrorSourcePolicy: "AllowContactingSource" })],
+      pullSecret: WMCO_PULL_SECRET,
+    });
+    expect(files).toEqual({ "registry.access.redhat.com": `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}` });
+    const view = parsed(files["registry.access.redhat.com"]);
+    expect(Object.keys(view.host)).toEqual(["https://example.io/v2/example", "https://mirror.example.com/v2/redhat", "https://mirror.example.net/v2"]);
+    expect(view.host["https://mirror.example.net/v2"].header?.authorization).toBe("Basic dXNlcm5hbWU6cGFzc3dvcmQ=");
+  });
+
+  test("one tag mirror never contact source, from an ITMS", () => {
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [],
+      imageTagMirrorSets: [itms({ source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["example.io/example/ubi9/ubi-minimal"], mirrorSourcePolicy: "NeverContactSource" })],
+    });
+    expect(files["registry.access.redhat.com"]).toBe(file("https://example.io/v2/example", host("https://example.io/v2/example", true)));
   });
 });
 
-describe("merging (WMCO TestGetMergedMirrorSets)", () => {
-  test("no items", () => expect(mirrorSetsOf([], [])).toEqual([]));
+describe("WMCO TestGetMergedMirrorSets: cluster objects to merged sets", () => {
+  test("no items", () => {
+    expect(mirrorSetsOf([], [])).toEqual([]);
+    expect(renderHostsToml({ imageDigestMirrorSets: [], imageTagMirrorSets: [] })).toEqual({});
+  });
+
   test("one IDMS item", () => {
     expect(mirrorSetsOf([idms({ source: "source1", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" })], [])).toEqual([
       { source: "source1", mirrors: [{ host: "mirror1", resolveTags: false }], policy: "AllowContactingSource" },
     ]);
   });
+
   test("one ITMS item", () => {
     expect(mirrorSetsOf([], [itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" })])).toEqual([
       { source: "source2", mirrors: [{ host: "mirror2", resolveTags: true }], policy: "AllowContactingSource" },
     ]);
   });
-  test("1 IDMS and 1 ITMS, a source with scheme and port", () => {
-    expect(
-      mirrorSetsOf([idms({ source: "https://source1.local:5000", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" })], [itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" })]),
-    ).toEqual([
+
+  const oneAndOne = {
+    imageDigestMirrorSets: [idms({ source: "https://source1.local:5000", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" })],
+    imageTagMirrorSets: [itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" })],
+  };
+
+  test("1 IDMS and 1 ITMS (a source with scheme and port)", () => {
+    expect(mirrorSetsOf(oneAndOne.imageDigestMirrorSets, oneAndOne.imageTagMirrorSets)).toEqual([
       { source: "source1.local:5000", mirrors: [{ host: "mirror1", resolveTags: false }], policy: "AllowContactingSource" },
       { source: "source2", mirrors: [{ host: "mirror2", resolveTags: true }], policy: "AllowContactingSource" },
     ]);
   });
+
+  test("1 IDMS and 1 ITMS, as files: the port becomes host_port_, the scheme disappears", () => {
+    const files = renderHostsToml(oneAndOne);
+    expect(files).toEqual({
+      "source1.local_5000_": file("https://source1.local:5000/v2", host("https://mirror1/v2", false)),
+      source2: file("https://source2/v2", host("https://mirror2/v2", true)),
+    });
+    expectAllToml(files);
+  });
+
+  const overlapping = {
+    imageDigestMirrorSets: [idms({ source: "vmc.ci.openshift.org/ci-op/pipeline", mirrors: ["devcluster.openshift.com:5000/pipeline"], mirrorSourcePolicy: "AllowContactingSource" })],
+    imageTagMirrorSets: [
+      itms(
+        { source: "docker://mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["quay.io/testuser/oss/kubernetes/pause"], mirrorSourcePolicy: "AllowContactingSource" },
+        { source: "mcr.microsoft.com/powershell", mirrors: ["quay.io/testuser/testnamespace/powershell"], mirrorSourcePolicy: "AllowContactingSource" },
+        { source: "registry.k8s.io/sig-storage/csi-provisioner", mirrors: ["devcluster.openshift.com:5000/sig-storage/csi-provisioner"], mirrorSourcePolicy: "AllowContactingSource" },
+        { source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["devcluster.openshift.com:5000/ubi9/ubi-minimal"], mirrorSourcePolicy: "AllowContactingSource" },
+        { source: "registry.access.redhat.com/ubi8/ubi-minimal", mirrors: ["random.io/ubi8/ubi-minimal"], mirrorSourcePolicy: "NeverContactSource" },
+      ),
+    ],
+  };
+
   test("mix of overlapping IDMS and 1 ITMS", () => {
-    const out = mirrorSetsOf(
-      [idms({ source: "vmc.ci.openshift.org/ci-op/pipeline", mirrors: ["devcluster.openshift.com:5000/pipeline"], mirrorSourcePolicy: "AllowContactingSource" })],
-      [
-        itms(
-          { source: "docker://mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["quay.io/testuser/oss/kubernetes/pause"], mirrorSourcePolicy: "AllowContactingSource" },
-          { source: "mcr.microsoft.com/powershell", mirrors: ["quay.io/testuser/testnamespace/powershell"], mirrorSourcePolicy: "AllowContactingSource" },
-          { source: "registry.k8s.io/sig-storage/csi-provisioner", mirrors: ["devcluster.openshift.com:5000/sig-storage/csi-provisioner"], mirrorSourcePolicy: "AllowContactingSource" },
-          { source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["devcluster.openshift.com:5000/ubi9/ubi-minimal"], mirrorSourcePolicy: "AllowContactingSource" },
-          { source: "registry.access.redhat.com/ubi8/ubi-minimal", mirrors: ["random.io/ubi8/ubi-minimal"], mirrorSourcePolicy: "NeverContactSource" },
-        ),
-      ],
-    );
-    expect(out).toEqual([
+    expect(mirrorSetsOf(overlapping.imageDigestMirrorSets, overlapping.imageTagMirrorSets)).toEqual([
       { source: "mcr.microsoft.com", mirrors: [{ host: "quay.io/testuser", resolveTags: true }, { host: "quay.io/testuser/testnamespace", resolveTags: true }], policy: "AllowContactingSource" },
       { source: "registry.access.redhat.com", mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: true }, { host: "random.io", resolveTags: true }], policy: "NeverContactSource" },
       { source: "registry.k8s.io", mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: true }], policy: "AllowContactingSource" },
       { source: "vmc.ci.openshift.org", mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: false }], policy: "AllowContactingSource" },
     ]);
   });
+
+  test("mix of overlapping IDMS and 1 ITMS, as files (text derived from the rules)", () => {
+    const files = renderHostsToml(overlapping);
+    expect(Object.keys(files)).toEqual(["mcr.microsoft.com", "registry.access.redhat.com", "registry.k8s.io", "vmc.ci.openshift.org"]);
+    expect(files["mcr.microsoft.com"]).toBe(file("https://mcr.microsoft.com/v2", host("https://quay.io/v2/testuser", true), host("https://quay.io/v2/testuser/testnamespace", true)));
+    expect(files["registry.access.redhat.com"]).toBe(
+      file("https://devcluster.openshift.com:5000/v2", host("https://devcluster.openshift.com:5000/v2", true), host("https://random.io/v2", true)),
+    );
+    expect(files["vmc.ci.openshift.org"]).toBe(file("https://vmc.ci.openshift.org/v2", host("https://devcluster.openshift.com:5000/v2", false)));
+    expectAllToml(files);
+  });
 });
 
-describe("mirror base, registry host and org path (WMCO TestExtractMirrorURL / TestExtractOrgPath)", () => {
+describe("WMCO TestMergeMirrorSets: merging sets that share a source", () => {
+  const set = (source: string, mirrors: [string, boolean][] = [], policy = ""): MirrorSet => ({ source, mirrors: mirrors.map(([h, r]) => ({ host: h, resolveTags: r })), policy });
+  const ubi = "registry.access.redhat.com/ubi9/ubi-minimal";
+  const ocp = "quay.io/openshift-release-dev/ocp-release";
+
+  test("empty", () => expect(mergeMirrorSets([])).toEqual([]));
+
+  test("same source but different mirrors: unioned and sorted by host", () => {
+    const out = mergeMirrorSets([
+      set(ubi, [["example.io/example/ubi-minimal", false], ["example.com/example/ubi-minimal", true]]),
+      set(ubi, [["mirror.example.net/image", false], ["mirror.example.com/redhat", true]]),
+    ]);
+    expect(out).toEqual([
+      set(ubi, [["example.com/example/ubi-minimal", true], ["example.io/example/ubi-minimal", false], ["mirror.example.com/redhat", true], ["mirror.example.net/image", false]]),
+    ]);
+  });
+
+  test("same source: NeverContactSource first is kept, Allow merged with Allow stays Allow", () => {
+    const out = mergeMirrorSets([set(ubi, [], "NeverContactSource"), set(ubi, [], "AllowContactingSource"), set(ocp, [], "AllowContactingSource"), set(ocp, [], "AllowContactingSource")]);
+    expect(out).toEqual([set(ocp, [], "AllowContactingSource"), set(ubi, [], "NeverContactSource")]);
+  });
+
+  test("same source and duplicated mirrors: one entry per host, resolving tags wins", () => {
+    const out = mergeMirrorSets([
+      set(ubi, [["mirror.example.net/image", false], ["mirror.example.com/redhat", false]]),
+      set(ubi, [["mirror.example.net/image", false], ["mirror.example.com/redhat", true]]),
+    ]);
+    expect(out).toEqual([set(ubi, [["mirror.example.com/redhat", true], ["mirror.example.net/image", false]])]);
+  });
+
+  test("different sources: sorted by source", () => {
+    const out = mergeMirrorSets([set(ubi, [["mirror.example.com/redhat", false], ["mirror.example.net/image", false]]), set(ocp, [["mirror.registry.com:443/ocp/release", false]])]);
+    expect(out.map((s) => s.source)).toEqual([ocp, ubi]);
+  });
+});
+
+describe("WMCO TestMergeMirrors: union by host", () => {
+  const m = (host: string, resolveTags: boolean) => ({ host, resolveTags });
   test.each([
-    ["example.com/path/to/resource", "example.org/path/to/resource", "example.org"],
-    ["example.com/path/to/resource/x", "example.com/path/to/resourceax", "example.com/path/to/resourceax"],
-    ["mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/powershell:23", "quay.io/powershell:23"],
-    ["mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022", "quay.io/random_namespace"],
-    ["mcr.microsoft.com/windows/servercore:ltsc2022", "quay.io/mohashai/random_namespace/windows/servercore:ltsc2022", "quay.io/mohashai/random_namespace"],
-    ["foo1/fah/different/foo2", "foo1/fah/something/foo2", "foo1/fah/something"],
-    ["foo1/fah/hello/different/foo2", "foo1/fah/something/foo2", "foo1/fah/something"],
-    ["foo1/fah/different/foo2", "foo1/fah/hello/something/foo2", "foo1/fah/hello/something"],
-  ])("mirrorBase(%s, %s) = %s", (s, m, e) => expect(mirrorBase(s, m)).toBe(e));
-  test("a mirror equal to its source keeps its registry", () => expect(mirrorBase("example.com/path/to/resource", "example.com/path/to/resource")).toBe("example.com"));
+    ["no mirrors", [], [], []],
+    ["one empty slice", [m("openshift.com", false)], [], [m("openshift.com", false)]],
+    ["duplicate mirror", [m("openshift.com", false)], [m("openshift.com", false)], [m("openshift.com", false)]],
+    ["duplicate host but different resolveTags", [m("openshift.com", false)], [m("openshift.com", true)], [m("openshift.com", true)]],
+    ["different mirrors", [m("redhat.com", false)], [m("openshift.com", true)], [m("redhat.com", false), m("openshift.com", true)]],
+    [
+      "multiple mirrors",
+      [m("redhat.com", false), m("openshift.com", true), m("example.test.io", true)],
+      [m("openshift.com", true), m("example.test.io", true)],
+      [m("redhat.com", false), m("openshift.com", true), m("example.test.io", true)],
+    ],
+  ])("%s", (_name, a, b, expected) => {
+    const out = mergeMirrors(a, b);
+    // WMCO's result order is unspecified (a Go map); only the members count.
+    expect(out).toHaveLength(expected.length);
+    expect(out).toEqual(expect.arrayContaining(expected));
+  });
+
+  test("tag resolution wins whichever side brings it", () => expect(mergeMirrors([m("a", true)], [m("a", false)])).toEqual([m("a", true)]));
+});
+
+describe("WMCO TestExtractMirrorURL / TestExtractOrgPath, and the host rule", () => {
+  test.each([
+    ["exact match", "example.com/path/to/resource", "example.com/path/to/resource", ""],
+    ["different domain", "example.com/path/to/resource", "example.org/path/to/resource", "example.org"],
+    ["last letter equal but no namespace match", "example.com/path/to/resource/x", "example.com/path/to/resourceax", "example.com/path/to/resourceax"],
+    ["different tags", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/powershell:23", "quay.io/powershell:23"],
+    ["different domain with tag", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/powershell:lts-nanoserver-ltsc2022", "quay.io"],
+    ["1 leading namespace", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022", "quay.io/random_namespace"],
+    ["2 leading namespaces", "mcr.microsoft.com/windows/servercore:ltsc2022", "quay.io/mohashai/random_namespace/windows/servercore:ltsc2022", "quay.io/mohashai/random_namespace"],
+    ["matching higher level namespace", "foo1/fah/different/foo2", "foo1/fah/something/foo2", "foo1/fah/something"],
+    ["matching higher level namespace with longer source", "foo1/fah/hello/different/foo2", "foo1/fah/something/foo2", "foo1/fah/something"],
+    ["matching higher level namespace with longer mirror", "foo1/fah/different/foo2", "foo1/fah/hello/something/foo2", "foo1/fah/hello/something"],
+  ])("stripSharedSuffix: %s", (_name, source, mirror, expected) => expect(stripSharedSuffix(source, mirror)).toBe(expected));
+
+  test("a mirror equal to its source keeps its registry instead of an empty host", () => {
+    expect(mirrorBase("example.com/path/to/resource", "example.com/path/to/resource")).toBe("example.com");
+    expect(mirrorBase("mcr.microsoft.com/oss/kubernetes/pause", "quay.io/testuser/oss/kubernetes/pause")).toBe("quay.io/testuser");
+  });
+
   test.each([
     ["registry.local/org", "org"],
     ["registry.local/org/sub_org", "org/sub_org"],
     ["registry.local", ""],
     ["https://registry.local:8443/org", "org"],
-  ])("orgPath(%s) = %s", (i, e) => expect(orgPath(i)).toBe(e));
+    ["mirror.local:5000/team/a", "team/a"],
+    // Go's strings.SplitN(s, "", 2) peels off the first character when the host is empty.
+    ["/org", "org"],
+    ["", ""],
+  ])("orgPath(%j) = %j", (input, expected) => expect(orgPath(input)).toBe(expected));
+
   test.each([
     ["mcr.microsoft.com/oss/kubernetes/pause:3.9", "mcr.microsoft.com"],
     ["https://source1.local:5000", "source1.local:5000"],
     ["docker://quay.io/org/img", "quay.io"],
+    ["https://user:secret@quay.io:443/org", "quay.io:443"],
+    ["https://[fd00::1]:5000/org", "fd00::1:5000"],
+    ["//quay.io/org", "quay.io"],
     ["10.0.0.1:5000/img", "10.0.0.1:5000"],
     ["localhost:5000", "localhost:5000"],
-  ])("registryHost(%s) = %s", (i, e) => expect(registryHost(i)).toBe(e));
+    ["*.redhat.io", "*.redhat.io"],
+    // Go's url.Parse rejects a non-numeric port, so WMCO falls back to the text before the first '/'.
+    ["https://quay.io:abc/org", "https:"],
+  ])("registryHost(%j) = %j", (input, expected) => expect(registryHost(input)).toBe(expected));
+
+  test.each([
+    ["quay.io", "quay.io"],
+    ["registry.local:5000", "registry.local_5000_"],
+    ["10.0.0.1:5000", "10.0.0.1_5000_"],
+  ])("registryDirectory(%j) = %j (containerd's Windows lookup)", (input, expected) => expect(registryDirectory(input)).toBe(expected));
+});
+
+describe("OKD docs: the ubi9repo ImageDigestMirrorSet", () => {
+  // The docs print pre-2025 files and name the directories after mirrors; WMCO names them after each source
+  // registry. Expected texts here are derived from WMCO's code, not from the docs' printout.
+  const ubi9repo = idms(
+    { source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["example.io/example/ubi-minimal", "example.com/example2/ubi-minimal"], mirrorSourcePolicy: "AllowContactingSource" },
+    { source: "registry.redhat.io", mirrors: ["mirror.example.com"], mirrorSourcePolicy: "NeverContactSource" },
+    { source: "docker-mirror.internal", mirrors: ["docker.io"], mirrorSourcePolicy: "AllowContactingSource" },
+  );
+
+  test("one directory per source registry, mirrors sorted, NeverContactSource falls back to the mirror", () => {
+    const files = renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] });
+    expect(files).toEqual({
+      "docker-mirror.internal": file("https://docker-mirror.internal/v2", host("https://docker.io/v2", false)),
+      "registry.access.redhat.com": file("https://registry.access.redhat.com/v2", host("https://example.com/v2/example2", false), host("https://example.io/v2/example", false)),
+      "registry.redhat.io": file("https://mirror.example.com/v2", host("https://mirror.example.com/v2", false)),
+    });
+    expectAllToml(files);
+  });
+
+  test("its ubi mirrors break the Windows naming rule: containerd would look under example.io/example/ubi9/ubi-minimal", () => {
+    const view = parsed(renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] })["registry.access.redhat.com"]);
+    // containerd appends the image path (ubi9/ubi-minimal) to this base; the docs' mirror holds the image one level up.
+    expect(Object.keys(view.host)).toContain("https://example.io/v2/example");
+  });
 });
 
 describe("whole files from cluster objects (ours)", () => {
   test("one file per registry, merged across sets, sorted, both capabilities", () => {
     const files = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "registry.redhat.io/ubi9", mirrors: ["mirror.local/rh/ubi9"] }), idms({ source: "registry.redhat.io/openshift4/ose-cli", mirrors: ["mirror.local/rh/openshift4/ose-cli", "backup.local/openshift4/ose-cli"] })],
+      imageDigestMirrorSets: [
+        idms({ source: "registry.redhat.io/ubi9", mirrors: ["mirror.local/rh/ubi9"] }),
+        idms({ source: "registry.redhat.io/openshift4/ose-cli", mirrors: ["mirror.local/rh/openshift4/ose-cli", "backup.local/openshift4/ose-cli"] }),
+      ],
       imageTagMirrorSets: [itms({ source: "quay.io/org/app", mirrors: ["mirror.local/quay/org/app"] })],
     });
-    expect(Object.keys(files)).toEqual(["quay.io", "registry.redhat.io"]);
-    expect(files["registry.redhat.io"]).toBe(
-      `server = "https://registry.redhat.io/v2"\n\noverride_path = true\n\n[host."https://backup.local/v2"]\n  capabilities = ["pull"]\n  override_path = true\n\n[host."https://mirror.local/v2/rh"]\n  capabilities = ["pull"]\n  override_path = true\n`,
-    );
-    expect(files["quay.io"]).toContain(`capabilities = ["pull", "resolve"]`);
-    for (const t of Object.values(files)) expectToml(t);
+    expect(files).toEqual({
+      "quay.io": file("https://quay.io/v2", host("https://mirror.local/v2/quay", true)),
+      "registry.redhat.io": file("https://registry.redhat.io/v2", host("https://backup.local/v2", false), host("https://mirror.local/v2/rh", false)),
+    });
+    expectAllToml(files);
   });
 
-  test("a host used for digests and tags resolves tags", () => {
+  test("a mirror host used for digests and for tags appears once and resolves tags", () => {
     const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"] })], imageTagMirrorSets: [itms({ source: "quay.io/b", mirrors: ["m.local/b"] })] });
-    expect(files["quay.io"].match(/\[host\./g)).toHaveLength(1);
-    expect(files["quay.io"]).toContain(`capabilities = ["pull", "resolve"]`);
+    expect(files["quay.io"]).toBe(file("https://quay.io/v2", host("https://m.local/v2", true)));
   });
 
-  test("a source with a port gets containerd's Windows directory name host_port_", () => {
-    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "registry.local:5000/team/app", mirrors: ["mirror.local:6000/team/app"] })], imageTagMirrorSets: [] });
-    expect(Object.keys(files)).toEqual(["registry.local_5000_"]);
-    expect(files["registry.local_5000_"]).toBe(`server = "https://registry.local:5000/v2"\n\noverride_path = true\n\n[host."https://mirror.local:6000/v2"]\n  capabilities = ["pull"]\n  override_path = true\n`);
-    expect(registryDirectory("quay.io")).toBe("quay.io");
+  test("a source with a port gets containerd's Windows directory name host_port_; mirrors keep host:port", () => {
+    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "registry.local:5000/team/app", mirrors: ["mirror.local:6000/win/team/app"] })], imageTagMirrorSets: [] });
+    expect(files).toEqual({ "registry.local_5000_": file("https://registry.local:5000/v2", host("https://mirror.local:6000/v2/win", false)) });
+    expectAllToml(files);
   });
 
   test("an entry without mirrors still gets its (empty) file", () => {
-    expect(renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/x" })], imageTagMirrorSets: [] })).toEqual({ "quay.io": "" });
+    expect(renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/x" }), idms({ source: "quay.io/y", mirrors: [] })], imageTagMirrorSets: [] })).toEqual({ "quay.io": "" });
   });
 
-  test("NeverContactSource anywhere in a registry applies to all of it, and the fallback is the first mirror after sorting", () => {
+  test("a mirror equal to its source points at the source registry itself", () => {
+    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: ["mirror.local/org/app", "quay.io/org/app"] })], imageTagMirrorSets: [] });
+    expect(files["quay.io"]).toBe(file("https://quay.io/v2", host("https://mirror.local/v2", false), host("https://quay.io/v2", false)));
+  });
+
+  test("NeverContactSource anywhere in a registry applies to all of it; the fallback is the first mirror after sorting, with its org path", () => {
     const files = renderHostsToml({
       imageDigestMirrorSets: [
         idms({ source: "registry.redhat.io/a", mirrors: ["zeta.local/a"], mirrorSourcePolicy: "AllowContactingSource" }),
-        idms({ source: "registry.redhat.io/b", mirrors: ["alpha.local/org/b"], mirrorSourcePolicy: "NeverContactSource" }),
+        idms({ source: "registry.redhat.io/b", mirrors: ["alpha.local:5000/org/b"], mirrorSourcePolicy: "NeverContactSource" }),
       ],
       imageTagMirrorSets: [],
     });
-    expect(files["registry.redhat.io"].split("\n")[0]).toBe(`server = "https://alpha.local/v2/org"`);
+    expect(parsed(files["registry.redhat.io"]).server).toBe("https://alpha.local:5000/v2/org");
   });
 
-  test("an unset policy processed first keeps the registry contactable (WMCO only replaces an explicit Allow)", () => {
+  test("NeverContactSource in an ITMS also closes the registry for digest mirrors of an IDMS", () => {
     const files = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "registry.redhat.io/a", mirrors: ["m.local/a"] }), idms({ source: "registry.redhat.io/b", mirrors: ["m.local/b"], mirrorSourcePolicy: "NeverContactSource" })],
-      imageTagMirrorSets: [],
+      imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"], mirrorSourcePolicy: "AllowContactingSource" })],
+      imageTagMirrorSets: [itms({ source: "quay.io/b", mirrors: ["n.local/b"], mirrorSourcePolicy: "NeverContactSource" })],
     });
-    expect(files["registry.redhat.io"].split("\n")[0]).toBe(`server = "https://registry.redhat.io/v2"`);
+    expect(files["quay.io"]).toBe(file("https://m.local/v2", host("https://m.local/v2", false), host("https://n.local/v2", true)));
   });
 
-  test("auth headers from username/password fields, keyed by the mirror's registry host only", () => {
-    const pullSecret = JSON.stringify({ auths: { "mirror.local:5000": { username: "robot", password: "s3cret" } } });
-    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: ["mirror.local:5000/quay/org/app"] })], imageTagMirrorSets: [], pullSecret });
-    const token = Buffer.from("robot:s3cret").toString("base64");
-    expect(files["quay.io"]).toContain(`  [host."https://mirror.local:5000/v2/quay".header]\n    authorization = "Basic ${token}"\n`);
-    expect(redactHostsToml(files["quay.io"])).not.toContain(token);
-    expect(redactHostsToml(files["quay.io"])).toContain(`authorization = "Basic <redacted>"`);
-    expectToml(files["quay.io"]);
+  test("a set without a policy read first cancels a later NeverContactSource, so WMCO's unordered reads decide", () => {
+    const unset = idms({ source: "registry.redhat.io/a", mirrors: ["m.local/a"] });
+    const never = idms({ source: "registry.redhat.io/b", mirrors: ["m.local/b"], mirrorSourcePolicy: "NeverContactSource" });
+    const first = renderHostsToml({ imageDigestMirrorSets: [unset, never], imageTagMirrorSets: [] });
+    const second = renderHostsToml({ imageDigestMirrorSets: [never, unset], imageTagMirrorSets: [] });
+    expect(parsed(first["registry.redhat.io"]).server).toBe("https://registry.redhat.io/v2");
+    expect(parsed(second["registry.redhat.io"]).server).toBe("https://m.local/v2");
+  });
+
+  test("an explicit AllowContactingSource does not depend on order", () => {
+    const allow = idms({ source: "registry.redhat.io/a", mirrors: ["m.local/a"], mirrorSourcePolicy: "AllowContactingSource" });
+    const never = idms({ source: "registry.redhat.io/b", mirrors: ["m.local/b"], mirrorSourcePolicy: "NeverContactSource" });
+    const a = renderHostsToml({ imageDigestMirrorSets: [allow, never], imageTagMirrorSets: [] });
+    const b = renderHostsToml({ imageDigestMirrorSets: [never, allow], imageTagMirrorSets: [] });
+    expect(a).toEqual(b);
+    expect(parsed(a["registry.redhat.io"]).server).toBe("https://m.local/v2");
   });
 
   test("mirrors sort by bytes, as Go compares strings (upper case before lower case)", () => {
     const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "q.io/a", mirrors: ["b.local/a", "B.local/a", "a.local/a"] })], imageTagMirrorSets: [] });
-    const hosts = [...files["q.io"].matchAll(/\[host\."https:\/\/([^/]+)/g)].map((m) => m[1]);
-    expect(hosts).toEqual(["B.local", "a.local", "b.local"]);
+    expect(Object.keys(parsed(files["q.io"]).host)).toEqual(["https://B.local/v2", "https://a.local/v2", "https://b.local/v2"]);
   });
 
-  test("a pull secret whose auth is not user:password is refused clearly", () => {
-    expect(() => pullSecretCredentials(JSON.stringify({ auths: { "x.io": { auth: Buffer.from("nocolon").toString("base64") } } }))).toThrow(/x.io is not base64\(username:password\)/);
+  test("registries sort by bytes too", () => {
+    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "b.io/x", mirrors: ["m/x"] }, { source: "A.io/x", mirrors: ["m/x"] }, { source: "a.io/x", mirrors: ["m/x"] })], imageTagMirrorSets: [] });
+    expect(Object.keys(files)).toEqual(["A.io", "a.io", "b.io"]);
+  });
+
+  test("two mirrors of one entry that reduce to the same base give a duplicate table, as WMCO writes it, which TOML rejects", () => {
+    // quay.io/org/app → m.local/org/app and m.local/app both reduce to m.local (the second breaks the Windows naming
+    // rule, which validateMirrors refuses). WMCO does not deduplicate a lone entry's mirrors.
+    const text = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: ["m.local/org/app", "m.local/app"] })], imageTagMirrorSets: [] })["quay.io"];
+    expect(text).toBe(file("https://quay.io/v2", host("https://m.local/v2", false), host("https://m.local/v2", false)));
+    expect(() => parse(text)).toThrow(/redefine/);
+  });
+});
+
+describe("credentials from the pull secret", () => {
+  const render = (pullSecret: string, mirror = "mirror.local:5000/quay/org/app") =>
+    renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: [mirror] })], imageTagMirrorSets: [], pullSecret })["quay.io"];
+  const authOf = (text: string) => Object.values(parsed(text).host)[0].header?.authorization;
+  const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
+
+  test("username and password fields", () => {
+    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { username: "robot", password: "s3cret" } } })))).toBe(`Basic ${b64("robot:s3cret")}`);
+  });
+
+  test("the auth field wins over username and password", () => {
+    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: b64("a:b"), username: "x", password: "y" } } })))).toBe(`Basic ${b64("a:b")}`);
+  });
+
+  test("unpadded base64 is accepted, and re-encoded with padding", () => {
+    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: "dXNlcm5hbWU6cGFzc3dvcmQ" } } })))).toBe("Basic dXNlcm5hbWU6cGFzc3dvcmQ=");
+  });
+
+  test("bytes that are not UTF-8 pass through unchanged", () => {
+    const raw = Buffer.from([0x75, 0x3a, 0xff, 0xfe]);
+    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: b64(raw) } } })))).toBe(`Basic ${b64(raw)}`);
+  });
+
+  test("keys are matched to the mirror's registry host exactly: no path, port required", () => {
+    const secret = JSON.stringify({ auths: { "mirror.local": { username: "u", password: "p" }, "mirror.local:5000/quay": { username: "u", password: "p" } } });
+    expect(authOf(render(secret))).toBeUndefined();
+    expect(authOf(render(secret, "mirror.local/quay/org/app"))).toBe(`Basic ${b64("u:p")}`);
+  });
+
+  test("field names match regardless of case, as Go's JSON decoding does", () => {
+    expect(authOf(render(JSON.stringify({ Auths: { "mirror.local:5000": { Username: "u", PASSWORD: "p" } } })))).toBe(`Basic ${b64("u:p")}`);
+  });
+
+  test("a null entry still yields a (blank) header", () => {
+    expect(authOf(render(`{"auths":{"mirror.local:5000":null}}`))).toBe(`Basic ${b64(":")}`);
+  });
+
+  test("no pull secret: no headers", () => {
+    const text = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"] })], imageTagMirrorSets: [] })["quay.io"];
+    expect(text).not.toContain("authorization");
+  });
+
+  test.each([
+    ["not JSON", "{auths:", /not valid JSON/],
+    ["empty text", "", /not valid JSON/],
+    ["not an object", "[]", /not a JSON object/],
+    ["auths not an object", `{"auths":"x"}`, /auths is not an object/],
+    ["entry not an object", `{"auths":{"r":"x"}}`, /auths\["r"\] is not an object/],
+    ["username not a string", `{"auths":{"r":{"username":5}}}`, /username is not a string/],
+    ["email not a string", `{"auths":{"r":{"email":true}}}`, /email is not a string/],
+    ["HttpHeaders value not a string", `{"auths":{},"HttpHeaders":{"X":1}}`, /HttpHeaders/],
+    ["auth without a colon", JSON.stringify({ auths: { "x.io": { auth: Buffer.from("nocolon").toString("base64") } } }), /x.io"\]\.auth is not base64\(username:password\)/],
+    // Node's decoder would skip the '!' silently; Go's refuses it.
+    ["auth with a stray character", `{"auths":{"r":{"auth":"dXNlcjpw!YXNz"}}}`, /auth is not valid base64/],
+    ["auth padded wrongly", `{"auths":{"r":{"auth":"dXNlcjpwYXNz="}}}`, /auth is not valid base64/],
+  ])("a pull secret WMCO cannot read is refused (%s)", (_name, secret, says) => {
+    expect(() => pullSecretCredentials(secret)).toThrow(says);
+    expect(() => renderHostsToml({ imageDigestMirrorSets: [], imageTagMirrorSets: [], pullSecret: secret })).toThrow(says);
+  });
+
+  test("redaction replaces every credential and keeps the file valid TOML", () => {
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "registry.access.redhat.com/ubi9", mirrors: ["mirror.example.com/redhat/ubi9", "mirror.example.net/ubi9"] })],
+      imageTagMirrorSets: [],
+      pullSecret: WMCO_PULL_SECRET,
+    });
+    const shown = redactHostsToml(files["registry.access.redhat.com"]);
+    expect(shown).not.toMatch(/dXNlcjpwYXNz|dXNlcm5hbWU6cGFzc3dvcmQ=/);
+    const view = parsed(shown);
+    expect(Object.values(view.host).map((h) => h.header?.authorization)).toEqual(["Basic <redacted>", "Basic <redacted>"]);
+    expect(redactHostsToml(files["registry.access.redhat.com"].replace(/authorization.*\n/g, ""))).toBe(files["registry.access.redhat.com"].replace(/authorization.*\n/g, ""));
   });
 });
