@@ -1,54 +1,95 @@
 import { createHash } from "crypto";
-import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
 import { MANAGED_BY } from "../operator/builders";
-import { IDMS, ITMS } from "./hosts-toml";
+import { IDMS, ITMS, MirrorSourcePolicy } from "./hosts-toml";
 
-type Entry = MirrorsConfigInput["digest"][number];
+export type { MirrorSourcePolicy } from "./hosts-toml";
 
-export interface MirrorSetObject<K extends "ImageDigestMirrorSet" | "ImageTagMirrorSet"> {
+/** One `windows-estate:mirrors.digest[]` / `.tag[]` entry. */
+export interface MirrorEntry {
+  /** Repository or registry to mirror: `host[:port][/namespace...]`. */
+  source: string;
+  /** Mirrors in order of preference; on Windows each must end with the source's path. */
+  mirrors: string[];
+  /** Unset means AllowContactingSource. */
+  mirrorSourcePolicy?: MirrorSourcePolicy;
+  /** Object name; derived from the source when unset. */
+  name?: string;
+}
+
+/** `windows-estate:mirrors`: entries for ImageDigestMirrorSets (`digest`) and ImageTagMirrorSets (`tag`). */
+export type MirrorsConfig = { digest: MirrorEntry[]; tag: MirrorEntry[] };
+
+type Kind = "ImageDigestMirrorSet" | "ImageTagMirrorSet";
+
+/** One rendered mirror entry, as the API stores it. */
+export interface MirrorSpec {
+  source: string;
+  mirrors: string[];
+  mirrorSourcePolicy?: MirrorSourcePolicy;
+}
+
+/** A rendered `config.openshift.io/v1` ImageDigestMirrorSet or ImageTagMirrorSet. */
+export interface MirrorSetObject<K extends Kind> {
   apiVersion: "config.openshift.io/v1";
   kind: K;
   metadata: { name: string; labels: Record<string, string> };
-  spec: K extends "ImageDigestMirrorSet"
-    ? { imageDigestMirrors: { source: string; mirrors: string[]; mirrorSourcePolicy?: string }[] }
-    : { imageTagMirrors: { source: string; mirrors: string[]; mirrorSourcePolicy?: string }[] };
+  spec: K extends "ImageDigestMirrorSet" ? { imageDigestMirrors: MirrorSpec[] } : { imageTagMirrors: MirrorSpec[] };
+}
+
+const NAME_LIMIT = 63;
+
+/**
+ * The object name of an entry: its `name`, or one derived from its source alone. One object per entry, named by
+ * source, means adding, removing or reordering other entries never renames (and so never replaces) this one, and a
+ * change to one entry touches one object. Derived names stay within 63 characters (well under the API's 253) so they
+ * read well in `oc get` and fit where a label value is needed; longer ones end in a hash of the full source. Two
+ * sources that slug alike (`a.b/c` and `a-b/c`) collide; validateMirrors reports that and asks for a `name`.
+ */
+export function mirrorSetName(kind: "digest" | "tag", entry: Pick<MirrorEntry, "source" | "name">): string {
+  if (entry.name) return entry.name;
+  const slug = entry.source.toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  const base = `windows-estate-${kind}${slug ? `-${slug}` : ""}`;
+  if (base.length <= NAME_LIMIT) return base;
+  const hash = createHash("sha256").update(entry.source).digest("hex").slice(0, 8);
+  return `${base.slice(0, NAME_LIMIT - hash.length - 1).replace(/-+$/, "")}-${hash}`;
 }
 
 /**
- * A stable object name for an entry: its `name`, or one derived from the source alone, so adding, removing or
- * reordering other entries never renames (and so never replaces) this one. Long sources keep a hash suffix.
+ * The policy the object carries. An entry with mirrors always gets an explicit one: WMCO reads the sets in no fixed
+ * order and lets a set without a policy, met first, cancel another set's NeverContactSource for the whole registry.
+ * Writing AllowContactingSource (what unset means everywhere else) makes Windows nodes' result independent of that
+ * order. Without mirrors the API documents the policy as meaningless, so none is written.
  */
-export function mirrorSetName(kind: "digest" | "tag", entry: Entry): string {
-  if (entry.name) return entry.name;
-  const slug = entry.source.toLowerCase().replace(/^[a-z]+:\/\//, "").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-  const base = `windows-estate-${kind}-${slug}`;
-  if (base.length <= 63) return base;
-  const hash = createHash("sha256").update(entry.source).digest("hex").slice(0, 8);
-  return `${base.slice(0, 54).replace(/-+$/, "")}-${hash}`;
+export function emittedPolicy(entry: Pick<MirrorEntry, "mirrors" | "mirrorSourcePolicy">): MirrorSourcePolicy | undefined {
+  return entry.mirrorSourcePolicy ?? ((entry.mirrors ?? []).length > 0 ? "AllowContactingSource" : undefined);
 }
 
-function entrySpec(e: Entry) {
-  return { source: e.source, mirrors: [...e.mirrors], ...(e.mirrorSourcePolicy ? { mirrorSourcePolicy: e.mirrorSourcePolicy } : {}) };
+function mirrorSpec(e: MirrorEntry): MirrorSpec {
+  const policy = emittedPolicy(e);
+  return { source: e.source, mirrors: [...(e.mirrors ?? [])], ...(policy ? { mirrorSourcePolicy: policy } : {}) };
 }
 
-/** One object per entry, sorted by name as the API lists them (the order WMCO merges them in). */
-function buildSets<K extends "ImageDigestMirrorSet" | "ImageTagMirrorSet">(kind: K, entries: Entry[], field: string, nameKind: "digest" | "tag"): MirrorSetObject<K>[] {
+/** The one spec field each kind holds its entries in. */
+const FIELD = { ImageDigestMirrorSet: "imageDigestMirrors", ImageTagMirrorSet: "imageTagMirrors" } as const;
+
+/** One object per entry, sorted by name so rendered files and diffs are stable (WMCO itself reads them unordered). */
+function buildSets<K extends Kind>(kind: K, entries: readonly MirrorEntry[], nameKind: "digest" | "tag"): MirrorSetObject<K>[] {
   return entries
     .map((e) => ({
       apiVersion: "config.openshift.io/v1" as const,
       kind,
       metadata: { name: mirrorSetName(nameKind, e), labels: { ...MANAGED_BY } },
-      spec: { [field]: [entrySpec(e)] } as MirrorSetObject<K>["spec"],
+      spec: { [FIELD[kind]]: [mirrorSpec(e)] } as MirrorSetObject<K>["spec"],
     }))
     .sort((a, b) => Buffer.compare(Buffer.from(a.metadata.name), Buffer.from(b.metadata.name)));
 }
 
 /** One ImageDigestMirrorSet per `mirrors.digest` entry. */
-export function buildDigestMirrorSets(m: MirrorsConfigInput): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
-  return buildSets("ImageDigestMirrorSet", m.digest, "imageDigestMirrors", "digest");
+export function buildDigestMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
+  return buildSets("ImageDigestMirrorSet", m.digest, "digest");
 }
 
 /** One ImageTagMirrorSet per `mirrors.tag` entry. */
-export function buildTagMirrorSets(m: MirrorsConfigInput): (MirrorSetObject<"ImageTagMirrorSet"> & ITMS)[] {
-  return buildSets("ImageTagMirrorSet", m.tag, "imageTagMirrors", "tag");
+export function buildTagMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageTagMirrorSet"> & ITMS)[] {
+  return buildSets("ImageTagMirrorSet", m.tag, "tag");
 }
