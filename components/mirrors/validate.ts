@@ -1,93 +1,173 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
-import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import { mirrorSetsOf, registryHost } from "./hosts-toml";
-import { buildDigestMirrorSets, buildTagMirrorSets, mirrorSetName } from "./mirror-sets";
+import { registryDirectory, registryHost } from "./hosts-toml";
+import { emittedPolicy, MirrorEntry, mirrorSetName, MirrorsConfig } from "./mirror-sets";
 
-// The API server's own patterns for IDMS/ITMS (openshift/api): host[:port][/namespace...], sources also `*.host`.
-const HOST = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))+)?(?::[0-9]+)?";
+// The API server's own patterns for IDMS/ITMS (openshift/api): host[:port][/namespace...]; sources may also be `*.host`.
+const LABEL = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+const HOST = `${LABEL}(?:(?:\\.${LABEL})+)?(?::[0-9]+)?`;
 const PATH = "(?:(?:/[a-z0-9]+(?:(?:(?:[._]|__|[-]*)[a-z0-9]+)+)?)+)?";
 const LOCATION = new RegExp(`^${HOST}${PATH}$`);
-const WILDCARD = /^\*(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))+$/;
+const WILDCARD = new RegExp(`^\\*(?:\\.${LABEL})+$`);
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 type Kind = "digest" | "tag";
+const KINDS: readonly Kind[] = ["digest", "tag"];
+type At = (...p: (string | number)[]) => string;
 
+/** Everything after the registry host, e.g. `oss/kubernetes/pause`. */
+function repoPath(location: string): string {
+  return location.split("/").slice(1).join("/");
+}
+
+/** A hint for the usual mistakes, or "" (the generic message already shows the allowed shape). */
 function shapeHint(v: string): string {
-  if (/^[a-z]+:\/\//i.test(v)) return "; leave out the scheme";
-  if (/[@]|:[^/]*$/.test(v.split("/").slice(1).join("/"))) return "; leave out the tag or digest";
-  if (/[A-Z]/.test(v.split("/").slice(1).join("/"))) return "; repository paths are lowercase";
+  const path = repoPath(v);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return "; leave out the scheme";
+  if (path.includes("@")) return "; leave out the digest (@sha256:...)";
+  if (path.includes(":")) return "; leave out the tag (:...)";
+  if (/[A-Z]/.test(path)) return "; repository paths are lowercase";
+  if (v.endsWith("/")) return "; drop the trailing /";
   return "";
 }
 
-/**
- * Checks `windows-estate:mirrors` the way the API server will, plus the Windows rules: on Windows nodes WMCO
- * mirrors whole registries and strips from each mirror the path it shares with the source, so a mirror must end
- * with the source's repository path. Warnings (not fatal) say when one entry changes the policy of a whole registry.
- */
-export function validateMirrors(m: MirrorsConfigInput): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
-  const errors: ConfigIssue[] = [];
-  const warnings: ConfigIssue[] = [];
-  const names = new Map<string, string>();
-  for (const kind of ["digest", "tag"] as const) {
-    const sources = new Map<string, number>();
-    m[kind].forEach((e, i) => {
-      const at = (...p: (string | number)[]) => joinPath(["mirrors", kind, i, ...p]);
-      const src = e.source;
-      if (WILDCARD.test(src)) {
-        warnings.push({ path: at("source"), message: `wildcard source ${src} is applied on Linux nodes only: WMCO cannot write a registry directory named '${src}' on Windows` });
-      } else if (!LOCATION.test(src)) {
-        errors.push({ path: at("source"), message: `${JSON.stringify(src)} is not a repository or registry like registry.redhat.io/ubi9 or mirror.local:5000${shapeHint(src)}` });
-      }
-      const firstSource = sources.get(src);
-      if (firstSource !== undefined) errors.push({ path: at("source"), message: `${src} is listed twice (also mirrors.${kind}[${firstSource}]); put all its mirrors in one entry` });
-      else sources.set(src, i);
-
-      const sourcePath = src.split("/").slice(1).join("/");
-      const seen = new Set<string>();
-      e.mirrors.forEach((mirror, j) => {
-        if (!LOCATION.test(mirror)) {
-          errors.push({ path: at("mirrors", j), message: `${JSON.stringify(mirror)} is not a location like mirror.example.com:5000/org/repo${shapeHint(mirror)}` });
-          return;
-        }
-        if (seen.has(mirror)) errors.push({ path: at("mirrors", j), message: `${mirror} is listed twice` });
-        seen.add(mirror);
-        if (sourcePath && mirror !== src && !mirror.endsWith(`/${sourcePath}`)) {
-          errors.push({
-            path: at("mirrors", j),
-            message: `on Windows nodes a mirror must end with the source's path: use <mirror host>/<optional namespaces>/${sourcePath} (e.g. ${registryHost(mirror)}/${sourcePath})`,
-          });
-        }
-      });
-      if (e.mirrorSourcePolicy === "NeverContactSource" && e.mirrors.length === 0) {
-        errors.push({ path: at("mirrorSourcePolicy"), message: "NeverContactSource without mirrors leaves nowhere to pull from; add mirrors or drop the policy" });
-      }
-      const name = mirrorSetName(kind, e);
-      if (!DNS_SUBDOMAIN.test(name) || name.length > 253) errors.push({ path: at("name"), message: `${JSON.stringify(name)} must be a lowercase DNS subdomain` });
-      const key = `${kind}:${name}`;
-      if (names.has(key)) errors.push({ path: at("name"), message: `object name ${name} is used twice (also ${names.get(key)}); set distinct names` });
-      else names.set(key, at());
+function checkSource(src: string, at: At, errors: ConfigIssue[], warnings: ConfigIssue[]): void {
+  const host = registryHost(src);
+  if (WILDCARD.test(src)) {
+    warnings.push({
+      path: at("source"),
+      message: `wildcard source ${src} works on Linux nodes only: WMCO would try to write a Windows directory named '${src}', which Windows does not allow, so its registry sync to Windows nodes may stop part-way; list the registries explicitly for Windows`,
+    });
+  } else if (!LOCATION.test(src)) {
+    errors.push({ path: at("source"), message: `${JSON.stringify(src)} is not a registry or repository like registry.redhat.io/ubi9 or mirror.local:5000${shapeHint(src)}` });
+  } else if (host.includes(":")) {
+    warnings.push({
+      path: at("source"),
+      message: `WMCO writes this registry's hosts.toml to a directory named '${host}', which Windows does not allow; containerd looks for '${registryDirectory(host)}' (what windowsRegistryConfig shows), so check on a Windows node that these mirrors take effect`,
     });
   }
-  if (errors.length === 0) warnings.push(...policyWarnings(m));
+}
+
+/**
+ * Why a well-formed mirror would send Windows pulls to the wrong place, or undefined. WMCO strips from the mirror every
+ * trailing segment it shares with the source and containerd appends the image's repository path, so the mirror must
+ * end with exactly the source's path and must not repeat the source registry right before it.
+ */
+export function windowsNamingProblem(source: string, mirror: string): string | undefined {
+  if (mirror === source) return undefined;
+  const path = repoPath(source);
+  const host = registryHost(mirror);
+  if (path && repoPath(mirror) !== path && !repoPath(mirror).endsWith(`/${path}`)) {
+    return `on Windows nodes a mirror of ${source} must end with its path: use <mirror host>/<optional namespaces>/${path} (e.g. ${host}/${path})`;
+  }
+  const s = source.split("/");
+  const m = mirror.split("/");
+  if (m.length > s.length && m.slice(m.length - s.length).join("/") === source) {
+    const kept = m.slice(0, m.length - s.length).join("/");
+    const tail = path ? "" : "/<repository>";
+    const suggestion = `${kept}/${s[0].toLowerCase().replace(/[.:]/g, "-")}${path ? `/${path}` : ""}`;
+    return `on Windows nodes WMCO strips the source registry ${s[0]} from this mirror too (it drops every trailing segment the two share), so pulls would go to ${kept}/${path || "<repository>"} instead of ${mirror}${tail}; use a mirror path that does not repeat the registry name, e.g. ${suggestion}`;
+  }
+  return undefined;
+}
+
+function checkMirrors(e: MirrorEntry, at: At, errors: ConfigIssue[]): void {
+  const seen = new Map<string, number>();
+  (e.mirrors ?? []).forEach((mirror, j) => {
+    if (!LOCATION.test(mirror)) {
+      errors.push({ path: at("mirrors", j), message: `${JSON.stringify(mirror)} is not a location like mirror.example.com:5000/org/repo${shapeHint(mirror)}` });
+      return;
+    }
+    const first = seen.get(mirror);
+    if (first !== undefined) errors.push({ path: at("mirrors", j), message: `${mirror} is listed twice in this entry (also mirrors[${first}]); remove one` });
+    else seen.set(mirror, j);
+    const naming = LOCATION.test(e.source) ? windowsNamingProblem(e.source, mirror) : undefined;
+    if (naming) errors.push({ path: at("mirrors", j), message: naming });
+  });
+  if (e.mirrorSourcePolicy === "NeverContactSource" && (e.mirrors ?? []).length === 0) {
+    errors.push({ path: at("mirrorSourcePolicy"), message: "NeverContactSource without mirrors leaves nowhere to pull from, so every pull of this source fails; add mirrors or drop the policy" });
+  }
+}
+
+function checkName(kind: Kind, e: MirrorEntry, at: At, names: Map<string, string>, errors: ConfigIssue[]): void {
+  const name = mirrorSetName(kind, e);
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+    errors.push({ path: at("name"), message: `${JSON.stringify(name)} is not a valid object name: use lowercase letters, digits, '-' and '.', at most 253 characters` });
+  }
+  const other = names.get(name);
+  const why = e.name ? "" : " (derived from the source)";
+  if (other !== undefined) errors.push({ path: at("name"), message: `object name ${name}${why} is already used by ${other}; set a distinct name` });
+  else names.set(name, at());
+}
+
+/**
+ * Checks `windows-estate:mirrors` the way the API server will, plus the Windows rules WMCO implies: mirrors are
+ * per registry on Windows, and a mirror must end with its source's path. Warnings (shown, not fatal) say where
+ * Windows nodes will behave differently from what an entry asks for. Paths are relative to the config namespace.
+ */
+export function validateMirrors(m: MirrorsConfig): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  for (const kind of KINDS) {
+    const sources = new Map<string, string>();
+    const names = new Map<string, string>();
+    (m[kind] ?? []).forEach((e, i) => {
+      const at: At = (...p) => joinPath(["mirrors", kind, i, ...p]);
+      checkSource(e.source, at, errors, warnings);
+      const other = sources.get(e.source);
+      if (other !== undefined) errors.push({ path: at("source"), message: `${e.source} is listed twice (also ${other}); put all its mirrors in one entry` });
+      else sources.set(e.source, at());
+      checkMirrors(e, at, errors);
+      // A repeated source already explains why its derived name repeats.
+      if (other === undefined || e.name) checkName(kind, e, at, names, errors);
+    });
+  }
+  warnings.push(...policyWarnings(m));
   return { errors, warnings };
 }
 
-/** Where the registry-wide policy WMCO ends up with differs from what an entry asked for. */
-function policyWarnings(m: MirrorsConfigInput): ConfigIssue[] {
-  const out: ConfigIssue[] = [];
-  const merged = new Map(mirrorSetsOf(buildDigestMirrorSets(m), buildTagMirrorSets(m)).map((s) => [s.source, s.policy]));
-  for (const kind of ["digest", "tag"] as const satisfies readonly Kind[]) {
-    m[kind].forEach((e, i) => {
-      const host = registryHost(e.source);
-      const effective = merged.get(host) ?? "";
-      const asked = e.mirrorSourcePolicy ?? "";
-      const path = joinPath(["mirrors", kind, i, "mirrorSourcePolicy"]);
-      if (effective === "NeverContactSource" && asked !== "NeverContactSource") {
-        out.push({ path, message: `on Windows nodes every image of ${host} becomes NeverContactSource, because another entry for ${host} sets it (mirroring is per registry on Windows)` });
-      } else if (asked === "NeverContactSource" && effective !== "NeverContactSource") {
-        out.push({ path, message: `on Windows nodes this has no effect: an entry for ${host} processed earlier leaves mirrorSourcePolicy unset, and WMCO keeps that; set AllowContactingSource explicitly on the other entries of ${host}` });
-      }
+interface Located {
+  at: (string | number)[];
+  entry: MirrorEntry;
+}
+
+/** Entries of both lists grouped by source registry host, as WMCO groups them into one hosts.toml. */
+function byRegistry(m: MirrorsConfig): Map<string, Located[]> {
+  const out = new Map<string, Located[]>();
+  for (const kind of KINDS) {
+    (m[kind] ?? []).forEach((entry, i) => {
+      const host = registryHost(entry.source);
+      out.set(host, [...(out.get(host) ?? []), { at: ["mirrors", kind, i], entry }]);
     });
+  }
+  return out;
+}
+
+/**
+ * Where a registry's single Windows policy differs from what an entry asks for. WMCO keeps one policy per registry:
+ * any NeverContactSource wins over AllowContactingSource, but a set without a policy, read first, cancels it (and
+ * WMCO reads the sets in no fixed order). Our objects carry an explicit policy whenever they have mirrors, so only
+ * entries without mirrors can be unset.
+ */
+function policyWarnings(m: MirrorsConfig): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const [host, entries] of byRegistry(m)) {
+    const never = entries.find((l) => emittedPolicy(l.entry) === "NeverContactSource");
+    if (!never) continue;
+    const neverPath = joinPath(never.at);
+    for (const l of entries) {
+      const policy = emittedPolicy(l.entry);
+      if (policy === "AllowContactingSource") {
+        out.push({
+          path: joinPath([...l.at, "mirrorSourcePolicy"]),
+          message: `on Windows nodes every image of ${host} becomes NeverContactSource, including ${l.entry.source}, because ${neverPath} sets it and Windows mirrors per registry; mirror all of ${host} before relying on that, or drop NeverContactSource from ${neverPath}`,
+        });
+      } else if (policy === undefined) {
+        out.push({
+          path: joinPath([...l.at, "mirrors"]),
+          message: `this entry has no mirrors, so its object has no mirrorSourcePolicy; WMCO reads sets in no fixed order and, whenever it reads this one first, the NeverContactSource of ${neverPath} is dropped for all of ${host} on Windows nodes; add mirrors or remove the entry`,
+        });
+      }
+    }
   }
   return out;
 }

@@ -1,0 +1,183 @@
+import { MirrorEntry, MirrorsConfig } from "../../../components/mirrors/mirror-sets";
+import { validateMirrors, windowsNamingProblem } from "../../../components/mirrors/validate";
+
+const digest = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: entries, tag: [] });
+const tag = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: [], tag: entries });
+const e = (source: string, mirrors: string[] = [], extra: Partial<MirrorEntry> = {}): MirrorEntry => ({ source, mirrors, ...extra });
+
+/** The one error at `path`; fails when there is none or more than one. */
+function errorAt(m: MirrorsConfig, path: string): string {
+  const hits = validateMirrors(m).errors.filter((i) => i.path === path);
+  expect(hits).toHaveLength(1);
+  return hits[0].message;
+}
+
+describe("malformed sources and mirrors (the API server's pattern)", () => {
+  test.each([
+    ["scheme in the source", digest(e("https://quay.io/org", ["m.local/org"])), "mirrors.digest[0].source", /leave out the scheme/],
+    ["tag in the source", digest(e("quay.io/org/app:1.0", ["m.local/org/app"])), "mirrors.digest[0].source", /leave out the tag/],
+    ["digest in the source", tag(e("quay.io/org/app@sha256:abc", ["m.local/org/app"])), "mirrors.tag[0].source", /leave out the digest/],
+    ["capitals in the source path", digest(e("quay.io/Org/app", ["m.local/Org/app"])), "mirrors.digest[0].source", /lowercase/],
+    ["trailing slash", digest(e("quay.io/org/", ["m.local/org"])), "mirrors.digest[0].source", /trailing \//],
+    ["empty source", digest(e("", ["m.local/org"])), "mirrors.digest[0].source", /not a registry or repository like registry.redhat.io\/ubi9/],
+    ["scheme in a mirror", digest(e("quay.io/org", ["m.local/org", "docker://n.local/org"])), "mirrors.digest[0].mirrors[1]", /leave out the scheme/],
+    ["tag in a mirror", tag(e("quay.io/org/app", ["m.local/org/app:1.0"])), "mirrors.tag[0].mirrors[0]", /leave out the tag/],
+    ["digest in a mirror", digest(e("quay.io/org/app", ["m.local/org/app@sha256:abc"])), "mirrors.digest[0].mirrors[0]", /leave out the digest/],
+    ["host with an underscore", digest(e("quay.io/org", ["m_local/org"])), "mirrors.digest[0].mirrors[0]", /not a location like mirror.example.com:5000\/org\/repo/],
+  ])("%s", (_name, m, path, says) => expect(errorAt(m, path)).toMatch(says));
+
+  test("a malformed mirror is not also judged by the Windows naming rule", () => {
+    expect(validateMirrors(digest(e("quay.io/org/app", ["m.local/other:1"]))).errors).toHaveLength(1);
+  });
+
+  test("well-formed configs pass: registries, repositories, ports, IPs, a mirror equal to its source", () => {
+    const r = validateMirrors({
+      digest: [
+        e("quay.io", ["mirror.local/quay"]),
+        e("mcr.microsoft.com/oss/kubernetes/pause", ["mirror.local:5000/win/oss/kubernetes/pause", "mcr.microsoft.com/oss/kubernetes/pause"]),
+        e("registry.redhat.io/ubi9/ubi-minimal", ["10.0.0.5:5000/ubi9/ubi-minimal"], { mirrorSourcePolicy: "AllowContactingSource", name: "ubi.minimal" }),
+      ],
+      tag: [e("quay.io", ["mirror.local/quay"]), e("docker.io/library/nginx", ["mirror.local/hub/library/nginx"], { mirrorSourcePolicy: "NeverContactSource" })],
+    });
+    expect(r.errors).toEqual([]);
+  });
+});
+
+describe("duplicates", () => {
+  test("the same source twice in one list", () => {
+    const msg = errorAt(digest(e("quay.io/a", ["m.local/a"]), e("quay.io/a", ["n.local/a"])), "mirrors.digest[1].source");
+    expect(msg).toMatch(/quay.io\/a is listed twice \(also mirrors.digest\[0\]\); put all its mirrors in one entry/);
+  });
+
+  test("a repeated source is not reported a second time as a repeated derived name", () => {
+    expect(validateMirrors(digest(e("quay.io/a", ["m.local/a"]), e("quay.io/a", ["n.local/a"]))).errors).toHaveLength(1);
+  });
+
+  test("the same source in the digest and the tag list is fine (they become different kinds)", () => {
+    expect(validateMirrors({ digest: [e("quay.io/a", ["m.local/a"])], tag: [e("quay.io/a", ["m.local/a"])] }).errors).toEqual([]);
+  });
+
+  test("the same mirror twice in one entry", () => {
+    expect(errorAt(digest(e("quay.io/a", ["m.local/a", "n.local/a", "m.local/a"])), "mirrors.digest[0].mirrors[2]")).toMatch(/listed twice in this entry \(also mirrors\[0\]\); remove one/);
+  });
+
+  test("the same name twice", () => {
+    const m = tag(e("quay.io/a", ["m.local/a"], { name: "x" }), e("quay.io/b", ["m.local/b"], { name: "x" }));
+    expect(errorAt(m, "mirrors.tag[1].name")).toMatch(/object name x is already used by mirrors.tag\[0\]; set a distinct name/);
+  });
+
+  test("two sources whose derived names collide", () => {
+    const msg = errorAt(digest(e("quay.io/a-b", ["m.local/a-b"]), e("quay.io/a.b", ["m.local/a.b"])), "mirrors.digest[1].name");
+    expect(msg).toMatch(/windows-estate-digest-quay-io-a-b \(derived from the source\) is already used/);
+  });
+
+  test.each(["Not_OK", "-x", "x".repeat(254)])("an invalid name (%s)", (name) => {
+    expect(errorAt(digest(e("quay.io/a", ["m.local/a"], { name })), "mirrors.digest[0].name")).toMatch(/lowercase letters, digits, '-' and '.', at most 253/);
+  });
+});
+
+describe("the Windows naming rule", () => {
+  test("mcr.microsoft.com/oss/kubernetes/pause needs <mirror host>/<optional namespaces>/oss/kubernetes/pause", () => {
+    const msg = errorAt(digest(e("mcr.microsoft.com/oss/kubernetes/pause", ["mirror.local/oss/kubernetes/pause", "mirror.local/pause"])), "mirrors.digest[0].mirrors[1]");
+    expect(msg).toContain("<mirror host>/<optional namespaces>/oss/kubernetes/pause");
+    expect(msg).toContain("e.g. mirror.local/oss/kubernetes/pause");
+    expect(msg).toContain("mcr.microsoft.com/oss/kubernetes/pause");
+  });
+
+  test.each([
+    ["mirror.local/win/oss/kubernetes/pause", undefined],
+    ["mirror.local:5000/a/b/oss/kubernetes/pause", undefined],
+    ["mirror.local/oss/kubernetes/pause", undefined],
+    ["mirror.local/kubernetes/pause", /must end with its path/],
+    ["mirror.local/xoss/kubernetes/pause", /must end with its path/],
+    ["mirror.local", /must end with its path/],
+    ["mirror.local/mcr.microsoft.com/oss/kubernetes/pause", /strips the source registry mcr.microsoft.com/],
+  ])("mirror %s", (mirror, expected) => {
+    const problem = windowsNamingProblem("mcr.microsoft.com/oss/kubernetes/pause", mirror);
+    if (expected === undefined) expect(problem).toBeUndefined();
+    else expect(problem).toMatch(expected);
+  });
+
+  test("a mirror that repeats the source registry before its path: Windows would pull from the wrong place", () => {
+    const msg = errorAt(tag(e("quay.io/org/app", ["mirror.local/quay.io/org/app"])), "mirrors.tag[0].mirrors[0]");
+    expect(msg).toContain("pulls would go to mirror.local/org/app instead of mirror.local/quay.io/org/app");
+    expect(msg).toContain("e.g. mirror.local/quay-io/org/app");
+    // The suggestion must itself pass.
+    expect(windowsNamingProblem("quay.io/org/app", "mirror.local/quay-io/org/app")).toBeUndefined();
+  });
+
+  test("the same for a whole-registry source", () => {
+    expect(errorAt(digest(e("quay.io", ["mirror.local/quay.io"])), "mirrors.digest[0].mirrors[0]")).toContain("pulls would go to mirror.local/<repository> instead of mirror.local/quay.io/<repository>");
+    expect(windowsNamingProblem("quay.io", "mirror.local/quay")).toBeUndefined();
+  });
+
+  test("the OKD docs' own ubi9repo example breaks the rule for its ubi mirrors only", () => {
+    const r = validateMirrors(
+      digest(
+        e("registry.access.redhat.com/ubi9/ubi-minimal", ["example.io/example/ubi-minimal", "example.com/example2/ubi-minimal"], { mirrorSourcePolicy: "AllowContactingSource" }),
+        e("registry.redhat.io", ["mirror.example.com"], { mirrorSourcePolicy: "NeverContactSource" }),
+        e("docker-mirror.internal", ["docker.io"], { mirrorSourcePolicy: "AllowContactingSource" }),
+      ),
+    );
+    expect(r.errors.map((i) => i.path)).toEqual(["mirrors.digest[0].mirrors[0]", "mirrors.digest[0].mirrors[1]"]);
+    expect(r.errors[0].message).toContain("ubi9/ubi-minimal");
+  });
+});
+
+describe("mirrorSourcePolicy", () => {
+  test("NeverContactSource without mirrors would make every pull fail", () => {
+    expect(errorAt(tag(e("quay.io/a", [], { mirrorSourcePolicy: "NeverContactSource" })), "mirrors.tag[0].mirrorSourcePolicy")).toMatch(/nowhere to pull from.*add mirrors or drop the policy/);
+  });
+
+  test("values the schema would refuse are tolerated here (the zod schema reports them)", () => {
+    const garbage = { source: "quay.io/a", mirrors: ["m.local/a"], mirrorSourcePolicy: "Sometimes" } as unknown as MirrorEntry;
+    const other = { source: "quay.io/b", mirrors: ["m.local/b"], mirrorSourcePolicy: 42 } as unknown as MirrorEntry;
+    expect(() => validateMirrors(digest(garbage, other, e("quay.io/c", ["m.local/c"], { mirrorSourcePolicy: "NeverContactSource" })))).not.toThrow();
+    expect(validateMirrors(digest(garbage, other)).errors).toEqual([]);
+  });
+});
+
+describe("warnings: where Windows nodes differ from what an entry asks", () => {
+  test("one NeverContactSource entry makes the whole registry NeverContactSource, across both lists", () => {
+    const r = validateMirrors({
+      digest: [e("registry.redhat.io/ubi9", ["m.local/ubi9"], { mirrorSourcePolicy: "AllowContactingSource" }), e("registry.redhat.io/ubi8", ["m.local/ubi8"], { mirrorSourcePolicy: "NeverContactSource" })],
+      tag: [e("registry.redhat.io/ubi7", ["m.local/ubi7"]), e("quay.io/x", ["m.local/x"])],
+    });
+    expect(r.errors).toEqual([]);
+    expect(r.warnings.map((w) => w.path)).toEqual(["mirrors.digest[0].mirrorSourcePolicy", "mirrors.tag[0].mirrorSourcePolicy"]);
+    expect(r.warnings[0].message).toMatch(/every image of registry.redhat.io becomes NeverContactSource, including registry.redhat.io\/ubi9, because mirrors.digest\[1\] sets it/);
+    expect(r.warnings[1].message).toMatch(/including registry.redhat.io\/ubi7/);
+  });
+
+  test("an entry without mirrors next to a NeverContactSource entry of the same registry", () => {
+    const r = validateMirrors(digest(e("registry.redhat.io/a"), e("registry.redhat.io/b", ["m.local/b"], { mirrorSourcePolicy: "NeverContactSource" })));
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([{ path: "mirrors.digest[0].mirrors", message: expect.stringMatching(/no fixed order.*NeverContactSource of mirrors.digest\[1\] is dropped for all of registry.redhat.io/) }]);
+  });
+
+  test("no policy warnings when a registry agrees with itself or registries differ", () => {
+    const r = validateMirrors({
+      digest: [e("registry.redhat.io/a", ["m.local/a"], { mirrorSourcePolicy: "NeverContactSource" }), e("registry.redhat.io/b", ["m.local/b"], { mirrorSourcePolicy: "NeverContactSource" })],
+      tag: [e("quay.io/a", ["m.local/a"]), e("quay.io/b")],
+    });
+    expect(r.warnings).toEqual([]);
+  });
+
+  test("wildcard sources work on Linux only", () => {
+    const r = validateMirrors(digest(e("*.redhat.io", ["m.local/rh"])));
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([{ path: "mirrors.digest[0].source", message: expect.stringMatching(/Linux nodes only.*list the registries explicitly/) }]);
+  });
+
+  test("a source with a port: WMCO's directory name cannot exist on Windows", () => {
+    const r = validateMirrors(digest(e("registry.local:5000/team/app", ["m.local/team/app"])));
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([{ path: "mirrors.digest[0].source", message: expect.stringContaining("containerd looks for 'registry.local_5000_'") }]);
+  });
+
+  test("errors and warnings are reported together", () => {
+    const r = validateMirrors(digest(e("quay.io/a", ["m.local/a"]), e("quay.io/b", ["bad/"], { mirrorSourcePolicy: "NeverContactSource" })));
+    expect(r.errors.map((i) => i.path)).toEqual(["mirrors.digest[1].mirrors[0]"]);
+    expect(r.warnings.map((i) => i.path)).toEqual(["mirrors.digest[0].mirrorSourcePolicy"]);
+  });
+});
