@@ -316,6 +316,7 @@ describe("WMCO TestExtractMirrorURL / TestExtractOrgPath, and the host rule", ()
     ["mirror.local:5000/team/a", "team/a"],
     // Go's strings.SplitN(s, "", 2) peels off the first character when the host is empty.
     ["/org", "org"],
+    ["///org", "/org"],
     ["", ""],
   ])("orgPath(%j) = %j", (input, expected) => expect(orgPath(input)).toBe(expected));
 
