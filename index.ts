@@ -14,7 +14,9 @@ export = async () => {
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
 
   const provider = kubernetesProvider(config.cluster);
-  const estate = new WindowsEstate(pulumi.getStack(), { config }, { providers: { kubernetes: provider } });
+  // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
+  // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
+  const estate = new WindowsEstate("estate", { config }, { providers: { kubernetes: provider }, aliases: [{ name: pulumi.getStack() }] });
 
   return {
     /** Namespace WMCO runs in. */

@@ -23,6 +23,13 @@ export function clusterAccess(cluster: EstateConfig["cluster"]): ClusterAccess |
 /**
  * The one explicit Kubernetes provider of a stack. `clusterIdentifier` keeps it from being replaced (and every
  * object with it) when only the kubeconfig's credentials change.
+ *
+ * ConfigMaps and Secrets are updated in place (`enableConfigMapMutable`, `enableSecretMutable`): without them a
+ * data change replaces the object, delete first because its name is fixed (pulumi-kubernetes
+ * provider/pkg/provider/diff.go `forceNewProperties`, provider.go `Diff`). WMCO reads a missing `windows-instances`
+ * as empty and deconfigures every BYOH node, and a missing `cloud-private-key` locks it out of every node.
+ * Turning the options on for an existing stack updates the provider in place (`DiffConfig` replaces it only when
+ * `clusterIdentifier` changes).
  */
 export function kubernetesProvider(cluster: EstateConfig["cluster"], opts?: pulumi.CustomResourceOptions): k8s.Provider {
   return new k8s.Provider(
@@ -32,6 +39,8 @@ export function kubernetesProvider(cluster: EstateConfig["cluster"], opts?: pulu
       context: cluster.context,
       clusterIdentifier: cluster.clusterIdentifier,
       renderYamlToDirectory: cluster.render,
+      enableConfigMapMutable: true,
+      enableSecretMutable: true,
     },
     opts,
   );

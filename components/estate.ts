@@ -8,6 +8,7 @@ import { WmcoPrivateKey } from "./key/private-key";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "./machinesets/common";
 import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
 import { WindowsMachineSet } from "./machinesets/machineset";
+import { machineSetName } from "./machinesets/names";
 import { WmcoOperator } from "./operator/operator";
 import { WindowsRuntimeClasses } from "./scheduling/runtime-classes";
 
@@ -47,7 +48,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
     // Secret in a namespace that OLM is still setting up would race the OperatorGroup.
     const key = new WmcoPrivateKey(
       `${name}-key`,
-      { namespace: operator.namespace, privateKey: cfg.privateKey },
+      // Render mode writes Secrets in plaintext into the render directory: the key only with an explicit opt-in.
+      { namespace: operator.namespace, privateKey: cfg.privateKey, declareSecret: cfg.cluster.render === undefined || cfg.cluster.renderKeySecret === true },
       { parent: this, dependsOn: [operator] },
     );
 
@@ -62,12 +64,15 @@ export class WindowsEstate extends pulumi.ComponentResource {
         { parent: this, dependsOn: [key] },
       ));
     }
+    // Keyed by the MachineSet's own name: removing or reordering entries touches no other set. Stacks made before
+    // keyed them by list position (`<name>-ms-<i>`); the alias lets those migrate without a replacement (do that
+    // first `pulumi up` with the list unchanged, since an alias cannot tell which entry used to sit at index i).
     const sets = cfg.machineSets.map(
       (set, i) =>
         new WindowsMachineSet(
-          `${name}-ms-${i}`,
+          `${name}-ms-${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, set)}`,
           { cluster: cfg.cluster, set, amiLookup: isOffline() ? "placeholder" : "lookup" },
-          { parent: this, dependsOn: machineSetGate },
+          { parent: this, dependsOn: machineSetGate, aliases: [{ name: `${name}-ms-${i}` }] },
         ),
     );
     const runtimeClasses = new WindowsRuntimeClasses(`${name}-runtimeclasses`, { versions: cfg.machineSets.map((s) => s.windowsServer) }, { parent: this });
@@ -89,7 +94,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
     if (cfg.byoh.length > 0) {
       const byoh = new ByohHosts(
         `${name}-byoh`,
-        { hosts: cfg.byoh, namespace: operator.namespace, wmcoPublicKey: key.publicKey, wmcoPrivateKey: key.privateKeyPem },
+        { hosts: cfg.byoh, namespace: operator.namespace, wmcoPublicKey: key.publicKey, wmcoPrivateKey: key.privateKeyPem, access, keepUntilDeconfigured: [key, operator] },
         { parent: this, dependsOn: [key] },
       );
       this.byohHosts = byoh.hosts;

@@ -143,6 +143,9 @@ export const privateKeyOnlyInSecret: ResourceRule = {
     if (r.type === SECRET) return;
     // Dynamic providers receive credentials as inputs by design (marked secret); their serialized code is not key material.
     if (r.type.startsWith("pulumi-nodejs:dynamic")) return;
+    // Providers carry credentials by design, and the engine hands the default `pulumi-nodejs` provider the whole
+    // stack config as inputs (pulumi/pulumi pkg/resource/deploy/target.go GetPackageConfig), the WMCO key included.
+    if (r.type.startsWith("pulumi:providers:")) return;
     if (containsPrivateKey(r.props)) report(`${r.type} ${r.name} holds a private key in its inputs; keep keys in the cloud-private-key Secret`);
   },
 };

@@ -24,6 +24,8 @@ export class WindowsHost extends pulumi.dynamic.Resource {
   declare readonly windowsServer: pulumi.Output<string>;
   declare readonly hostKey: pulumi.Output<string>;
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
+  /** Set when the last refresh could not reach the host (why); the other outputs are then the last known state. */
+  declare readonly unreachable: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: WindowsHostArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -38,6 +40,7 @@ export class WindowsHost extends pulumi.dynamic.Resource {
         windowsServer: undefined,
         hostKey: undefined,
         hostKeyFingerprint: undefined,
+        unreachable: undefined,
       },
       { ...opts, additionalSecretOutputs: ["connection", "wmcoPrivateKey"] },
       "windows-estate",

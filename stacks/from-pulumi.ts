@@ -19,6 +19,8 @@ export function rawConfigFromRuntime(): RawConfig {
  * every problem listed, no stack trace, nothing declared.
  */
 export function loadStackConfig(): EstateConfig {
+  const denied = defaultProviderProblem(pulumi.runtime.allConfig()["pulumi:disable-default-providers"]);
+  if (denied) throw new pulumi.RunError(denied);
   try {
     const cfg = loadEstateConfig(rawConfigFromRuntime(), { projectDir: process.cwd(), offline: isOffline() });
     // Offline, synth has printed the warnings already, before running the program.
@@ -28,4 +30,26 @@ export function loadStackConfig(): EstateConfig {
     if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);
     throw e;
   }
+}
+
+/**
+ * `pulumi:disable-default-providers: ["*"]` also denies the `pulumi-nodejs` provider that every dynamic resource
+ * (the waits, the BYOH hosts, the AMI pin) runs under: the engine exempts only the package `pulumi`
+ * (pulumi/pulumi pkg/resource/deploy/default_providers.go `shouldDenyRequest`). Said before anything is declared.
+ */
+export function defaultProviderProblem(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return `pulumi:disable-default-providers must be a list, e.g. ["kubernetes", "aws"]`;
+  }
+  if (Array.isArray(list) && list.some((s) => typeof s === "string" && s.trim() === "*")) {
+    return (
+      `pulumi:disable-default-providers: "*" also disables the pulumi-nodejs provider this program's dynamic resources need; ` +
+      `list the packages instead: pulumi config set --path 'pulumi:disable-default-providers[0]' kubernetes (and [1] aws)`
+    );
+  }
+  return undefined;
 }

@@ -4,6 +4,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { WindowsHost } from "../../providers/windows-host";
+import { ByohDeconfigured } from "../../providers/kube-wait/resources";
+import { ClusterAccess } from "../cluster-access";
 import { SshConnection } from "../../providers/ssh/types";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import { buildInstancesConfigMap } from "./instances-configmap";
@@ -16,6 +18,13 @@ export interface ByohHostsArgs {
   /** The WMCO key pair, from the key component. */
   wmcoPublicKey: pulumi.Input<string | undefined>;
   wmcoPrivateKey: pulumi.Input<string>;
+  /**
+   * How to ask the cluster whether WMCO has deconfigured the hosts (on `pulumi destroy`). Undefined in render mode,
+   * where nothing is destroyed in a cluster.
+   */
+  access?: ClusterAccess;
+  /** Resources WMCO needs while it deconfigures nodes (its key Secret, the operator): deleted only after. */
+  keepUntilDeconfigured?: pulumi.Resource[];
 }
 
 function readKeyFile(p: string): string {
@@ -53,15 +62,30 @@ export class ByohHosts extends pulumi.ComponentResource {
         { parent: this, dependsOn: opts?.dependsOn },
       );
     });
+    // Destroy order: the ConfigMap goes first (WMCO then deconfigures every node), this gate waits until the nodes
+    // are gone, and only then may the key Secret and the operator it depends on be deleted.
+    const gate = args.access
+      ? [
+          new ByohDeconfigured(
+            `${name}-deconfigured`,
+            { namespace: args.namespace, kubeconfig: args.access.kubeconfig, context: args.access.context },
+            { parent: this, dependsOn: args.keepUntilDeconfigured ?? [] },
+          ),
+        ]
+      : [];
     new k8s.core.v1.ConfigMap(
       `${name}-windows-instances`,
       pulumi.output(args.namespace).apply((ns) => buildInstancesConfigMap(ns, args.hosts)),
       // WMCO starts configuring a host the moment it appears here: only once the host is prepared.
-      { parent: this, dependsOn: [...prepared, ...((opts?.dependsOn as pulumi.Resource[] | undefined) ?? [])] },
+      { parent: this, dependsOn: [...prepared, ...gate, ...((opts?.dependsOn as pulumi.Resource[] | undefined) ?? [])] },
     );
     this.hosts = pulumi.all(
       prepared.map((p, i) =>
-        pulumi.all([p.hostname, p.windowsServer, p.hostKeyFingerprint]).apply(([hostname, windowsServer, fp]) => ({ address: args.hosts[i].address, hostname, windowsServer, hostKeyFingerprint: fp })),
+        pulumi.all([p.hostname, p.windowsServer, p.hostKeyFingerprint, p.unreachable]).apply(([hostname, windowsServer, fp, unreachable]) => {
+          // Set by a refresh that could not reach the host: its state is the last known one.
+          if (unreachable) pulumi.log.warn(`BYOH host ${args.hosts[i].address} was unreachable at the last refresh (${unreachable}); its state is the last known one`, this);
+          return { address: args.hosts[i].address, hostname, windowsServer, hostKeyFingerprint: fp };
+        }),
       ),
     );
     this.registerOutputs({ hosts: this.hosts });

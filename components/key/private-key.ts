@@ -11,6 +11,12 @@ export interface WmcoPrivateKeyArgs {
    * Pulumi only as a secret. Passphrase-protected, DSA and weak RSA keys never get here: the loader refuses them.
    */
   privateKey: PrivateKeyConfig;
+  /**
+   * Declare the `cloud-private-key` Secret. Default true. False in render mode without `cluster.renderKeySecret`:
+   * the Kubernetes provider writes rendered Secrets in plaintext, so the key is left out and the program says how
+   * to create the Secret instead.
+   */
+  declareSecret?: boolean;
 }
 
 /**
@@ -30,13 +36,23 @@ export class WmcoPrivateKey extends pulumi.ComponentResource {
   constructor(name: string, args: WmcoPrivateKeyArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WmcoPrivateKey", name, {}, opts);
     this.privateKeyPem = pulumi.secret(args.privateKey.pem);
-    const secret = new k8s.core.v1.Secret(
-      `${name}-secret`,
-      pulumi.output(args.namespace).apply((ns) => buildPrivateKeySecret(ns, this.privateKeyPem)),
-      // A component's dependsOn does not reach its children; the Secret itself must wait for the running operator.
-      { parent: this, dependsOn: opts?.dependsOn },
-    );
-    this.secretName = secret.metadata.name;
+    if (args.declareSecret === false) {
+      pulumi.log.warn(
+        `${PRIVATE_KEY_SECRET_NAME} is not rendered: rendered Secrets are plaintext files. Create it in the cluster yourself ` +
+          `(oc create secret generic ${PRIVATE_KEY_SECRET_NAME} -n <operator namespace> --from-file=private-key.pem=<key file>), ` +
+          "or set windows-estate:cluster.renderKeySecret: true to render it anyway.",
+        this,
+      );
+      this.secretName = pulumi.output(PRIVATE_KEY_SECRET_NAME);
+    } else {
+      const secret = new k8s.core.v1.Secret(
+        `${name}-secret`,
+        pulumi.output(args.namespace).apply((ns) => buildPrivateKeySecret(ns, this.privateKeyPem)),
+        // A component's dependsOn does not reach its children; the Secret itself must wait for the running operator.
+        { parent: this, dependsOn: opts?.dependsOn },
+      );
+      this.secretName = secret.metadata.name;
+    }
     this.publicKey = pulumi.output(args.privateKey.parsed?.publicKey);
     this.fingerprint = pulumi.output(args.privateKey.parsed?.fingerprint);
     this.registerOutputs({ publicKey: this.publicKey, fingerprint: this.fingerprint, secretName: this.secretName });

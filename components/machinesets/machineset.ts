@@ -6,6 +6,7 @@ import { buildMachineSet } from "./build";
 import { awsAmiFilter } from "./images";
 import { machineSetName } from "./names";
 import { WINDOWS_BUILD } from "./support-matrix";
+import { PinnedAmi } from "../../providers/aws-ami/resource";
 
 export interface WindowsMachineSetArgs {
   /** Platform, infrastructure ID and region of the cluster (validated, discovery applied). */
@@ -13,8 +14,9 @@ export interface WindowsMachineSetArgs {
   /** One validated `windows-estate:machineSets[i]` entry, discovery applied. */
   set: MachineSetConfig;
   /**
-   * How to find an AWS AMI the config leaves out: `lookup` asks AWS at `pulumi up` (needs AWS credentials), and
-   * `placeholder` (offline synth) writes a marker that says so. Ignored on other platforms.
+   * How to find an AWS AMI the config leaves out: `lookup` pins the newest one at the first `pulumi up` (needs AWS
+   * credentials then, never at preview), and `placeholder` (offline synth) writes a marker that says so. Ignored
+   * on other platforms.
    */
   amiLookup: "lookup" | "placeholder";
 }
@@ -49,15 +51,19 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
     this.registerOutputs({ name: this.name, replicas: this.replicas, machineSet: ms.id });
   }
 
-  /** The newest Amazon-owned Windows Server Core AMI in the cluster's region, or the offline placeholder. */
+  /**
+   * The newest Amazon-owned Windows Server Core AMI in the cluster's region, pinned in state at the first
+   * `pulumi up` (`PinnedAmi`), or the offline placeholder. No invoke: an AWS provider or `getAmi` would need AWS
+   * credentials at every preview (pulumi-aws validates them when it is configured), which pull-request previews
+   * and the Pulumi Kubernetes Operator do not have.
+   */
   private amiId(name: string, args: WindowsMachineSetArgs): pulumi.Output<string | undefined> {
     if (args.amiLookup === "placeholder") return pulumi.output(AMI_PLACEHOLDER);
-    // Loaded only when needed: @pulumi/aws costs a second of start-up that Azure or vSphere stacks never pay.
-    const aws = require("@pulumi/aws") as typeof import("@pulumi/aws");
-    const provider = new aws.Provider(`${name}-aws`, { region: args.cluster.region as import("@pulumi/aws").Region }, { parent: this });
     const filter = awsAmiFilter(args.set.windowsServer);
-    return aws.ec2
-      .getAmiOutput({ owners: filter.owners, mostRecent: true, filters: [{ name: "name", values: [filter.nameFilter] }, { name: "state", values: ["available"] }] }, { provider, parent: this })
-      .apply((a) => a.id);
+    if (pulumi.runtime.isDryRun()) {
+      pulumi.log.info(`MachineSet ${machineSetName(args.cluster.platform, args.cluster.infrastructureId, args.set)}: its Windows AMI is looked up at the first \`pulumi up\` and then pinned (set aws.amiRefresh to move to a newer one, or aws.ami to choose one)`, this);
+    }
+    const pin = new PinnedAmi(`${name}-ami`, { region: args.cluster.region ?? "", owners: filter.owners, nameFilter: filter.nameFilter, refresh: args.set.aws?.amiRefresh }, { parent: this });
+    return pin.imageId;
   }
 }

@@ -140,3 +140,22 @@ export function pluralOf(kind: string): string {
 }
 
 export const OLM = "operators.coreos.com/v1alpha1";
+
+/**
+ * The label WMCO puts on every node it configured from `windows-instances`
+ * (openshift/windows-machine-config-operator controllers/configmap_controller.go `BYOHLabel`).
+ */
+export const BYOH_NODE_LABEL = "windowsmachineconfig.openshift.io/byoh";
+
+/** The node list request for BYOH nodes (label selector, URL-encoded). */
+export const BYOH_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent(`${BYOH_NODE_LABEL}=true`)}`;
+
+/**
+ * Has WMCO deconfigured every BYOH node? It removes a node once its instance leaves `windows-instances`
+ * (`deconfigureInstances`), so the list empties; until then the key and SSH access must stay.
+ */
+export function byohGoneVerdict(list: Fetched): Verdict<Record<string, never>> {
+  const items = ((list?.items as { metadata?: { name?: string } }[] | undefined) ?? []).map((n) => n.metadata?.name ?? "?");
+  if (items.length === 0) return { state: "done", outputs: {} };
+  return { state: "waiting", reason: `WMCO has not yet deconfigured ${items.length} BYOH node(s): ${items.join(", ")}` };
+}

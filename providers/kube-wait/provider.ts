@@ -1,6 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { connectKube, KubeAccess } from "./api";
 import {
+  BYOH_NODES_PATH,
+  byohGoneVerdict,
   Fetched,
   nextFromSubscription,
   objectPath,
@@ -48,6 +50,26 @@ function changed<T extends object>(olds: T, news: T, keys: (keyof T)[]): (keyof 
   return keys.filter((k) => news[k] === (UNKNOWN as unknown) || olds[k] !== news[k]);
 }
 
+/** The serialized provider the engine stores with every dynamic resource (`__provider`). */
+const PROVIDER_KEY = "__provider";
+
+/**
+ * Inputs that do not change what is waited for but must reach the state: a rotated kubeconfig, a new context or
+ * timeout, and the provider's own code (`__provider`). If diff ignored them the engine would take a Same step and
+ * keep the old values, which `read` then uses (a stale kubeconfig fails the next refresh with 401).
+ */
+function settingsChanged(olds: object, news: object): boolean {
+  const o = olds as Record<string, unknown>;
+  const n = news as Record<string, unknown>;
+  return ["kubeconfig", "context", "timeoutSeconds", "intervalSeconds", PROVIDER_KEY].some((k) => n[k] === UNKNOWN || (n[k] ?? null) !== (o[k] ?? null));
+}
+
+/** A network or API failure, as opposed to an answer: refresh keeps the last known state for these. */
+function unreachable(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : String(e);
+  return /cannot reach|timed out|answered 5\d\d/.test(m);
+}
+
 /**
  * A wait owns nothing in the cluster: create and update wait, read re-checks once (so `pulumi refresh` drops a wait
  * whose condition no longer holds and the next `up` waits again), delete does nothing.
@@ -69,14 +91,25 @@ function waitProvider<I extends WaitCommon, O extends object>(
     },
     async diff(_id: string, olds: I, news: I) {
       const replaces = changed(olds, news, identity).map(String);
-      return { changes: replaces.length > 0, replaces, deleteBeforeReplace: true };
+      return { changes: replaces.length > 0 || settingsChanged(olds, news), replaces, deleteBeforeReplace: true };
     },
     async update(_id: string, _olds: I, news: I) {
       return { outs: { ...news, ...(await wait(news)) } };
     },
     async read(id: string, props?: I) {
       if (!props) return { id, props: {} };
-      const verdict = await (await makeCheck(props))();
+      let verdict: Verdict<O>;
+      try {
+        verdict = await (await makeCheck(props))();
+      } catch (e) {
+        // An API outage says nothing about the condition: keep the last known state, so one blip does not fail a
+        // scheduled refresh. Refused credentials and the like still fail (they are final errors, not outages).
+        if (unreachable(e)) {
+          console.error(`warning: ${describeWait(props).what}: refresh kept the last known state: ${(e as Error).message}`);
+          return { id, props };
+        }
+        throw e;
+      }
       return verdict.state === "done" ? { id, props: { ...props, ...verdict.outputs } } : { id: "", props: {} };
     },
     async delete() {
@@ -107,3 +140,37 @@ export const objectExistsProvider = waitProvider<ObjectExistsInputs, ObjectExist
         : "Check that whatever creates it is running.",
   }),
 );
+
+export type ByohDeconfiguredInputs = WaitCommon & { namespace: string };
+
+/**
+ * Holds WMCO's key and namespace back on `pulumi destroy` until WMCO has deconfigured the BYOH nodes. The
+ * `windows-instances` ConfigMap depends on this resource and this resource on the key Secret and the operator, so
+ * the engine deletes in that order: ConfigMap, then this wait (BYOH nodes gone, or a clear timeout), then the key
+ * and the operator. Create, update and read only record; delete waits.
+ */
+export const byohDeconfiguredProvider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: ByohDeconfiguredInputs) {
+    return { id: `${inputs.namespace}/byoh-deconfigured`, outs: { ...inputs } };
+  },
+  async diff(_id: string, olds: ByohDeconfiguredInputs, news: ByohDeconfiguredInputs) {
+    return { changes: settingsChanged(olds, news) || olds.namespace !== news.namespace, replaces: [], deleteBeforeReplace: false };
+  },
+  async update(_id: string, _olds: ByohDeconfiguredInputs, news: ByohDeconfiguredInputs) {
+    return { outs: { ...news } };
+  },
+  async read(id: string, props?: ByohDeconfiguredInputs) {
+    return { id, props: props ?? {} };
+  },
+  async delete(_id: string, props: ByohDeconfiguredInputs) {
+    const api = await connectKube(props, REQUEST_TIMEOUT_MS);
+    await pollUntil(async () => byohGoneVerdict(await api.get(BYOH_NODES_PATH)), {
+      timeoutSeconds: props.timeoutSeconds,
+      intervalSeconds: props.intervalSeconds,
+      what: "WMCO to deconfigure the bring-your-own Windows nodes before its key and namespace are removed",
+      hint:
+        `Check \`oc get nodes -l windowsmachineconfig.openshift.io/byoh=true\` and \`oc logs -n ${props.namespace} deploy/windows-machine-config-operator\`; ` +
+        "raise byohDeconfigureTimeoutSeconds, or remove the nodes by hand and run `pulumi destroy` again.",
+    });
+  },
+};

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { objectExistsProvider, operatorReadyProvider } from "./provider";
+import { byohDeconfiguredProvider, objectExistsProvider, operatorReadyProvider } from "./provider";
 
 interface AccessArgs {
   /**
@@ -89,6 +89,28 @@ export class ObjectExists extends pulumi.dynamic.Resource {
       { ...opts, additionalSecretOutputs: ["kubeconfig"] },
       MODULE,
       "ObjectExists",
+    );
+  }
+}
+
+export interface ByohDeconfiguredArgs extends AccessArgs {
+  /** WMCO's namespace (for messages). */
+  namespace: pulumi.Input<string>;
+}
+
+/**
+ * On `pulumi destroy`, waits until WMCO has removed every BYOH node before what it depends on (the WMCO key, the
+ * operator, the namespace) is deleted. Make `windows-instances` depend on it.
+ */
+export class ByohDeconfigured extends pulumi.dynamic.Resource {
+  constructor(name: string, args: ByohDeconfiguredArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      byohDeconfiguredProvider,
+      name,
+      { namespace: args.namespace, ...withAccess(args, 1800) },
+      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
+      MODULE,
+      "ByohDeconfigured",
     );
   }
 }

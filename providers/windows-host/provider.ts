@@ -20,6 +20,22 @@ export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
   windowsServer: string;
   hostKey: string;
   hostKeyFingerprint: string;
+  /** Why the last refresh could not reach the host; absent when it could. */
+  unreachable?: string;
+}
+
+/**
+ * Outputs go to the engine as a protobuf Struct, which has no `undefined`: the dynamic-provider host's
+ * `Struct.fromJavaScript` throws on it. Optional outputs are left out instead.
+ */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A failure to reach the host at all (as opposed to a host that answered something wrong). */
+function unreachableReason(e: unknown): string | undefined {
+  const m = e instanceof Error ? e.message : String(e);
+  return /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|timed out|could not connect|cannot connect|connection (closed|lost|reset)/i.test(m) ? m.slice(0, 300) : undefined;
 }
 
 async function probe(s: Session, publicKey: string): Promise<HostProbe> {
@@ -83,25 +99,38 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     const replaces: string[] = [];
     const host = (c: SshConnection | undefined) => `${c?.host}:${c?.port ?? 22}`;
     if (host(olds.connection) !== host(news.connection) || news.connection?.host === UNKNOWN) replaces.push("connection");
-    const drift = preparationDrift(olds).length > 0;
+    // A host the last refresh could not reach must be checked again by the next `up`.
+    const drift = preparationDrift(olds).length > 0 || olds.unreachable !== undefined;
     const keyChanged = olds.wmcoPublicKey !== news.wmcoPublicKey || olds.wmcoPrivateKey !== news.wmcoPrivateKey;
     const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
-    return { changes: replaces.length > 0 || drift || keyChanged || connectionChanged, replaces, deleteBeforeReplace: false };
+    // New provider code (this program upgraded) re-applies the preparation, idempotently.
+    const codeChanged = (olds as { __provider?: string }).__provider !== (news as { __provider?: string }).__provider;
+    return { changes: replaces.length > 0 || drift || keyChanged || connectionChanged || codeChanged, replaces, deleteBeforeReplace: false };
   },
   async create(inputs: WindowsHostInputs) {
     const outs = await prepare(inputs, undefined);
-    return { id: describeTarget(inputs.connection), outs };
+    return { id: describeTarget(inputs.connection), outs: defined(outs) };
   },
   async read(id: string, props?: WindowsHostOutputs) {
     if (!props) return { id, props: {} };
-    const p = await withSession(accessConnection(props), props.hostKey, (s) => probe(s, props.wmcoPublicKey));
-    return { id, props: { ...props, ...p, windowsServer: SUPPORTED_BUILDS[p.osBuild] ?? "" } };
+    const { unreachable: _before, ...last } = props;
+    try {
+      const p = await withSession(accessConnection(props), props.hostKey, (s) => probe(s, props.wmcoPublicKey));
+      return { id, props: defined({ ...last, ...p, windowsServer: SUPPORTED_BUILDS[p.osBuild] ?? "" }) };
+    } catch (e) {
+      // One host down must not fail a scheduled refresh of the whole estate: keep the last known state and say
+      // why. The next `pulumi up` sees `unreachable`, checks the host again and fails naming it if it is still down.
+      const why = unreachableReason(e);
+      if (why === undefined) throw e;
+      console.error(`warning: ${describeTarget(props.connection)} is unreachable; refresh kept its last known state: ${why}`);
+      return { id, props: defined({ ...last, unreachable: why }) };
+    }
   },
   async update(_id: string, olds: WindowsHostOutputs, news: WindowsHostInputs) {
     // A rotated WMCO key is authorized over the old key's access, so the host never locks WMCO out.
     const via = olds.wmcoPrivateKey ? { ...news, connection: accessConnection(olds) } : news;
     const outs = await prepare(via, olds.hostKey);
-    return { outs: { ...outs, connection: news.connection, wmcoPrivateKey: news.wmcoPrivateKey } };
+    return { outs: defined({ ...outs, connection: news.connection, wmcoPrivateKey: news.wmcoPrivateKey }) };
   },
   async delete() {
     // Intentionally leaves the host prepared: see the provider's comment.

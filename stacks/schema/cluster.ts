@@ -45,6 +45,12 @@ export const clusterSchema = z.strictObject({
    */
   render: z.string().min(1).optional(),
   /**
+   * In render mode, also write the `cloud-private-key` Secret into the render directory. Off by default: the
+   * Kubernetes provider renders Secrets in plaintext, so the key would sit unencrypted in a directory meant for
+   * review and Git. When off, the program says how to create the Secret by hand.
+   */
+  renderKeySecret: z.boolean().optional(),
+  /**
    * Discover missing MachineSet values (region, zone, networks) from the cluster at `pulumi preview/up`.
    * Default: true when the stack talks to a cluster (no `render`).
    */

@@ -20,6 +20,11 @@ const aws = z.strictObject({
   instanceType: nonEmpty.default("m5a.large"),
   /** AMI ID. Default: the newest Amazon-owned `Windows_Server-<ver>-English-Core-Base-*`, looked up at `pulumi up`. */
   ami: z.string().regex(/^ami-[0-9a-f]{8,17}$/, "must be an AMI ID like ami-0123456789abcdef0").optional(),
+  /**
+   * Without `ami`, the newest Windows AMI is looked up at the first `pulumi up` and pinned in state; change this
+   * text (e.g. a date) to move to the newest one at the next `pulumi up`. Default: unset.
+   */
+  amiRefresh: z.string().min(1).optional(),
   /** Root volume size in GiB. Default 120. */
   volumeSize: z.number().int().min(30).max(16384).default(120),
   /** Root volume type. Default `gp2`. */

@@ -44,7 +44,7 @@ test("renders the operator and its key, in renderYamlToDirectory's layout with a
 test("renders the Azure MachineSet like seed 000's and its RuntimeClass; MachineSets wait for windows-user-data", () => {
   expect(find("MachineSet", "winworker")).toBeDefined();
   expect(find("RuntimeClass", "windows2022")).toBeDefined();
-  expect(result.stdout).toMatch(/pulumi-nodejs:dynamic\/windows-estate:ObjectExists {2}dev-windows-user-data/);
+  expect(result.stdout).toMatch(/pulumi-nodejs:dynamic\/windows-estate:ObjectExists {2}estate-windows-user-data/);
 });
 
 test("shows the hosts.toml files every Windows node will get, as TOML, in the output and under windows-node-files/", () => {

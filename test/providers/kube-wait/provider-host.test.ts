@@ -117,9 +117,13 @@ test("the operator wait completes once the installed CSV succeeds", async () => 
   expect(r).toMatchObject({ ok: true, value: { id: `${NS}/${SUB}`, outs: { installedCSV: CSV, version: "10.19.3" } } });
 });
 
-test("diff: identity changes replace, timeouts and kubeconfig do not, preview unknowns count as changes", async () => {
+test("diff: identity changes replace; a rotated kubeconfig or new timeout is an in-place update; preview unknowns count as changes", async () => {
   const olds = objectInputs();
-  expect(await objectExistsProvider.diff!("id", olds, { ...olds, timeoutSeconds: 5, kubeconfig: "other" })).toMatchObject({ changes: false, replaces: [] });
+  expect(await objectExistsProvider.diff!("id", olds, { ...olds })).toMatchObject({ changes: false, replaces: [] });
+  // Otherwise the engine keeps the old kubeconfig in state and the next refresh uses it (defect: 401 after rotation).
+  expect(await objectExistsProvider.diff!("id", olds, { ...olds, kubeconfig: "other" })).toMatchObject({ changes: true, replaces: [] });
+  expect(await objectExistsProvider.diff!("id", olds, { ...olds, timeoutSeconds: 5 })).toMatchObject({ changes: true, replaces: [] });
+  expect(await objectExistsProvider.diff!("id", { ...olds, __provider: "v1" } as never, { ...olds, __provider: "v2" } as never)).toMatchObject({ changes: true, replaces: [] });
   expect(await objectExistsProvider.diff!("id", olds, { ...olds, name: "other" })).toMatchObject({ changes: true, replaces: ["name"] });
   expect(await objectExistsProvider.diff!("id", olds, { ...olds, namespace: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" })).toMatchObject({ changes: true, replaces: ["namespace"] });
 });
