@@ -146,6 +146,8 @@ export class EngineStandIn {
   private rootUrn = "";
   private configured = false;
   address = "";
+  /** Called on the first error; the real engine then cancels the program run. */
+  onError?: () => void;
 
   constructor(private readonly opts: EngineOptions) {
     for (const r of opts.previous?.resources ?? []) this.olds.set(r.urn, r);
@@ -162,6 +164,7 @@ export class EngineStandIn {
             (resp) => cb(null, resp),
             (e: Error) => {
               this.errors.push(e.message);
+              this.onError?.();
               cb(grpcError(e.message));
             },
           );

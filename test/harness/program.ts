@@ -93,6 +93,8 @@ export async function runProgram(o: RunOptions): Promise<RunResult> {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // The engine cancels the program when a step fails; without this the host waits out gRPC retries.
+    engine.onError = () => setTimeout(() => child.kill(), 200);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
