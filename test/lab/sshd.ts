@@ -7,7 +7,8 @@ import * as path from "path";
 
 /** One real OpenSSH server on 127.0.0.1, with its own host key, trusting one generated user key. */
 export interface LabHost {
-  host: "127.0.0.1";
+  /** A loopback address (127.0.0.1 unless the test asks for another in 127.0.0.0/8). */
+  host: string;
   port: number;
   user: string;
   /** The user's private key (OpenSSH format), as a connection would carry it. */
@@ -37,12 +38,12 @@ function freePort(): Promise<number> {
 }
 
 /** Waits until the server sends its SSH banner: readiness by condition, not by time. */
-async function waitForBanner(port: number, proc: ChildProcess, log: () => string): Promise<void> {
+async function waitForBanner(port: number, proc: ChildProcess, log: () => string, address = "127.0.0.1"): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`sshd exited with ${proc.exitCode}: ${log()}`);
     const banner = await new Promise<string>((resolve) => {
-      const s = net.connect(port, "127.0.0.1");
+      const s = net.connect(port, address);
       s.once("data", (d) => {
         resolve(d.toString());
         s.destroy();
@@ -67,7 +68,8 @@ function keygen(dir: string, type: "ed25519" | "rsa"): { priv: string; pub: stri
 }
 
 /** Starts one lab host. Stop it in afterAll. */
-export async function startLabHost(opts: { user?: string; binDir?: string } = {}): Promise<LabHost> {
+export async function startLabHost(opts: { user?: string; binDir?: string; address?: string } = {}): Promise<LabHost> {
+  const address = opts.address ?? "127.0.0.1";
   if (!SSHD || !SFTP) throw new Error("the SSH test lab needs OpenSSH's sshd: run  sudo apt-get install -y openssh-server  (test/lab/ensure-sshd.sh does it as root)");
   fs.mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ssh-lab-"));
@@ -79,7 +81,7 @@ export async function startLabHost(opts: { user?: string; binDir?: string } = {}
   const user = opts.user ?? os.userInfo().username;
   const config = [
     `Port ${port}`,
-    "ListenAddress 127.0.0.1",
+    `ListenAddress ${address}`,
     `HostKey ${path.join(dir, "host_key")}`,
     `AuthorizedKeysFile ${path.join(dir, "authorized_keys")}`,
     "PubkeyAuthentication yes",
@@ -100,13 +102,13 @@ export async function startLabHost(opts: { user?: string; binDir?: string } = {}
   let stderr = "";
   const proc = spawn(SSHD, ["-D", "-e", "-f", path.join(dir, "sshd_config")], { stdio: ["ignore", "ignore", "pipe"] });
   proc.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  await waitForBanner(port, proc, () => stderr);
+  await waitForBanner(port, proc, () => stderr, address);
   const root = path.join(dir, "host-files");
   fs.mkdirSync(root);
   const blob = Buffer.from(hostKey.pub.split(" ")[1], "base64");
   const fp = "SHA256:" + require("crypto").createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
   return {
-    host: "127.0.0.1",
+    host: address,
     port,
     user,
     privateKey: userKey.priv,

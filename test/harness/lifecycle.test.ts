@@ -1,0 +1,170 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { FakeKube } from "../helpers/fake-kube";
+import { LabHost, startLabHost } from "../lab/sshd";
+import { PROJECT_DIR, DynamicPlugin } from "./dynamic-plugin";
+import { destroy, refresh, renameStack, ResourceState, StackState, Step, ROOT_STACK_TYPE } from "./engine";
+import { runProgram, RunResult, stackConfig, StackConfig } from "./program";
+import { reveal, secret } from "./wire";
+
+// Several `pulumi up`s in a row on the same recorded state, through the real language host and dynamic-provider
+// plugin: the engine stand-in decides each step (pulumi/pulumi step_generator.go, pulumi-kubernetes diff.go), wait
+// resources talk to a local Kubernetes API stand-in, WindowsHost to real sshd lab hosts with a simulated PowerShell.
+jest.setTimeout(300_000);
+
+const NS = "openshift-windows-machine-config-operator";
+const CSV = "windows-machine-config-operator.v10.19.3";
+const FAKE_PS = path.join(__dirname, "..", "lab", "fake-powershell.js");
+const DEV_FILE = path.join(PROJECT_DIR, "Pulumi.dev.yaml");
+
+interface LabWindows {
+  host: LabHost;
+  state: string;
+  dir: string;
+}
+
+/** A lab host whose `powershell` is the simulated Windows of test/lab/fake-powershell.js, with its own state. */
+async function labWindows(address: string, hostname: string): Promise<LabWindows> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-win-"));
+  fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
+  fs.chmodSync(path.join(dir, "powershell"), 0o755);
+  const state = path.join(dir, "state.json");
+  fs.writeFileSync(state, JSON.stringify({ hostname, osBuild: "20348", productName: "Windows Server 2022 Datacenter", keyFileAclOk: false, pubkeyAuthentication: "", passwordAuthentication: "", firewallPorts: [], containerdInstalled: false, authorizedKeys: [] }));
+  return { host: await startLabHost({ binDir: dir, address }), state, dir };
+}
+
+let kube: FakeKube;
+let nodes: { metadata: { name: string; labels: Record<string, string> } }[] = [];
+let hosts: LabWindows[] = [];
+let keyFile: string;
+
+beforeAll(async () => {
+  kube = new FakeKube();
+  kube.route(`/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`, () => ({
+    status: 200,
+    body: { apiVersion: "operators.coreos.com/v1alpha1", kind: "Subscription", metadata: { name: "windows-machine-config-operator", namespace: NS }, spec: { name: "windows-machine-config-operator", source: "redhat-operators", sourceNamespace: "openshift-marketplace" }, status: { installedCSV: CSV, currentCSV: CSV, state: "AtLatestKnown" } },
+  }));
+  kube.route(`/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/clusterserviceversions/${CSV}`, () => ({
+    status: 200,
+    body: { apiVersion: "operators.coreos.com/v1alpha1", kind: "ClusterServiceVersion", metadata: { name: CSV, namespace: NS }, spec: { version: "10.19.3" }, status: { phase: "Succeeded" } },
+  }));
+  kube.route("/api/v1/namespaces/openshift-machine-api/secrets/windows-user-data", () => ({
+    status: 200,
+    body: { apiVersion: "v1", kind: "Secret", metadata: { name: "windows-user-data", namespace: "openshift-machine-api", resourceVersion: "5", uid: "ud-1" }, data: { userData: "PHBvd2Vyc2hlbGw+" } },
+  }));
+  kube.route("/api/v1/nodes", () => ({ status: 200, body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: nodes } }));
+  await kube.start();
+  hosts = [await labWindows("127.0.0.1", "win-byoh-1"), await labWindows("127.0.0.2", "win-byoh-2")];
+  keyFile = path.join(hosts[0].dir, "wmco.pem");
+  // The WMCO key is the first lab host's user key; each lab host trusts only its own key.
+  fs.writeFileSync(keyFile, hosts[0].host.privateKey, { mode: 0o600 });
+});
+afterAll(async () => {
+  await kube?.stop();
+  for (const h of hosts) {
+    await h.host.stop();
+    fs.rmSync(h.dir, { recursive: true, force: true });
+  }
+});
+
+function byoh(h: LabWindows) {
+  return { address: h.host.host, port: h.host.port, username: h.host.user, hostKey: h.host.hostKeyFingerprint };
+}
+
+function config(over: Record<string, unknown> = {}): StackConfig {
+  return stackConfig(
+    DEV_FILE,
+    {
+      cluster: { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus", discovery: false, kubeconfig: kube.kubeconfig() },
+      privateKeyPath: keyFile,
+      machineSets: [
+        { name: "winwork1", windowsServer: "2022", azure: { vmSize: "Standard_D2s_v3", zone: "" } },
+        { name: "winwork2", windowsServer: "2022", azure: { vmSize: "Standard_D2s_v3", zone: "" } },
+      ],
+      byoh: [],
+      ...over,
+    },
+    {},
+  );
+}
+
+async function up(c: StackConfig, previous?: StackState, stack = "dev"): Promise<RunResult> {
+  const r = await runProgram({ ...c, stack, preview: false, previous });
+  if (r.exitCode !== 0) throw new Error(`up failed (${r.exitCode}): ${r.engine.errors.join("; ")}\n${r.engine.logs.filter((l) => l.severity === "error").map((l) => l.message).join("\n")}\n${r.stderr.slice(-2000)}\n${r.pluginStderr.slice(-2000)}`);
+  return r;
+}
+
+const ops = (steps: Step[], op: Step["op"]) => steps.filter((s) => s.op === op).map((s) => s.urn.split("::").pop());
+const changed = (steps: Step[]) => steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn.split("::").pop()}`);
+const byName = (s: StackState, name: string) => s.resources.find((r) => r.name === name) as ResourceState;
+
+describe("MachineSets and the key", () => {
+  let first: RunResult;
+  beforeAll(async () => {
+    first = await up(config());
+  });
+
+  test("first up creates everything; an identical second up changes nothing", async () => {
+    expect(ops(first.engine.steps, "create")).toEqual(expect.arrayContaining(["estate-ms-winwork1-machineset", "estate-ms-winwork2-machineset", "estate-key-secret", "estate-operator-ready", "estate-windows-user-data"]));
+    const again = await up(config(), first.state);
+    expect(changed(again.engine.steps)).toEqual([]);
+  });
+
+  test("rotating the key updates cloud-private-key in place: no replacement, nothing deleted", async () => {
+    const other = path.join(hosts[1].dir, "wmco-2.pem");
+    fs.writeFileSync(other, hosts[1].host.privateKey, { mode: 0o600 });
+    const r = await up(config({ privateKeyPath: other }), first.state);
+    expect(changed(r.engine.steps)).toEqual(["update estate-key-secret"]);
+    const stored = byName(r.state, "estate-key-secret");
+    expect(JSON.stringify(reveal(stored.inputs))).toContain(hosts[1].host.privateKey.trim().split("\n")[1]);
+  });
+
+  test("removing the first of two MachineSets deletes only it", async () => {
+    const c = config();
+    const one = config({ machineSets: [JSON.parse(c.config["windows-estate:machineSets"])[1]] });
+    const r = await up(one, first.state);
+    expect(changed(r.engine.steps).sort()).toEqual(["delete estate-ms-winwork1", "delete estate-ms-winwork1-machineset"]);
+  });
+
+  test("renaming the stack changes nothing", async () => {
+    const r = await up(config(), renameStack(first.state, "prod"), "prod");
+    expect(changed(r.engine.steps)).toEqual([]);
+  });
+
+  test("a stack from before (names from the stack name and list positions) migrates through aliases, nothing replaced", async () => {
+    // The previous release's names, derived from this state: `estate` was the stack name, MachineSets were `ms-<index>`.
+    const rename = (u: string) => u.replace(/::estate(?=-|$)/, "::dev").replace(/::dev-ms-winwork1/, "::dev-ms-0").replace(/::dev-ms-winwork2/, "::dev-ms-1");
+    const old: StackState = {
+      stack: "dev",
+      resources: first.state.resources.map((r) => ({ ...r, urn: rename(r.urn), name: r.type === ROOT_STACK_TYPE ? r.name : rename(`::${r.name}`).slice(2), parent: r.parent && rename(r.parent), dependencies: r.dependencies.map(rename), provider: r.provider })),
+    };
+    expect(old.resources.map((r) => r.name)).toContain("dev-ms-0-machineset");
+    const r = await up(config(), old);
+    expect(changed(r.engine.steps)).toEqual([]);
+    expect(r.engine.steps.filter((s) => s.aliasedFrom).length).toBeGreaterThan(10);
+  });
+
+  test("a rotated kubeconfig reaches the wait resources' state (in-place update), so the next refresh uses it", async () => {
+    const oldToken = kube.token;
+    (kube as unknown as { token: string }).token = "rotated-token";
+    try {
+      const c = config();
+      const r = await up(c, first.state);
+      expect(changed(r.engine.steps).filter((s) => s.startsWith("replace"))).toEqual([]);
+      expect(changed(r.engine.steps)).toEqual(expect.arrayContaining(["update estate-operator-ready", "update estate-windows-user-data"]));
+      const plugin = new DynamicPlugin();
+      await plugin.start("127.0.0.1:1");
+      try {
+        const refreshed = await refresh(r.state, plugin, {});
+        expect(refreshed.steps.filter((s) => s.op === "delete")).toEqual([]);
+      } finally {
+        await plugin.stop();
+      }
+    } finally {
+      (kube as unknown as { token: string }).token = oldToken;
+    }
+  });
+});
+
+void secret;
