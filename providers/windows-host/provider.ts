@@ -115,7 +115,9 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     if (!props) return { id, props: {} };
     const { unreachable: _before, ...last } = props;
     try {
-      const p = await withSession(accessConnection(props), props.hostKey, (s) => probe(s, props.wmcoPublicKey));
+      // A refresh looks, it does not wait out an outage: at most 30 s per host (an `up` keeps the full deadline).
+      const conn = accessConnection(props);
+      const p = await withSession({ ...conn, deadlineSeconds: Math.min(conn.deadlineSeconds ?? 120, 30) }, props.hostKey, (s) => probe(s, props.wmcoPublicKey));
       return { id, props: defined({ ...last, ...p, windowsServer: SUPPORTED_BUILDS[p.osBuild] ?? "" }) };
     } catch (e) {
       // One host down must not fail a scheduled refresh of the whole estate: keep the last known state and say

@@ -1,3 +1,4 @@
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -168,3 +169,72 @@ describe("MachineSets and the key", () => {
 });
 
 void secret;
+
+describe("bring-your-own hosts", () => {
+  let withOne: RunResult;
+  beforeAll(async () => {
+    // The second lab host must also trust the WMCO key (on Windows, the preparation authorizes it; the simulated
+    // PowerShell records that in its state, sshd reads its own authorized_keys).
+    const pub = execFileSync("ssh-keygen", ["-y", "-f", keyFile]).toString().trim();
+    fs.appendFileSync(path.join(path.dirname(hosts[1].host.root), "authorized_keys"), pub + "\n");
+    withOne = await up(config({ machineSets: [], byoh: [byoh(hosts[0])] }));
+  });
+
+  const instances = (s: StackState) => (reveal(byName(s, "estate-byoh-windows-instances").inputs) as { data: Record<string, string> }).data;
+
+  test("first up prepares the host and lists it in windows-instances", () => {
+    expect(ops(withOne.engine.steps, "create")).toEqual(expect.arrayContaining(["estate-byoh-127.0.0.1", "estate-byoh-windows-instances", "estate-byoh-deconfigured"]));
+    expect(Object.keys(instances(withOne.state))).toEqual(["127.0.0.1"]);
+  });
+
+  test("adding a host updates windows-instances in place and deletes nothing; removing it again removes only it", async () => {
+    const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
+    expect(changed(two.engine.steps).sort()).toEqual(["create estate-byoh-127.0.0.2", "update estate-byoh-windows-instances"]);
+    expect(Object.keys(instances(two.state)).sort()).toEqual(["127.0.0.1", "127.0.0.2"]);
+    const back = await up(config({ machineSets: [], byoh: [byoh(hosts[0])] }), two.state);
+    expect(changed(back.engine.steps).sort()).toEqual(["delete estate-byoh-127.0.0.2", "update estate-byoh-windows-instances"]);
+  });
+
+  test("refresh with a host unreachable keeps its last known state and names it; the next up fails naming it", async () => {
+    const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
+    const second = await labWindowsDown(hosts[1]);
+    try {
+      const plugin = new DynamicPlugin();
+      await plugin.start("127.0.0.1:1");
+      const r = await refresh(two.state, plugin, {}).finally(() => plugin.stop());
+      const host2 = byName(r.state, "estate-byoh-127.0.0.2");
+      expect(reveal(host2.outputs)).toMatchObject({ hostname: "win-byoh-2", osBuild: "20348", unreachable: expect.stringContaining("127.0.0.2") });
+      expect(plugin.stderr.join("")).toContain("127.0.0.2");
+      expect((reveal(byName(r.state, "estate-byoh-127.0.0.1").outputs) as { unreachable?: string }).unreachable).toBeUndefined();
+      const failed = await runProgram({ ...config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), stack: "dev", preview: false, previous: r.state });
+      expect(failed.exitCode).not.toBe(0);
+      expect(failed.engine.errors.join("\n")).toMatch(/127\.0\.0\.2/);
+    } finally {
+      await second();
+    }
+  });
+
+  test("destroy deletes windows-instances, then waits for WMCO to remove the BYOH nodes, then the key and the operator", async () => {
+    let polls = 0;
+    nodes = [{ metadata: { name: "win-byoh-1", labels: { "windowsmachineconfig.openshift.io/byoh": "true" } } }];
+    kube.route("/api/v1/nodes", () => {
+      polls++;
+      // WMCO removes the node after the ConfigMap is gone: here, from the third poll on.
+      if (polls >= 3) nodes = [];
+      return { status: 200, body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: nodes } };
+    });
+    const plugin = new DynamicPlugin();
+    await plugin.start("127.0.0.1:1");
+    const order = await destroy(withOne.state, plugin, {}).finally(() => plugin.stop());
+    const at = (name: string) => order.findIndex((u) => u.endsWith(`::${name}`));
+    expect(at("estate-byoh-windows-instances")).toBeLessThan(at("estate-byoh-deconfigured"));
+    for (const later of ["estate-key-secret", "estate-operator-subscription", "estate-operator-namespace", "estate-operator-ready"]) expect(at("estate-byoh-deconfigured")).toBeLessThan(at(later));
+    expect(polls).toBe(3);
+  });
+});
+
+/** Stops a lab host's sshd (as a host that went down); returns how to bring a replacement up on the same address. */
+async function labWindowsDown(h: LabWindows): Promise<() => Promise<void>> {
+  await h.host.stop();
+  return async () => undefined;
+}
