@@ -22,6 +22,16 @@ export interface DiffResult {
 
 type Client = Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, resp: Record<string, () => unknown>) => void) => void>;
 
+/** Closes a gRPC client and ends the plugin process that served it. */
+export async function stopServer(client: grpc.Client | undefined, proc: ChildProcess | undefined): Promise<void> {
+  client?.close();
+  if (proc && proc.exitCode === null) {
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill();
+    await exited;
+  }
+}
+
 function toStruct(v: WireMap): unknown {
   return Struct.fromJavaScript(v as never);
 }
@@ -54,12 +64,7 @@ export class DynamicPlugin {
   }
 
   async stop(): Promise<void> {
-    (this.client as unknown as grpc.Client | undefined)?.close();
-    if (this.proc && this.proc.exitCode === null) {
-      const exited = new Promise((r) => this.proc?.once("exit", r));
-      this.proc.kill();
-      await exited;
-    }
+    await stopServer(this.client as unknown as grpc.Client | undefined, this.proc);
   }
 
   private call(method: string, req: unknown): Promise<Record<string, () => unknown>> {

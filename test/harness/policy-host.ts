@@ -6,7 +6,7 @@ import { ChildProcess, spawn } from "child_process";
 import * as path from "path";
 import * as grpc from "@grpc/grpc-js";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { PROJECT_DIR } from "./dynamic-plugin";
+import { PROJECT_DIR, stopServer } from "./dynamic-plugin";
 import { ResourceState } from "./engine";
 import { reveal, WireMap } from "./wire";
 
@@ -58,12 +58,7 @@ export class PolicyHost {
   }
 
   async stop(): Promise<void> {
-    (this.client as unknown as grpc.Client | undefined)?.close();
-    if (this.proc && this.proc.exitCode === null) {
-      const exited = new Promise((r) => this.proc?.once("exit", r));
-      this.proc.kill();
-      await exited;
-    }
+    await stopServer(this.client as unknown as grpc.Client | undefined, this.proc);
   }
 
   private call(method: string, req: unknown): Promise<Violation[]> {
