@@ -54,7 +54,16 @@ export class ByohHosts extends pulumi.ComponentResource {
         if (h.bootstrap?.privateKeyPath) credential.privateKey = readKeyFile(h.bootstrap.privateKeyPath);
         else if (password) credential.password = password;
         else credential.privateKey = wmcoKey;
-        return { host: h.address, port: h.port, user: h.username, hostKey: h.hostKey, trustOnFirstUse: h.trustOnFirstUse, pathStyle: "windows" as const, ...credential };
+        return {
+          host: h.address,
+          port: h.port,
+          user: h.username,
+          hostKey: h.hostKey,
+          trustOnFirstUse: h.trustOnFirstUse,
+          pathStyle: "windows" as const,
+          ...(h.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: h.sshDeadlineSeconds }),
+          ...credential,
+        };
       });
       return new WindowsHost(
         `${name}-${h.address}`,

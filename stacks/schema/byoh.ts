@@ -19,6 +19,11 @@ const byohHost = z.strictObject({
   hostKey: z.string().min(1).optional(),
   /** Record the host key at first contact and enforce it afterwards. Default false: an unknown host key is an error. */
   trustOnFirstUse: z.boolean().default(false),
+  /**
+   * How long one operation on this host may keep retrying to connect (a host that is rebooting comes back within
+   * it), in seconds. Default 120; a refresh looks for at most 30 of them.
+   */
+  sshDeadlineSeconds: z.number().int().min(5).max(3600).optional(),
   /** Credential for the first connection; afterwards the WMCO key is used. Default: the WMCO key itself. */
   bootstrap: bootstrap.optional(),
 });

@@ -3,6 +3,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { FakeKube } from "../helpers/fake-kube";
+import { Ec2StandIn } from "./ec2-stand-in";
 import { LabHost, startLabHost } from "../lab/sshd";
 import { PROJECT_DIR, DynamicPlugin } from "./dynamic-plugin";
 import { destroy, refresh, renameStack, ResourceState, StackState, Step, ROOT_STACK_TYPE } from "./engine";
@@ -70,7 +71,8 @@ afterAll(async () => {
 });
 
 function byoh(h: LabWindows) {
-  return { address: h.host.host, port: h.host.port, username: h.host.user, hostKey: h.host.hostKeyFingerprint };
+  // A short SSH deadline: the scenario with a host down then fails in seconds rather than the default two minutes.
+  return { address: h.host.host, port: h.host.port, username: h.host.user, hostKey: h.host.hostKeyFingerprint, sshDeadlineSeconds: 8 };
 }
 
 function config(over: Record<string, unknown> = {}): StackConfig {
@@ -238,3 +240,51 @@ async function labWindowsDown(h: LabWindows): Promise<() => Promise<void>> {
   await h.host.stop();
   return async () => undefined;
 }
+
+describe("AWS: the Windows AMI is pinned", () => {
+  const ec2 = new Ec2StandIn();
+  const AWS_FILE = path.join(PROJECT_DIR, "stacks", "examples", "Pulumi.aws.yaml");
+  const IMAGE_A = { imageId: "ami-0aaaaaaaaaaaaaaa1", name: "Windows_Server-2022-English-Core-Base-2026.10.15", creationDate: "2026-10-15T07:00:00.000Z", ownerAlias: "amazon" };
+  const IMAGE_B = { imageId: "ami-0bbbbbbbbbbbbbbb2", name: "Windows_Server-2022-English-Core-Base-2026.11.12", creationDate: "2026-11-12T07:00:00.000Z", ownerAlias: "amazon" };
+  const OTHER = { imageId: "ami-0ccccccccccccccc3", name: "Windows_Server-2022-English-Full-Base-2026.11.20", creationDate: "2026-11-20T07:00:00.000Z", ownerAlias: "amazon" };
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    const url = await ec2.start();
+    // IMDS off: the SDK must never look for credentials beyond this machine.
+    env = { AWS_ENDPOINT_URL_EC2: url, AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "example-secret", AWS_EC2_METADATA_DISABLED: "true" };
+  });
+  afterAll(() => ec2.stop());
+
+  function awsConfig(setsOver?: (sets: Record<string, unknown>[]) => Record<string, unknown>[]) {
+    const base = stackConfig(AWS_FILE);
+    const sets = JSON.parse(base.config["windows-estate:machineSets"]) as Record<string, unknown>[];
+    return stackConfig(AWS_FILE, { cluster: { ...JSON.parse(base.config["windows-estate:cluster"]), kubeconfig: kube.kubeconfig() }, machineSets: setsOver ? setsOver(sets) : sets });
+  }
+  const amiOf = (s: StackState) =>
+    (reveal(s.resources.find((r) => r.name.endsWith("us-east-1a-machineset"))?.outputs) as { spec: { template: { spec: { providerSpec: { value: { ami: { id: string } } } } } } }).spec.template.spec.providerSpec.value.ami.id;
+
+  test("first up pins the newest matching AMI; a newer one later changes nothing; amiRefresh moves the pin in place", async () => {
+    ec2.images = [IMAGE_A, OTHER];
+    const first = await runProgram({ ...awsConfig(), stack: "aws", preview: false, env });
+    expect(first.exitCode).toBe(0);
+    expect(amiOf(first.state)).toBe(IMAGE_A.imageId);
+    expect(ec2.requests).toHaveLength(1);
+    expect(ec2.requests[0].get("Owner.1")).toBe("amazon");
+
+    ec2.images = [IMAGE_A, IMAGE_B, OTHER];
+    const second = await runProgram({ ...awsConfig(), stack: "aws", preview: false, env, previous: first.state });
+    expect(changed(second.engine.steps)).toEqual([]);
+    expect(amiOf(second.state)).toBe(IMAGE_A.imageId);
+    expect(ec2.requests).toHaveLength(1);
+
+    const refreshed = await runProgram({ ...awsConfig((sets) => [{ ...sets[0], aws: { ...(sets[0].aws as object), amiRefresh: "2026-11" } }, sets[1]]), stack: "aws", preview: false, env, previous: second.state });
+    expect(amiOf(refreshed.state)).toBe(IMAGE_B.imageId);
+    expect(changed(refreshed.engine.steps).sort()).toEqual(["update ms-us-east-1a-ami", "update ms-us-east-1a-machineset"].map((n) => n.replace("ms-", `estate-ms-ocp-aws-x7k2p-winworker-`)).sort());
+  });
+
+  test("without AWS credentials the first up fails naming the lookup and the two fixes", async () => {
+    const r = await runProgram({ ...awsConfig(), stack: "aws-nocreds", preview: false, env: { AWS_ENDPOINT_URL_EC2: env.AWS_ENDPOINT_URL_EC2, AWS_EC2_METADATA_DISABLED: "true", AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_PROFILE: "windows-estate-test-none", AWS_CONFIG_FILE: "/nonexistent", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent" } });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.engine.errors.join("\n")).toMatch(/looking up the Windows AMI in us-east-1 failed: .*machineSets\[i\]\.aws\.ami/s);
+  });
+});

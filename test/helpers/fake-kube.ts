@@ -56,6 +56,8 @@ export class FakeKube {
   }
 
   async stop(): Promise<void> {
+    // Idle keep-alive connections would hold close() (and the jest worker) open.
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
