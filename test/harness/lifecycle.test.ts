@@ -148,6 +148,25 @@ describe("MachineSets and the key", () => {
     expect(r.engine.steps.filter((s) => s.aliasedFrom).length).toBeGreaterThan(10);
   });
 
+  test("refresh during an API outage keeps the wait resources' last known state instead of failing", async () => {
+    const api = new FakeKube();
+    for (const [p, r] of (kube as unknown as { routes: Map<string, (n: number) => { status: number; body?: unknown }> }).routes) api.route(p, r);
+    await api.start();
+    const c = config();
+    c.config["windows-estate:cluster"] = JSON.stringify({ ...JSON.parse(c.config["windows-estate:cluster"]), kubeconfig: api.kubeconfig() });
+    const r = await up(c, first.state);
+    await api.stop(); // the API server goes away
+    const plugin = new DynamicPlugin();
+    await plugin.start("127.0.0.1:1");
+    try {
+      const refreshed = await refresh(r.state, plugin, {});
+      expect(refreshed.steps.filter((s) => s.op !== "same")).toEqual([]);
+      expect(plugin.stderr.join("")).toMatch(/refresh kept the last known state: cannot reach the Kubernetes API/);
+    } finally {
+      await plugin.stop();
+    }
+  });
+
   test("a rotated kubeconfig reaches the wait resources' state (in-place update), so the next refresh uses it", async () => {
     const oldToken = kube.token;
     (kube as unknown as { token: string }).token = "rotated-token";
