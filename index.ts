@@ -10,8 +10,12 @@ import { loadStackConfig } from "./stacks/from-pulumi";
  * resource is declared: a config error declares nothing.
  */
 export = async () => {
-  const { config, issues } = await completeWithCluster(loadStackConfig());
+  const loaded = loadStackConfig();
+  const { config, issues } = await completeWithCluster(loaded);
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
+  // Warnings discovery added (those of the config alone were printed by the loader).
+  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
+  if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
 
   const provider = kubernetesProvider(config.cluster);
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
@@ -35,6 +39,10 @@ export = async () => {
     windowsRegistryConfig: estate.windowsRegistryConfig,
     /** The same files by full Windows path (synth writes them under windows-node-files/). */
     windowsNodeFiles: estate.windowsNodeFiles,
+    /** Which mirror sets each registry file comes from (this stack's or the cluster's), and what the files cover. */
+    windowsRegistrySources: estate.windowsRegistrySources,
+    /** The cluster-wide proxy WMCO applies to every Windows node (read at preview/up; credentials removed). */
+    clusterProxy: config.discovered?.proxy ?? null,
     /** Bring-your-own hosts as prepared (hostname, Windows Server version, host key fingerprint). */
     byohHosts: estate.byohHosts,
   };

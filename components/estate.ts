@@ -35,6 +35,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly windowsRegistryConfig: Record<string, string>;
   /** The same files by full Windows path. */
   readonly windowsNodeFiles: Record<string, string>;
+  /** Which mirror sets each registry's file comes from, and what the files cover. */
+  readonly windowsRegistrySources: { scope: string; byRegistry: Record<string, string[]> };
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
   readonly byohHosts: pulumi.Output<{ address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]>;
 
@@ -75,7 +77,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
           { parent: this, dependsOn: machineSetGate, aliases: [{ name: `${name}-ms-${i}` }] },
         ),
     );
-    const runtimeClasses = new WindowsRuntimeClasses(`${name}-runtimeclasses`, { versions: cfg.machineSets.map((s) => s.windowsServer) }, { parent: this });
+    const runtimeClasses = new WindowsRuntimeClasses(`${name}-runtimeclasses`, { versions: [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)] }, { parent: this });
 
     this.machineSets = pulumi.all(
       sets.map((ms, i) =>
@@ -89,7 +91,12 @@ export class WindowsEstate extends pulumi.ComponentResource {
       ),
     );
     this.runtimeClasses = runtimeClasses.names;
-    const mirrors = new WindowsRegistryMirrors(`${name}-mirrors`, { mirrors: cfg.mirrors, registriesWithCredentials: cfg.registriesWithCredentials }, { parent: this });
+    const mirrors = new WindowsRegistryMirrors(
+      `${name}-mirrors`,
+      { mirrors: cfg.mirrors, registriesWithCredentials: cfg.registriesWithCredentials, clusterMirrorSets: cfg.discovered?.mirrorSets as never },
+      { parent: this },
+    );
+    this.windowsRegistrySources = mirrors.windowsRegistrySources;
     this.windowsRegistryConfig = mirrors.windowsRegistryConfig;
     if (cfg.byoh.length > 0) {
       const byoh = new ByohHosts(

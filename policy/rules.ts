@@ -3,6 +3,9 @@
  * unit-tested without the policy server (constructing a PolicyPack starts one). `index.ts` adapts them.
  */
 
+import { namingBreaksWindowsPulls, windowsNamingProblem } from "../components/mirrors/validate";
+import { LABEL_VALUE_LIMIT, SHORT_NAME_LIMIT, SHORT_NAME_PROVIDER_KINDS, WINDOWS_BUILD_LABEL } from "../components/wmco/facts";
+
 /** What a rule sees of a resource: its Pulumi type token, name and input properties. */
 export interface ResourceView {
   type: string;
@@ -55,7 +58,7 @@ function windowsMachineSet(r: ResourceView): MachineSetProps | undefined {
 }
 
 /** Platforms whose Windows computer name is the Machine name: 15 characters, minus MAPI's `-xxxxx` suffix. */
-const SHORT_NAME_KINDS = new Set(["AzureMachineProviderSpec", "VSphereMachineProviderSpec", "NutanixMachineProviderConfig"]);
+const SHORT_NAME_KINDS = SHORT_NAME_PROVIDER_KINDS;
 
 export const machineSetLabels: ResourceRule = {
   name: "windows-machineset-labels",
@@ -94,7 +97,7 @@ export const machineSetNameLimit: ResourceRule = {
     const name = ms?.metadata?.name;
     if (!ms || !name) return;
     const kind = String(ms.spec?.template?.spec?.providerSpec?.value?.kind ?? "");
-    const limit = SHORT_NAME_KINDS.has(kind) ? 9 : 63;
+    const limit = SHORT_NAME_KINDS.has(kind) ? SHORT_NAME_LIMIT : LABEL_VALUE_LIMIT;
     if (name.length > limit) report(`MachineSet name "${name}" has ${name.length} characters; ${kind || "this platform"} allows at most ${limit}`);
   },
 };
@@ -152,33 +155,26 @@ export const privateKeyOnlyInSecret: ResourceRule = {
 
 export const windowsMirrorNaming: ResourceRule = {
   name: "windows-mirror-naming",
-  description: "On Windows nodes a mirror's path must end with its source's path (WMCO strips the shared suffix); otherwise pulls go to the wrong repository.",
+  description:
+    "Mirrors of mcr.microsoft.com (what Windows nodes pull through WMCO) end with their source's path and do not repeat the source registry (WMCO strips the shared suffix); otherwise Windows pulls go to the wrong repository.",
   enforcementLevel: "mandatory",
   validate(r, report) {
     if (r.type !== IDMS && r.type !== ITMS) return;
     const spec = (r.props as { spec?: Record<string, { source?: string; mirrors?: string[] }[]> }).spec ?? {};
     const entries = spec.imageDigestMirrors ?? spec.imageTagMirrors ?? [];
     for (const e of entries) {
-      const sourcePath = (e.source ?? "").split("/").slice(1).join("/");
-      if (!sourcePath) continue;
+      if (!e.source || !namingBreaksWindowsPulls(e.source)) continue;
       for (const m of e.mirrors ?? []) {
-        const mirrorPath = m.split("/").slice(1).join("/");
-        if (mirrorPath !== sourcePath && !mirrorPath.endsWith(`/${sourcePath}`)) {
-          report(`mirror ${m} for ${e.source} must end with /${sourcePath} (e.g. <mirror host>/<namespaces>/${sourcePath})`);
-        }
+        const problem = windowsNamingProblem(e.source, m);
+        if (problem) report(problem);
       }
     }
   },
 };
 
-/** Windows Server version → the build label RuntimeClasses select on. */
-const BUILDS: Record<string, string> = { "2019": "10.0.17763", "2022": "10.0.20348", "2025": "10.0.26100" };
-
-function windowsBuildOf(ms: MachineSetProps): string | undefined {
-  const v = ms.spec?.template?.spec?.providerSpec?.value as Record<string, unknown> | undefined;
-  const text = JSON.stringify(v ?? {});
-  const m = /(2019|2022|2025)/.exec(text);
-  return m ? BUILDS[m[1]] : undefined;
+/** The Windows build a MachineSet runs, from the label the builders put on it (components/machinesets/common.ts). */
+function windowsBuildOf(ms: MachineSetProps & { metadata?: { labels?: Labels } }): string | undefined {
+  return ms.metadata?.labels?.[WINDOWS_BUILD_LABEL];
 }
 
 export const runtimeClassPerBuild: StackRule = {
@@ -195,10 +191,10 @@ export const runtimeClassPerBuild: StackRule = {
     const covered = new Set(
       resources
         .filter((r) => r.type === RUNTIME_CLASS)
-        .map((r) => (r.props as { scheduling?: { nodeSelector?: Labels } }).scheduling?.nodeSelector?.["node.kubernetes.io/windows-build"])
+        .map((r) => (r.props as { scheduling?: { nodeSelector?: Labels } }).scheduling?.nodeSelector?.[WINDOWS_BUILD_LABEL])
         .filter((b): b is string => typeof b === "string"),
     );
-    for (const b of builds) if (!covered.has(b)) report(`no RuntimeClass selects node.kubernetes.io/windows-build=${b}, which a Windows MachineSet runs`);
+    for (const b of builds) if (!covered.has(b)) report(`no RuntimeClass selects ${WINDOWS_BUILD_LABEL}=${b}, which a Windows MachineSet runs`);
   },
 };
 

@@ -11,6 +11,8 @@ export interface WindowsHostArgs {
   wmcoPublicKey: pulumi.Input<string>;
   /** The WMCO private key: used for every access after preparation, and to prove the login works. Stored as a secret. */
   wmcoPrivateKey?: pulumi.Input<string>;
+  /** The Windows Server version the host must run (`byoh[i].windowsServer`). Default: not checked. */
+  expectedWindowsServer?: pulumi.Input<"2019" | "2022" | "2025">;
 }
 
 /**
@@ -35,6 +37,7 @@ export class WindowsHost extends pulumi.dynamic.Resource {
         connection: pulumi.secret(args.connection),
         wmcoPublicKey: args.wmcoPublicKey,
         wmcoPrivateKey: args.wmcoPrivateKey === undefined ? undefined : pulumi.secret(args.wmcoPrivateKey),
+        expectedWindowsServer: args.expectedWindowsServer,
         hostname: undefined,
         osBuild: undefined,
         windowsServer: undefined,

@@ -34,6 +34,15 @@ export interface EstateConfig {
   byoh: ByohHostConfig[];
   /** Registries the cluster's pull secret has credentials for (filled by discovery; never the credentials). */
   registriesWithCredentials?: string[];
+  /** What discovery learned about the cluster beyond MachineSet values (undefined without discovery). */
+  discovered?: {
+    /** The cluster-wide proxy WMCO applies to Windows nodes, credentials removed. */
+    proxy?: Record<string, string>;
+    /** Every IDMS/ITMS in the cluster, as WMCO merges them into hosts.toml. */
+    mirrorSets?: { idms: Record<string, unknown>[]; itms: Record<string, unknown>[] };
+    /** Which WMCO the support rules were checked against, and why. */
+    wmco?: string;
+  };
   /** Things worth saying that do not stop the run. */
   warnings: ConfigIssue[];
 }

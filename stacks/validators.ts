@@ -1,14 +1,29 @@
 // Registers each concept's semantic checks with the loader; importing this module is enough. Each check runs
 // only on keys whose shape already passed, so it can trust its types.
-import { validateByoh } from "../components/byoh/validate";
+import { byohVersionIssues, validateByoh } from "../components/byoh/validate";
 import { discoveryEnabled, validateMachineSets } from "../components/machinesets/validate";
+import { parseWmcoVersion } from "../components/wmco/facts";
 import { validateMirrors } from "../components/mirrors/validate";
 import { registerValidator } from "./load";
 
-registerValidator((cfg, ctx) => ({ errors: cfg.byoh ? validateByoh(cfg.byoh, ctx.secretKeys) : [] }));
+registerValidator((cfg, ctx) => ({
+  errors: cfg.byoh
+    ? [...validateByoh(cfg.byoh, ctx.secretKeys), ...(cfg.cluster ? byohVersionIssues(cfg.cluster.platform, cfg.byoh, pinnedWmco(cfg.operator?.startingCSV)) : [])]
+    : [],
+}));
 registerValidator((cfg, ctx) =>
   cfg.cluster && cfg.machineSets
-    ? validateMachineSets(cfg.cluster, cfg.machineSets, { discovery: discoveryEnabled(cfg.cluster, ctx.offline), offline: ctx.offline })
+    ? validateMachineSets(cfg.cluster, cfg.machineSets, {
+        discovery: discoveryEnabled(cfg.cluster, ctx.offline),
+        offline: ctx.offline,
+        wmco: pinnedWmco(cfg.operator?.startingCSV),
+      })
     : { errors: [] },
 );
 registerValidator((cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors) : { errors: [] }));
+
+/** The WMCO release a pinned `operator.startingCSV` names; without a pin the cluster decides at preview/up. */
+function pinnedWmco(csv: string | undefined) {
+  const version = parseWmcoVersion(csv);
+  return version ? { version, source: `operator.startingCSV ${csv}` } : undefined;
+}

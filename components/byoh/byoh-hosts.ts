@@ -67,7 +67,7 @@ export class ByohHosts extends pulumi.ComponentResource {
       });
       return new WindowsHost(
         `${name}-${h.address}`,
-        { connection, wmcoPublicKey: pulumi.output(args.wmcoPublicKey).apply((k) => k ?? ""), wmcoPrivateKey: args.wmcoPrivateKey },
+        { connection, wmcoPublicKey: pulumi.output(args.wmcoPublicKey).apply((k) => k ?? ""), wmcoPrivateKey: args.wmcoPrivateKey, expectedWindowsServer: h.windowsServer },
         { parent: this, dependsOn: opts?.dependsOn },
       );
     });

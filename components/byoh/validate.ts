@@ -1,6 +1,9 @@
 import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
+import type { Platform } from "../../stacks/schema/cluster";
+import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from "../wmco/facts";
+import type { KnownWmco } from "../machinesets/validate";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
 // Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
@@ -30,6 +33,12 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
     if (BAD_USERNAME.test(h.username)) {
       errors.push({ path: at("username"), message: `${JSON.stringify(h.username)} cannot be a Windows account name WMCO parses (no spaces, '=', or any of "/\\[]:;|,+*?<>@)` });
     }
+    if (h.port !== SSH_PORT) {
+      errors.push({
+        path: at("port"),
+        message: `is ${h.port}, but WMCO always connects to Windows nodes on port ${SSH_PORT} (pkg/windows/connectivity.go); make sshd listen on ${SSH_PORT} and remove port`,
+      });
+    }
     if (!h.hostKey && !h.trustOnFirstUse) {
       errors.push({
         path: at("hostKey"),
@@ -48,4 +57,21 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
     }
   });
   return errors;
+}
+
+/** A declared Windows Server version the WMCO in use does not support on this platform (e.g. 2019 on vSphere). */
+export function byohVersionIssues(platform: Platform, hosts: readonly ByohHostConfig[], wmco?: KnownWmco): ConfigIssue[] {
+  const version = wmco?.version ?? NEWEST_WMCO;
+  const supported = supportedVersions(platform, version);
+  const which = wmco ? `WMCO ${format(version)} (from ${wmco.source})` : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
+  return hosts.flatMap((h, i) =>
+    supported.includes(h.windowsServer)
+      ? []
+      : [
+          {
+            path: joinPath(["byoh", i, "windowsServer"]),
+            message: `Windows Server ${h.windowsServer} is not supported on ${platform} by ${which}; supported: ${supported.join(", ")}. ${h.windowsServer} on ${platform} is supported by ${supportedBy(platform, h.windowsServer)}`,
+          },
+        ],
+  );
 }

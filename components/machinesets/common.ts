@@ -1,3 +1,4 @@
+import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../wmco/facts";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { MANAGED_BY } from "../operator/builders";
 
@@ -51,7 +52,9 @@ export function buildSkeleton(infraId: string, name: string, set: MachineSetConf
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "MachineSet",
-    metadata: { name, namespace: MACHINE_API_NAMESPACE, labels: { [LABEL.cluster]: infraId, ...MANAGED_BY }, ...annotations },
+    // The Windows build, on the MachineSet object only (not propagated to Machines or Nodes, where kubelet sets the
+    // same label itself): what the policy pack reads to require a RuntimeClass per build.
+    metadata: { name, namespace: MACHINE_API_NAMESPACE, labels: { [LABEL.cluster]: infraId, ...MANAGED_BY, [WINDOWS_BUILD_LABEL]: WINDOWS_SERVER[set.windowsServer].buildLabel }, ...annotations },
     spec: {
       replicas: set.replicas,
       selector: { matchLabels: selector },

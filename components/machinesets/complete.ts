@@ -1,8 +1,11 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
-import { identityIssues, mergeDiscovered } from "./discovery";
-import { requiredFieldIssues } from "./validate";
+import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
+import { publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
+import { networkIssues, proxySummary } from "../wmco/prerequisites";
+import { byohVersionIssues } from "../byoh/validate";
+import { format, parseWmcoVersion } from "../wmco/facts";
 
 /**
  * With discovery on, asks the cluster for what the MachineSet config left out, checks the kubeconfig reaches the
@@ -12,7 +15,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   if (!cfg.cluster.discovery) return { config: cfg, issues: [] };
   let facts;
   try {
-    facts = await discoverCluster({ kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context });
+    facts = await discoverCluster({ kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context }, { namespace: cfg.operator.namespace, subscription: cfg.operator.package });
   } catch (e) {
     return {
       config: cfg,
@@ -21,12 +24,32 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   }
   const identity = identityIssues(cfg.cluster, facts);
   const merged = mergeDiscovered(cfg.cluster, cfg.machineSets, facts);
-  const missing = merged.machineSets.flatMap((s, i) =>
-    requiredFieldIssues(merged.cluster, s, i).map((m) => ({ ...m, message: m.message.replace(/^is required: set it, or run against the cluster with discovery on to copy it from a Linux worker/, "is not set and no Linux worker MachineSet provides it; set it") })),
-  );
-  const unique = [...new Map([...identity, ...missing].map((i) => [`${i.path}:${i.message}`, i])).values()];
+  const missing = merged.machineSets.flatMap((s, i) => requiredFieldIssues(merged.cluster, s, i).map((m) => ({ ...m, message: NOT_DISCOVERED(m.message) })));
+  // A pinned startingCSV was checked at load; otherwise the WMCO the cluster runs (or will run) decides.
+  const pinned = parseWmcoVersion(cfg.operator.startingCSV);
+  const wmco = pinned ? undefined : discoveredWmco(facts);
+  const versions = wmco ? [...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)), ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco)] : [];
+  // WMCO refuses to run on a cluster without hybrid networking: stop before any MachineSet or host is touched.
+  const prerequisites = networkIssues(cfg.cluster.platform, facts.network ?? {});
+  const unique = [...new Map([...identity, ...prerequisites, ...missing, ...versions].map((i) => [`${i.path}:${i.message}`, i])).values()];
+  const warnings = merged.machineSets.flatMap((s, i) => publicLoadBalancerWarnings(merged.cluster, s, i));
+  const proxy = proxySummary(facts.proxy) as Record<string, string> | undefined;
   return {
-    config: { ...cfg, cluster: { ...cfg.cluster, region: merged.cluster.region }, machineSets: merged.machineSets, registriesWithCredentials: facts.registriesWithCredentials },
+    config: {
+      ...cfg,
+      cluster: { ...cfg.cluster, region: merged.cluster.region },
+      machineSets: merged.machineSets,
+      registriesWithCredentials: facts.registriesWithCredentials,
+      warnings: [...cfg.warnings, ...warnings],
+      discovered: {
+        proxy,
+        mirrorSets: facts.mirrorSets,
+        wmco: pinned ? `WMCO ${format(pinned)} (operator.startingCSV)` : wmco ? `WMCO ${format(wmco.version)} (${wmco.source})` : undefined,
+      },
+    },
     issues: unique,
   };
 }
+
+const NOT_DISCOVERED = (message: string) =>
+  message.replace(/^is required: set it, or run against the cluster with discovery on to copy it from a Linux worker/, "is not set and no Linux worker MachineSet provides it; set it");

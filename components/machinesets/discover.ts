@@ -5,10 +5,33 @@ import { ClusterFacts, linuxWorkerSpecs, registriesIn } from "./discovery";
  * Reads `Infrastructure/cluster` and the MachineSets of `openshift-machine-api` at `pulumi preview/up` (never in
  * synth). Runs in the program, not in a provider: its answers shape what is declared.
  */
-export async function discoverCluster(access: KubeAccess): Promise<ClusterFacts> {
+export async function discoverCluster(access: KubeAccess, operator: { namespace: string; subscription: string }): Promise<ClusterFacts> {
   const api = await connectKube(access, 15_000);
-  const infrastructure = await api.get("/apis/config.openshift.io/v1/infrastructures/cluster");
-  const list = await api.get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets");
-  const pullSecret = await api.get("/api/v1/namespaces/openshift-config/secrets/pull-secret");
-  return { infrastructure, workerSpecs: linuxWorkerSpecs(list), registriesWithCredentials: registriesIn(pullSecret) };
+  const get = (path: string) => api.get(path);
+  const [infrastructure, list, pullSecret, networkConfig, networkOperator, proxy, clusterVersion, subscription, idms, itms] = await Promise.all([
+    get("/apis/config.openshift.io/v1/infrastructures/cluster"),
+    get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets"),
+    get("/api/v1/namespaces/openshift-config/secrets/pull-secret"),
+    get("/apis/config.openshift.io/v1/networks/cluster"),
+    get("/apis/operator.openshift.io/v1/networks/cluster"),
+    get("/apis/config.openshift.io/v1/proxies/cluster"),
+    get("/apis/config.openshift.io/v1/clusterversions/version"),
+    get(`/apis/operators.coreos.com/v1alpha1/namespaces/${operator.namespace}/subscriptions/${operator.subscription}`),
+    get("/apis/config.openshift.io/v1/imagedigestmirrorsets"),
+    get("/apis/config.openshift.io/v1/imagetagmirrorsets"),
+  ]);
+  return {
+    infrastructure,
+    workerSpecs: linuxWorkerSpecs(list),
+    registriesWithCredentials: registriesIn(pullSecret),
+    network: { config: networkConfig, operator: networkOperator },
+    proxy,
+    clusterVersion,
+    subscription,
+    mirrorSets: { idms: itemsOf(idms), itms: itemsOf(itms) },
+  };
+}
+
+function itemsOf(list: Record<string, unknown> | undefined): Record<string, unknown>[] {
+  return (list?.items as Record<string, unknown>[] | undefined) ?? [];
 }

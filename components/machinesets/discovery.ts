@@ -1,6 +1,7 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { ClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
+import { parseWmcoVersion, wmcoForOpenShift, WmcoVersion } from "../wmco/facts";
 
 type Obj = Record<string, unknown>;
 const get = (o: unknown, ...path: (string | number)[]): unknown =>
@@ -14,6 +15,29 @@ export interface ClusterFacts {
   workerSpecs: Obj[];
   /** Registries the global pull secret has credentials for: the keys only, the credentials are dropped here. */
   registriesWithCredentials?: string[];
+  /** `networks.config.openshift.io/cluster` and `networks.operator.openshift.io/cluster`. */
+  network?: { config?: Obj; operator?: Obj };
+  /** `proxies.config.openshift.io/cluster`. */
+  proxy?: Obj;
+  /** `clusterversions.config.openshift.io/version`. */
+  clusterVersion?: Obj;
+  /** WMCO's Subscription, when it is installed already (its `status.installedCSV` names the running WMCO). */
+  subscription?: Obj;
+  /** Every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster (WMCO merges them all). */
+  mirrorSets?: { idms: Obj[]; itms: Obj[] };
+}
+
+/**
+ * Which WMCO runs (or will): the installed CSV if there is one, else the release that ships with the cluster's
+ * OpenShift version (`status.desired.version`).
+ */
+export function discoveredWmco(facts: ClusterFacts): { version: WmcoVersion; source: string } | undefined {
+  const csv = str(get(facts.subscription, "status", "installedCSV"));
+  const fromCsv = parseWmcoVersion(csv);
+  if (fromCsv) return { version: fromCsv, source: `the installed CSV ${csv}` };
+  const ocp = str(get(facts.clusterVersion, "status", "desired", "version"));
+  const fromOcp = wmcoForOpenShift(ocp);
+  return fromOcp ? { version: fromOcp, source: `the cluster version ${ocp}` } : undefined;
 }
 
 /** The registry names of a `kubernetes.io/dockerconfigjson` Secret, without reading out any credential. */
@@ -159,7 +183,8 @@ export function mergeDiscovered(cluster: ClusterConfig, sets: readonly MachineSe
           clusterUuid: str(get(w, "cluster", "uuid")),
           subnetUuid: str(get(w, "subnets", 0, "uuid")),
           credentialsSecret: str(get(w, "credentialsSecret", "name")),
-          projectUuid: str(get(w, "project", "uuid")),
+          projectUuid: get(w, "project", "type") === "name" ? undefined : str(get(w, "project", "uuid")),
+          projectName: get(w, "project", "type") === "name" ? str(get(w, "project", "name")) : undefined,
         }),
         ...defined(set.nutanix),
       } as MachineSetConfig["nutanix"];

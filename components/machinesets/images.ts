@@ -6,15 +6,17 @@ export function awsAmiFilter(version: WindowsServer): { owners: string[]; nameFi
 }
 
 /**
- * Azure Marketplace image. 2019 is pinned to 17763.6293.240905: later 2019 builds broke sshd, so WMCO's own
- * script pins the same version (commit 0f408d302).
+ * Azure Marketplace image (hack/machineset.sh `get_azure_ms`: sku `<version>-datacenter-smalldisk`, version
+ * `latest`). 2019 has no default: the version WMCO's release branches pinned (17763.6293.240905, commit 0f408d302)
+ * has been removed by Microsoft, and validation requires `azure.imageVersion` for it.
  */
 export function azureImage(version: WindowsServer, override?: string) {
+  if (version === "2019" && override === undefined) throw new Error("Azure Windows Server 2019 needs azure.imageVersion (validation should have said so)");
   return {
     publisher: "MicrosoftWindowsServer",
     offer: "WindowsServer",
     sku: `${version}-datacenter-smalldisk`,
-    version: override ?? (version === "2019" ? "17763.6293.240905" : "latest"),
+    version: override ?? "latest",
     resourceID: "",
   };
 }

@@ -5,7 +5,7 @@ import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { buildMachineSet } from "./build";
 import { awsAmiFilter } from "./images";
 import { machineSetName } from "./names";
-import { WINDOWS_BUILD } from "./support-matrix";
+import { WINDOWS_SERVER } from "../wmco/facts";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 
 export interface WindowsMachineSetArgs {
@@ -47,7 +47,7 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
     });
     this.name = pulumi.output(machineSetName(cluster.platform, cluster.infrastructureId, set) as string);
     this.replicas = pulumi.output(set.replicas);
-    this.windowsBuild = WINDOWS_BUILD[set.windowsServer];
+    this.windowsBuild = WINDOWS_SERVER[set.windowsServer].buildLabel;
     this.registerOutputs({ name: this.name, replicas: this.replicas, machineSet: ms.id });
   }
 

@@ -1,18 +1,11 @@
 import { Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 
-/**
- * Azure, vSphere and Nutanix name the Windows computer after the Machine. Windows caps computer names at 15
- * characters and the Machine API appends `-xxxxx`, which leaves 9 for the MachineSet.
- */
-export const SHORT_NAME_PLATFORMS: ReadonlySet<Platform> = new Set(["Azure", "VSphere", "Nutanix"]);
-export const SHORT_NAME_LIMIT = 9;
-/** MachineSet names are also label values (`cluster-api-machineset`), which are capped at 63 characters. */
-export const NAME_LIMIT = 63;
+import { machineSetNameLimit, SHORT_NAME_PLATFORMS } from "../wmco/facts";
 
-export function nameLimit(platform: Platform): number {
-  return SHORT_NAME_PLATFORMS.has(platform) ? SHORT_NAME_LIMIT : NAME_LIMIT;
-}
+/** The name limits live with the other WMCO facts (components/wmco/facts.ts). */
+export { SHORT_NAME_PLATFORMS };
+export const nameLimit = machineSetNameLimit;
 
 /**
  * The default name, as WMCO's `hack/machineset.sh` makes it: on AWS `<infraId>-winworker-<az>`, on GCP

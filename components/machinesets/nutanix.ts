@@ -11,7 +11,8 @@ export function nutanixProviderSpec(block: NutanixBlock): Record<string, unknown
     credentialsSecret: { name: block.credentialsSecret ?? "nutanix-credentials" },
     image: { type: "name", name: block.image },
     memorySize: block.memorySize,
-    ...(block.projectUuid ? { project: { type: "uuid", uuid: block.projectUuid } } : {}),
+    // The project as the workers identify it, by UUID or by name (hack/machineset.sh copies `project` whole).
+    ...(block.projectUuid ? { project: { type: "uuid", uuid: block.projectUuid } } : block.projectName ? { project: { type: "name", name: block.projectName } } : {}),
     subnets: [{ type: "uuid", uuid: block.subnetUuid as string }],
     systemDiskSize: block.systemDiskSize,
     userDataSecret: { name: USER_DATA_SECRET },

@@ -2,7 +2,7 @@ import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { ClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { machineSetName, nameLimit, SHORT_NAME_PLATFORMS } from "./names";
-import { isSupported, SUPPORTED_VERSIONS } from "./support-matrix";
+import { format, NEWEST_WMCO, supportedBy, supportedVersions, WmcoVersion } from "../wmco/facts";
 
 const BLOCKS = ["aws", "azure", "gcp", "vsphere", "nutanix"] as const;
 type Block = (typeof BLOCKS)[number];
@@ -33,7 +33,7 @@ function platformBlock(platform: Platform): Block | undefined {
 export function validateMachineSets(
   cluster: ClusterConfig,
   sets: readonly MachineSetConfig[],
-  opts: { discovery: boolean; offline: boolean },
+  opts: { discovery: boolean; offline: boolean; wmco?: KnownWmco },
 ): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
@@ -57,13 +57,20 @@ export function validateMachineSets(
       errors.push({ path: at(expected), message: `is required: cluster.platform is ${platform}, so each MachineSet needs its '${expected}' block` });
       return;
     }
-    if (!isSupported(platform, set.windowsServer)) {
+    errors.push(...versionIssues(platform, set, i, opts.wmco));
+    if (platform === "Azure" && set.windowsServer === "2019" && set.azure?.imageVersion === undefined) {
       errors.push({
-        path: at("windowsServer"),
-        message: `Windows Server ${set.windowsServer} is not supported on ${platform}; supported: ${SUPPORTED_VERSIONS[platform].join(", ")}`,
+        path: at("azure", "imageVersion"),
+        message:
+          "is required for Windows Server 2019 on Azure: the image WMCO pinned (17763.6293.240905) has been removed by Microsoft and newer " +
+          "2019 images carry an OpenSSH regression (KB5044277) that breaks WMCO's SSH; set a 2019 image version you have verified, or use 2022 or 2025",
       });
     }
     if (!opts.discovery) errors.push(...requiredFieldIssues(cluster, set, i));
+    if (!opts.discovery) warnings.push(...publicLoadBalancerWarnings(cluster, set, i));
+    if (set.nutanix?.projectUuid !== undefined && set.nutanix.projectName !== undefined) {
+      errors.push({ path: at("nutanix", "projectName"), message: "set either projectUuid or projectName, not both" });
+    }
     errors.push(...zoneIssues(cluster, set, i));
 
     const name = machineSetName(platform, cluster.infrastructureId, set);
@@ -92,6 +99,44 @@ export function validateMachineSets(
     }
   });
   return { errors, warnings };
+}
+
+/**
+ * Azure: WMCO's machineset.sh copies `publicLoadBalancer` from the Linux worker (and its e2e tests from the cluster);
+ * without it a Windows node may have no outbound path for what its user data downloads.
+ */
+export function publicLoadBalancerWarnings(cluster: ClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
+  if (cluster.platform !== "Azure" || !set.azure || set.azure.publicLoadBalancer !== undefined) return [];
+  return [
+    {
+      path: joinPath(["machineSets", i, "azure", "publicLoadBalancer"]),
+      message:
+        "not set: copy it from a Linux worker (oc get machinesets -n openshift-machine-api -o jsonpath='{.items[0].spec.template.spec.providerSpec.value.publicLoadBalancer}'), " +
+        "or turn discovery on; without it the node may lack the outbound path its user data needs (leave it out only with user-defined routing)",
+    },
+  ];
+}
+
+/** Which WMCO the rules are for, and where that came from (for messages). */
+export interface KnownWmco {
+  version: WmcoVersion;
+  /** e.g. "operator.startingCSV", "the installed CSV", "the cluster version 4.22.3". */
+  source: string;
+}
+
+/** A Windows Server version the WMCO in use does not support; used again after discovery learns the version. */
+export function versionIssues(platform: Platform, set: MachineSetConfig, i: number, wmco?: KnownWmco): ConfigIssue[] {
+  if (platform === "None") return [];
+  const version = wmco?.version ?? NEWEST_WMCO;
+  const supported = supportedVersions(platform, version);
+  if (supported.includes(set.windowsServer)) return [];
+  const which = wmco ? `WMCO ${format(version)} (from ${wmco.source})` : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
+  return [
+    {
+      path: joinPath(["machineSets", i, "windowsServer"]),
+      message: `Windows Server ${set.windowsServer} is not supported on ${platform} by ${which}; supported: ${supported.join(", ")}. ${set.windowsServer} on ${platform} is supported by ${supportedBy(platform, set.windowsServer)}`,
+    },
+  ];
 }
 
 /** Missing values that neither the config nor (now) discovery provide; used again after discovery. */

@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import { redactHostsToml, renderHostsToml } from "./hosts-toml";
+import { IDMS, ITMS, redactHostsToml, registryDirectory, registryHost, renderHostsToml } from "./hosts-toml";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "./mirror-sets";
 
 /** Where WMCO points containerd's registry configuration on every Windows node. */
@@ -15,6 +15,29 @@ export interface WindowsRegistryMirrorsArgs {
    * Basic-auth header for mirrors on those registries; the shown files carry it redacted. Default: none known.
    */
   registriesWithCredentials?: readonly string[];
+  /**
+   * Every IDMS/ITMS already in the cluster (discovery at `pulumi preview/up`). WMCO merges them all into each node's
+   * files (pkg/registries `GenerateConfigFiles`), so the shown files include them. Objects with this stack's names are
+   * taken from this stack. Undefined offline: the files then cover this stack's sets only, and say so.
+   */
+  clusterMirrorSets?: { idms: readonly IDMS[]; itms: readonly ITMS[] };
+}
+
+/** Which sets a registry directory's file comes from: `this stack: <name>` or `cluster: <name>`. */
+export function mirrorSources(ours: { idms: IDMS[]; itms: ITMS[] }, theirs: { idms: IDMS[]; itms: ITMS[] }): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const add = (who: string, set: IDMS | ITMS) => {
+    const entries = "imageDigestMirrors" in set.spec ? set.spec.imageDigestMirrors : (set.spec as ITMS["spec"]).imageTagMirrors;
+    for (const e of entries ?? []) {
+      if (!e.mirrors?.length) continue;
+      // One directory per registry host (with its port), as WMCO groups sources (registryHost, registryDirectory).
+      const dir = registryDirectory(registryHost(e.source));
+      (out[dir] ??= []).includes(`${who}: ${set.metadata?.name}`) || out[dir].push(`${who}: ${set.metadata?.name}`);
+    }
+  };
+  for (const s of [...ours.idms, ...ours.itms]) add("this stack", s);
+  for (const s of [...theirs.idms, ...theirs.itms]) add("cluster", s);
+  return out;
 }
 
 /**
@@ -26,6 +49,8 @@ export class WindowsRegistryMirrors extends pulumi.ComponentResource {
   readonly windowsRegistryConfig: Record<string, string>;
   /** Full Windows path → file text, credentials redacted (what synth writes under windows-node-files/). */
   readonly windowsNodeFiles: Record<string, string>;
+  /** Registry directory → the mirror sets its file comes from, and what the files cover. */
+  readonly windowsRegistrySources: { scope: string; byRegistry: Record<string, string[]> };
 
   constructor(name: string, args: WindowsRegistryMirrorsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsRegistryMirrors", name, {}, opts);
@@ -36,9 +61,20 @@ export class WindowsRegistryMirrors extends pulumi.ComponentResource {
     // Credentials never enter the program: a stand-in for each registry with credentials yields the same text,
     // which is then redacted.
     const standIn = JSON.stringify({ auths: Object.fromEntries((args.registriesWithCredentials ?? []).map((r) => [r, { auth: Buffer.from("user:password").toString("base64") }])) });
-    const files = renderHostsToml({ imageDigestMirrorSets: idms, imageTagMirrorSets: itms, pullSecret: standIn });
+    const ours = new Set([...idms, ...itms].map((o) => o.metadata.name));
+    const theirs = {
+      idms: (args.clusterMirrorSets?.idms ?? []).filter((o) => !ours.has(o.metadata?.name ?? "")),
+      itms: (args.clusterMirrorSets?.itms ?? []).filter((o) => !ours.has(o.metadata?.name ?? "")),
+    };
+    const files = renderHostsToml({ imageDigestMirrorSets: [...idms, ...theirs.idms], imageTagMirrorSets: [...itms, ...theirs.itms], pullSecret: standIn });
+    this.windowsRegistrySources = {
+      scope: args.clusterMirrorSets
+        ? "every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster, merged as WMCO merges them"
+        : "this stack's mirror sets only: offline, the cluster's other ImageDigestMirrorSets/ImageTagMirrorSets are not read",
+      byRegistry: mirrorSources({ idms, itms }, theirs),
+    };
     this.windowsRegistryConfig = Object.fromEntries(Object.entries(files).map(([dir, text]) => [dir, redactHostsToml(text)]));
     this.windowsNodeFiles = Object.fromEntries(Object.entries(this.windowsRegistryConfig).map(([dir, text]) => [`${REGISTRIES_DIR}\\${dir}\\hosts.toml`, text]));
-    this.registerOutputs({ windowsRegistryConfig: this.windowsRegistryConfig });
+    this.registerOutputs({ windowsRegistryConfig: this.windowsRegistryConfig, windowsRegistrySources: this.windowsRegistrySources });
   }
 }

@@ -1,6 +1,7 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { registryDirectory, registryHost } from "./hosts-toml";
 import { emittedPolicy, MirrorEntry, mirrorSetName, MirrorsConfig } from "./mirror-sets";
+import { WINDOWS_REGISTRY } from "../wmco/facts";
 
 // The API server's own patterns for IDMS/ITMS (openshift/api): host[:port][/namespace...]; sources may also be `*.host`.
 const LABEL = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
@@ -70,7 +71,17 @@ export function windowsNamingProblem(source: string, mirror: string): string | u
   return undefined;
 }
 
-function checkMirrors(e: MirrorEntry, at: At, errors: ConfigIssue[]): void {
+/**
+ * Mirrors are cluster-wide; Windows nodes pull only a few images through them, all from `mcr.microsoft.com` (the
+ * pause image WMCO's containerd config names, and Windows base images). A naming problem is an error where it
+ * breaks those pulls, and a warning elsewhere: Linux nodes (CRI-O) do not strip path segments, so a mirror that
+ * is wrong for Windows may be right for the Linux images it exists for (OKD docs' IDMS example: ubi9).
+ */
+export function namingBreaksWindowsPulls(source: string): boolean {
+  return registryHost(source).toLowerCase() === WINDOWS_REGISTRY;
+}
+
+function checkMirrors(e: MirrorEntry, at: At, errors: ConfigIssue[], warnings: ConfigIssue[]): void {
   const seen = new Map<string, number>();
   (e.mirrors ?? []).forEach((mirror, j) => {
     if (!LOCATION.test(mirror)) {
@@ -81,7 +92,8 @@ function checkMirrors(e: MirrorEntry, at: At, errors: ConfigIssue[]): void {
     if (first !== undefined) errors.push({ path: at("mirrors", j), message: `${mirror} is listed twice in this entry (also mirrors[${first}]); remove one` });
     else seen.set(mirror, j);
     const naming = LOCATION.test(e.source) ? windowsNamingProblem(e.source, mirror) : undefined;
-    if (naming) errors.push({ path: at("mirrors", j), message: naming });
+    if (naming && namingBreaksWindowsPulls(e.source)) errors.push({ path: at("mirrors", j), message: naming });
+    else if (naming) warnings.push({ path: at("mirrors", j), message: `${naming} (a warning: ${e.source} is not an image Windows nodes pull through WMCO, and Linux nodes are not affected)` });
   });
   if (e.mirrorSourcePolicy === "NeverContactSource" && (e.mirrors ?? []).length === 0) {
     errors.push({ path: at("mirrorSourcePolicy"), message: "NeverContactSource without mirrors leaves nowhere to pull from, so every pull of this source fails; add mirrors or drop the policy" });
@@ -116,7 +128,7 @@ export function validateMirrors(m: MirrorsConfig): { errors: ConfigIssue[]; warn
       const other = sources.get(e.source);
       if (other !== undefined) errors.push({ path: at("source"), message: `${e.source} is listed twice (also ${other}); put all its mirrors in one entry` });
       else sources.set(e.source, at());
-      checkMirrors(e, at, errors);
+      checkMirrors(e, at, errors, warnings);
       // A repeated source already explains why its derived name repeats.
       if (other === undefined || e.name) checkName(kind, e, at, names, errors);
     });

@@ -1,3 +1,4 @@
+import { NAMESPACE_LABELS } from "../wmco/facts";
 import { OperatorConfig } from "../../stacks/schema/operator";
 
 /** Labels every object this program creates carries, so `oc get -l` finds them and nobody mistakes their owner. */
@@ -39,14 +40,14 @@ export interface SubscriptionObject {
 }
 
 /**
- * The operator's namespace. `openshift.io/cluster-monitoring` lets the cluster Prometheus scrape WMCO's metrics
- * (the OperatorHub checkbox "enable Operator recommended cluster monitoring").
+ * The operator's namespace with the labels WMCO's install script sets (`NAMESPACE_LABELS`): cluster monitoring, PodSecurity
+ * label sync, and the `privileged` PodSecurity level the operator pod needs (it uses host networking).
  */
 export function buildNamespace(op: OperatorConfig): NamespaceObject {
   return {
     apiVersion: "v1",
     kind: "Namespace",
-    metadata: { name: op.namespace, labels: { ...MANAGED_BY, "openshift.io/cluster-monitoring": "true" } },
+    metadata: { name: op.namespace, labels: { ...MANAGED_BY, ...NAMESPACE_LABELS } },
   };
 }
 

@@ -1,5 +1,5 @@
 import { WindowsServer } from "../../stacks/schema/machinesets";
-import { WINDOWS_BUILD } from "../machinesets/support-matrix";
+import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../wmco/facts";
 import { MANAGED_BY } from "../operator/builders";
 
 export interface RuntimeClassObject {
@@ -25,7 +25,7 @@ export function buildRuntimeClass(version: WindowsServer): RuntimeClassObject {
     metadata: { name: `windows${version}`, labels: { ...MANAGED_BY } },
     handler: "runhcs-wcow-process",
     scheduling: {
-      nodeSelector: { "kubernetes.io/os": "windows", "kubernetes.io/arch": "amd64", "node.kubernetes.io/windows-build": WINDOWS_BUILD[version] },
+      nodeSelector: { "kubernetes.io/os": "windows", "kubernetes.io/arch": "amd64", [WINDOWS_BUILD_LABEL]: WINDOWS_SERVER[version].buildLabel },
       tolerations: [
         { key: "os", operator: "Equal", value: "Windows", effect: "NoSchedule" },
         { key: "os", operator: "Equal", value: "windows", effect: "NoSchedule" },

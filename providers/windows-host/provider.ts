@@ -4,7 +4,8 @@ import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
 import { describeTarget, SshConnection } from "../ssh/types";
 import { UNKNOWN } from "../unknown";
-import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript, SUPPORTED_BUILDS } from "./scripts";
+import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
+import { versionOfBuild, WindowsServer } from "../../components/wmco/facts";
 
 
 export interface WindowsHostInputs {
@@ -14,6 +15,8 @@ export interface WindowsHostInputs {
   wmcoPublicKey: string;
   /** The WMCO private key: after preparation every access uses it, and create proves it works. */
   wmcoPrivateKey?: string;
+  /** The Windows Server version the stack declares for this host; the host must run it. */
+  expectedWindowsServer?: WindowsServer;
 }
 
 export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
@@ -49,11 +52,11 @@ function accessConnection(i: WindowsHostInputs): SshConnection {
   return i.wmcoPrivateKey ? { ...i.connection, privateKey: i.wmcoPrivateKey, password: undefined } : i.connection;
 }
 
-async function prepare(inputs: WindowsHostInputs, recordedHostKey: string | undefined): Promise<WindowsHostOutputs> {
+async function prepare(inputs: WindowsHostInputs, recordedHostKey: string | undefined, firstPreparation: boolean): Promise<WindowsHostOutputs> {
   const target = describeTarget(inputs.connection);
   const result = await withSession(inputs.connection, recordedHostKey, async (s) => {
     const before = await probe(s, inputs.wmcoPublicKey);
-    const problems = hostProblems(before);
+    const problems = hostProblems(before, { windowsServer: inputs.expectedWindowsServer, firstPreparation });
     if (problems.length > 0) throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
     const r = await s.exec(powershellCommand(prepareScript(inputs.wmcoPublicKey)));
     if (r.code !== 0 || !r.stdout.includes("prepared")) throw new Error(`preparing ${target} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
@@ -68,7 +71,7 @@ async function prepare(inputs: WindowsHostInputs, recordedHostKey: string | unde
       throw new Error(`${target} was prepared, but logging in with the WMCO key fails: ${e.message}`);
     });
   }
-  return { ...inputs, ...result.probe, windowsServer: SUPPORTED_BUILDS[result.probe.osBuild], hostKey: result.hostKey, hostKeyFingerprint: result.hostKeyFingerprint };
+  return { ...inputs, ...result.probe, windowsServer: versionOfBuild(result.probe.osBuild) ?? "", hostKey: result.hostKey, hostKeyFingerprint: result.hostKeyFingerprint };
 }
 
 export function checkWindowsHost(news: WindowsHostInputs): pulumi.dynamic.CheckFailure[] {
@@ -101,14 +104,14 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     if (host(olds.connection) !== host(news.connection) || news.connection?.host === UNKNOWN) replaces.push("connection");
     // A host the last refresh could not reach must be checked again by the next `up`.
     const drift = preparationDrift(olds).length > 0 || olds.unreachable !== undefined;
-    const keyChanged = olds.wmcoPublicKey !== news.wmcoPublicKey || olds.wmcoPrivateKey !== news.wmcoPrivateKey;
+    const keyChanged = olds.wmcoPublicKey !== news.wmcoPublicKey || olds.wmcoPrivateKey !== news.wmcoPrivateKey || olds.expectedWindowsServer !== news.expectedWindowsServer;
     const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
     // New provider code (this program upgraded) re-applies the preparation, idempotently.
     const codeChanged = (olds as { __provider?: string }).__provider !== (news as { __provider?: string }).__provider;
     return { changes: replaces.length > 0 || drift || keyChanged || connectionChanged || codeChanged, replaces, deleteBeforeReplace: false };
   },
   async create(inputs: WindowsHostInputs) {
-    const outs = await prepare(inputs, undefined);
+    const outs = await prepare(inputs, undefined, true);
     return { id: describeTarget(inputs.connection), outs: defined(outs) };
   },
   async read(id: string, props?: WindowsHostOutputs) {
@@ -118,7 +121,7 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
       // A refresh looks, it does not wait out an outage: at most 30 s per host (an `up` keeps the full deadline).
       const conn = accessConnection(props);
       const p = await withSession({ ...conn, deadlineSeconds: Math.min(conn.deadlineSeconds ?? 120, 30) }, props.hostKey, (s) => probe(s, props.wmcoPublicKey));
-      return { id, props: defined({ ...last, ...p, windowsServer: SUPPORTED_BUILDS[p.osBuild] ?? "" }) };
+      return { id, props: defined({ ...last, ...p, windowsServer: versionOfBuild(p.osBuild) ?? "" }) };
     } catch (e) {
       // One host down must not fail a scheduled refresh of the whole estate: keep the last known state and say
       // why. The next `pulumi up` sees `unreachable`, checks the host again and fails naming it if it is still down.
@@ -131,7 +134,8 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
   async update(_id: string, olds: WindowsHostOutputs, news: WindowsHostInputs) {
     // A rotated WMCO key is authorized over the old key's access, so the host never locks WMCO out.
     const via = olds.wmcoPrivateKey ? { ...news, connection: accessConnection(olds) } : news;
-    const outs = await prepare(via, olds.hostKey);
+    // Not a first preparation: WMCO may have joined the host since, with its own containerd and services.
+    const outs = await prepare(via, olds.hostKey, false);
     return { outs: defined({ ...outs, connection: news.connection, wmcoPrivateKey: news.wmcoPrivateKey }) };
   },
   async delete() {

@@ -1,7 +1,9 @@
 import { psQuote } from "../ssh/powershell";
+import { versionOfBuild, WINDOWS_SERVER, WindowsServer, WMCO_PORTS, WMCO_SERVICES } from "../../components/wmco/facts";
 
-/** Ports WMCO needs open on every Windows node: SSH, kubelet logs (ContainerLogsPort), windows_exporter. */
-export const WMCO_PORTS = [22, 10250, 9182] as const;
+export { WMCO_PORTS };
+/** Services whose presence means WMCO has configured (joined) this host: it installs them itself. */
+const JOINED_MARKERS = [WMCO_SERVICES.kubelet, WMCO_SERVICES.wicd];
 
 /** The well-known SIDs of BUILTIN\Administrators and SYSTEM: names differ by Windows locale, SIDs do not. */
 const ADMINISTRATORS_SID = "*S-1-5-32-544";
@@ -37,9 +39,12 @@ export function probeScript(publicKey: string): string {
     "  if ($rule -and $rule.Enabled -eq 'True') { $open += $port }",
     "}",
     "$containerd = [bool](Get-Service -Name containerd -ErrorAction SilentlyContinue) -or (Test-Path -LiteralPath (Join-Path $env:ProgramFiles 'containerd\\containerd.exe'))",
+    `$wmcoServices = @(@(${JOINED_MARKERS.map(psQuote).join(", ")}) | Where-Object { Get-Service -Name $_ -ErrorAction SilentlyContinue })`,
+    "$sshd = Get-Service -Name sshd -ErrorAction SilentlyContinue",
     "[pscustomobject]@{",
     "  hostname = [System.Net.Dns]::GetHostName()",
     "  osBuild = [string]$cv.CurrentBuildNumber",
+    "  updateRevision = [int]$cv.UBR",
     "  productName = [string]$cv.ProductName",
     "  keyAuthorized = [bool]($lines | Where-Object { $_.Trim() -eq $key })",
     "  keyFileAclOk = [bool]$aclOk",
@@ -47,6 +52,8 @@ export function probeScript(publicKey: string): string {
     "  passwordAuthentication = Get-SshdSetting 'PasswordAuthentication'",
     "  firewallPorts = @($open)",
     "  containerdInstalled = [bool]$containerd",
+    "  wmcoServices = @($wmcoServices)",
+    "  sshdStartType = $(if ($sshd) { [string]$sshd.StartType } else { '' })",
     "} | ConvertTo-Json -Compress",
   ].join("\n");
 }
@@ -72,6 +79,9 @@ export function prepareScript(publicKey: string): string {
     "}",
     `icacls.exe $keyFile /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
     "if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys' }",
+    // WMCO reboots the host while configuring it and must get back in; an sshd added with Add-WindowsCapability
+    // starts Manual (WMCO's own user data sets Automatic: pkg/secrets/secrets.go).
+    "Set-Service -Name sshd -StartupType Automatic",
     "$text = ''",
     "if (Test-Path -LiteralPath $config) { $text = [System.IO.File]::ReadAllText($config) }",
     "$before = $text",
@@ -108,6 +118,12 @@ export interface HostProbe {
   passwordAuthentication: string;
   firewallPorts: number[];
   containerdInstalled: boolean;
+  /** `UBR`: the update revision of the build (20348.681 → 681). */
+  updateRevision: number;
+  /** WMCO's own services found on the host: present once WMCO has configured (joined) it. */
+  wmcoServices: string[];
+  /** `Automatic`, `Manual`, `Disabled`, or "" when sshd is missing. */
+  sshdStartType: string;
 }
 
 /** Parses the probe's JSON, tolerating PowerShell's quirks (a one-element array printed as a scalar, BOMs). */
@@ -127,18 +143,46 @@ export function parseProbe(output: string): HostProbe {
     passwordAuthentication: String(raw.passwordAuthentication ?? "").toLowerCase(),
     firewallPorts: (Array.isArray(ports) ? ports : ports === undefined || ports === null ? [] : [ports]).map(Number).sort((a, b) => a - b),
     containerdInstalled: raw.containerdInstalled === true,
+    updateRevision: Number(raw.updateRevision ?? 0) || 0,
+    wmcoServices: (Array.isArray(raw.wmcoServices) ? raw.wmcoServices : raw.wmcoServices ? [raw.wmcoServices] : []).map(String).sort(),
+    sshdStartType: String(raw.sshdStartType ?? ""),
   };
 }
 
-/** Windows Server builds WMCO supports on bring-your-own hosts. */
-export const SUPPORTED_BUILDS: Record<string, string> = { "17763": "2019", "20348": "2022", "26100": "2025" };
+/** What the host is checked against: the declared Windows Server version, and whether WMCO may have joined it. */
+export interface HostExpectations {
+  /** `byoh[i].windowsServer` (validated against the WMCO in use). */
+  windowsServer?: WindowsServer;
+  /**
+   * True when the host is prepared for the first time. A host WMCO has configured runs WMCO's own containerd
+   * (pkg/windows/windows.go `ContainerdServiceName`); that is only a problem before WMCO arrives.
+   */
+  firstPreparation: boolean;
+}
 
 /** Why WMCO would refuse or break on this host; empty when it can be configured. */
-export function hostProblems(p: HostProbe): string[] {
+export function hostProblems(p: HostProbe, x: HostExpectations): string[] {
   const out: string[] = [];
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/i.test(p.hostname)) out.push(`hostname ${JSON.stringify(p.hostname)} is not a valid RFC 1123 label (letters, digits, '-', at most 63); rename the host`);
-  if (p.containerdInstalled) out.push("containerd is already installed; WMCO installs and manages its own, so uninstall it first");
-  if (!SUPPORTED_BUILDS[p.osBuild]) out.push(`OS build ${p.osBuild || "unknown"} (${p.productName || "unknown product"}) is not a Windows Server version WMCO supports (2019, 2022, 2025)`);
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(p.hostname)) {
+    out.push(
+      /[A-Z]/.test(p.hostname) && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/i.test(p.hostname)
+        ? `hostname ${JSON.stringify(p.hostname)} has upper-case letters: kubelet lower-cases the node name and WMCO's CSR approver compares it with the hostname case-sensitively (pkg/csr matchesHostname), so the node would never be approved; rename it to ${JSON.stringify(p.hostname.toLowerCase())}`
+        : `hostname ${JSON.stringify(p.hostname)} is not a valid RFC 1123 label (lower-case letters, digits, '-', at most 63); rename the host`,
+    );
+  }
+  const joined = p.wmcoServices.length > 0;
+  if (x.firstPreparation && !joined && p.containerdInstalled) out.push("containerd is already installed; WMCO installs and manages its own, so uninstall it first");
+  const version = versionOfBuild(p.osBuild);
+  if (!version) {
+    out.push(`OS build ${p.osBuild || "unknown"} (${p.productName || "unknown product"}) is not a Windows Server version WMCO supports (2019, 2022, 2025)`);
+  } else if (x.windowsServer && version !== x.windowsServer) {
+    out.push(`the host runs Windows Server ${version} (build ${p.osBuild}), but its entry declares windowsServer ${x.windowsServer}; correct the entry`);
+  } else {
+    const min = WINDOWS_SERVER[version].minUpdateRevision;
+    if (min && p.updateRevision < min.revision) {
+      out.push(`the host runs build ${p.osBuild}.${p.updateRevision}, below ${p.osBuild}.${min.revision}: it lacks ${min.why}; install the latest cumulative update`);
+    }
+  }
   return out;
 }
 
@@ -149,6 +193,7 @@ export function preparationDrift(p: HostProbe): string[] {
   if (!p.keyFileAclOk) out.push("administrators_authorized_keys ACL");
   if (p.pubkeyAuthentication !== "yes" && p.pubkeyAuthentication !== "") out.push("PubkeyAuthentication");
   if (p.passwordAuthentication !== "no") out.push("PasswordAuthentication");
-  for (const port of [22, 10250, 9182]) if (!p.firewallPorts.includes(port)) out.push(`firewall port ${port}`);
+  for (const port of WMCO_PORTS) if (!p.firewallPorts.includes(port)) out.push(`firewall port ${port}`);
+  if (p.sshdStartType !== "Automatic") out.push("sshd start type");
   return out;
 }

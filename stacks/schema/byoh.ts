@@ -13,8 +13,13 @@ const byohHost = z.strictObject({
   address: z.string().min(1),
   /** The administrator WMCO logs in as (`username=<user>` in `windows-instances`). */
   username: z.string().min(1),
-  /** SSH port. Default 22 (WMCO itself always uses 22). */
+  /** SSH port. Must be 22: WMCO always connects on 22 (validation says so for anything else). */
   port: z.number().int().min(1).max(65535).default(22),
+  /**
+   * The Windows Server version the host runs: `2019`, `2022` or `2025`. Default `2022`. Checked against the WMCO in
+   * use and against the host itself; it decides the host's RuntimeClass.
+   */
+  windowsServer: z.enum(["2019", "2022", "2025"]).default("2022"),
   /** The host's SSH host key: an OpenSSH public-key line or a `SHA256:` fingerprint. Required unless `trustOnFirstUse`. */
   hostKey: z.string().min(1).optional(),
   /** Record the host key at first contact and enforce it afterwards. Default false: an unknown host key is an error. */

@@ -47,7 +47,10 @@ const azure = z.strictObject({
   diskSizeGB: z.number().int().min(30).max(4095).default(128),
   /** OS disk storage. Default `Premium_LRS`. */
   storageAccountType: z.enum(["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "Premium_ZRS", "StandardSSD_ZRS"]).default("Premium_LRS"),
-  /** Image version. Default `latest` (2019: `17763.6293.240905`, since newer 2019 images broke SSH; WMCO pins it too). */
+  /**
+   * Image version. Default `latest`. Required for 2019: the version WMCO pinned was removed by Microsoft and newer
+   * 2019 images break SSH (KB5044277).
+   */
   imageVersion: nonEmpty.optional(),
   /** Overrides of the names WMCO's script derives from the infrastructure ID (`<id>-rg`, `<id>-vnet`, `<id>-worker-subnet`). */
   resourceGroup: nonEmpty.optional(),
@@ -107,8 +110,10 @@ const nutanix = z.strictObject({
   image: nonEmpty,
   /** Secret with Prism Central credentials. Default: discovered, else `nutanix-credentials`. */
   credentialsSecret: nonEmpty.optional(),
-  /** Prism project UUID (optional; discovered from the workers when they use one). */
+  /** Prism project UUID (optional; discovered from the workers when they use one). Not with `projectName`. */
   projectUuid: nonEmpty.optional(),
+  /** Prism project name (optional; discovered from the workers when they name one). Not with `projectUuid`. */
+  projectName: nonEmpty.optional(),
   vcpuSockets: z.number().int().min(1).max(64).default(4),
   vcpusPerSocket: z.number().int().min(1).max(64).default(1),
   memorySize: quantity.default("16Gi"),

@@ -32,8 +32,13 @@ async function labWindows(address: string, hostname: string): Promise<LabWindows
   fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
   fs.chmodSync(path.join(dir, "powershell"), 0o755);
   const state = path.join(dir, "state.json");
-  fs.writeFileSync(state, JSON.stringify({ hostname, osBuild: "20348", productName: "Windows Server 2022 Datacenter", keyFileAclOk: false, pubkeyAuthentication: "", passwordAuthentication: "", firewallPorts: [], containerdInstalled: false, authorizedKeys: [] }));
-  return { host: await startLabHost({ binDir: dir, address }), state, dir };
+  fs.writeFileSync(
+    state,
+    JSON.stringify({ hostname, osBuild: "20348", updateRevision: 2700, productName: "Windows Server 2022 Datacenter", keyFileAclOk: false, pubkeyAuthentication: "", passwordAuthentication: "", firewallPorts: [], containerdInstalled: false, wmcoServices: [], sshdStartType: "Manual", authorizedKeys: [] }),
+  );
+  // Port 22: WMCO always connects there (pkg/windows/connectivity.go), so the stack config allows nothing else. Each lab
+  // host gets its own loopback address for it; binding 22 needs root (as CI runs) or CAP_NET_BIND_SERVICE.
+  return { host: await startLabHost({ binDir: dir, address, port: 22 }), state, dir };
 }
 
 let kube: FakeKube;
@@ -57,7 +62,7 @@ beforeAll(async () => {
   }));
   kube.route("/api/v1/nodes", () => ({ status: 200, body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: nodes } }));
   await kube.start();
-  hosts = [await labWindows("127.0.0.1", "win-byoh-1"), await labWindows("127.0.0.2", "win-byoh-2")];
+  hosts = [await labWindows("127.0.0.21", "win-byoh-1"), await labWindows("127.0.0.22", "win-byoh-2")];
   keyFile = path.join(hosts[0].dir, "wmco.pem");
   // The WMCO key is the first lab host's user key; each lab host trusts only its own key.
   fs.writeFileSync(keyFile, hosts[0].host.privateKey, { mode: 0o600 });
@@ -72,7 +77,7 @@ afterAll(async () => {
 
 function byoh(h: LabWindows) {
   // A short SSH deadline: the scenario with a host down then fails in seconds rather than the default two minutes.
-  return { address: h.host.host, port: h.host.port, username: h.host.user, hostKey: h.host.hostKeyFingerprint, sshDeadlineSeconds: 8 };
+  return { address: h.host.host, username: h.host.user, hostKey: h.host.hostKeyFingerprint, sshDeadlineSeconds: 8 };
 }
 
 function config(over: Record<string, unknown> = {}): StackConfig {
@@ -204,16 +209,16 @@ describe("bring-your-own hosts", () => {
   const instances = (s: StackState) => (reveal(byName(s, "estate-byoh-windows-instances").inputs) as { data: Record<string, string> }).data;
 
   test("first up prepares the host and lists it in windows-instances", () => {
-    expect(ops(withOne.engine.steps, "create")).toEqual(expect.arrayContaining(["estate-byoh-127.0.0.1", "estate-byoh-windows-instances", "estate-byoh-deconfigured"]));
-    expect(Object.keys(instances(withOne.state))).toEqual(["127.0.0.1"]);
+    expect(ops(withOne.engine.steps, "create")).toEqual(expect.arrayContaining(["estate-byoh-127.0.0.21", "estate-byoh-windows-instances", "estate-byoh-deconfigured"]));
+    expect(Object.keys(instances(withOne.state))).toEqual(["127.0.0.21"]);
   });
 
   test("adding a host updates windows-instances in place and deletes nothing; removing it again removes only it", async () => {
     const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
-    expect(changed(two.engine.steps).sort()).toEqual(["create estate-byoh-127.0.0.2", "update estate-byoh-windows-instances"]);
-    expect(Object.keys(instances(two.state)).sort()).toEqual(["127.0.0.1", "127.0.0.2"]);
+    expect(changed(two.engine.steps).sort()).toEqual(["create estate-byoh-127.0.0.22", "update estate-byoh-windows-instances"]);
+    expect(Object.keys(instances(two.state)).sort()).toEqual(["127.0.0.21", "127.0.0.22"]);
     const back = await up(config({ machineSets: [], byoh: [byoh(hosts[0])] }), two.state);
-    expect(changed(back.engine.steps).sort()).toEqual(["delete estate-byoh-127.0.0.2", "update estate-byoh-windows-instances"]);
+    expect(changed(back.engine.steps).sort()).toEqual(["delete estate-byoh-127.0.0.22", "update estate-byoh-windows-instances"]);
   });
 
   test("refresh with a host unreachable keeps its last known state and names it; the next up fails naming it", async () => {
@@ -223,13 +228,13 @@ describe("bring-your-own hosts", () => {
       const plugin = new DynamicPlugin();
       await plugin.start("127.0.0.1:1");
       const r = await refresh(two.state, plugin, {}).finally(() => plugin.stop());
-      const host2 = byName(r.state, "estate-byoh-127.0.0.2");
-      expect(reveal(host2.outputs)).toMatchObject({ hostname: "win-byoh-2", osBuild: "20348", unreachable: expect.stringContaining("127.0.0.2") });
-      expect(plugin.stderr.join("")).toContain("127.0.0.2");
-      expect((reveal(byName(r.state, "estate-byoh-127.0.0.1").outputs) as { unreachable?: string }).unreachable).toBeUndefined();
+      const host2 = byName(r.state, "estate-byoh-127.0.0.22");
+      expect(reveal(host2.outputs)).toMatchObject({ hostname: "win-byoh-2", osBuild: "20348", unreachable: expect.stringContaining("127.0.0.22") });
+      expect(plugin.stderr.join("")).toContain("127.0.0.22");
+      expect((reveal(byName(r.state, "estate-byoh-127.0.0.21").outputs) as { unreachable?: string }).unreachable).toBeUndefined();
       const failed = await runProgram({ ...config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), stack: "dev", preview: false, previous: r.state });
       expect(failed.exitCode).not.toBe(0);
-      expect(failed.engine.errors.join("\n")).toMatch(/127\.0\.0\.2/);
+      expect(failed.engine.errors.join("\n")).toMatch(/127\.0\.0\.22/);
     } finally {
       await second();
     }

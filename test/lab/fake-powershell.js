@@ -14,7 +14,8 @@ const host = JSON.parse(fs.readFileSync(state, "utf8"));
 const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
 if (script.includes("Write-Output 'prepared'")) {
   if (!host.authorizedKeys.includes(key)) host.authorizedKeys.push(key);
-  Object.assign(host, { keyFileAclOk: true, pubkeyAuthentication: "yes", passwordAuthentication: "no", firewallPorts: [22, 10250, 9182] });
+  if (!script.includes("Set-Service -Name sshd -StartupType Automatic")) { process.stderr.write("prepare no longer sets sshd to Automatic\n"); process.exit(3); }
+  Object.assign(host, { keyFileAclOk: true, pubkeyAuthentication: "yes", passwordAuthentication: "no", firewallPorts: [22, 10250, 9182], sshdStartType: "Automatic" });
   fs.writeFileSync(state, JSON.stringify(host));
   process.stdout.write("prepared\r\n");
 } else if (script.includes("ConvertTo-Json -Compress")) {

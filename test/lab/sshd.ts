@@ -68,7 +68,7 @@ function keygen(dir: string, type: "ed25519" | "rsa"): { priv: string; pub: stri
 }
 
 /** Starts one lab host. Stop it in afterAll. */
-export async function startLabHost(opts: { user?: string; binDir?: string; address?: string } = {}): Promise<LabHost> {
+export async function startLabHost(opts: { user?: string; binDir?: string; address?: string; port?: number } = {}): Promise<LabHost> {
   const address = opts.address ?? "127.0.0.1";
   if (!SSHD || !SFTP) throw new Error("the SSH test lab needs OpenSSH's sshd: run  sudo apt-get install -y openssh-server  (test/lab/ensure-sshd.sh does it as root)");
   fs.mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
@@ -77,7 +77,8 @@ export async function startLabHost(opts: { user?: string; binDir?: string; addre
   fs.writeFileSync(path.join(dir, "host_key"), hostKey.priv, { mode: 0o600 });
   const userKey = keygen(dir, "ed25519");
   fs.writeFileSync(path.join(dir, "authorized_keys"), userKey.pub + "\n", { mode: 0o600 });
-  const port = await freePort();
+  // A fixed port (22, where WMCO connects) needs root or CAP_NET_BIND_SERVICE and a free address: give each host its own.
+  const port = opts.port ?? (await freePort());
   const user = opts.user ?? os.userInfo().username;
   const config = [
     `Port ${port}`,

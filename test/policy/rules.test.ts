@@ -20,7 +20,7 @@ function run(rule: ResourceRule, r: ResourceView): string[] {
   return out;
 }
 
-function machineSet(over: { name?: string; kind?: string; labels?: Record<string, string>; nodeRole?: boolean; replicas?: number; value?: Record<string, unknown>; annotations?: Record<string, string> } = {}): ResourceView {
+function machineSet(over: { name?: string; kind?: string; labels?: Record<string, string>; nodeRole?: boolean; replicas?: number; value?: Record<string, unknown>; annotations?: Record<string, string>; build?: string } = {}): ResourceView {
   const name = over.name ?? "winworker";
   const labels = over.labels ?? {
     "machine.openshift.io/cluster-api-cluster": "infra",
@@ -33,7 +33,7 @@ function machineSet(over: { name?: string; kind?: string; labels?: Record<string
     type: MS,
     name,
     props: {
-      metadata: { name, annotations: over.annotations },
+      metadata: { name, annotations: over.annotations, labels: { "node.kubernetes.io/windows-build": over.build ?? "10.0.20348" } },
       spec: {
         replicas: over.replicas ?? 1,
         selector: { matchLabels: { "machine.openshift.io/cluster-api-cluster": "infra", "machine.openshift.io/cluster-api-machineset": name } },
@@ -75,7 +75,8 @@ test.each([
   ["AzureMachineProviderSpec", "winworker", 0],
   ["AzureMachineProviderSpec", "winworker1", 1],
   ["VSphereMachineProviderSpec", "windows-workers", 1],
-  ["NutanixMachineProviderConfig", "winnutanix", 1],
+  // WMCO's Nutanix docs name sets `<infrastructure_id>-windows-worker-<suffix>`: no 9-character limit there.
+  ["NutanixMachineProviderConfig", "ocp-ntnx-2mkp4-windows-worker-a", 0],
   ["AWSMachineProviderConfig", "win-tmk9g-winworker-us-east-1a", 0],
   ["GCPMachineProviderSpec", "x".repeat(64), 1],
 ])("name limit: %s %s", (kind, name, violations) => {
@@ -121,6 +122,9 @@ test("RuntimeClass for every Windows build in use", () => {
   expect(violations([machineSet()])).toHaveLength(1);
   expect(violations([machineSet(), rc("10.0.20348")])).toEqual([]);
   expect(violations([machineSet(), rc("10.0.17763")])).toHaveLength(1);
+  // The build comes from the label the builders set, not from numbers found in the provider spec.
+  expect(violations([machineSet({ build: "10.0.26100" }), rc("10.0.20348")])).toHaveLength(1);
+  expect(violations([machineSet({ build: "10.0.26100" }), rc("10.0.26100")])).toEqual([]);
 });
 
 test("zero replicas is advisory unless annotated", () => {

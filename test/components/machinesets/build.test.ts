@@ -74,12 +74,15 @@ test.each([
   expect(awsAmiFilter(v)).toEqual({ owners: ["amazon"], nameFilter: filter });
 });
 
+// hack/machineset.sh get_azure_ms: sku `<version>-datacenter-smalldisk`, version `latest`. 2019 has no default any
+// more: the version WMCO pinned (17763.6293.240905) was removed by Microsoft; the user's verified version is used.
 test.each([
-  ["2019", "2019-datacenter-smalldisk", "17763.6293.240905"],
+  ["2019", "2019-datacenter-smalldisk", "17763.7009.250305"],
   ["2022", "2022-datacenter-smalldisk", "latest"],
   ["2025", "2025-datacenter-smalldisk", "latest"],
 ] as const)("Azure image for %s", (v, sku, version) => {
-  const value = buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: v, azure: {} })).spec.template.spec.providerSpec.value;
+  const azure = v === "2019" ? { imageVersion: version } : {};
+  const value = buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: v, azure })).spec.template.spec.providerSpec.value;
   expect(value.image).toMatchObject({ publisher: "MicrosoftWindowsServer", offer: "WindowsServer", sku, version });
   expect(value).toMatchObject({ resourceGroup: "ocp-x7k2p-rg", vnet: "ocp-x7k2p-vnet", subnet: "ocp-x7k2p-worker-subnet", publicIP: false, osDisk: { osType: "Windows" } });
 });
@@ -105,4 +108,13 @@ test("BYOH sets carry the ignore label and the winbyoh default name; labels and 
   expect(ms.spec.template.spec.metadata.labels).toEqual({ team: "a", [LABEL.workerRole]: "" });
   expect(ms.spec.template.spec.taints).toEqual([{ key: "dedicated", value: "win", effect: "NoSchedule" }]);
   expect(validateObject(ms, { closed: true })).toBe("");
+});
+
+test("Azure 2019 without imageVersion is never rendered with the removed image", () => {
+  expect(() => buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: "2019", azure: {} }))).toThrow(/needs azure.imageVersion/);
+});
+
+test("the MachineSet carries its Windows build as a label for the policy pack (test/e2e/windows/version.go BuildNumber)", () => {
+  const ms = buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: "2025", azure: {} }));
+  expect(ms.metadata.labels["node.kubernetes.io/windows-build"]).toBe("10.0.26100");
 });

@@ -5,6 +5,13 @@ const digest = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: entries,
 const tag = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: [], tag: entries });
 const e = (source: string, mirrors: string[] = [], extra: Partial<MirrorEntry> = {}): MirrorEntry => ({ source, mirrors, ...extra });
 
+/** The one warning at `path`; fails when there is none or more than one. */
+function warningAt(m: MirrorsConfig, path: string): string {
+  const hits = (validateMirrors(m).warnings ?? []).filter((i) => i.path === path);
+  expect(hits).toHaveLength(1);
+  return hits[0].message;
+}
+
 /** The one error at `path`; fails when there is none or more than one. */
 function errorAt(m: MirrorsConfig, path: string): string {
   const hits = validateMirrors(m).errors.filter((i) => i.path === path);
@@ -98,8 +105,9 @@ describe("the Windows naming rule", () => {
     else expect(problem).toMatch(expected);
   });
 
-  test("a mirror that repeats the source registry before its path: Windows would pull from the wrong place", () => {
-    const msg = errorAt(tag(e("quay.io/org/app", ["mirror.local/quay.io/org/app"])), "mirrors.tag[0].mirrors[0]");
+  test("a mirror that repeats the source registry before its path: Windows would pull from the wrong place (a warning off mcr.microsoft.com)", () => {
+    const msg = warningAt(tag(e("quay.io/org/app", ["mirror.local/quay.io/org/app"])), "mirrors.tag[0].mirrors[0]");
+    expect(validateMirrors(tag(e("quay.io/org/app", ["mirror.local/quay.io/org/app"]))).errors).toEqual([]);
     expect(msg).toContain("pulls would go to mirror.local/org/app instead of mirror.local/quay.io/org/app");
     expect(msg).toContain("e.g. mirror.local/quay-io/org/app");
     // The suggestion must itself pass.
@@ -107,11 +115,14 @@ describe("the Windows naming rule", () => {
   });
 
   test("the same for a whole-registry source", () => {
-    expect(errorAt(digest(e("quay.io", ["mirror.local/quay.io"])), "mirrors.digest[0].mirrors[0]")).toContain("pulls would go to mirror.local/<repository> instead of mirror.local/quay.io/<repository>");
+    expect(warningAt(digest(e("quay.io", ["mirror.local/quay.io"])), "mirrors.digest[0].mirrors[0]")).toContain("pulls would go to mirror.local/<repository> instead of mirror.local/quay.io/<repository>");
+    expect(errorAt(digest(e("mcr.microsoft.com", ["mirror.local/mcr.microsoft.com"])), "mirrors.digest[0].mirrors[0]")).toContain(
+      "pulls would go to mirror.local/<repository> instead of mirror.local/mcr.microsoft.com/<repository>",
+    );
     expect(windowsNamingProblem("quay.io", "mirror.local/quay")).toBeUndefined();
   });
 
-  test("the OKD docs' own ubi9repo example breaks the rule for its ubi mirrors only", () => {
+  test("the OKD docs' own ubi9repo example renders: its ubi mirrors break the rule only as warnings (a Linux image; IDMS is cluster-wide)", () => {
     const r = validateMirrors(
       digest(
         e("registry.access.redhat.com/ubi9/ubi-minimal", ["example.io/example/ubi-minimal", "example.com/example2/ubi-minimal"], { mirrorSourcePolicy: "AllowContactingSource" }),
@@ -119,8 +130,11 @@ describe("the Windows naming rule", () => {
         e("docker-mirror.internal", ["docker.io"], { mirrorSourcePolicy: "AllowContactingSource" }),
       ),
     );
-    expect(r.errors.map((i) => i.path)).toEqual(["mirrors.digest[0].mirrors[0]", "mirrors.digest[0].mirrors[1]"]);
-    expect(r.errors[0].message).toContain("ubi9/ubi-minimal");
+    expect(r.errors).toEqual([]);
+    const naming = (r.warnings ?? []).filter((w) => /must end with its path/.test(w.message));
+    expect(naming.map((i) => i.path)).toEqual(["mirrors.digest[0].mirrors[0]", "mirrors.digest[0].mirrors[1]"]);
+    expect(naming[0].message).toContain("ubi9/ubi-minimal");
+    expect(naming[0].message).toContain("not an image Windows nodes pull through WMCO");
   });
 });
 

@@ -13,7 +13,20 @@ const state = path.join(bin, "state.json");
 fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
 fs.chmodSync(path.join(bin, "powershell"), 0o755);
 const WMCO_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
-const fresh = { hostname: "win-byoh-1", osBuild: "20348", productName: "Windows Server 2022 Datacenter", keyFileAclOk: false, pubkeyAuthentication: "", passwordAuthentication: "", firewallPorts: [], containerdInstalled: false, authorizedKeys: [] as string[] };
+const fresh = {
+  hostname: "win-byoh-1",
+  osBuild: "20348",
+  updateRevision: 2700,
+  productName: "Windows Server 2022 Datacenter",
+  keyFileAclOk: false,
+  pubkeyAuthentication: "",
+  passwordAuthentication: "",
+  firewallPorts: [],
+  containerdInstalled: false,
+  wmcoServices: [] as string[],
+  sshdStartType: "Manual",
+  authorizedKeys: [] as string[],
+};
 
 let h: LabHost;
 beforeAll(async () => {
@@ -60,6 +73,27 @@ test("refresh finds drift (key removed, firewall rule gone) and update converges
   await windowsHostProvider.update!("id", read, inputs());
   const again = (await windowsHostProvider.read!("id", outs)).props as WindowsHostOutputs;
   expect((await windowsHostProvider.diff!("id", again, inputs())).changes).toBe(false);
+});
+
+test("a host WMCO has joined (its containerd and services present) updates cleanly, e.g. for a key rotation", async () => {
+  const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
+  // What WMCO leaves on a host it configured (pkg/windows/windows.go: ContainerdServiceName, KubeletServiceName, WicdServiceName).
+  fs.writeFileSync(state, JSON.stringify({ ...JSON.parse(fs.readFileSync(state, "utf8")), containerdInstalled: true, wmcoServices: ["kubelet", "windows-instance-config-daemon"] }));
+  const rotated = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx1DOS9JkxvG0bSWG1Vbi0eQ6Kd4X9RrFyQeJTtkSfA";
+  const r = await windowsHostProvider.update!("id", outs, inputs({ wmcoPublicKey: rotated }));
+  expect(r.outs).toMatchObject({ wmcoPublicKey: rotated, containerdInstalled: true });
+  expect(JSON.parse(fs.readFileSync(state, "utf8")).authorizedKeys).toEqual([WMCO_KEY, rotated]);
+  // A joined host passes even a first preparation; containerd without WMCO's services (someone else's) does not.
+  await expect(windowsHostProvider.create(inputs())).resolves.toBeDefined();
+  fs.writeFileSync(state, JSON.stringify({ ...fresh, containerdInstalled: true }));
+  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(/containerd is already installed/);
+});
+
+test("a host below the declared version or without KB5012637 is refused with the reason", async () => {
+  fs.writeFileSync(state, JSON.stringify({ ...fresh, updateRevision: 350 }));
+  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(/20348\.350, below 20348\.681: it lacks KB5012637/);
+  fs.writeFileSync(state, JSON.stringify(fresh));
+  await expect(windowsHostProvider.create(inputs({ expectedWindowsServer: "2025" }))).rejects.toThrow(/declares windowsServer 2025/);
 });
 
 test("check refuses unverifiable hosts and malformed keys without echoing secrets", async () => {

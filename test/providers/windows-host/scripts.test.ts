@@ -11,36 +11,58 @@ test.each([
   expect(await powershellErrors(script)).toEqual([]);
 });
 
-// Recorded output of the probe on a freshly installed Windows Server 2022 (ConvertTo-Json -Compress, with the BOM
-// and CRLF PowerShell writes over SSH), and on one that was prepared.
+// Hand-built probe outputs in the shape the probe script prints (ConvertTo-Json -Compress over SSH, with the BOM and
+// CRLF PowerShell writes); not recorded from a Windows host. Only a real host proves the script's values.
 const FRESH =
-  '\uFEFF{"hostname":"WIN-7Q2KDL3","osBuild":"20348","productName":"Windows Server 2022 Datacenter","keyAuthorized":false,"keyFileAclOk":false,"pubkeyAuthentication":"","passwordAuthentication":"","firewallPorts":[],"containerdInstalled":false}\r\n';
+  '\uFEFF{"hostname":"win-7q2kdl3","osBuild":"20348","updateRevision":2700,"productName":"Windows Server 2022 Datacenter","keyAuthorized":false,"keyFileAclOk":false,"pubkeyAuthentication":"","passwordAuthentication":"","firewallPorts":[],"containerdInstalled":false,"wmcoServices":[],"sshdStartType":"Manual"}\r\n';
 const PREPARED =
-  '{"hostname":"win-byoh-1","osBuild":"20348","productName":"Windows Server 2022 Datacenter","keyAuthorized":true,"keyFileAclOk":true,"pubkeyAuthentication":"yes","passwordAuthentication":"no","firewallPorts":[22,9182,10250],"containerdInstalled":false}';
+  '{"hostname":"win-byoh-1","osBuild":"20348","updateRevision":2700,"productName":"Windows Server 2022 Datacenter","keyAuthorized":true,"keyFileAclOk":true,"pubkeyAuthentication":"yes","passwordAuthentication":"no","firewallPorts":[22,9182,10250],"containerdInstalled":false,"wmcoServices":[],"sshdStartType":"Automatic"}';
 // PowerShell 5.1 prints a one-element array as a scalar.
-const ONE_PORT = '{"hostname":"h","osBuild":"17763","productName":"Windows Server 2019","keyAuthorized":true,"keyFileAclOk":true,"pubkeyAuthentication":"yes","passwordAuthentication":"no","firewallPorts":22,"containerdInstalled":true}';
+const ONE_PORT =
+  '{"hostname":"h","osBuild":"17763","updateRevision":6893,"productName":"Windows Server 2019","keyAuthorized":true,"keyFileAclOk":true,"pubkeyAuthentication":"yes","passwordAuthentication":"no","firewallPorts":22,"containerdInstalled":true,"wmcoServices":"kubelet","sshdStartType":"Automatic"}';
+const first = { firstPreparation: true };
 
-test("a fresh host parses, needs preparation and can be prepared", () => {
+test("a fresh host parses, needs preparation (sshd start type included) and can be prepared", () => {
   const p = parseProbe(FRESH);
-  expect(p).toMatchObject({ hostname: "WIN-7Q2KDL3", osBuild: "20348", keyAuthorized: false, firewallPorts: [] });
-  expect(hostProblems(p)).toEqual([]);
-  expect(preparationDrift(p)).toEqual(["WMCO key not authorized", "administrators_authorized_keys ACL", "PasswordAuthentication", "firewall port 22", "firewall port 10250", "firewall port 9182"]);
+  expect(p).toMatchObject({ hostname: "win-7q2kdl3", osBuild: "20348", updateRevision: 2700, keyAuthorized: false, firewallPorts: [], sshdStartType: "Manual" });
+  expect(hostProblems(p, first)).toEqual([]);
+  expect(preparationDrift(p)).toEqual(["WMCO key not authorized", "administrators_authorized_keys ACL", "PasswordAuthentication", "firewall port 22", "firewall port 10250", "firewall port 9182", "sshd start type"]);
 });
 
 test("a prepared host has no drift", () => {
   expect(preparationDrift(parseProbe(PREPARED))).toEqual([]);
 });
 
-test("scalar-for-array output and a pre-installed containerd", () => {
-  const p = parseProbe(ONE_PORT);
-  expect(p.firewallPorts).toEqual([22]);
-  expect(hostProblems(p)).toEqual([expect.stringMatching(/containerd is already installed/)]);
+test("sshd that does not start automatically is drift: WMCO reboots hosts and must reconnect (pkg/secrets/secrets.go sets Automatic)", () => {
+  expect(preparationDrift({ ...parseProbe(PREPARED), sshdStartType: "Manual" })).toEqual(["sshd start type"]);
 });
 
-test("hostnames WMCO cannot use and unsupported builds are named", () => {
+test("scalar-for-array output", () => {
+  const p = parseProbe(ONE_PORT);
+  expect(p.firewallPorts).toEqual([22]);
+  expect(p.wmcoServices).toEqual(["kubelet"]);
+});
+
+test("a pre-installed containerd is refused at first preparation only; a host WMCO joined (its services present) stays updatable", () => {
+  const fresh = { ...parseProbe(PREPARED), containerdInstalled: true };
+  expect(hostProblems(fresh, first)).toEqual([expect.stringMatching(/containerd is already installed/)]);
+  // WMCO installs its own service named containerd (pkg/windows/windows.go ContainerdServiceName) when it joins the host.
+  expect(hostProblems({ ...fresh, wmcoServices: ["kubelet", "windows-instance-config-daemon"] }, first)).toEqual([]);
+  expect(hostProblems(fresh, { firstPreparation: false })).toEqual([]);
+});
+
+test("hostnames: upper case is refused with the reason (docs/byoh-instance-pre-requisites.md: lowercase; pkg/csr matchesHostname)", () => {
   const p = parseProbe(PREPARED);
-  expect(hostProblems({ ...p, hostname: "win_byoh" })).toEqual([expect.stringMatching(/RFC 1123/)]);
-  expect(hostProblems({ ...p, osBuild: "14393", productName: "Windows Server 2016" })).toEqual([expect.stringMatching(/14393 \(Windows Server 2016\) is not a Windows Server version WMCO supports/)]);
+  expect(hostProblems({ ...p, hostname: "WIN-BYOH-1" }, first)).toEqual([expect.stringMatching(/upper-case letters.*never be approved.*rename it to "win-byoh-1"/)]);
+  expect(hostProblems({ ...p, hostname: "win_byoh" }, first)).toEqual([expect.stringMatching(/RFC 1123/)]);
+});
+
+test("builds: unsupported, not the declared version, and 2022 without KB5012637 (docs/wmco-prerequisites.md: build 20348.681)", () => {
+  const p = parseProbe(PREPARED);
+  expect(hostProblems({ ...p, osBuild: "14393", productName: "Windows Server 2016" }, first)).toEqual([expect.stringMatching(/14393 \(Windows Server 2016\) is not a Windows Server version WMCO supports/)]);
+  expect(hostProblems(p, { firstPreparation: true, windowsServer: "2025" })).toEqual([expect.stringMatching(/runs Windows Server 2022 \(build 20348\), but its entry declares windowsServer 2025/)]);
+  expect(hostProblems({ ...p, updateRevision: 680 }, first)).toEqual([expect.stringMatching(/20348\.680, below 20348\.681: it lacks KB5012637/)]);
+  expect(hostProblems({ ...p, updateRevision: 681 }, first)).toEqual([]);
 });
 
 test("garbage instead of JSON is a clear error", () => {

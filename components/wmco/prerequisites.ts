@@ -1,0 +1,92 @@
+/**
+ * The cluster prerequisites WMCO refuses to run without (openshift/windows-machine-config-operator
+ * pkg/cluster/config.go: `getNetworkType`, `ovnKubernetes.Validate`), and the ones users trip on: a class E cluster
+ * network (OpenShift docs, "Windows container workloads": class E CIDRs are not compatible with Windows nodes) and
+ * the vSphere custom VXLAN port (docs/wmco-prerequisites.md). Pure: given the objects discovery read, what is wrong
+ * and the exact `oc patch` that fixes it.
+ */
+import type { ConfigIssue } from "../../stacks/config-issue";
+import type { Platform } from "../../stacks/schema/cluster";
+
+type Obj = Record<string, unknown>;
+const get = (o: unknown, ...path: (string | number)[]): unknown =>
+  path.reduce<unknown>((cur, k) => (cur && typeof cur === "object" ? (cur as Record<string | number, unknown>)[k] : undefined), o);
+
+/** The hybrid network the OpenShift docs use in their example ("Configuring hybrid networking"). */
+export const EXAMPLE_HYBRID_NETWORK = { cidr: "10.132.0.0/14", hostPrefix: 23 };
+/** The custom VXLAN port of the docs' vSphere example; anything but 4789 (the default, held by OVN on Linux). */
+export const EXAMPLE_VXLAN_PORT = 9898;
+
+export interface NetworkFacts {
+  /** `networks.config.openshift.io/cluster`. */
+  config?: Obj;
+  /** `networks.operator.openshift.io/cluster`. */
+  operator?: Obj;
+}
+
+export function hybridOverlayPatch(platform: Platform): string {
+  const hybrid: Obj = { hybridClusterNetwork: [EXAMPLE_HYBRID_NETWORK] };
+  if (platform === "VSphere") hybrid.hybridOverlayVXLANPort = EXAMPLE_VXLAN_PORT;
+  const body = { spec: { defaultNetwork: { ovnKubernetesConfig: { hybridOverlayConfig: hybrid } } } };
+  return `oc patch networks.operator.openshift.io cluster --type=merge -p '${JSON.stringify(body)}'`;
+}
+
+/** IPv4 `a.b.c.d/n` inside 240.0.0.0/4 (class E)? */
+export function isClassE(cidr: string): boolean {
+  const first = Number(/^(\d{1,3})\./.exec(cidr)?.[1]);
+  return Number.isInteger(first) && first >= 240 && first <= 255;
+}
+
+/**
+ * Every prerequisite the cluster misses, each naming `cluster` (the key whose cluster it is) and the fix. Run at
+ * `pulumi preview/up` before any MachineSet or BYOH host is touched.
+ */
+export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const networkType = get(n.config, "spec", "networkType");
+  if (networkType !== undefined && networkType !== "OVNKubernetes") {
+    out.push({ path: "cluster", message: `the cluster's network type is ${String(networkType)}; WMCO supports only OVNKubernetes with hybrid networking (WMCO: "network type not supported")` });
+    return out;
+  }
+  const hybrid = get(n.operator, "spec", "defaultNetwork", "ovnKubernetesConfig", "hybridOverlayConfig") as Obj | undefined;
+  const networks = (get(hybrid, "hybridClusterNetwork") as { cidr?: string }[] | undefined) ?? [];
+  if (n.operator && (!hybrid || networks.length === 0)) {
+    out.push({
+      path: "cluster",
+      message: `the cluster is not configured for OVN hybrid networking, which WMCO requires; fix it (choose a CIDR that overlaps no cluster, service or machine network): ${hybridOverlayPatch(platform)}`,
+    });
+  }
+  const port = get(hybrid, "hybridOverlayVXLANPort");
+  if (hybrid && networks.length > 0 && platform === "VSphere" && (port === undefined || port === 4789)) {
+    out.push({
+      path: "cluster",
+      message: `vSphere needs a custom VXLAN port for hybrid networking (not 4789; WMCO's vSphere prerequisites): oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridOverlayVXLANPort":${EXAMPLE_VXLAN_PORT}}}}}}'`,
+    });
+  }
+  const clusterNetworks = ((get(n.config, "spec", "clusterNetwork") as { cidr?: string }[] | undefined) ?? []).map((c) => c.cidr ?? "");
+  for (const cidr of clusterNetworks.filter(isClassE)) {
+    out.push({ path: "cluster", message: `the cluster network ${cidr} is class E (240.0.0.0/4), which Windows cannot use; Windows nodes need a cluster installed with another clusterNetwork` });
+  }
+  return out;
+}
+
+/** The cluster-wide proxy as WMCO will apply it to Windows nodes, credentials in proxy URLs removed. */
+export interface ProxySummary {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+  trustedCA?: string;
+}
+
+export function proxySummary(proxy: Obj | undefined): ProxySummary | undefined {
+  if (!proxy) return undefined;
+  const status = (get(proxy, "status") as Obj | undefined) ?? {};
+  const redact = (u: unknown) => (typeof u === "string" && u !== "" ? u.replace(/\/\/[^/@]*@/, "//[credentials]@") : undefined);
+  const s: ProxySummary = {
+    httpProxy: redact(status.httpProxy),
+    httpsProxy: redact(status.httpsProxy),
+    noProxy: typeof status.noProxy === "string" && status.noProxy !== "" ? status.noProxy : undefined,
+    trustedCA: (get(proxy, "spec", "trustedCA", "name") as string | undefined) || undefined,
+  };
+  return Object.values(s).some((v) => v !== undefined) ? Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) : undefined;
+}
