@@ -32,7 +32,8 @@ export function mirrorSources(ours: { idms: IDMS[]; itms: ITMS[] }, theirs: { id
       if (!e.mirrors?.length) continue;
       // One directory per registry host (with its port), as WMCO groups sources (registryHost, registryDirectory).
       const dir = registryDirectory(registryHost(e.source));
-      (out[dir] ??= []).includes(`${who}: ${set.metadata?.name}`) || out[dir].push(`${who}: ${set.metadata?.name}`);
+      const label = `${who}: ${set.metadata?.name}`;
+      if (!(out[dir] ??= []).includes(label)) out[dir].push(label);
     }
   };
   for (const s of [...ours.idms, ...ours.itms]) add("this stack", s);
