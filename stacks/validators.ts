@@ -8,7 +8,12 @@ import { registerValidator } from "./load";
 
 registerValidator((cfg, ctx) => ({
   errors: cfg.byoh
-    ? [...validateByoh(cfg.byoh, ctx.secretKeys), ...(cfg.cluster ? byohVersionIssues(cfg.cluster.platform, cfg.byoh, pinnedWmco(cfg.operator?.startingCSV)) : [])]
+    ? [
+        ...validateByoh(cfg.byoh, ctx.secretKeys),
+        ...(cfg.cluster && wmcoRules(cfg.cluster, cfg.operator?.startingCSV, ctx.offline) !== "cluster"
+          ? byohVersionIssues(cfg.cluster.platform, cfg.byoh, pinnedWmco(cfg.operator?.startingCSV))
+          : []),
+      ]
     : [],
 }));
 registerValidator((cfg, ctx) =>
@@ -16,7 +21,7 @@ registerValidator((cfg, ctx) =>
     ? validateMachineSets(cfg.cluster, cfg.machineSets, {
         discovery: discoveryEnabled(cfg.cluster, ctx.offline),
         offline: ctx.offline,
-        wmco: pinnedWmco(cfg.operator?.startingCSV),
+        wmco: wmcoRules(cfg.cluster, cfg.operator?.startingCSV, ctx.offline),
       })
     : { errors: [] },
 );
@@ -26,4 +31,12 @@ registerValidator((cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors) : { error
 function pinnedWmco(csv: string | undefined) {
   const version = parseWmcoVersion(csv);
   return version ? { version, source: `operator.startingCSV ${csv}` } : undefined;
+}
+
+/**
+ * Which WMCO the support rules follow: a pinned `operator.startingCSV`; else, with discovery on, what the cluster runs
+ * (checked at preview/up); else the newest rules.
+ */
+function wmcoRules(cluster: Parameters<typeof discoveryEnabled>[0], csv: string | undefined, offline: boolean) {
+  return pinnedWmco(csv) ?? (discoveryEnabled(cluster, offline) ? ("cluster" as const) : undefined);
 }

@@ -5,7 +5,7 @@ import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
 import { publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
-import { format, parseWmcoVersion } from "../wmco/facts";
+import { format, NEWEST_WMCO, parseWmcoVersion } from "../wmco/facts";
 
 /**
  * With discovery on, asks the cluster for what the MachineSet config left out, checks the kubeconfig reaches the
@@ -28,7 +28,8 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   // A pinned startingCSV was checked at load; otherwise the WMCO the cluster runs (or will run) decides.
   const pinned = parseWmcoVersion(cfg.operator.startingCSV);
   const wmco = pinned ? undefined : discoveredWmco(facts);
-  const versions = wmco ? [...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)), ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco)] : [];
+  // Unpinned: the cluster's WMCO, or the newest rules when the cluster does not say (load-time validation left it here).
+  const versions = pinned ? [] : [...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)), ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco)];
   // WMCO refuses to run on a cluster without hybrid networking: stop before any MachineSet or host is touched.
   const prerequisites = networkIssues(cfg.cluster.platform, facts.network ?? {});
   const unique = [...new Map([...identity, ...prerequisites, ...missing, ...versions].map((i) => [`${i.path}:${i.message}`, i])).values()];
@@ -44,7 +45,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       discovered: {
         proxy,
         mirrorSets: facts.mirrorSets,
-        wmco: pinned ? `WMCO ${format(pinned)} (operator.startingCSV)` : wmco ? `WMCO ${format(wmco.version)} (${wmco.source})` : undefined,
+        wmco: pinned ? `WMCO ${format(pinned)} (operator.startingCSV)` : wmco ? `WMCO ${format(wmco.version)} (${wmco.source})` : `the newest WMCO rules (${format(NEWEST_WMCO)}: the cluster names no WMCO or OpenShift version)`,
       },
     },
     issues: unique,

@@ -33,7 +33,8 @@ function platformBlock(platform: Platform): Block | undefined {
 export function validateMachineSets(
   cluster: ClusterConfig,
   sets: readonly MachineSetConfig[],
-  opts: { discovery: boolean; offline: boolean; wmco?: KnownWmco },
+  /** `wmco`: the pinned release, undefined for the newest rules, or "cluster" when discovery will say at preview/up. */
+  opts: { discovery: boolean; offline: boolean; wmco?: KnownWmco | "cluster" },
 ): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
@@ -57,7 +58,7 @@ export function validateMachineSets(
       errors.push({ path: at(expected), message: `is required: cluster.platform is ${platform}, so each MachineSet needs its '${expected}' block` });
       return;
     }
-    errors.push(...versionIssues(platform, set, i, opts.wmco));
+    if (opts.wmco !== "cluster") errors.push(...versionIssues(platform, set, i, opts.wmco));
     if (platform === "Azure" && set.windowsServer === "2019" && set.azure?.imageVersion === undefined) {
       errors.push({
         path: at("azure", "imageVersion"),

@@ -16,15 +16,19 @@ afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec?: { template?: { spec?: { providerSpec?: { value?: { kind: string } } } } } };
 
 const rendered = new Map<string, Obj[]>();
+const logs = new Map<string, string>();
+const outputs = new Map<string, Record<string, unknown>>();
 beforeAll(async () => {
   for (const file of examples) {
     const stack = file.replace(/^Pulumi\.|\.yaml$/g, "");
     // Each synth runs the program in a fresh module registry, as each `pulumi up` runs it in a fresh process.
     jest.resetModules();
     const { runSynth } = require("../helpers/stack") as typeof import("../helpers/stack");
-    const r = await runSynth(["--stack", stack, "--config-file", path.join(PROJECT_DIR, "stacks", "examples", file), "--out", path.join(out, stack), "--quiet"]);
+    const r = await runSynth(["--stack", stack, "--config-file", path.join(PROJECT_DIR, "stacks", "examples", file), "--out", path.join(out, stack)]);
     if (r.code !== 0) throw new Error(`${file}: exit ${r.code}\n${r.stderr}`);
     const files = readTree(path.join(out, stack));
+    logs.set(stack, r.stdout + r.stderr);
+    outputs.set(stack, JSON.parse(files.get("stack-outputs.json") ?? "{}") as Record<string, unknown>);
     rendered.set(stack, [...files].filter(([p]) => p.startsWith("1-manifest/")).map(([, t]) => parse(t) as Obj));
   }
 }, 180_000);
@@ -65,4 +69,30 @@ test("a policy violation is caught on rendered output (the check can fail)", () 
   const violations: string[] = [];
   for (const rule of resourceRules) rule.validate({ type: "kubernetes:machine.openshift.io/v1beta1:MachineSet", name: "x", props: ms }, (m) => violations.push(m));
   expect(violations.join()).toMatch(/IMDSv2/);
+});
+
+test("a WMCO-documented Nutanix name (<infrastructure_id>-windows-worker-<suffix>, docs/machineset-nutanix.md) renders", () => {
+  expect((rendered.get("nutanix") ?? []).filter((o) => o.kind === "MachineSet").map((o) => o.metadata.name)).toEqual(["ocp-ntnx-2mkp4-windows-worker-a"]);
+});
+
+test("the OKD docs' IDMS example renders, with a warning naming the mirror", () => {
+  expect((rendered.get("byoh") ?? []).filter((o) => o.kind === "ImageDigestMirrorSet").map((o) => o.metadata.name)).toEqual(["ubi9repo"]);
+  expect(logs.get("byoh")).toMatch(/windows-estate:mirrors\.digest\[0\]\.mirrors\[0\]: on Windows nodes a mirror of registry\.access\.redhat\.com\/ubi9\/ubi-minimal must end with its path/);
+});
+
+test("offline, the hosts.toml preview says it covers this stack's mirror sets only", () => {
+  expect((outputs.get("byoh")?.windowsRegistrySources as { scope: string }).scope).toMatch(/^this stack's mirror sets only/);
+});
+
+test("BYOH-only estates get a RuntimeClass per declared Windows Server version", () => {
+  expect((rendered.get("byoh") ?? []).filter((o) => o.kind === "RuntimeClass").map((o) => o.metadata.name).sort()).toEqual(["windows2022", "windows2025"]);
+});
+
+test("WMCO's namespace carries the labels of WMCO's install script (hack/common.sh NS_LABELS)", () => {
+  const ns = (rendered.get("aws") ?? []).find((o) => o.kind === "Namespace") as unknown as { metadata: { labels: Record<string, string> } };
+  expect(ns.metadata.labels).toMatchObject({
+    "openshift.io/cluster-monitoring": "true",
+    "security.openshift.io/scc.podSecurityLabelSync": "true",
+    "pod-security.kubernetes.io/enforce": "privileged",
+  });
 });
