@@ -37,6 +37,28 @@ test.each(workflows)("%s parses and every npm command it runs exists in package.
   }
 });
 
+test.each(workflows)("%s passes secrets and event data through environment variables, never into a command line", (file) => {
+  const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
+  for (const [name, job] of Object.entries(wf.jobs)) {
+    for (const step of job.steps) {
+      // An expression inside `run:` is pasted into the script before the shell sees it (script injection, and the
+      // secret ends up in the command line); actionlint's "expression in run" check.
+      expect(`${name}: ${(step.run ?? "").match(/\$\{\{[^}]*\b(secrets|github\.event)\b[^}]*\}\}/g) ?? []}`).toBe(`${name}: `);
+    }
+  }
+});
+
+test.each(workflows)("%s prepares the SSH test lab before npm test", (file) => {
+  const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
+  for (const job of Object.values(wf.jobs)) {
+    const i = job.steps.findIndex((s) => /\bnpm test\b/.test(s.run ?? ""));
+    if (i < 0) continue;
+    const before = job.steps.slice(0, i).map((s) => s.run ?? "").join("\n");
+    expect(before).toMatch(/apt-get install -y -q openssh-server/);
+    expect(before).toMatch(/ip_unprivileged_port_start=22/);
+  }
+});
+
 test("the pull-request preview runs with the policy pack and posts a diff", () => {
   const wf = parse(fs.readFileSync(path.join(workflowsDir, "preview.yml"), "utf8")) as Workflow;
   const pulumi = Object.values(wf.jobs).flatMap((j) => j.steps).find((s) => s.uses?.startsWith("pulumi/actions"));

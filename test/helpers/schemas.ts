@@ -4,8 +4,8 @@ import * as fs from "fs";
 import * as net from "net";
 import * as path from "path";
 
-/** `../shared/schemas` beside the repository, as CI lays it out. */
-export const SCHEMA_DIR = path.resolve(__dirname, "..", "..", "..", "shared", "schemas");
+/** The schemas the tests use, kept in the repository (sources and refreshing: test/schemas/README.md). */
+export const SCHEMA_DIR = path.resolve(__dirname, "..", "schemas");
 
 interface IndexEntry {
   apiVersion?: string;
