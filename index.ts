@@ -4,13 +4,14 @@ import { WindowsEstate } from "./components/estate";
 import { completeWithCluster } from "./components/machinesets/complete";
 import { formatIssues } from "./stacks/load";
 import { loadStackConfig } from "./stacks/from-pulumi";
+import { DOMAIN_VALIDATORS } from "./components/validators";
 
 /**
  * The program. Everything is validated (and, against a live cluster, completed by discovery) before the first
  * resource is declared: a config error declares nothing.
  */
 export = async () => {
-  const loaded = loadStackConfig();
+  const loaded = loadStackConfig(DOMAIN_VALIDATORS);
   const { config, issues } = await completeWithCluster(loaded);
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).

@@ -4,7 +4,7 @@
  */
 
 import { namingBreaksWindowsPulls, windowsNamingProblem } from "../components/mirrors/validate";
-import { LABEL_VALUE_LIMIT, SHORT_NAME_LIMIT, SHORT_NAME_PROVIDER_KINDS, WINDOWS_BUILD_LABEL } from "../components/wmco/facts";
+import { LABEL_VALUE_LIMIT, SHORT_NAME_LIMIT, SHORT_NAME_PROVIDER_KINDS, WINDOWS_BUILD_LABEL } from "../facts/wmco";
 
 /** What a rule sees of a resource: its Pulumi type token, name and input properties. */
 export interface ResourceView {

@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ConfigErrors, EstateConfig, loadEstateConfig, RawConfig } from "./load";
+import { ConfigErrors, EstateConfig, loadEstateConfig, RawConfig, Validator } from "./load";
 import { isOffline } from "./offline";
-import "./validators";
 
 // `isConfigSecret` is public JavaScript but marked @internal in the SDK's typings; it is how the SDK itself tells
 // which config values the engine decrypted, and we need that to refuse a private key stored in plain text.
@@ -18,11 +17,11 @@ export function rawConfigFromRuntime(): RawConfig {
  * Loads and validates the stack config inside a Pulumi program. A config problem ends the run with a RunError:
  * every problem listed, no stack trace, nothing declared.
  */
-export function loadStackConfig(): EstateConfig {
+export function loadStackConfig(validators: readonly Validator[]): EstateConfig {
   const denied = defaultProviderProblem(pulumi.runtime.allConfig()["pulumi:disable-default-providers"]);
   if (denied) throw new pulumi.RunError(denied);
   try {
-    const cfg = loadEstateConfig(rawConfigFromRuntime(), { projectDir: process.cwd(), offline: isOffline() });
+    const cfg = loadEstateConfig(rawConfigFromRuntime(), { projectDir: process.cwd(), offline: isOffline(), validators });
     // Offline, synth has printed the warnings already, before running the program.
     if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
     return cfg;

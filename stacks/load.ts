@@ -2,8 +2,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { z } from "zod";
-import { KeyRejected, ParsedKey, parsePrivateKey } from "../components/key/parse-key";
-import { discoveryEnabled } from "../components/machinesets/validate";
+import { KeyRejected, ParsedKey, parsePrivateKey } from "./key";
 import { ConfigIssue } from "./config-issue";
 import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
@@ -58,6 +57,16 @@ export interface LoadOptions {
   projectDir: string;
   /** True under synth: nothing can be asked of a cluster, so discovery is off. */
   offline: boolean;
+  /**
+   * The domain checks to run once keys have the right shape (components/validators.ts). Passed in: the config layer
+   * knows no domain rules, and a caller cannot forget to register them.
+   */
+  validators: readonly Validator[];
+}
+
+/** Whether missing values may still come from the cluster at `pulumi preview/up`: on, unless offline or rendering. */
+export function discoveryEnabled(cluster: Pick<ClusterConfig, "render" | "discovery">, offline: boolean): boolean {
+  return !offline && (cluster.discovery ?? cluster.render === undefined);
 }
 
 /** Every problem in a stack's config, found before anything is declared. */
@@ -82,12 +91,6 @@ export interface ValidatorContext {
 }
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
 
-const validators: Validator[] = [];
-
-/** Lets each concept (MachineSets, mirrors, BYOH) add its own semantic checks without the loader knowing them. */
-export function registerValidator(v: Validator): void {
-  validators.push(v);
-}
 
 function expandHome(p: string): string {
   return p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
@@ -204,7 +207,7 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
   }
 
   const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
-  for (const validate of validators) {
+  for (const validate of opts.validators) {
     const r = validate(parsed, { offline: opts.offline, secretKeys: raw.secretKeys });
     errors.push(...r.errors);
     warnings.push(...(r.warnings ?? []));

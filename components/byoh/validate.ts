@@ -2,7 +2,7 @@ import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import type { Platform } from "../../stacks/schema/cluster";
-import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from "../wmco/facts";
+import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from "../../facts/wmco";
 import type { KnownWmco } from "../machinesets/validate";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;

@@ -1,4 +1,4 @@
-import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../wmco/facts";
+import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../../facts/wmco";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { MANAGED_BY } from "../operator/builders";
 

@@ -5,7 +5,7 @@ import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
 import { publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
-import { format, NEWEST_WMCO, parseWmcoVersion } from "../wmco/facts";
+import { format, NEWEST_WMCO, parseWmcoVersion } from "../../facts/wmco";
 
 /**
  * With discovery on, asks the cluster for what the MachineSet config left out, checks the kubeconfig reaches the
@@ -24,7 +24,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   }
   const identity = identityIssues(cfg.cluster, facts);
   const merged = mergeDiscovered(cfg.cluster, cfg.machineSets, facts);
-  const missing = merged.machineSets.flatMap((s, i) => requiredFieldIssues(merged.cluster, s, i).map((m) => ({ ...m, message: NOT_DISCOVERED(m.message) })));
+  const missing = merged.machineSets.flatMap((s, i) => requiredFieldIssues(merged.cluster, s, i, true));
   // A pinned startingCSV was checked at load; otherwise the WMCO the cluster runs (or will run) decides.
   const pinned = parseWmcoVersion(cfg.operator.startingCSV);
   const wmco = pinned ? undefined : discoveredWmco(facts);
@@ -51,6 +51,3 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
     issues: unique,
   };
 }
-
-const NOT_DISCOVERED = (message: string) =>
-  message.replace(/^is required: set it, or run against the cluster with discovery on to copy it from a Linux worker/, "is not set and no Linux worker MachineSet provides it; set it");

@@ -1,7 +1,7 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { ClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
-import { parseWmcoVersion, wmcoForOpenShift, WmcoVersion } from "../wmco/facts";
+import { parseWmcoVersion, wmcoForOpenShift, WmcoVersion } from "../../facts/wmco";
 
 type Obj = Record<string, unknown>;
 const get = (o: unknown, ...path: (string | number)[]): unknown =>

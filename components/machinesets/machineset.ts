@@ -5,7 +5,7 @@ import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { buildMachineSet } from "./build";
 import { awsAmiFilter } from "./images";
 import { machineSetName } from "./names";
-import { WINDOWS_SERVER } from "../wmco/facts";
+import { WINDOWS_SERVER } from "../../facts/wmco";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 
 export interface WindowsMachineSetArgs {

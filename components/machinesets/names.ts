@@ -1,9 +1,9 @@
 import { Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 
-import { machineSetNameLimit, SHORT_NAME_PLATFORMS } from "../wmco/facts";
+import { machineSetNameLimit, SHORT_NAME_PLATFORMS } from "../../facts/wmco";
 
-/** The name limits live with the other WMCO facts (components/wmco/facts.ts). */
+/** The name limits live with the other WMCO facts (facts/wmco.ts). */
 export { SHORT_NAME_PLATFORMS };
 export const nameLimit = machineSetNameLimit;
 

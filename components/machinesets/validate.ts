@@ -1,8 +1,10 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
+import { discoveryEnabled } from "../../stacks/load";
+export { discoveryEnabled };
 import { ClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { machineSetName, nameLimit, SHORT_NAME_PLATFORMS } from "./names";
-import { format, NEWEST_WMCO, supportedBy, supportedVersions, WmcoVersion } from "../wmco/facts";
+import { format, NEWEST_WMCO, supportedBy, supportedVersions, WmcoVersion } from "../../facts/wmco";
 
 const BLOCKS = ["aws", "azure", "gcp", "vsphere", "nutanix"] as const;
 type Block = (typeof BLOCKS)[number];
@@ -17,10 +19,6 @@ const DISCOVERABLE: Record<Block, string[]> = {
   nutanix: ["clusterUuid", "subnetUuid"],
 };
 
-/** Whether missing values may still come from the cluster at `pulumi preview/up`. */
-export function discoveryEnabled(cluster: Pick<ClusterConfig, "render" | "discovery">, offline: boolean): boolean {
-  return !offline && (cluster.discovery ?? cluster.render === undefined);
-}
 
 function platformBlock(platform: Platform): Block | undefined {
   return PLATFORM_BLOCK[platform];
@@ -140,8 +138,11 @@ export function versionIssues(platform: Platform, set: MachineSetConfig, i: numb
   ];
 }
 
-/** Missing values that neither the config nor (now) discovery provide; used again after discovery. */
-export function requiredFieldIssues(cluster: ClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
+/**
+ * Missing values that neither the config nor (now) discovery provide. `afterDiscovery`: the cluster was asked and had
+ * no Linux worker to copy from, so the message says that instead of suggesting discovery.
+ */
+export function requiredFieldIssues(cluster: ClusterConfig, set: MachineSetConfig, i: number, afterDiscovery = false): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const block = platformBlock(cluster.platform);
   if (!block) return out;
@@ -151,7 +152,10 @@ export function requiredFieldIssues(cluster: ClusterConfig, set: MachineSetConfi
   const values = (set[block] ?? {}) as Record<string, unknown>;
   for (const field of DISCOVERABLE[block]) {
     if (values[field] === undefined) {
-      out.push({ path: joinPath(["machineSets", i, block, field]), message: "is required: set it, or run against the cluster with discovery on to copy it from a Linux worker" });
+      out.push({
+        path: joinPath(["machineSets", i, block, field]),
+        message: afterDiscovery ? "is not set and no Linux worker MachineSet provides it; set it" : "is required: set it, or run against the cluster with discovery on to copy it from a Linux worker",
+      });
     }
   }
   return out;

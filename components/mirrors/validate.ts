@@ -1,7 +1,7 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { registryDirectory, registryHost } from "./hosts-toml";
 import { emittedPolicy, MirrorEntry, mirrorSetName, MirrorsConfig } from "./mirror-sets";
-import { WINDOWS_REGISTRY } from "../wmco/facts";
+import { WINDOWS_REGISTRY } from "../../facts/wmco";
 
 // The API server's own patterns for IDMS/ITMS (openshift/api): host[:port][/namespace...]; sources may also be `*.host`.
 const LABEL = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";

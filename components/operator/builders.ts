@@ -1,4 +1,4 @@
-import { NAMESPACE_LABELS } from "../wmco/facts";
+import { NAMESPACE_LABELS } from "../../facts/wmco";
 import { OperatorConfig } from "../../stacks/schema/operator";
 
 /** Labels every object this program creates carries, so `oc get -l` finds them and nobody mistakes their owner. */

@@ -1,5 +1,5 @@
 import { WindowsServer } from "../../stacks/schema/machinesets";
-import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../wmco/facts";
+import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../../facts/wmco";
 import { MANAGED_BY } from "../operator/builders";
 
 export interface RuntimeClassObject {

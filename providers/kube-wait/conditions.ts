@@ -141,11 +141,7 @@ export function pluralOf(kind: string): string {
 
 export const OLM = "operators.coreos.com/v1alpha1";
 
-/**
- * The label WMCO puts on every node it configured from `windows-instances`
- * (openshift/windows-machine-config-operator controllers/configmap_controller.go `BYOHLabel`).
- */
-export const BYOH_NODE_LABEL = "windowsmachineconfig.openshift.io/byoh";
+import { BYOH_NODE_LABEL } from "../../facts/wmco";
 
 /** The node list request for BYOH nodes (label selector, URL-encoded). */
 export const BYOH_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent(`${BYOH_NODE_LABEL}=true`)}`;

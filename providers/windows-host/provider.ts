@@ -5,7 +5,7 @@ import { Session, withSession } from "../ssh/session";
 import { describeTarget, SshConnection } from "../ssh/types";
 import { UNKNOWN } from "../unknown";
 import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
-import { versionOfBuild, WindowsServer } from "../../components/wmco/facts";
+import { versionOfBuild, WindowsServer } from "../../facts/wmco";
 
 
 export interface WindowsHostInputs {

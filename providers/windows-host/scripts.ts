@@ -1,5 +1,5 @@
 import { psQuote } from "../ssh/powershell";
-import { versionOfBuild, WINDOWS_SERVER, WindowsServer, WMCO_PORTS, WMCO_SERVICES } from "../../components/wmco/facts";
+import { versionOfBuild, WINDOWS_SERVER, WindowsServer, WMCO_PORTS, WMCO_SERVICES } from "../../facts/wmco";
 
 export { WMCO_PORTS };
 /** Services whose presence means WMCO has configured (joined) this host: it installs them itself. */

@@ -1,7 +1,7 @@
 import * as path from "path";
 import { parseArgs } from "util";
 import { ConfigErrors, loadEstateConfig } from "../../stacks/load";
-import "../../stacks/validators";
+import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { ensureDevKey } from "./dev-key";
 import { runProgram } from "./mock-run";
 import { render, writeRendered } from "./render";
@@ -70,7 +70,7 @@ export async function synth(argv: string[], io: Io): Promise<number> {
 
   let config;
   try {
-    config = loadEstateConfig(file.raw, { projectDir: PROJECT_DIR, offline: true });
+    config = loadEstateConfig(file.raw, { projectDir: PROJECT_DIR, offline: true, validators: DOMAIN_VALIDATORS });
   } catch (e) {
     if (e instanceof ConfigErrors) {
       io.err(`synth: ${path.relative(process.cwd(), stackFile) || stackFile}: ${e.message}`);

@@ -1,6 +1,6 @@
 import * as path from "path";
 import { loadEstateConfig } from "../../stacks/load";
-import "../../stacks/validators";
+import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { DeclaredResource, runProgram } from "../../scripts/synth/mock-run";
 import { PROJECT_DIR } from "../../scripts/synth/main";
 import { scratch } from "../helpers/stack";
@@ -21,7 +21,7 @@ beforeAll(async () => {
     },
     secretKeys: new Set<string>(),
   };
-  loadEstateConfig(raw, { projectDir: PROJECT_DIR, offline: true }); // the same gate synth applies
+  loadEstateConfig(raw, { projectDir: PROJECT_DIR, offline: true, validators: DOMAIN_VALIDATORS }); // the same gate synth applies
   resources = (await runProgram(path.join(PROJECT_DIR, "index.ts"), "windows-estate", "ordering", raw)).resources;
 }, 120_000);
 

@@ -1,5 +1,5 @@
 import { ConfigErrors, loadEstateConfig, RawConfig } from "../../stacks/load";
-import "../../stacks/validators";
+import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { scratch } from "../helpers/stack";
 
 // Random mutations of valid stack configs: the loader either accepts the config or refuses it with ConfigErrors
@@ -80,7 +80,7 @@ function raw(cfg: Record<string, unknown>): RawConfig {
 const SEEDS = Array.from({ length: 400 }, (_, i) => 1000 + i);
 
 test("the unmutated config is accepted (so mutations, not the base, cause refusals)", () => {
-  expect(() => loadEstateConfig(raw(base()), { projectDir: s.dir, offline: true })).not.toThrow();
+  expect(() => loadEstateConfig(raw(base()), { projectDir: s.dir, offline: true, validators: DOMAIN_VALIDATORS })).not.toThrow();
 });
 
 test(`400 mutated configs are accepted or refused with key-naming messages, never crash (seeds ${SEEDS[0]}..${SEEDS[SEEDS.length - 1]})`, () => {
@@ -88,7 +88,7 @@ test(`400 mutated configs are accepted or refused with key-naming messages, neve
   for (const seed of SEEDS) {
     const cfg = mutate(base(), rng(seed));
     try {
-      loadEstateConfig(raw(cfg), { projectDir: s.dir, offline: true });
+      loadEstateConfig(raw(cfg), { projectDir: s.dir, offline: true, validators: DOMAIN_VALIDATORS });
     } catch (e) {
       if (!(e instanceof ConfigErrors)) throw new Error(`seed ${seed}: ${(e as Error).stack}\nconfig: ${JSON.stringify(cfg).slice(0, 500)}`);
       refused++;

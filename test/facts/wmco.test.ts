@@ -8,7 +8,7 @@ import {
   wmcoForOpenShift,
   WMCO_PORTS,
   WMCO_SERVICES,
-} from "../../../components/wmco/facts";
+} from "../../facts/wmco";
 
 // Expected values are WMCO's (openshift/windows-machine-config-operator), cited per test; not derived from our code.
 

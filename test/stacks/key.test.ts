@@ -3,7 +3,7 @@ import { generateKeyPairSync } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { KeyRejected, parsePrivateKey } from "../../../components/key/parse-key";
+import { KeyRejected, parsePrivateKey } from "../../stacks/key";
 
 // Real keys, made by the test: ssh-keygen for the OpenSSH container (the format people actually have), Node's
 // crypto for PEM and PKCS#8. ssh-keygen comes with openssh-client, which .ci/run installs with the test lab.

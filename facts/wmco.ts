@@ -4,8 +4,8 @@
  * label or a port elsewhere. Each fact names the WMCO file it comes from (master = WMCO 11.0.0, `release-4.22` =
  * 10.22.2, as of the snapshot noted in the README).
  */
-import type { Platform } from "../../stacks/schema/cluster";
-import type { WindowsServer } from "../../stacks/schema/machinesets";
+import type { Platform } from "../stacks/schema/cluster";
+import type { WindowsServer } from "../stacks/schema/machinesets";
 
 export type { WindowsServer };
 export const WINDOWS_SERVERS: readonly WindowsServer[] = ["2019", "2022", "2025"];
