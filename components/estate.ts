@@ -57,8 +57,9 @@ export class WindowsEstate extends pulumi.ComponentResource {
 
     // MachineSets must not exist before windows-user-data: the Machine API would fail every Machine on the missing
     // Secret. WMCO writes it once it sees cloud-private-key, so the gate is a wait on the Secret itself. In render
-    // mode there is no cluster to ask; the key Secret is the last thing before the MachineSets then.
-    const machineSetGate: pulumi.Resource[] = [key];
+    // mode there is no cluster to ask: the MachineSets come after the operator objects and the key (which render
+    // mode may leave out), and whoever applies the files must let WMCO write windows-user-data first.
+    const machineSetGate: pulumi.Resource[] = [key, operator];
     if (access && cfg.machineSets.length > 0) {
       machineSetGate.splice(0, 1, new ObjectExists(
         `${name}-windows-user-data`,

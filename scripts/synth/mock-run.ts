@@ -6,12 +6,12 @@ import { OFFLINE_ENV } from "../../stacks/offline";
 export interface DeclaredResource {
   type: string;
   name: string;
-  urn: string;
+  /** `type::name`, unique in a stack (what the tree links parents by). */
+  key: string;
+  /** The parent's key. */
   parent?: string;
   custom: boolean;
   inputs: Record<string, unknown>;
-  /** URNs this resource waits for (`dependsOn`, explicit or through its inputs). */
-  dependencies: string[];
 }
 
 export interface ProgramRun {
@@ -20,39 +20,30 @@ export interface ProgramRun {
   outputs: Record<string, { value: unknown; secret: boolean }>;
 }
 
-interface RegisterRequest {
-  getType(): string;
-  getName(): string;
-  getParent(): string;
-  getDependenciesList(): string[];
-}
-interface RegisterResponse {
-  getUrn(): string;
-}
-type Callback = (err: unknown, resp?: RegisterResponse) => void;
-interface MonitorLike {
-  registerResource(req: RegisterRequest, cb: Callback): void;
+const keyOf = (type: string, name: string) => `${type}::${name}`;
+
+/** An Output's value once resolved (mocks run as an update, so every value is known). */
+function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => o.apply((v) => (resolve(v), v)));
 }
 
 /**
- * Runs the real program under Pulumi's mock runtime in preview mode: every resource is recorded with its inputs
- * and its parent, nothing is sent anywhere. Outputs of resources echo their inputs, as a fresh `up` would.
+ * Runs the real program under Pulumi's mock runtime (public APIs only: `setMocks`, a stack transformation to learn
+ * each resource's parent, `pulumi.isSecret`): every resource is recorded with its inputs and its parent, nothing is
+ * sent anywhere. Resources' outputs echo their inputs, as a fresh `up` would. Dependencies between resources are
+ * not recorded here: the runtime harness (test/harness) sees them as the engine does.
  */
 export async function runProgram(programPath: string, project: string, stack: string, raw: RawConfig): Promise<ProgramRun> {
   process.env[OFFLINE_ENV] = "1";
   pulumi.runtime.setAllConfig({ ...raw.values }, [...raw.secretKeys]);
   const byKey = new Map<string, DeclaredResource>();
+  const parents = new Map<string, string | undefined>();
+  const keys = new Map<pulumi.Resource, string>();
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
-        byKey.set(`${args.type}::${args.name}`, {
-          type: args.type,
-          name: args.name,
-          urn: "",
-          custom: args.custom ?? true,
-          inputs: args.inputs as Record<string, unknown>,
-          dependencies: [],
-        });
+        const key = keyOf(args.type, args.name);
+        byKey.set(key, { type: args.type, name: args.name, key, parent: parents.get(key), custom: args.custom ?? true, inputs: args.inputs });
         const meta = (args.inputs as { metadata?: { name?: string } }).metadata;
         return { id: meta?.name ?? `${args.name}-id`, state: args.inputs };
       },
@@ -62,35 +53,33 @@ export async function runProgram(programPath: string, project: string, stack: st
     },
     project,
     stack,
-    true,
+    false,
   );
-  // The mock monitor does not pass the parent to `newResource`; wrap it to learn the tree.
-  const monitor = pulumi.runtime.getMonitor() as unknown as MonitorLike;
-  const register = monitor.registerResource.bind(monitor);
-  monitor.registerResource = (req, cb) =>
-    register(req, (err, resp) => {
-      const r = byKey.get(`${req.getType()}::${req.getName()}`);
-      if (r && resp) {
-        r.urn = resp.getUrn();
-        r.parent = req.getParent() || undefined;
-        r.dependencies = req.getDependenciesList();
-      }
-      cb(err, resp);
-    });
-
-  // A program exports its outputs, or (like index.ts, which discovers before declaring) an async function
-  // returning them; Pulumi accepts both.
-  const mod = require(programPath) as Record<string, unknown> | (() => Promise<Record<string, unknown>>);
-  const exported = typeof mod === "function" ? await mod() : mod;
+  // The program runs inside a root Stack, as the language host runs it (`runInPulumiStack`, public). A stack
+  // transformation sees every resource, parents first, before it is registered: enough to learn the tree.
   const outputs: ProgramRun["outputs"] = {};
-  for (const [k, v] of Object.entries(exported)) {
-    if (pulumi.Output.isInstance(v)) {
-      const o = v as pulumi.Output<unknown> & { promise(): Promise<unknown>; isSecret: Promise<boolean> };
-      outputs[k] = { value: await o.promise(), secret: await o.isSecret };
-    } else {
-      outputs[k] = { value: v, secret: false };
+  await pulumi.runtime.runInPulumiStack(async () => {
+    pulumi.runtime.registerStackTransformation((args) => {
+      const key = keyOf(args.type, args.name);
+      keys.set(args.resource, key);
+      parents.set(key, args.opts.parent ? keys.get(args.opts.parent) : undefined);
+      return undefined;
+    });
+    // A program exports its outputs, or (like index.ts, which discovers before declaring) an async function
+    // returning them; Pulumi accepts both.
+    const mod: Record<string, unknown> | (() => Promise<Record<string, unknown>>) = require(programPath);
+    const exported = typeof mod === "function" ? await mod() : mod;
+    for (const [k, v] of Object.entries(exported)) {
+      outputs[k] = pulumi.Output.isInstance(v) ? { value: await valueOf(v), secret: await pulumi.isSecret(v) } : { value: v, secret: false };
     }
-  }
+    return undefined;
+  });
   await pulumi.runtime.disconnect();
+  // Components are registered without a `newResource` call; they are known from the transformation.
+  for (const [key, parent] of parents) {
+    if (byKey.has(key)) continue;
+    const [type, name] = [key.slice(0, key.indexOf("::")), key.slice(key.indexOf("::") + 2)];
+    byKey.set(key, { type, name, key, parent, custom: false, inputs: {} });
+  }
   return { resources: [...byKey.values()], outputs };
 }

@@ -14,9 +14,10 @@ export function kindOf(r: DeclaredResource): "kubernetes" | "dynamic" | "provide
 export function formatTree(stackName: string, resources: DeclaredResource[]): string {
   const children = new Map<string, DeclaredResource[]>();
   const roots: DeclaredResource[] = [];
-  const urns = new Set(resources.map((r) => r.urn));
+  const keys = new Set(resources.map((r) => r.key));
   for (const r of resources) {
-    if (r.parent && urns.has(r.parent)) {
+    if (r.type === "pulumi:pulumi:Stack") continue; // drawn once, as the root line below
+    if (r.parent && keys.has(r.parent)) {
       const list = children.get(r.parent) ?? [];
       list.push(r);
       children.set(r.parent, list);
@@ -28,11 +29,10 @@ export function formatTree(stackName: string, resources: DeclaredResource[]): st
   const walk = (r: DeclaredResource, prefix: string, last: boolean, depth: number) => {
     const branch = last ? "└─ " : "├─ ";
     lines.push(`${prefix}${branch}${r.type}  ${r.name}`);
-    const kids = children.get(r.urn) ?? [];
+    const kids = children.get(r.key) ?? [];
     const next = prefix + (last ? "   " : "│  ");
     kids.forEach((k, i) => walk(k, next, i === kids.length - 1, depth + 1));
   };
-  // The mock monitor registers the stack resource before synth can watch; draw it as the root it is.
   lines.push(`pulumi:pulumi:Stack  ${stackName}`);
   roots.forEach((r, i) => walk(r, "", i === roots.length - 1, 1));
   const counts = new Map<string, number>();
