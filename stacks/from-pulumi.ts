@@ -2,15 +2,25 @@ import * as pulumi from "@pulumi/pulumi";
 import { ConfigErrors, EstateConfig, loadEstateConfig, RawConfig, Validator } from "./load";
 import { isOffline } from "./offline";
 
-// `isConfigSecret` is public JavaScript but marked @internal in the SDK's typings; it is how the SDK itself tells
-// which config values the engine decrypted, and we need that to refuse a private key stored in plain text.
-const { isConfigSecret } = require("@pulumi/pulumi/runtime/config") as { isConfigSecret: (key: string) => boolean };
+/**
+ * The language host hands the program its config in `PULUMI_CONFIG` and the keys the engine decrypted (set with
+ * `--secret`) in `PULUMI_CONFIG_SECRET_KEYS`, a JSON list; no public SDK API tells a secret key from a plain one, and
+ * the loader needs that to refuse a private key stored in plain text. Synth sets the same variable.
+ */
+export const SECRET_KEYS_ENV = "PULUMI_CONFIG_SECRET_KEYS";
+
+function secretKeysFromHost(env: NodeJS.ProcessEnv = process.env): Set<string> {
+  try {
+    const list: unknown = JSON.parse(env[SECRET_KEYS_ENV] ?? "[]");
+    return new Set(Array.isArray(list) ? list.filter((k): k is string => typeof k === "string") : []);
+  } catch {
+    return new Set();
+  }
+}
 
 /** The running stack's config as the engine hands it to the program. */
 export function rawConfigFromRuntime(): RawConfig {
-  const values = pulumi.runtime.allConfig();
-  const secretKeys = new Set(Object.keys(values).filter((k) => isConfigSecret(k)));
-  return { values, secretKeys };
+  return { values: pulumi.runtime.allConfig(), secretKeys: secretKeysFromHost() };
 }
 
 /**

@@ -2,28 +2,19 @@ import { z } from "zod";
 import { ConfigIssue, joinPath } from "./config-issue";
 import { suggest } from "./did-you-mean";
 
-type Schema = z.ZodType;
-interface Def {
-  type: string;
-  shape?: Record<string, Schema>;
-  innerType?: Schema;
-  in?: Schema;
-  element?: Schema;
-  valueType?: Schema;
-}
+type Schema = z.core.$ZodType;
 
-function def(s: Schema): Def {
-  return (s as unknown as { _zod: { def: Def } })._zod.def;
-}
-
-/** Looks through wrappers (optional, default, transform pipes) to the schema that describes the value's shape. */
+/** Looks through wrappers (optional, default, nullable, transform pipes…) to the schema of the value's shape. */
 function unwrap(s: Schema): Schema {
-  let cur = s;
+  let cur: Schema = s;
   for (;;) {
-    const d = def(cur);
-    if (d.innerType && ["optional", "default", "nullable", "prefault", "readonly", "catch", "nonoptional"].includes(d.type)) cur = d.innerType;
-    else if (d.type === "pipe" && d.in) cur = d.in;
-    else return cur;
+    if (cur instanceof z.ZodOptional || cur instanceof z.ZodNullable || cur instanceof z.ZodDefault || cur instanceof z.ZodPrefault || cur instanceof z.ZodReadonly || cur instanceof z.ZodCatch || cur instanceof z.ZodNonOptional) {
+      cur = cur.def.innerType;
+    } else if (cur instanceof z.ZodPipe) {
+      cur = cur.in;
+    } else {
+      return cur;
+    }
   }
 }
 
@@ -31,14 +22,12 @@ function unwrap(s: Schema): Schema {
 export function allowedKeysAt(schema: Schema, path: ReadonlyArray<PropertyKey>): string[] {
   let cur = unwrap(schema);
   for (const seg of path) {
-    const d = def(cur);
-    if (d.type === "object" && typeof seg === "string" && d.shape?.[seg]) cur = unwrap(d.shape[seg]);
-    else if (d.type === "array" && d.element) cur = unwrap(d.element);
-    else if (d.type === "record" && d.valueType) cur = unwrap(d.valueType);
+    if (cur instanceof z.ZodObject && typeof seg === "string" && seg in cur.shape) cur = unwrap(cur.shape[seg]);
+    else if (cur instanceof z.ZodArray) cur = unwrap(cur.element);
+    else if (cur instanceof z.ZodRecord) cur = unwrap(cur.valueType);
     else return [];
   }
-  const d = def(cur);
-  return d.type === "object" && d.shape ? Object.keys(d.shape) : [];
+  return cur instanceof z.ZodObject ? Object.keys(cur.shape) : [];
 }
 
 function describeValue(v: unknown): string {
@@ -53,7 +42,7 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   let cur: unknown = root;
   for (const seg of path) {
     if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
+    cur = Reflect.get(cur, seg);
   }
   return cur;
 }
@@ -134,6 +123,6 @@ export function fromZodIssues(key: string, schema: Schema, value: unknown, issue
 
 /** What a left-out key means: an empty object or list, so the schema's own defaults fill it. */
 export function emptyValueFor(schema: Schema): unknown {
-  const t = def(unwrap(schema)).type;
-  return t === "object" ? {} : t === "array" ? [] : undefined;
+  const inner = unwrap(schema);
+  return inner instanceof z.ZodObject ? {} : inner instanceof z.ZodArray ? [] : undefined;
 }

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { RawConfig } from "../../stacks/load";
 import { OFFLINE_ENV } from "../../stacks/offline";
+import { SECRET_KEYS_ENV } from "../../stacks/from-pulumi";
 
 /** One resource the program declared, as the engine would have received it. */
 export interface DeclaredResource {
@@ -36,6 +37,8 @@ function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
 export async function runProgram(programPath: string, project: string, stack: string, raw: RawConfig): Promise<ProgramRun> {
   process.env[OFFLINE_ENV] = "1";
   pulumi.runtime.setAllConfig({ ...raw.values }, [...raw.secretKeys]);
+  // As the language host does: which keys the engine decrypted (stacks/from-pulumi.ts reads it).
+  process.env[SECRET_KEYS_ENV] = JSON.stringify([...raw.secretKeys]);
   const byKey = new Map<string, DeclaredResource>();
   const parents = new Map<string, string | undefined>();
   const keys = new Map<pulumi.Resource, string>();

@@ -1,6 +1,8 @@
-/** Pulumi's wire markers: a secret value and a value not known until `pulumi up`. */
-export const SECRET_SIG = "4dabf18193072939515e22adb298388d";
-export const SECRET_MARK = "1b47061264138c4ac30d75fd1eb44270";
+import * as pulumi from "@pulumi/pulumi";
+
+/** Pulumi's wire markers (the SDK's public constants): a secret value and a value not known until `pulumi up`. */
+export const SECRET_SIG: string = pulumi.runtime.specialSigKey;
+export const SECRET_MARK: string = pulumi.runtime.specialSecretSig;
 export { UNKNOWN } from "../../providers/unknown";
 import { UNKNOWN } from "../../providers/unknown";
 
