@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: () => ({}) }, "bare", "bench", true);
   const provider = new k8s.Provider("cluster", {});
   for (const f of fs.readdirSync(dir)) {
-    const obj = parse(fs.readFileSync(path.join(dir, f), "utf8")) as { apiVersion: string; kind: string; metadata: { name: string } };
+    const obj: { apiVersion: string; kind: string; metadata: { name: string } } = parse(fs.readFileSync(path.join(dir, f), "utf8"));
     new k8s.apiextensions.CustomResource(f, obj, { provider });
   }
   await pulumi.runtime.disconnect();

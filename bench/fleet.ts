@@ -52,8 +52,10 @@ async function ours(hosts: LabHost[], files: Record<string, string>, run: number
   const [noopMs, changed] = await timed(() =>
     Promise.all(
       outs.map(async (o) => {
-        const read = await nodeFilesProvider.read!("id", o.outs as NodeFilesOutputs);
-        return (await nodeFilesProvider.diff!("id", read.props as NodeFilesOutputs, o.outs as NodeFilesOutputs)).changes;
+        const declared: NodeFilesOutputs = o.outs;
+        const read = await nodeFilesProvider.read!("id", declared);
+        const observed: NodeFilesOutputs = read.props;
+        return (await nodeFilesProvider.diff!("id", observed, declared)).changes;
       }),
     ),
   );

@@ -94,7 +94,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
     this.runtimeClasses = runtimeClasses.names;
     const mirrors = new WindowsRegistryMirrors(
       `${name}-mirrors`,
-      { mirrors: cfg.mirrors, registriesWithCredentials: cfg.registriesWithCredentials, clusterMirrorSets: cfg.discovered?.mirrorSets as never },
+      { mirrors: cfg.mirrors, registriesWithCredentials: cfg.registriesWithCredentials, clusterMirrorSets: cfg.discovered?.mirrorSets },
       { parent: this },
     );
     this.windowsRegistrySources = mirrors.windowsRegistrySources;

@@ -4,6 +4,7 @@
  */
 
 import { namingBreaksWindowsPulls, windowsNamingProblem } from "../components/mirrors/validate";
+import { get, obj, objects, str, stringMap, strings } from "../lib/json";
 import { LABEL_VALUE_LIMIT, SHORT_NAME_LIMIT, SHORT_NAME_PROVIDER_KINDS, WINDOWS_BUILD_LABEL } from "../facts/wmco";
 
 /** What a rule sees of a resource: its Pulumi type token, name and input properties. */
@@ -36,25 +37,36 @@ const IDMS = "kubernetes:config.openshift.io/v1:ImageDigestMirrorSet";
 const ITMS = "kubernetes:config.openshift.io/v1:ImageTagMirrorSet";
 
 type Labels = Record<string, string>;
-interface MachineSetProps {
-  metadata?: { name?: string; annotations?: Labels };
-  spec?: {
-    replicas?: number;
-    selector?: { matchLabels?: Labels };
-    template?: {
-      metadata?: { labels?: Labels };
-      spec?: { metadata?: { labels?: Labels }; providerSpec?: { value?: Record<string, unknown> } };
-    };
-  };
+
+/** What the rules read of a Windows MachineSet, each field checked (the props are whatever the program declared). */
+interface WindowsMachineSet {
+  name?: string;
+  replicas: unknown;
+  annotations: Labels;
+  labels: Labels;
+  templateLabels: Labels;
+  nodeLabels: Labels;
+  selector: Labels;
+  providerSpec: Record<string, unknown>;
 }
 
-function windowsMachineSet(r: ResourceView): MachineSetProps | undefined {
+function windowsMachineSet(r: ResourceView): WindowsMachineSet | undefined {
   if (r.type !== MACHINESET) return undefined;
-  const ms = r.props as MachineSetProps;
-  const labels = ms.spec?.template?.metadata?.labels ?? {};
-  const value = ms.spec?.template?.spec?.providerSpec?.value as { osDisk?: { osType?: string } } | undefined;
-  const windows = labels["machine.openshift.io/os-id"] === "Windows" || value?.osDisk?.osType === "Windows";
-  return windows ? ms : undefined;
+  const p = r.props;
+  const templateLabels = stringMap(get(p, "spec", "template", "metadata", "labels"));
+  const providerSpec = obj(get(p, "spec", "template", "spec", "providerSpec", "value")) ?? {};
+  const windows = templateLabels["machine.openshift.io/os-id"] === "Windows" || get(providerSpec, "osDisk", "osType") === "Windows";
+  if (!windows) return undefined;
+  return {
+    name: str(get(p, "metadata", "name")),
+    replicas: get(p, "spec", "replicas"),
+    annotations: stringMap(get(p, "metadata", "annotations")),
+    labels: stringMap(get(p, "metadata", "labels")),
+    templateLabels,
+    nodeLabels: stringMap(get(p, "spec", "template", "spec", "metadata", "labels")),
+    selector: stringMap(get(p, "spec", "selector", "matchLabels")),
+    providerSpec,
+  };
 }
 
 /** Platforms whose Windows computer name is the Machine name: 15 characters, minus MAPI's `-xxxxx` suffix. */
@@ -67,7 +79,7 @@ export const machineSetLabels: ResourceRule = {
   validate(r, report) {
     const ms = windowsMachineSet(r);
     if (!ms) return;
-    const labels = ms.spec?.template?.metadata?.labels ?? {};
+    const labels = ms.templateLabels;
     const required: Labels = {
       "machine.openshift.io/os-id": "Windows",
       "machine.openshift.io/cluster-api-machine-role": "worker",
@@ -79,10 +91,10 @@ export const machineSetLabels: ResourceRule = {
     for (const k of ["machine.openshift.io/cluster-api-cluster", "machine.openshift.io/cluster-api-machineset"]) {
       if (!labels[k]) report(`template label ${k} is missing`);
     }
-    if (ms.spec?.template?.spec?.metadata?.labels?.["node-role.kubernetes.io/worker"] !== "") {
+    if (ms.nodeLabels["node-role.kubernetes.io/worker"] !== "") {
       report('spec.template.spec.metadata.labels must set node-role.kubernetes.io/worker: "" so the node joins as a worker');
     }
-    for (const [k, v] of Object.entries(ms.spec?.selector?.matchLabels ?? {})) {
+    for (const [k, v] of Object.entries(ms.selector)) {
       if (labels[k] !== v) report(`selector label ${k}=${v} does not match the template, so the MachineSet would never own its Machines`);
     }
   },
@@ -94,9 +106,9 @@ export const machineSetNameLimit: ResourceRule = {
   enforcementLevel: "mandatory",
   validate(r, report) {
     const ms = windowsMachineSet(r);
-    const name = ms?.metadata?.name;
+    const name = ms?.name;
     if (!ms || !name) return;
-    const kind = String(ms.spec?.template?.spec?.providerSpec?.value?.kind ?? "");
+    const kind = str(ms.providerSpec.kind) ?? "";
     const limit = SHORT_NAME_KINDS.has(kind) ? SHORT_NAME_LIMIT : LABEL_VALUE_LIMIT;
     if (name.length > limit) report(`MachineSet name "${name}" has ${name.length} characters; ${kind || "this platform"} allows at most ${limit}`);
   },
@@ -108,9 +120,8 @@ export const noImdsV2Required: ResourceRule = {
   enforcementLevel: "mandatory",
   validate(r, report) {
     const ms = windowsMachineSet(r);
-    const value = ms?.spec?.template?.spec?.providerSpec?.value as { kind?: string; metadataServiceOptions?: { authentication?: string } } | undefined;
-    if (value?.kind !== "AWSMachineProviderConfig") return;
-    if (value.metadataServiceOptions?.authentication === "Required") {
+    if (!ms || ms.providerSpec.kind !== "AWSMachineProviderConfig") return;
+    if (get(ms.providerSpec, "metadataServiceOptions", "authentication") === "Required") {
       report("metadataServiceOptions.authentication is Required (IMDSv2 only), which breaks Windows nodes; use Optional");
     }
   },
@@ -121,8 +132,7 @@ export const noManagedUserData: ResourceRule = {
   description: "The stack never manages openshift-machine-api/windows-user-data: WMCO writes it and rewrites any change.",
   enforcementLevel: "mandatory",
   validate(r, report) {
-    const meta = (r.props as { metadata?: { name?: string } }).metadata;
-    if (r.type === SECRET && meta?.name === "windows-user-data") {
+    if (r.type === SECRET && get(r.props, "metadata", "name") === "windows-user-data") {
       report("windows-user-data is owned by WMCO; remove it from the stack and let WMCO generate it from cloud-private-key");
     }
   },
@@ -160,12 +170,12 @@ export const windowsMirrorNaming: ResourceRule = {
   enforcementLevel: "mandatory",
   validate(r, report) {
     if (r.type !== IDMS && r.type !== ITMS) return;
-    const spec = (r.props as { spec?: Record<string, { source?: string; mirrors?: string[] }[]> }).spec ?? {};
-    const entries = spec.imageDigestMirrors ?? spec.imageTagMirrors ?? [];
+    const entries = objects(get(r.props, "spec", r.type === IDMS ? "imageDigestMirrors" : "imageTagMirrors"));
     for (const e of entries) {
-      if (!e.source || !namingBreaksWindowsPulls(e.source)) continue;
-      for (const m of e.mirrors ?? []) {
-        const problem = windowsNamingProblem(e.source, m);
+      const source = str(e.source);
+      if (!source || !namingBreaksWindowsPulls(source)) continue;
+      for (const m of strings(e.mirrors)) {
+        const problem = windowsNamingProblem(source, m);
         if (problem) report(problem);
       }
     }
@@ -173,8 +183,8 @@ export const windowsMirrorNaming: ResourceRule = {
 };
 
 /** The Windows build a MachineSet runs, from the label the builders put on it (components/machinesets/common.ts). */
-function windowsBuildOf(ms: MachineSetProps & { metadata?: { labels?: Labels } }): string | undefined {
-  return ms.metadata?.labels?.[WINDOWS_BUILD_LABEL];
+function windowsBuildOf(ms: WindowsMachineSet): string | undefined {
+  return ms.labels[WINDOWS_BUILD_LABEL];
 }
 
 export const runtimeClassPerBuild: StackRule = {
@@ -191,8 +201,8 @@ export const runtimeClassPerBuild: StackRule = {
     const covered = new Set(
       resources
         .filter((r) => r.type === RUNTIME_CLASS)
-        .map((r) => (r.props as { scheduling?: { nodeSelector?: Labels } }).scheduling?.nodeSelector?.[WINDOWS_BUILD_LABEL])
-        .filter((b): b is string => typeof b === "string"),
+        .map((r) => str(get(r.props, "scheduling", "nodeSelector", WINDOWS_BUILD_LABEL)))
+        .filter((b): b is string => b !== undefined),
     );
     for (const b of builds) if (!covered.has(b)) report(`no RuntimeClass selects ${WINDOWS_BUILD_LABEL}=${b}, which a Windows MachineSet runs`);
   },
@@ -207,9 +217,9 @@ export const capacityNotZero: ResourceRule = {
   enforcementLevel: "advisory",
   validate(r, report) {
     const ms = windowsMachineSet(r);
-    if (!ms || ms.spec?.replicas !== 0) return;
-    if (ms.metadata?.annotations?.[ALLOW_ZERO] !== "true") {
-      report(`${ms.metadata?.name ?? r.name} has 0 replicas: Windows workloads would have nowhere to run (annotate ${ALLOW_ZERO}: "true" if intended)`);
+    if (!ms || ms.replicas !== 0) return;
+    if (ms.annotations[ALLOW_ZERO] !== "true") {
+      report(`${ms.name ?? r.name} has 0 replicas: Windows workloads would have nowhere to run (annotate ${ALLOW_ZERO}: "true" if intended)`);
     }
   },
 };

@@ -10,5 +10,5 @@ export function finalError(message: string): FinalError {
 }
 
 export function isFinal(e: unknown): e is FinalError {
-  return e instanceof Error && (e as Partial<FinalError>).final === true;
+  return e instanceof Error && "final" in e && e.final === true;
 }

@@ -6,7 +6,9 @@ import { KeyRejected, ParsedKey, parsePrivateKey } from "./key";
 import { ConfigIssue } from "./config-issue";
 import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
-import { NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
+import { isTopLevelKey, NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
+import { codeOf } from "../lib/errors";
+import { get } from "../lib/json";
 import { ByohHostConfig } from "./schema/byoh";
 import { ClusterConfig } from "./schema/cluster";
 import { MachineSetConfig } from "./schema/machinesets";
@@ -36,9 +38,9 @@ export interface EstateConfig {
   /** What discovery learned about the cluster beyond MachineSet values (undefined without discovery). */
   discovered?: {
     /** The cluster-wide proxy WMCO applies to Windows nodes, credentials removed. */
-    proxy?: Record<string, string>;
+    proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string; trustedCA?: string };
     /** Every IDMS/ITMS in the cluster, as WMCO merges them into hosts.toml. */
-    mirrorSets?: { idms: Record<string, unknown>[]; itms: Record<string, unknown>[] };
+    mirrorSets?: { idms: unknown[]; itms: unknown[] };
     /** Which WMCO the support rules were checked against, and why. */
     wmco?: string;
   };
@@ -146,11 +148,12 @@ function loadPrivateKey(
     pem = inline;
   } else {
     from = "privateKeyPath";
-    const resolved = path.resolve(opts.projectDir, expandHome(file as string));
+    if (file === undefined) return undefined; // ruled out above
+    const resolved = path.resolve(opts.projectDir, expandHome(file));
     try {
       pem = fs.readFileSync(resolved, "utf8");
     } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : "cannot be read";
+      const why = codeOf(e) === "ENOENT" ? "does not exist" : "cannot be read";
       errors.push({ path: "privateKeyPath", message: `${resolved} ${why}; point it at the WMCO private key file` });
       return undefined;
     }
@@ -173,38 +176,43 @@ function loadPrivateKey(
 export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfig {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
-  const known = Object.keys(TOP_LEVEL_KEYS) as TopLevelKey[];
+  const known = TOP_LEVEL_KEY_NAMES;
   const present = new Map<TopLevelKey, string>();
   const referencedSecrets = referencedSecretKeys(raw);
 
   for (const [fullKey, text] of Object.entries(raw.values)) {
     if (!fullKey.startsWith(`${NAMESPACE}:`)) continue;
     const key = fullKey.slice(NAMESPACE.length + 1);
-    if ((known as string[]).includes(key)) present.set(key as TopLevelKey, text);
+    if (isTopLevelKey(key)) present.set(key, text);
     else if (!referencedSecrets.has(key)) {
       const hint = suggest(key, known);
       errors.push({ path: key, message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}` });
     }
   }
 
-  const parsed: Partial<ParsedKeys> = {};
-  for (const key of known) {
+  /** One key through its own schema: the value (defaults applied), or undefined with the problems recorded. */
+  const parseKey = <S extends z.ZodType>(key: TopLevelKey, schema: S): z.output<S> | undefined => {
     const text = present.get(key);
-    if (text === undefined && !OPTIONAL_KEYS.has(key)) {
-      errors.push({ path: key, message: requiredMessage(key) });
-      continue;
-    }
-    const schema = TOP_LEVEL_KEYS[key] as z.ZodType;
     if (text === undefined) {
-      if (key === "privateKey" || key === "privateKeyPath") continue;
-      (parsed as Record<string, unknown>)[key] = schema.parse(emptyValueFor(schema));
-      continue;
+      if (!OPTIONAL_KEYS.has(key)) errors.push({ path: key, message: requiredMessage(key) });
+      if (key === "privateKey" || key === "privateKeyPath" || !OPTIONAL_KEYS.has(key)) return undefined;
+      return schema.parse(emptyValueFor(schema));
     }
     const value = decode(key, text);
     const result = schema.safeParse(value);
-    if (result.success) (parsed as Record<string, unknown>)[key] = result.data;
-    else errors.push(...fromZodIssues(key, schema, value, result.error.issues));
-  }
+    if (result.success) return result.data;
+    errors.push(...fromZodIssues(key, schema, value, result.error.issues));
+    return undefined;
+  };
+  const parsed: Partial<ParsedKeys> = {
+    cluster: parseKey("cluster", TOP_LEVEL_KEYS.cluster),
+    operator: parseKey("operator", TOP_LEVEL_KEYS.operator),
+    privateKey: parseKey("privateKey", TOP_LEVEL_KEYS.privateKey),
+    privateKeyPath: parseKey("privateKeyPath", TOP_LEVEL_KEYS.privateKeyPath),
+    machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets),
+    mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors),
+    byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh),
+  };
 
   const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
   for (const validate of opts.validators) {
@@ -246,7 +254,7 @@ function referencedSecretKeys(raw: RawConfig): Set<string> {
     const hosts: unknown = JSON.parse(text);
     if (!Array.isArray(hosts)) return out;
     for (const h of hosts) {
-      const ref = (h as { bootstrap?: { passwordSecret?: unknown } })?.bootstrap?.passwordSecret;
+      const ref = get(h, "bootstrap", "passwordSecret");
       if (typeof ref === "string") out.add(ref);
     }
   } catch {

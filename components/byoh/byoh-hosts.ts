@@ -86,7 +86,7 @@ export class ByohHosts extends pulumi.ComponentResource {
       `${name}-windows-instances`,
       pulumi.output(args.namespace).apply((ns) => buildInstancesConfigMap(ns, args.hosts)),
       // WMCO starts configuring a host the moment it appears here: only once the host is prepared.
-      { parent: this, dependsOn: [...prepared, ...gate, ...((opts?.dependsOn as pulumi.Resource[] | undefined) ?? [])] },
+      { parent: this, dependsOn: pulumi.output(opts?.dependsOn ?? []).apply((d) => [...prepared, ...gate, ...(Array.isArray(d) ? d : [d])]) },
     );
     this.hosts = pulumi.all(
       prepared.map((p, i) =>

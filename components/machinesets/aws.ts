@@ -1,4 +1,5 @@
-import { AwsBlock, MachineSetConfig } from "../../stacks/schema/machinesets";
+import { ResolvedAws } from "./resolve";
+import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "./common";
 
 /** An AWS resource given by ID (`subnet-…`, `sg-…`) or by Name tag, as the providerSpec references them. */
@@ -12,8 +13,8 @@ export function awsRef(value: string, idPrefix: string): { id: string } | { filt
  * security groups default to the tag names of OpenShift 4.17+ installs (`<id>-subnet-private-<az>`, `<id>-node`);
  * discovery copies the Linux workers' values instead, which survives tag renames between versions.
  */
-export function awsProviderSpec(infraId: string, region: string, set: MachineSetConfig, block: AwsBlock, amiId: string): Record<string, unknown> {
-  const az = block.availabilityZone as string;
+export function awsProviderSpec(infraId: string, region: string, set: MachineSetConfig, block: ResolvedAws, amiId: string): Record<string, unknown> {
+  const az = block.availabilityZone;
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "AWSMachineProviderConfig",

@@ -7,6 +7,7 @@ import { gcpProviderSpec } from "./gcp";
 import { machineSetName } from "./names";
 import { nutanixProviderSpec } from "./nutanix";
 import { vsphereProviderSpec } from "./vsphere";
+import { resolveAws, resolveGcp, resolveNutanix, resolveVsphere } from "./resolve";
 
 /** Values known only at `pulumi up` (the AWS AMI looked up by name). */
 export interface Resolved {
@@ -27,15 +28,15 @@ export function buildMachineSet(cluster: Pick<ClusterConfig, "platform" | "infra
 function providerSpecFor(platform: Platform, infraId: string, region: string, set: MachineSetConfig, resolved: Resolved): Record<string, unknown> {
   switch (platform) {
     case "AWS":
-      return awsProviderSpec(infraId, region, set, required(set.aws, "aws"), resolved.amiId ?? required(set.aws?.ami, "aws.ami"));
+      return awsProviderSpec(infraId, region, set, required(resolveAws(set.aws), "aws.availabilityZone"), resolved.amiId ?? required(set.aws?.ami, "aws.ami"));
     case "Azure":
       return azureProviderSpec(infraId, region, set, required(set.azure, "azure"));
     case "GCP":
-      return gcpProviderSpec(infraId, region, set, required(set.gcp, "gcp"));
+      return gcpProviderSpec(infraId, region, set, required(resolveGcp(set.gcp), "gcp.projectID/zone"));
     case "VSphere":
-      return vsphereProviderSpec(required(set.vsphere, "vsphere"));
+      return vsphereProviderSpec(required(resolveVsphere(set.vsphere), "vsphere workspace and network"));
     case "Nutanix":
-      return nutanixProviderSpec(required(set.nutanix, "nutanix"));
+      return nutanixProviderSpec(required(resolveNutanix(set.nutanix), "nutanix.clusterUuid/subnetUuid"));
     case "None":
       throw new Error("internal: platform None has no MachineSets");
   }

@@ -6,6 +6,7 @@ import { publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
 import { format, NEWEST_WMCO, parseWmcoVersion } from "../../facts/wmco";
+import { messageOf } from "../../lib/errors";
 
 /**
  * With discovery on, asks the cluster for what the MachineSet config left out, checks the kubeconfig reaches the
@@ -19,7 +20,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   } catch (e) {
     return {
       config: cfg,
-      issues: [{ path: "cluster.discovery", message: `could not read the cluster (${(e as Error).message}); fix access, or set discovery: false and give every value in the config` }],
+      issues: [{ path: "cluster.discovery", message: `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give every value in the config` }],
     };
   }
   const identity = identityIssues(cfg.cluster, facts);
@@ -34,7 +35,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   const prerequisites = networkIssues(cfg.cluster.platform, facts.network ?? {});
   const unique = [...new Map([...identity, ...prerequisites, ...missing, ...versions].map((i) => [`${i.path}:${i.message}`, i])).values()];
   const warnings = merged.machineSets.flatMap((s, i) => publicLoadBalancerWarnings(merged.cluster, s, i));
-  const proxy = proxySummary(facts.proxy) as Record<string, string> | undefined;
+  const proxy = proxySummary(facts.proxy);
   return {
     config: {
       ...cfg,

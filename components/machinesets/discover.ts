@@ -1,4 +1,5 @@
 import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
+import { objects } from "../../lib/json";
 import { ClusterFacts, linuxWorkerSpecs, registriesIn } from "./discovery";
 
 /**
@@ -33,5 +34,5 @@ export async function discoverCluster(access: KubeAccess, operator: { namespace:
 }
 
 function itemsOf(list: Record<string, unknown> | undefined): Record<string, unknown>[] {
-  return (list?.items as Record<string, unknown>[] | undefined) ?? [];
+  return objects(list?.items);
 }

@@ -3,10 +3,7 @@ import { ClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { parseWmcoVersion, wmcoForOpenShift, WmcoVersion } from "../../facts/wmco";
 
-type Obj = Record<string, unknown>;
-const get = (o: unknown, ...path: (string | number)[]): unknown =>
-  path.reduce<unknown>((cur, k) => (cur && typeof cur === "object" ? (cur as Record<string | number, unknown>)[k] : undefined), o);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+import { get, JsonObject as Obj, obj, objects, parseJson, str, stringMap } from "../../lib/json";
 
 /** What the cluster says about itself: `Infrastructure/cluster` and its Linux worker MachineSets. */
 export interface ClusterFacts {
@@ -45,8 +42,7 @@ export function registriesIn(secret: unknown): string[] {
   const b64 = get(secret, "data", ".dockerconfigjson");
   if (typeof b64 !== "string") return [];
   try {
-    const auths = (JSON.parse(Buffer.from(b64, "base64").toString("utf8")) as { auths?: Record<string, unknown> }).auths ?? {};
-    return Object.keys(auths).sort();
+    return Object.keys(obj(get(parseJson(Buffer.from(b64, "base64").toString("utf8")), "auths")) ?? {}).sort();
   } catch {
     return [];
   }
@@ -54,14 +50,12 @@ export function registriesIn(secret: unknown): string[] {
 
 /** The Linux worker MachineSets among all MachineSets: role worker, not Windows, not ours. */
 export function linuxWorkerSpecs(machineSetList: unknown): Obj[] {
-  const items = (get(machineSetList, "items") as Obj[] | undefined) ?? [];
-  return items
+  return objects(get(machineSetList, "items"))
     .filter((ms) => {
-      const labels = (get(ms, "spec", "template", "metadata", "labels") as Record<string, string> | undefined) ?? {};
+      const labels = stringMap(get(ms, "spec", "template", "metadata", "labels"));
       return labels["machine.openshift.io/cluster-api-machine-role"] === "worker" && labels["machine.openshift.io/os-id"] !== "Windows";
     })
-    .map((ms) => get(ms, "spec", "template", "spec", "providerSpec", "value") as Obj)
-    .filter((v): v is Obj => !!v && typeof v === "object");
+    .flatMap((ms) => objects([get(ms, "spec", "template", "spec", "providerSpec", "value")]));
 }
 
 /** Config and cluster must describe the same cluster: a wrong kubeconfig context must not get another cluster's MachineSets. */
@@ -96,15 +90,15 @@ function discoveredRegion(cluster: ClusterConfig, facts: ClusterFacts): string |
   }
 }
 
-/** Drops undefined so spreading discovered values never erases a configured one. */
-function defined<T extends Obj>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 function awsNames(refs: unknown): string[] | undefined {
   const list = Array.isArray(refs) ? refs : refs ? [refs] : [];
   const out = list.map((r) => str(get(r, "id")) ?? str(get(r, "filters", 0, "values", 0))).filter((v): v is string => !!v);
   return out.length > 0 ? out : undefined;
+}
+
+/** An Azure zone as the worker has it: "" (no zone) counts. */
+function zoneOf(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
 }
 
 /** The worker to copy from: the one in the same zone when the config names a zone, else the first. */
@@ -120,74 +114,74 @@ export function mergeDiscovered(cluster: ClusterConfig, sets: readonly MachineSe
   const merged = { ...cluster, region: cluster.region ?? discoveredRegion(cluster, facts) };
   const out = sets.map((set) => {
     const s: MachineSetConfig = { ...set };
-    if (set.aws) {
-      const w = pickWorker(facts.workerSpecs, set.aws.availabilityZone, (x) => get(x, "placement", "availabilityZone"));
+    // Config always wins (`??`); a discovered value only fills what the config left out.
+    const a = set.aws;
+    if (a) {
+      const w = pickWorker(facts.workerSpecs, a.availabilityZone, (x) => get(x, "placement", "availabilityZone"));
+      const workerZone = str(get(w, "placement", "availabilityZone"));
+      // A subnet copied from a worker in another zone would be wrong; only take it from the worker's own zone.
+      const sameZone = !a.availabilityZone || workerZone === a.availabilityZone;
       s.aws = {
-        ...defined({
-          availabilityZone: str(get(w, "placement", "availabilityZone")),
-          subnet: awsNames(get(w, "subnet"))?.[0],
-          securityGroups: awsNames(get(w, "securityGroups")),
-          iamInstanceProfile: str(get(w, "iamInstanceProfile", "id")),
-        }),
-        ...defined(set.aws),
-      } as MachineSetConfig["aws"];
-      // A subnet copied from a worker in another zone would be wrong; only keep it for the worker's own zone.
-      if (set.aws.availabilityZone && str(get(w, "placement", "availabilityZone")) !== set.aws.availabilityZone && !set.aws.subnet && s.aws) delete s.aws.subnet;
+        ...a,
+        availabilityZone: a.availabilityZone ?? workerZone,
+        subnet: a.subnet ?? (sameZone ? awsNames(get(w, "subnet"))?.[0] : undefined),
+        securityGroups: a.securityGroups ?? awsNames(get(w, "securityGroups")),
+        iamInstanceProfile: a.iamInstanceProfile ?? str(get(w, "iamInstanceProfile", "id")),
+      };
     }
-    if (set.azure) {
+    const az = set.azure;
+    if (az) {
       const w = facts.workerSpecs[0];
       s.azure = {
-        ...defined({
-          zone: typeof get(w, "zone") === "string" ? (get(w, "zone") as string) : undefined,
-          resourceGroup: str(get(w, "resourceGroup")),
-          networkResourceGroup: str(get(w, "networkResourceGroup")),
-          vnet: str(get(w, "vnet")),
-          subnet: str(get(w, "subnet")),
-          publicLoadBalancer: str(get(w, "publicLoadBalancer")),
-        }),
-        ...defined(set.azure),
-      } as MachineSetConfig["azure"];
+        ...az,
+        zone: az.zone ?? zoneOf(get(w, "zone")),
+        resourceGroup: az.resourceGroup ?? str(get(w, "resourceGroup")),
+        networkResourceGroup: az.networkResourceGroup ?? str(get(w, "networkResourceGroup")),
+        vnet: az.vnet ?? str(get(w, "vnet")),
+        subnet: az.subnet ?? str(get(w, "subnet")),
+        publicLoadBalancer: az.publicLoadBalancer ?? str(get(w, "publicLoadBalancer")),
+      };
     }
-    if (set.gcp) {
-      const w = pickWorker(facts.workerSpecs, set.gcp.zone, (x) => get(x, "zone"));
+    const g = set.gcp;
+    if (g) {
+      const w = pickWorker(facts.workerSpecs, g.zone, (x) => get(x, "zone"));
       s.gcp = {
-        ...defined({
-          projectID: str(get(w, "projectID")),
-          zone: str(get(w, "zone")),
-          network: str(get(w, "networkInterfaces", 0, "network")),
-          subnetwork: str(get(w, "networkInterfaces", 0, "subnetwork")),
-          serviceAccountEmail: str(get(w, "serviceAccounts", 0, "email")),
-        }),
-        ...defined(set.gcp),
-      } as MachineSetConfig["gcp"];
+        ...g,
+        projectID: g.projectID ?? str(get(w, "projectID")),
+        zone: g.zone ?? str(get(w, "zone")),
+        network: g.network ?? str(get(w, "networkInterfaces", 0, "network")),
+        subnetwork: g.subnetwork ?? str(get(w, "networkInterfaces", 0, "subnetwork")),
+        serviceAccountEmail: g.serviceAccountEmail ?? str(get(w, "serviceAccounts", 0, "email")),
+      };
     }
-    if (set.vsphere) {
+    const v = set.vsphere;
+    if (v) {
       const w = facts.workerSpecs[0];
       s.vsphere = {
-        ...defined({
-          server: str(get(w, "workspace", "server")),
-          datacenter: str(get(w, "workspace", "datacenter")),
-          datastore: str(get(w, "workspace", "datastore")),
-          folder: str(get(w, "workspace", "folder")),
-          resourcePool: str(get(w, "workspace", "resourcePool")),
-          networkName: str(get(w, "network", "devices", 0, "networkName")),
-          credentialsSecret: str(get(w, "credentialsSecret", "name")),
-        }),
-        ...defined(set.vsphere),
-      } as MachineSetConfig["vsphere"];
+        ...v,
+        server: v.server ?? str(get(w, "workspace", "server")),
+        datacenter: v.datacenter ?? str(get(w, "workspace", "datacenter")),
+        datastore: v.datastore ?? str(get(w, "workspace", "datastore")),
+        folder: v.folder ?? str(get(w, "workspace", "folder")),
+        resourcePool: v.resourcePool ?? str(get(w, "workspace", "resourcePool")),
+        networkName: v.networkName ?? str(get(w, "network", "devices", 0, "networkName")),
+        credentialsSecret: v.credentialsSecret ?? str(get(w, "credentialsSecret", "name")),
+      };
     }
-    if (set.nutanix) {
+    const n = set.nutanix;
+    if (n) {
       const w = facts.workerSpecs[0];
+      // hack/machineset.sh copies the worker's `project` whatever its type, by name or by UUID.
+      const byName = get(w, "project", "type") === "name";
+      const configured = n.projectUuid !== undefined || n.projectName !== undefined;
       s.nutanix = {
-        ...defined({
-          clusterUuid: str(get(w, "cluster", "uuid")),
-          subnetUuid: str(get(w, "subnets", 0, "uuid")),
-          credentialsSecret: str(get(w, "credentialsSecret", "name")),
-          projectUuid: get(w, "project", "type") === "name" ? undefined : str(get(w, "project", "uuid")),
-          projectName: get(w, "project", "type") === "name" ? str(get(w, "project", "name")) : undefined,
-        }),
-        ...defined(set.nutanix),
-      } as MachineSetConfig["nutanix"];
+        ...n,
+        clusterUuid: n.clusterUuid ?? str(get(w, "cluster", "uuid")),
+        subnetUuid: n.subnetUuid ?? str(get(w, "subnets", 0, "uuid")),
+        credentialsSecret: n.credentialsSecret ?? str(get(w, "credentialsSecret", "name")),
+        projectUuid: configured ? n.projectUuid : byName ? undefined : str(get(w, "project", "uuid")),
+        projectName: configured ? n.projectName : byName ? str(get(w, "project", "name")) : undefined,
+      };
     }
     return s;
   });

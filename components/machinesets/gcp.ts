@@ -1,10 +1,11 @@
-import { GcpBlock, MachineSetConfig } from "../../stacks/schema/machinesets";
+import { MachineSetConfig } from "../../stacks/schema/machinesets";
+import { ResolvedGcp } from "./resolve";
 import { USER_DATA_SECRET } from "./common";
 import { gcpImageFamily } from "./images";
 
 /** GCPMachineProviderSpec for a Windows machine: the worker network, service account and tag of the cluster. */
-export function gcpProviderSpec(infraId: string, region: string, set: MachineSetConfig, block: GcpBlock): Record<string, unknown> {
-  const project = block.projectID as string;
+export function gcpProviderSpec(infraId: string, region: string, set: MachineSetConfig, block: ResolvedGcp): Record<string, unknown> {
+  const project = block.projectID;
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "GCPMachineProviderSpec",
@@ -19,6 +20,6 @@ export function gcpProviderSpec(infraId: string, region: string, set: MachineSet
     serviceAccounts: [{ email: block.serviceAccountEmail ?? `${infraId}-w@${project}.iam.gserviceaccount.com`, scopes: ["https://www.googleapis.com/auth/cloud-platform"] }],
     tags: [`${infraId}-worker`],
     userDataSecret: { name: USER_DATA_SECRET },
-    zone: block.zone as string,
+    zone: block.zone,
   };
 }

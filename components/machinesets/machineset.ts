@@ -45,7 +45,7 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
       // A component's dependsOn does not reach its children: the MachineSet itself must wait for windows-user-data.
       dependsOn: opts?.dependsOn,
     });
-    this.name = pulumi.output(machineSetName(cluster.platform, cluster.infrastructureId, set) as string);
+    this.name = pulumi.output(known.metadata.name);
     this.replicas = pulumi.output(set.replicas);
     this.windowsBuild = WINDOWS_SERVER[set.windowsServer].buildLabel;
     this.registerOutputs({ name: this.name, replicas: this.replicas, machineSet: ms.id });

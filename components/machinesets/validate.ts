@@ -1,5 +1,6 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { discoveryEnabled } from "../../stacks/load";
+import { get } from "../../lib/json";
 export { discoveryEnabled };
 import { ClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
@@ -42,7 +43,8 @@ export function validateMachineSets(
     errors.push({ path: "machineSets", message: "platform None has no Machine API; list your Windows hosts under windows-estate:byoh instead" });
     return { errors, warnings };
   }
-  const expected = platformBlock(platform) as Block;
+  const expected = platformBlock(platform);
+  if (!expected) return { errors, warnings };
   const names = new Map<string, number>();
   sets.forEach((set, i) => {
     const at = (...p: (string | number)[]) => joinPath(["machineSets", i, ...p]);
@@ -149,9 +151,9 @@ export function requiredFieldIssues(cluster: ClusterConfig, set: MachineSetConfi
   if (["AWS", "Azure", "GCP"].includes(cluster.platform) && !cluster.region) {
     out.push({ path: "cluster.region", message: `is required for ${cluster.platform} MachineSets (or enable discovery with a cluster to read it from)` });
   }
-  const values = (set[block] ?? {}) as Record<string, unknown>;
+  const values = set[block] ?? {};
   for (const field of DISCOVERABLE[block]) {
-    if (values[field] === undefined) {
+    if (get(values, field) === undefined) {
       out.push({
         path: joinPath(["machineSets", i, block, field]),
         message: afterDiscovery ? "is not set and no Linux worker MachineSet provides it; set it" : "is required: set it, or run against the cluster with discovery on to copy it from a Linux worker",

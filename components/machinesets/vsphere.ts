@@ -1,4 +1,4 @@
-import { VsphereBlock } from "../../stacks/schema/machinesets";
+import { ResolvedVsphere } from "./resolve";
 import { USER_DATA_SECRET } from "./common";
 
 /**
@@ -6,7 +6,7 @@ import { USER_DATA_SECRET } from "./common";
  * image already carries the public key (WMCO's script leaves it out): with it, a key rotation reaches new machines
  * through the user data WMCO regenerates, as the README and the operator's own CSV example do.
  */
-export function vsphereProviderSpec(block: VsphereBlock): Record<string, unknown> {
+export function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unknown> {
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "VSphereMachineProviderSpec",
@@ -14,18 +14,18 @@ export function vsphereProviderSpec(block: VsphereBlock): Record<string, unknown
     diskGiB: block.diskGiB,
     memoryMiB: block.memoryMiB,
     metadata: { creationTimestamp: null },
-    network: { devices: [{ networkName: block.networkName as string }] },
+    network: { devices: [{ networkName: block.networkName }] },
     numCPUs: block.numCPUs,
     numCoresPerSocket: block.numCoresPerSocket,
     snapshot: "",
     template: block.template,
     userDataSecret: { name: USER_DATA_SECRET },
     workspace: {
-      datacenter: block.datacenter as string,
-      datastore: block.datastore as string,
-      folder: block.folder as string,
+      datacenter: block.datacenter,
+      datastore: block.datastore,
+      folder: block.folder,
       ...(block.resourcePool ? { resourcePool: block.resourcePool } : {}),
-      server: block.server as string,
+      server: block.server,
     },
   };
 }

@@ -233,7 +233,8 @@ export function pullSecretCredentials(pullSecret: string | undefined): Map<strin
   if (pullSecret === undefined) return out;
   let doc: Json;
   try {
-    doc = JSON.parse(pullSecret) as Json;
+    const parsed: Json = JSON.parse(pullSecret);
+    doc = parsed;
   } catch {
     throw new Error("the pull secret is not valid JSON (a .dockerconfigjson document is expected)");
   }

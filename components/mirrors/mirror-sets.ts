@@ -69,27 +69,21 @@ function mirrorSpec(e: MirrorEntry): MirrorSpec {
   return { source: e.source, mirrors: [...(e.mirrors ?? [])], ...(policy ? { mirrorSourcePolicy: policy } : {}) };
 }
 
-/** The one spec field each kind holds its entries in. */
-const FIELD = { ImageDigestMirrorSet: "imageDigestMirrors", ImageTagMirrorSet: "imageTagMirrors" } as const;
-
-/** One object per entry, sorted by name so rendered files and diffs are stable (WMCO itself reads them unordered). */
-function buildSets<K extends Kind>(kind: K, entries: readonly MirrorEntry[], nameKind: "digest" | "tag"): MirrorSetObject<K>[] {
-  return entries
-    .map((e) => ({
-      apiVersion: "config.openshift.io/v1" as const,
-      kind,
-      metadata: { name: mirrorSetName(nameKind, e), labels: { ...MANAGED_BY } },
-      spec: { [FIELD[kind]]: [mirrorSpec(e)] } as MirrorSetObject<K>["spec"],
-    }))
-    .sort((a, b) => Buffer.compare(Buffer.from(a.metadata.name), Buffer.from(b.metadata.name)));
+/** Sorted by name so rendered files and diffs are stable (WMCO itself reads the sets unordered). */
+function byName<T extends { metadata: { name: string } }>(sets: T[]): T[] {
+  return sets.sort((a, b) => Buffer.compare(Buffer.from(a.metadata.name), Buffer.from(b.metadata.name)));
 }
+
+const metadataOf = (kind: "digest" | "tag", e: MirrorEntry) => ({ name: mirrorSetName(kind, e), labels: { ...MANAGED_BY } });
 
 /** One ImageDigestMirrorSet per `mirrors.digest` entry. */
 export function buildDigestMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
-  return buildSets("ImageDigestMirrorSet", m.digest, "digest");
+  return byName(
+    m.digest.map((e) => ({ apiVersion: "config.openshift.io/v1" as const, kind: "ImageDigestMirrorSet" as const, metadata: metadataOf("digest", e), spec: { imageDigestMirrors: [mirrorSpec(e)] } })),
+  );
 }
 
 /** One ImageTagMirrorSet per `mirrors.tag` entry. */
 export function buildTagMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageTagMirrorSet"> & ITMS)[] {
-  return buildSets("ImageTagMirrorSet", m.tag, "tag");
+  return byName(m.tag.map((e) => ({ apiVersion: "config.openshift.io/v1" as const, kind: "ImageTagMirrorSet" as const, metadata: metadataOf("tag", e), spec: { imageTagMirrors: [mirrorSpec(e)] } })));
 }

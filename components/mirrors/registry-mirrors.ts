@@ -1,7 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import { IDMS, ITMS, redactHostsToml, registryDirectory, registryHost, renderHostsToml } from "./hosts-toml";
+import { IDMS, ImageMirrors, ITMS, redactHostsToml, registryDirectory, registryHost, renderHostsToml } from "./hosts-toml";
+import { get, objects, str, strings } from "../../lib/json";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "./mirror-sets";
 
 /** Where WMCO points containerd's registry configuration on every Windows node. */
@@ -20,14 +21,32 @@ export interface WindowsRegistryMirrorsArgs {
    * files (pkg/registries `GenerateConfigFiles`), so the shown files include them. Objects with this stack's names are
    * taken from this stack. Undefined offline: the files then cover this stack's sets only, and say so.
    */
-  clusterMirrorSets?: { idms: readonly IDMS[]; itms: readonly ITMS[] };
+  clusterMirrorSets?: { idms: readonly unknown[]; itms: readonly unknown[] };
+}
+
+/** The entries of a mirror set as the cluster serves it, with only what WMCO reads, each field checked. */
+function entriesOf(o: unknown, field: "imageDigestMirrors" | "imageTagMirrors"): ImageMirrors[] {
+  return objects(get(o, "spec", field)).flatMap((e) => {
+    const source = str(e.source);
+    return source ? [{ source, mirrors: strings(e.mirrors), mirrorSourcePolicy: str(e.mirrorSourcePolicy) }] : [];
+  });
+}
+
+/** An ImageDigestMirrorSet read from the cluster. */
+export function asIdms(o: unknown): IDMS {
+  return { metadata: { name: str(get(o, "metadata", "name")) }, spec: { imageDigestMirrors: entriesOf(o, "imageDigestMirrors") } };
+}
+
+/** An ImageTagMirrorSet read from the cluster. */
+export function asItms(o: unknown): ITMS {
+  return { metadata: { name: str(get(o, "metadata", "name")) }, spec: { imageTagMirrors: entriesOf(o, "imageTagMirrors") } };
 }
 
 /** Which sets a registry directory's file comes from: `this stack: <name>` or `cluster: <name>`. */
 export function mirrorSources(ours: { idms: IDMS[]; itms: ITMS[] }, theirs: { idms: IDMS[]; itms: ITMS[] }): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const add = (who: string, set: IDMS | ITMS) => {
-    const entries = "imageDigestMirrors" in set.spec ? set.spec.imageDigestMirrors : (set.spec as ITMS["spec"]).imageTagMirrors;
+    const entries = "imageDigestMirrors" in set.spec ? set.spec.imageDigestMirrors : "imageTagMirrors" in set.spec ? set.spec.imageTagMirrors : [];
     for (const e of entries ?? []) {
       if (!e.mirrors?.length) continue;
       // One directory per registry host (with its port), as WMCO groups sources (registryHost, registryDirectory).
@@ -64,8 +83,8 @@ export class WindowsRegistryMirrors extends pulumi.ComponentResource {
     const standIn = JSON.stringify({ auths: Object.fromEntries((args.registriesWithCredentials ?? []).map((r) => [r, { auth: Buffer.from("user:password").toString("base64") }])) });
     const ours = new Set([...idms, ...itms].map((o) => o.metadata.name));
     const theirs = {
-      idms: (args.clusterMirrorSets?.idms ?? []).filter((o) => !ours.has(o.metadata?.name ?? "")),
-      itms: (args.clusterMirrorSets?.itms ?? []).filter((o) => !ours.has(o.metadata?.name ?? "")),
+      idms: (args.clusterMirrorSets?.idms ?? []).map(asIdms).filter((o) => !ours.has(o.metadata?.name ?? "")),
+      itms: (args.clusterMirrorSets?.itms ?? []).map(asItms).filter((o) => !ours.has(o.metadata?.name ?? "")),
     };
     const files = renderHostsToml({ imageDigestMirrorSets: [...idms, ...theirs.idms], imageTagMirrorSets: [...itms, ...theirs.itms], pullSecret: standIn });
     this.windowsRegistrySources = {

@@ -8,9 +8,7 @@
 import type { ConfigIssue } from "../../stacks/config-issue";
 import type { Platform } from "../../stacks/schema/cluster";
 
-type Obj = Record<string, unknown>;
-const get = (o: unknown, ...path: (string | number)[]): unknown =>
-  path.reduce<unknown>((cur, k) => (cur && typeof cur === "object" ? (cur as Record<string | number, unknown>)[k] : undefined), o);
+import { get, JsonObject as Obj, obj, objects, str } from "../../lib/json";
 
 /** The hybrid network the OpenShift docs use in their example ("Configuring hybrid networking"). */
 export const EXAMPLE_HYBRID_NETWORK = { cidr: "10.132.0.0/14", hostPrefix: 23 };
@@ -48,8 +46,8 @@ export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[
     out.push({ path: "cluster", message: `the cluster's network type is ${String(networkType)}; WMCO supports only OVNKubernetes with hybrid networking (WMCO: "network type not supported")` });
     return out;
   }
-  const hybrid = get(n.operator, "spec", "defaultNetwork", "ovnKubernetesConfig", "hybridOverlayConfig") as Obj | undefined;
-  const networks = (get(hybrid, "hybridClusterNetwork") as { cidr?: string }[] | undefined) ?? [];
+  const hybrid = obj(get(n.operator, "spec", "defaultNetwork", "ovnKubernetesConfig", "hybridOverlayConfig"));
+  const networks = objects(get(hybrid, "hybridClusterNetwork"));
   if (n.operator && (!hybrid || networks.length === 0)) {
     out.push({
       path: "cluster",
@@ -63,7 +61,7 @@ export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[
       message: `vSphere needs a custom VXLAN port for hybrid networking (not 4789; WMCO's vSphere prerequisites): oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridOverlayVXLANPort":${EXAMPLE_VXLAN_PORT}}}}}}'`,
     });
   }
-  const clusterNetworks = ((get(n.config, "spec", "clusterNetwork") as { cidr?: string }[] | undefined) ?? []).map((c) => c.cidr ?? "");
+  const clusterNetworks = objects(get(n.config, "spec", "clusterNetwork")).map((c) => str(c.cidr) ?? "");
   for (const cidr of clusterNetworks.filter(isClassE)) {
     out.push({ path: "cluster", message: `the cluster network ${cidr} is class E (240.0.0.0/4), which Windows cannot use; Windows nodes need a cluster installed with another clusterNetwork` });
   }
@@ -80,13 +78,15 @@ export interface ProxySummary {
 
 export function proxySummary(proxy: Obj | undefined): ProxySummary | undefined {
   if (!proxy) return undefined;
-  const status = (get(proxy, "status") as Obj | undefined) ?? {};
-  const redact = (u: unknown) => (typeof u === "string" && u !== "" ? u.replace(/\/\/[^/@]*@/, "//[credentials]@") : undefined);
-  const s: ProxySummary = {
-    httpProxy: redact(status.httpProxy),
-    httpsProxy: redact(status.httpsProxy),
-    noProxy: typeof status.noProxy === "string" && status.noProxy !== "" ? status.noProxy : undefined,
-    trustedCA: (get(proxy, "spec", "trustedCA", "name") as string | undefined) || undefined,
+  const status = obj(get(proxy, "status")) ?? {};
+  const redact = (u: unknown) => str(u)?.replace(/\/\/[^/@]*@/, "//[credentials]@");
+  const s: ProxySummary = {};
+  const set = (k: keyof ProxySummary, v: string | undefined) => {
+    if (v !== undefined) s[k] = v;
   };
-  return Object.values(s).some((v) => v !== undefined) ? Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) : undefined;
+  set("httpProxy", redact(status.httpProxy));
+  set("httpsProxy", redact(status.httpsProxy));
+  set("noProxy", str(status.noProxy));
+  set("trustedCA", str(get(proxy, "spec", "trustedCA", "name")));
+  return Object.keys(s).length > 0 ? s : undefined;
 }

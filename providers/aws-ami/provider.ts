@@ -1,7 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { messageOf } from "../../lib/errors";
 
 /** What to look for: the newest image matching a name filter, by owner, in one region. */
 export interface AmiQuery {
+  /** The serialized provider the engine stores with the resource (set by the dynamic-provider host). */
+  __provider?: string;
   region: string;
   owners: string[];
   nameFilter: string;
@@ -24,17 +27,18 @@ const sameQuery = (a: AmiQuery, b: AmiQuery) =>
  * host after being serialized.
  */
 async function newestImage(q: AmiQuery): Promise<{ imageId: string; imageName: string; creationDate: string }> {
-  const ec2 = require("@aws-sdk/client-ec2") as typeof import("@aws-sdk/client-ec2");
-  const client = new ec2.EC2Client({ region: q.region, maxAttempts: 3, requestHandler: { requestTimeout: 30_000, connectionTimeout: 10_000 } as never });
+  const ec2: typeof import("@aws-sdk/client-ec2") = require("@aws-sdk/client-ec2");
+  const client = new ec2.EC2Client({ region: q.region, maxAttempts: 3, requestHandler: { requestTimeout: 30_000, connectionTimeout: 10_000 } });
   try {
     const out = await client.send(
       new ec2.DescribeImagesCommand({ Owners: q.owners, Filters: [{ Name: "name", Values: [q.nameFilter] }, { Name: "state", Values: ["available"] }] }),
     );
-    const images = (out.Images ?? []).filter((i) => i.ImageId).sort((a, b) => (b.CreationDate ?? "").localeCompare(a.CreationDate ?? ""));
-    if (images.length === 0) throw new Error(`no available AMI named like ${q.nameFilter} owned by ${q.owners.join(", ")} in ${q.region}`);
-    return { imageId: images[0].ImageId as string, imageName: images[0].Name ?? "", creationDate: images[0].CreationDate ?? "" };
+    const images = (out.Images ?? []).flatMap((i) => (i.ImageId ? [{ imageId: i.ImageId, imageName: i.Name ?? "", creationDate: i.CreationDate ?? "" }] : []));
+    const newest = images.sort((a, b) => b.creationDate.localeCompare(a.creationDate))[0];
+    if (!newest) throw new Error(`no available AMI named like ${q.nameFilter} owned by ${q.owners.join(", ")} in ${q.region}`);
+    return newest;
   } catch (e) {
-    const m = (e as Error).message;
+    const m = messageOf(e);
     throw new Error(
       `looking up the Windows AMI in ${q.region} failed: ${m}. ` +
         "The lookup runs at `pulumi up` with the AWS SDK's usual credentials (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, web identity); " +
@@ -56,7 +60,7 @@ export const pinnedAmiProvider: pulumi.dynamic.ResourceProvider = {
     return { id: `${inputs.region}/${found.imageId}`, outs: { ...inputs, ...found } };
   },
   async diff(_id: string, olds: PinnedAmiOutputs, news: AmiQuery) {
-    const codeChanged = (olds as { __provider?: string }).__provider !== (news as { __provider?: string }).__provider;
+    const codeChanged = olds.__provider !== news.__provider;
     return { changes: !sameQuery(olds, news) || codeChanged, replaces: [], deleteBeforeReplace: false };
   },
   async update(_id: string, olds: PinnedAmiOutputs, news: AmiQuery) {

@@ -15,6 +15,8 @@ export interface KubeApi {
 }
 
 import { finalError as fatal } from "../errors";
+import { obj, parseJson } from "../../lib/json";
+import { messageOf } from "../../lib/errors";
 
 /**
  * Builds the API access with `@kubernetes/client-node` (kubeconfig loading, contexts, certificates, tokens, exec
@@ -22,9 +24,9 @@ import { finalError as fatal } from "../errors";
  * this code runs inside the dynamic-provider host after being serialized.
  */
 export async function connectKube(access: KubeAccess, requestTimeoutMs: number): Promise<KubeApi> {
-  const k8s = require("@kubernetes/client-node") as typeof import("@kubernetes/client-node");
-  const os = require("os") as typeof import("os");
-  const pathMod = require("path") as typeof import("path");
+  const k8s: typeof import("@kubernetes/client-node") = require("@kubernetes/client-node");
+  const os: typeof import("os") = require("os");
+  const pathMod: typeof import("path") = require("path");
   const kc = new k8s.KubeConfig();
   const source = access.kubeconfig;
   try {
@@ -35,7 +37,7 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
   } catch (e) {
     // The loader's messages can quote the file; say what failed without echoing content.
     const what = source === undefined || source === "" ? "the default kubeconfig" : source.includes("\n") ? "the kubeconfig given in cluster.kubeconfig" : source;
-    throw fatal(`cannot load ${what}${access.context ? ` with context ${access.context}` : ""}: ${(e as Error).message.split("\n")[0].slice(0, 200)}`);
+    throw fatal(`cannot load ${what}${access.context ? ` with context ${access.context}` : ""}: ${messageOf(e).split("\n")[0].slice(0, 200)}`);
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster?.server) throw fatal(`the kubeconfig has no cluster${access.context ? ` for context ${access.context}` : ""}; set windows-estate:cluster.kubeconfig/context`);
@@ -49,9 +51,9 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
       try {
         await kc.applyToHTTPSOptions(opts);
       } catch (e) {
-        throw fatal(`cannot prepare the request to ${server} from the kubeconfig: ${(e as Error).message.split("\n")[0].slice(0, 200)}`);
+        throw fatal(`cannot prepare the request to ${server} from the kubeconfig: ${messageOf(e).split("\n")[0].slice(0, 200)}`);
       }
-      const lib = (url.protocol === "http:" ? require("http") : require("https")) as typeof import("https");
+      const lib: typeof import("https") = url.protocol === "http:" ? require("http") : require("https");
       return new Promise<Fetched>((resolve, reject) => {
         const req = lib.request(url, { ...opts, timeout: requestTimeoutMs }, (res) => {
           const chunks: Buffer[] = [];
@@ -64,7 +66,9 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
             }
             if (status < 200 || status >= 300) return reject(new Error(`GET ${path} answered ${status}`));
             try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>);
+              const body = obj(parseJson(Buffer.concat(chunks).toString("utf8")));
+              if (body) resolve(body);
+              else reject(new Error(`GET ${path} returned JSON that is not an object`));
             } catch {
               reject(new Error(`GET ${path} returned something that is not JSON`));
             }

@@ -11,15 +11,18 @@ export type Verdict<T> =
   | { state: "waiting"; reason: string }
   | { state: "failed"; message: string };
 
-type Obj = Record<string, unknown>;
-const get = (o: unknown, ...path: string[]): unknown => path.reduce<unknown>((cur, k) => (cur && typeof cur === "object" ? (cur as Obj)[k] : undefined), o);
-const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+import { get, obj as objOf, objects, str, strings } from "../../lib/json";
 
 interface Condition {
   type?: string;
   status?: string;
   reason?: string;
   message?: string;
+}
+
+/** An object's `status.conditions`, each field read as text. */
+function conditionsOf(o: unknown): Condition[] {
+  return objects(get(o, "status", "conditions")).map((c) => ({ type: str(c.type), status: str(c.status), reason: str(c.reason), message: str(c.message) }));
 }
 
 /** Where an operator wait looks; `installPlan`/`csv` are fetched only once the Subscription names them. */
@@ -43,7 +46,7 @@ export function nextFromSubscription(sub: Fetched): { csv?: string; installPlan?
 
 /** Subscription conditions that explain a stall (catalog down, resolution failed), for the wait's reason. */
 function subscriptionTrouble(sub: Fetched): string | undefined {
-  const conditions = (get(sub, "status", "conditions") as Condition[] | undefined) ?? [];
+  const conditions = conditionsOf(sub);
   const bad = conditions.filter((c) => c.status === "True" && ["ResolutionFailed", "CatalogSourcesUnhealthy", "InstallPlanFailed", "InstallPlanMissing"].includes(c.type ?? ""));
   if (bad.length === 0) return undefined;
   return bad.map((c) => `${c.type}${c.reason ? ` (${c.reason})` : ""}${c.message ? `: ${c.message}` : ""}`).join("; ");
@@ -75,7 +78,7 @@ export function operatorVerdict(t: OperatorTarget, sub: Fetched, installPlan: Fe
     const approved = get(installPlan, "spec", "approved") === true;
     const phase = str(get(installPlan, "status", "phase"));
     if ((approval === "Manual" && !approved) || phase === "RequiresApproval") {
-      const csvs = (get(installPlan, "spec", "clusterServiceVersionNames") as string[] | undefined) ?? [];
+      const csvs = strings(get(installPlan, "spec", "clusterServiceVersionNames"));
       return {
         state: "failed",
         message:
@@ -85,7 +88,7 @@ export function operatorVerdict(t: OperatorTarget, sub: Fetched, installPlan: Fe
       };
     }
     if (phase === "Failed") {
-      const conditions = (get(installPlan, "status", "conditions") as Condition[] | undefined) ?? [];
+      const conditions = conditionsOf(installPlan);
       const msg = conditions.map((c) => c.message).filter(Boolean).join("; ");
       return { state: "failed", message: `InstallPlan ${t.namespace}/${planName} failed${msg ? `: ${msg}` : ""}` };
     }
@@ -116,7 +119,7 @@ export function objectVerdict(t: ObjectTarget, obj: Fetched): Verdict<ObjectExis
   const id = `${t.kind} ${t.namespace}/${t.name}`;
   if (!obj) return { state: "waiting", reason: `${id} does not exist yet` };
   if (t.dataKey) {
-    const data = get(obj, "data") as Obj | undefined;
+    const data = objOf(get(obj, "data"));
     if (!data || typeof data[t.dataKey] !== "string" || data[t.dataKey] === "") {
       return { state: "waiting", reason: `${id} exists but has no '${t.dataKey}' yet` };
     }
@@ -151,7 +154,7 @@ export const BYOH_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent
  * (`deconfigureInstances`), so the list empties; until then the key and SSH access must stay.
  */
 export function byohGoneVerdict(list: Fetched): Verdict<Record<string, never>> {
-  const items = ((list?.items as { metadata?: { name?: string } }[] | undefined) ?? []).map((n) => n.metadata?.name ?? "?");
+  const items = objects(list?.items).map((n) => str(get(n, "metadata", "name")) ?? "?");
   if (items.length === 0) return { state: "done", outputs: {} };
   return { state: "waiting", reason: `WMCO has not yet deconfigured ${items.length} BYOH node(s): ${items.join(", ")}` };
 }

@@ -1,5 +1,6 @@
 import { finalError as fatal, isFinal as isFatal } from "../errors";
 import type { Verdict } from "./conditions";
+import { messageOf } from "../../lib/errors";
 
 export interface PollOptions {
   /** Give up after this many seconds. */
@@ -28,7 +29,7 @@ export async function pollUntil<T>(check: () => Promise<Verdict<T>>, o: PollOpti
       last = v.reason;
     } catch (e) {
       if (isFatal(e)) throw e;
-      last = (e as Error).message;
+      last = messageOf(e);
     }
     const left = deadline - Date.now();
     if (left <= 0) {

@@ -16,8 +16,9 @@ import {
   pluralOf,
   Verdict,
 } from "./conditions";
-import { UNKNOWN } from "../unknown";
+import { isUnknown } from "../unknown";
 import { pollUntil } from "./poll";
+import { messageOf } from "../../lib/errors";
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
@@ -47,7 +48,7 @@ async function checkObject(i: ObjectExistsInputs): Promise<() => Promise<Verdict
 }
 
 function changed<T extends object>(olds: T, news: T, keys: (keyof T)[]): (keyof T)[] {
-  return keys.filter((k) => news[k] === (UNKNOWN as unknown) || olds[k] !== news[k]);
+  return keys.filter((k) => isUnknown(news[k]) || olds[k] !== news[k]);
 }
 
 /** The serialized provider the engine stores with every dynamic resource (`__provider`). */
@@ -59,9 +60,10 @@ const PROVIDER_KEY = "__provider";
  * keep the old values, which `read` then uses (a stale kubeconfig fails the next refresh with 401).
  */
 function settingsChanged(olds: object, news: object): boolean {
-  const o = olds as Record<string, unknown>;
-  const n = news as Record<string, unknown>;
-  return ["kubeconfig", "context", "timeoutSeconds", "intervalSeconds", PROVIDER_KEY].some((k) => n[k] === UNKNOWN || (n[k] ?? null) !== (o[k] ?? null));
+  return ["kubeconfig", "context", "timeoutSeconds", "intervalSeconds", PROVIDER_KEY].some((k) => {
+    const [o, n] = [Reflect.get(olds, k), Reflect.get(news, k)];
+    return isUnknown(n) || (n ?? null) !== (o ?? null);
+  });
 }
 
 /** A network or API failure, as opposed to an answer: refresh keeps the last known state for these. */
@@ -105,7 +107,7 @@ function waitProvider<I extends WaitCommon, O extends object>(
         // An API outage says nothing about the condition: keep the last known state, so one blip does not fail a
         // scheduled refresh. Refused credentials and the like still fail (they are final errors, not outages).
         if (unreachable(e)) {
-          console.error(`warning: ${describeWait(props).what}: refresh kept the last known state: ${(e as Error).message}`);
+          console.error(`warning: ${describeWait(props).what}: refresh kept the last known state: ${messageOf(e)}`);
           return { id, props };
         }
         throw e;

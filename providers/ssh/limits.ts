@@ -41,11 +41,9 @@ export function connectionLimit(env: NodeJS.ProcessEnv = process.env): number {
  */
 export function processSemaphore(): Semaphore {
   const key = Symbol.for("windows-estate.ssh.connections");
-  const g = globalThis as unknown as Record<symbol, Semaphore | undefined>;
-  let s = g[key];
-  if (!s) {
-    s = createSemaphore(connectionLimit());
-    g[key] = s;
-  }
+  const existing: Semaphore | undefined = Reflect.get(globalThis, key);
+  if (existing) return existing;
+  const s = createSemaphore(connectionLimit());
+  Reflect.set(globalThis, key, s);
   return s;
 }

@@ -5,6 +5,7 @@ import { keyForSsh2 } from "./key-format";
 import { processSemaphore } from "./limits";
 import { toSftpPath } from "./paths";
 import { DEFAULTS, describeTarget, SshConnection } from "./types";
+import { codeOf, messageOf } from "../../lib/errors";
 
 /** The outcome of one remote command. */
 export interface CommandResult {
@@ -42,8 +43,8 @@ function secs(v: number | undefined, d: number): number {
  * Connects once (through the jump host if any) with the host key checked before authentication completes.
  * `recorded` is a key pinned in state by trust-on-first-use; it wins over `trustOnFirstUse` once it exists.
  */
-function connectOnce(c: SshConnection, recorded: string | undefined, sock?: NodeJS.ReadableStream): Promise<{ client: Client; presented: Buffer }> {
-  const { Client: SshClient } = require("ssh2") as typeof import("ssh2");
+function connectOnce(c: SshConnection, recorded: string | undefined, sock?: ConnectConfig["sock"]): Promise<{ client: Client; presented: Buffer }> {
+  const { Client: SshClient }: typeof import("ssh2") = require("ssh2");
   const target = describeTarget(c);
   const pin = c.hostKey ?? recorded;
   let privateKey: string | undefined;
@@ -79,12 +80,14 @@ function connectOnce(c: SshConnection, recorded: string | undefined, sock?: Node
       },
       ...(privateKey ? { privateKey } : {}),
       ...(c.password ? { password: c.password } : {}),
-      ...(sock ? { sock: sock as ConnectConfig["sock"] } : {}),
+      ...(sock ? { sock } : {}),
     };
     let settled = false;
     client.once("ready", () => {
       settled = true;
-      resolve({ client, presented: presented as Buffer });
+      // ssh2 verifies the host key before "ready", so the key is always there; be explicit rather than assume.
+      if (presented) resolve({ client, presented });
+      else reject(permanent(`${target} completed the handshake without presenting a host key`));
     });
     // `on`, not `once`: ssh2 can emit more than one error for one failure, and an unheard one crashes the process.
     client.on("error", (e: Error & { level?: string }) => {
@@ -108,10 +111,11 @@ function connectOnce(c: SshConnection, recorded: string | undefined, sock?: Node
 
 /** Through a jump host: connect to it, open a forwarded channel to the target, and run SSH over that channel. */
 async function connectVia(c: SshConnection, recorded: string | undefined): Promise<{ client: Client; presented: Buffer; jump?: Client }> {
-  if (!c.proxy) return connectOnce(c, recorded);
-  const jump = await connectOnce(c.proxy, undefined);
+  const proxy = c.proxy;
+  if (!proxy) return connectOnce(c, recorded);
+  const jump = await connectOnce(proxy, undefined);
   const channel = await new Promise<ClientChannel>((resolve, reject) =>
-    jump.client.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) => (err ? reject(new Error(`jump host ${describeTarget(c.proxy as SshConnection)} cannot reach ${describeTarget(c)}: ${err.message}`)) : resolve(ch))),
+    jump.client.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) => (err ? reject(new Error(`jump host ${describeTarget(proxy)} cannot reach ${describeTarget(c)}: ${err.message}`)) : resolve(ch))),
   );
   try {
     return { ...(await connectOnce(c, recorded, channel)), jump: jump.client };
@@ -138,7 +142,7 @@ export async function withSession<T>(c: SshConnection, recordedHostKey: string |
       } catch (e) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
         if (isPermanent(e) || Date.now() + wait >= deadline) {
-          throw isPermanent(e) ? e : new Error(`${(e as Error).message} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`);
+          throw isPermanent(e) ? e : new Error(`${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`);
         }
         await new Promise((r) => setTimeout(r, wait));
       }
@@ -224,7 +228,7 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
     },
     async unlink(path) {
       const s = await getSftp();
-      await new Promise<void>((resolve, reject) => s.unlink(toSftpPath(path, style), (err) => (err && (err as { code?: number }).code !== 2 ? reject(new Error(`cannot remove ${path} on ${target}: ${err.message}`)) : resolve())));
+      await new Promise<void>((resolve, reject) => s.unlink(toSftpPath(path, style), (err) => (err && codeOf(err) !== 2 ? reject(new Error(`cannot remove ${path} on ${target}: ${err.message}`)) : resolve())));
     },
   };
 }

@@ -3,7 +3,7 @@ import { isUsablePin } from "../ssh/host-key";
 import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
 import { describeTarget, SshConnection } from "../ssh/types";
-import { UNKNOWN } from "../unknown";
+import { isUnknown, UNKNOWN } from "../unknown";
 import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
 import { versionOfBuild, WindowsServer } from "../../facts/wmco";
 
@@ -17,6 +17,8 @@ export interface WindowsHostInputs {
   wmcoPrivateKey?: string;
   /** The Windows Server version the stack declares for this host; the host must run it. */
   expectedWindowsServer?: WindowsServer;
+  /** The serialized provider the engine stores with the resource (set by the dynamic-provider host). */
+  __provider?: string;
 }
 
 export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
@@ -32,7 +34,9 @@ export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
  * `Struct.fromJavaScript` throws on it. Optional outputs are left out instead.
  */
 function defined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+  const out = { ...o };
+  for (const k of Object.keys(out)) if (Reflect.get(out, k) === undefined) Reflect.deleteProperty(out, k);
+  return out;
 }
 
 /** A failure to reach the host at all (as opposed to a host that answered something wrong). */
@@ -77,7 +81,7 @@ async function prepare(inputs: WindowsHostInputs, recordedHostKey: string | unde
 export function checkWindowsHost(news: WindowsHostInputs): pulumi.dynamic.CheckFailure[] {
   const f: pulumi.dynamic.CheckFailure[] = [];
   const c = news.connection;
-  if (c === (UNKNOWN as unknown)) return f;
+  if (isUnknown(c)) return f;
   if (!c?.host) f.push({ property: "connection", reason: "connection.host is required" });
   if (!c?.user) f.push({ property: "connection", reason: "connection.user is required" });
   if (c && !c.privateKey && !c.password) f.push({ property: "connection", reason: "connection needs a privateKey or a password (the bootstrap credential)" });
@@ -107,7 +111,7 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     const keyChanged = olds.wmcoPublicKey !== news.wmcoPublicKey || olds.wmcoPrivateKey !== news.wmcoPrivateKey || olds.expectedWindowsServer !== news.expectedWindowsServer;
     const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
     // New provider code (this program upgraded) re-applies the preparation, idempotently.
-    const codeChanged = (olds as { __provider?: string }).__provider !== (news as { __provider?: string }).__provider;
+    const codeChanged = olds.__provider !== news.__provider;
     return { changes: replaces.length > 0 || drift || keyChanged || connectionChanged || codeChanged, replaces, deleteBeforeReplace: false };
   },
   async create(inputs: WindowsHostInputs) {

@@ -1,4 +1,5 @@
 import { psQuote } from "../ssh/powershell";
+import { obj, parseJson } from "../../lib/json";
 import { versionOfBuild, WINDOWS_SERVER, WindowsServer, WMCO_PORTS, WMCO_SERVICES } from "../../facts/wmco";
 
 export { WMCO_PORTS };
@@ -131,7 +132,7 @@ export function parseProbe(output: string): HostProbe {
   const text = output.replace(/^\uFEFF/, "").trim();
   const start = text.indexOf("{");
   if (start < 0) throw new Error(`the host probe printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
-  const raw = JSON.parse(text.slice(start)) as Record<string, unknown>;
+  const raw = obj(parseJson(text.slice(start))) ?? {};
   const ports = raw.firewallPorts;
   return {
     hostname: String(raw.hostname ?? ""),

@@ -7,6 +7,7 @@ import { runProgram } from "./mock-run";
 import { render, writeRendered } from "./render";
 import { readStackFile, StackFileError } from "./stack-file";
 import { formatTree } from "./tree";
+import { messageOf } from "../../lib/errors";
 
 export const USAGE = `usage: npm run synth -- --stack <name> [--config-file <file>] [--out <dir>] [--reveal-secrets] [--quiet]
 
@@ -40,7 +41,7 @@ export async function synth(argv: string[], io: Io): Promise<number> {
       allowPositionals: false,
     }).values;
   } catch (e) {
-    io.err(`synth: ${(e as Error).message}\n${USAGE}`);
+    io.err(`synth: ${messageOf(e)}\n${USAGE}`);
     return 2;
   }
   if (args.help) {

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { RawConfig } from "../../stacks/load";
 import { OFFLINE_ENV } from "../../stacks/offline";
+import { get, str } from "../../lib/json";
 import { SECRET_KEYS_ENV } from "../../stacks/from-pulumi";
 
 /** One resource the program declared, as the engine would have received it. */
@@ -47,8 +48,7 @@ export async function runProgram(programPath: string, project: string, stack: st
       newResource(args) {
         const key = keyOf(args.type, args.name);
         byKey.set(key, { type: args.type, name: args.name, key, parent: parents.get(key), custom: args.custom ?? true, inputs: args.inputs });
-        const meta = (args.inputs as { metadata?: { name?: string } }).metadata;
-        return { id: meta?.name ?? `${args.name}-id`, state: args.inputs };
+        return { id: str(get(args.inputs, "metadata", "name")) ?? `${args.name}-id`, state: args.inputs };
       },
       call(args) {
         throw new Error(`offline synth cannot call ${args.token}; the program must not look anything up when ${OFFLINE_ENV}=1`);

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { isObject } from "../../lib/json";
 
 /** Pulumi's wire markers (the SDK's public constants): a secret value and a value not known until `pulumi up`. */
 export const SECRET_SIG: string = pulumi.runtime.specialSigKey;
@@ -19,8 +20,8 @@ export function clean(value: unknown, reveal: boolean): { value: unknown; hadSec
   const walk = (v: unknown, inSecret: boolean): unknown => {
     if (v === UNKNOWN) return COMPUTED;
     if (Array.isArray(v)) return v.map((x) => walk(x, inSecret));
-    if (typeof v === "object" && v !== null) {
-      const o = v as Record<string, unknown>;
+    if (isObject(v)) {
+      const o = v;
       if (o[SECRET_SIG] === SECRET_MARK) {
         // The Kubernetes SDK wraps absent fields (a Secret's `data` when only `stringData` is set) as secrets too.
         if (o.value === undefined || o.value === null) return undefined;

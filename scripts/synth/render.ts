@@ -3,12 +3,21 @@ import * as path from "path";
 import { stringify } from "yaml";
 import { DeclaredResource, ProgramRun } from "./mock-run";
 import { clean } from "./redact";
+import { get, obj, str, stringMap } from "../../lib/json";
 
 export interface KubeObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string };
   [field: string]: unknown;
+}
+
+/** A rendered Kubernetes object, its identifying fields checked. */
+function asKubeObject(v: unknown): KubeObject | undefined {
+  const o = obj(v);
+  const [apiVersion, kind, name] = [str(get(o, "apiVersion")), str(get(o, "kind")), str(get(o, "metadata", "name"))];
+  if (!o || !apiVersion || !kind || !name) return undefined;
+  return { ...o, apiVersion, kind, metadata: { ...obj(o.metadata), name, namespace: str(get(o, "metadata", "namespace")) } };
 }
 
 export interface Rendered {
@@ -49,7 +58,8 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
   for (const r of run.resources.filter(isKubernetesObject)) {
     const c = clean(r.inputs, reveal);
     hadSecret ||= c.hadSecret;
-    const obj = c.value as KubeObject;
+    const obj = asKubeObject(c.value);
+    if (!obj) throw new Error(`internal: ${r.type} ${r.name} rendered without apiVersion, kind or metadata.name`);
     objects.push(obj);
     files.set(renderPath(obj), stringify(obj, { lineWidth: 0 }));
   }
@@ -65,11 +75,7 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
   files.set("stack-outputs.json", JSON.stringify(outputs, null, 2) + "\n");
 
   const nodeFiles = outputs.windowsNodeFiles;
-  if (nodeFiles && typeof nodeFiles === "object") {
-    for (const [winPath, text] of Object.entries(nodeFiles as Record<string, unknown>)) {
-      if (typeof text === "string") files.set(nodeFilePath(winPath), text);
-    }
-  }
+  for (const [winPath, text] of Object.entries(stringMap(nodeFiles))) files.set(nodeFilePath(winPath), text);
   return { files, objects, hadSecret };
 }
 

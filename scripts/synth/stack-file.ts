@@ -3,6 +3,8 @@ import { parse } from "yaml";
 import { RawConfig } from "../../stacks/load";
 import { UNDECRYPTED_SECRET } from "../../stacks/offline";
 import { NAMESPACE } from "../../stacks/schema";
+import { messageOf } from "../../lib/errors";
+import { obj } from "../../lib/json";
 
 /** A problem with the stack file itself (missing, not YAML), as opposed to a config value. */
 export class StackFileError extends Error {}
@@ -53,10 +55,10 @@ export function readStackFile(file: string): StackFile {
   try {
     doc = parse(text);
   } catch (e) {
-    throw new StackFileError(`stack file ${file} is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+    throw new StackFileError(`stack file ${file} is not valid YAML: ${messageOf(e).split("\n")[0]}`);
   }
-  const root = (doc ?? {}) as { config?: unknown; environment?: unknown };
-  if (typeof root !== "object" || Array.isArray(root)) throw new StackFileError(`stack file ${file} must be a YAML mapping with a 'config:' section`);
+  const root = doc === null || doc === undefined ? {} : obj(doc);
+  if (!root) throw new StackFileError(`stack file ${file} must be a YAML mapping with a 'config:' section`);
   const config = root.config ?? {};
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw new StackFileError(`stack file ${file}: 'config:' must be a mapping of keys like ${NAMESPACE}:cluster`);
