@@ -36,6 +36,10 @@ test("facts/ import only types of the config layer", () => {
   expect(crossings("facts", ["components", "providers", "policy", "scripts"])).toEqual([]);
 });
 
+test("lib/ (neutral helpers) imports nothing of the project", () => {
+  expect(crossings("lib", ["stacks", "components", "providers", "policy", "scripts", "facts"])).toEqual([]);
+});
+
 test("the check can fail: it sees a component import where there is one", () => {
   expect(crossings("components", ["stacks"]).length).toBeGreaterThan(0);
 });
