@@ -15,13 +15,18 @@ export = async () => {
   const { config, issues } = await completeWithCluster(loaded);
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).
-  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
+  for (const w of config.warnings.slice(loaded.warnings.length))
+    pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
   if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
 
   const provider = kubernetesProvider(config.cluster);
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
-  const estate = new WindowsEstate("estate", { config }, { providers: { kubernetes: provider }, aliases: [{ name: pulumi.getStack() }] });
+  const estate = new WindowsEstate(
+    "estate",
+    { config },
+    { providers: { kubernetes: provider }, aliases: [{ name: pulumi.getStack() }] },
+  );
 
   return {
     /** Namespace WMCO runs in. */

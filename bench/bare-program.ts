@@ -10,10 +10,17 @@ import { parse } from "yaml";
 
 async function main(): Promise<void> {
   const dir = path.join(process.argv[2], "1-manifest");
-  await pulumi.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: () => ({}) }, "bare", "bench", true);
+  await pulumi.runtime.setMocks(
+    { newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: () => ({}) },
+    "bare",
+    "bench",
+    true,
+  );
   const provider = new k8s.Provider("cluster", {});
   for (const f of fs.readdirSync(dir)) {
-    const obj: { apiVersion: string; kind: string; metadata: { name: string } } = parse(fs.readFileSync(path.join(dir, f), "utf8"));
+    const obj: { apiVersion: string; kind: string; metadata: { name: string } } = parse(
+      fs.readFileSync(path.join(dir, f), "utf8"),
+    );
     new k8s.apiextensions.CustomResource(f, obj, { provider });
   }
   await pulumi.runtime.disconnect();

@@ -31,7 +31,10 @@ export function clusterAccess(cluster: EstateConfig["cluster"]): ClusterAccess |
  * Turning the options on for an existing stack updates the provider in place (`DiffConfig` replaces it only when
  * `clusterIdentifier` changes).
  */
-export function kubernetesProvider(cluster: EstateConfig["cluster"], opts?: pulumi.CustomResourceOptions): k8s.Provider {
+export function kubernetesProvider(
+  cluster: EstateConfig["cluster"],
+  opts?: pulumi.CustomResourceOptions,
+): k8s.Provider {
   return new k8s.Provider(
     "cluster",
     {

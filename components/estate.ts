@@ -28,7 +28,9 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly publicKey: pulumi.Output<string | undefined>;
   readonly publicKeyFingerprint: pulumi.Output<string | undefined>;
   /** Per MachineSet: name, platform, Windows Server version and build, replicas. */
-  readonly machineSets: pulumi.Output<{ name: string; platform: string; windowsServer: string; windowsBuild: string; replicas: number }[]>;
+  readonly machineSets: pulumi.Output<
+    { name: string; platform: string; windowsServer: string; windowsBuild: string; replicas: number }[]
+  >;
   /** RuntimeClass names for the Windows builds in use. */
   readonly runtimeClasses: pulumi.Output<string[]>;
   /** The containerd hosts.toml files every Windows node gets, by registry directory (credentials redacted). */
@@ -38,7 +40,9 @@ export class WindowsEstate extends pulumi.ComponentResource {
   /** Which mirror sets each registry's file comes from, and what the files cover. */
   readonly windowsRegistrySources: { scope: string; byRegistry: Record<string, string[]> };
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
-  readonly byohHosts: pulumi.Output<{ address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]>;
+  readonly byohHosts: pulumi.Output<
+    { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
+  >;
 
   constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsEstate", name, {}, opts);
@@ -51,7 +55,11 @@ export class WindowsEstate extends pulumi.ComponentResource {
     const key = new WmcoPrivateKey(
       `${name}-key`,
       // Render mode writes Secrets in plaintext into the render directory: the key only with an explicit opt-in.
-      { namespace: operator.namespace, privateKey: cfg.privateKey, declareSecret: cfg.cluster.render === undefined || cfg.cluster.renderKeySecret === true },
+      {
+        namespace: operator.namespace,
+        privateKey: cfg.privateKey,
+        declareSecret: cfg.cluster.render === undefined || cfg.cluster.renderKeySecret === true,
+      },
       { parent: this, dependsOn: [operator] },
     );
 
@@ -61,11 +69,23 @@ export class WindowsEstate extends pulumi.ComponentResource {
     // mode may leave out), and whoever applies the files must let WMCO write windows-user-data first.
     const machineSetGate: pulumi.Resource[] = [key, operator];
     if (access && cfg.machineSets.length > 0) {
-      machineSetGate.splice(0, 1, new ObjectExists(
-        `${name}-windows-user-data`,
-        { apiVersion: "v1", kind: "Secret", namespace: MACHINE_API_NAMESPACE, name: USER_DATA_SECRET, dataKey: "userData", kubeconfig: access.kubeconfig, context: access.context },
-        { parent: this, dependsOn: [key] },
-      ));
+      machineSetGate.splice(
+        0,
+        1,
+        new ObjectExists(
+          `${name}-windows-user-data`,
+          {
+            apiVersion: "v1",
+            kind: "Secret",
+            namespace: MACHINE_API_NAMESPACE,
+            name: USER_DATA_SECRET,
+            dataKey: "userData",
+            kubeconfig: access.kubeconfig,
+            context: access.context,
+          },
+          { parent: this, dependsOn: [key] },
+        ),
+      );
     }
     // Keyed by the MachineSet's own name: removing or reordering entries touches no other set. Stacks made before
     // keyed them by list position (`<name>-ms-<i>`); the alias lets those migrate without a replacement (do that
@@ -78,7 +98,11 @@ export class WindowsEstate extends pulumi.ComponentResource {
           { parent: this, dependsOn: machineSetGate, aliases: [{ name: `${name}-ms-${i}` }] },
         ),
     );
-    const runtimeClasses = new WindowsRuntimeClasses(`${name}-runtimeclasses`, { versions: [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)] }, { parent: this });
+    const runtimeClasses = new WindowsRuntimeClasses(
+      `${name}-runtimeclasses`,
+      { versions: [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)] },
+      { parent: this },
+    );
 
     this.machineSets = pulumi.all(
       sets.map((ms, i) =>
@@ -94,7 +118,11 @@ export class WindowsEstate extends pulumi.ComponentResource {
     this.runtimeClasses = runtimeClasses.names;
     const mirrors = new WindowsRegistryMirrors(
       `${name}-mirrors`,
-      { mirrors: cfg.mirrors, registriesWithCredentials: cfg.registriesWithCredentials, clusterMirrorSets: cfg.discovered?.mirrorSets },
+      {
+        mirrors: cfg.mirrors,
+        registriesWithCredentials: cfg.registriesWithCredentials,
+        clusterMirrorSets: cfg.discovered?.mirrorSets,
+      },
       { parent: this },
     );
     this.windowsRegistrySources = mirrors.windowsRegistrySources;
@@ -102,7 +130,14 @@ export class WindowsEstate extends pulumi.ComponentResource {
     if (cfg.byoh.length > 0) {
       const byoh = new ByohHosts(
         `${name}-byoh`,
-        { hosts: cfg.byoh, namespace: operator.namespace, wmcoPublicKey: key.publicKey, wmcoPrivateKey: key.privateKeyPem, access, keepUntilDeconfigured: [key, operator] },
+        {
+          hosts: cfg.byoh,
+          namespace: operator.namespace,
+          wmcoPublicKey: key.publicKey,
+          wmcoPrivateKey: key.privateKeyPem,
+          access,
+          keepUntilDeconfigured: [key, operator],
+        },
         { parent: this, dependsOn: [key] },
       );
       this.byohHosts = byoh.hosts;

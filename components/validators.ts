@@ -19,7 +19,11 @@ function pinnedWmco(csv: string | undefined): KnownWmco | undefined {
  * Which WMCO the support rules follow: a pinned `operator.startingCSV`; else, with discovery on, what the cluster runs
  * (checked at preview/up, components/machinesets/complete.ts); else the newest rules.
  */
-function wmcoRules(cluster: ClusterConfig, csv: string | undefined, offline: boolean): KnownWmco | "cluster" | undefined {
+function wmcoRules(
+  cluster: ClusterConfig,
+  csv: string | undefined,
+  offline: boolean,
+): KnownWmco | "cluster" | undefined {
   return pinnedWmco(csv) ?? (discoveryEnabled(cluster, offline) ? "cluster" : undefined);
 }
 
@@ -27,7 +31,10 @@ const byoh: Validator = (cfg, ctx) => {
   if (!cfg.byoh) return { errors: [] };
   const rules = cfg.cluster ? wmcoRules(cfg.cluster, cfg.operator?.startingCSV, ctx.offline) : "cluster";
   return {
-    errors: [...validateByoh(cfg.byoh, ctx.secretKeys), ...(cfg.cluster && rules !== "cluster" ? byohVersionIssues(cfg.cluster.platform, cfg.byoh, rules) : [])],
+    errors: [
+      ...validateByoh(cfg.byoh, ctx.secretKeys),
+      ...(cfg.cluster && rules !== "cluster" ? byohVersionIssues(cfg.cluster.platform, cfg.byoh, rules) : []),
+    ],
   };
 };
 

@@ -26,7 +26,10 @@ export const WINDOWS_SERVER: Record<WindowsServer, WindowsServerFacts> = {
     build: "20348",
     buildLabel: "10.0.20348",
     // docs/wmco-prerequisites.md: "the Windows Server 2022 image must contain ... KB5012637" (OS build 20348.681).
-    minUpdateRevision: { revision: 681, why: "KB5012637 (OS-level container networking, build 20348.681), which WMCO's prerequisites require" },
+    minUpdateRevision: {
+      revision: 681,
+      why: "KB5012637 (OS-level container networking, build 20348.681), which WMCO's prerequisites require",
+    },
   },
   "2025": { build: "26100", buildLabel: "10.0.26100" },
 };
@@ -85,7 +88,8 @@ export function supportedVersions(platform: Platform, wmco: WmcoVersion = NEWEST
 
 /** Which WMCO releases support a version on a platform, for messages ("WMCO 10.16–10.22"). */
 export function supportedBy(platform: Platform, version: WindowsServer): string {
-  if (version === "2019") return ["AWS", "Azure", "None"].includes(platform) ? "WMCO 10.x only (dropped in WMCO 11)" : "no WMCO release";
+  if (version === "2019")
+    return ["AWS", "Azure", "None"].includes(platform) ? "WMCO 10.x only (dropped in WMCO 11)" : "no WMCO release";
   if (version === "2025") return "WMCO 10.21 and later";
   return "every WMCO release";
 }
@@ -103,7 +107,10 @@ export function machineSetNameLimit(platform: Platform): number {
   return SHORT_NAME_PLATFORMS.has(platform) ? SHORT_NAME_LIMIT : LABEL_VALUE_LIMIT;
 }
 /** Provider spec kinds of the short-name platforms, for the policy pack (which sees objects, not config). */
-export const SHORT_NAME_PROVIDER_KINDS: ReadonlySet<string> = new Set(["AzureMachineProviderSpec", "VSphereMachineProviderSpec"]);
+export const SHORT_NAME_PROVIDER_KINDS: ReadonlySet<string> = new Set([
+  "AzureMachineProviderSpec",
+  "VSphereMachineProviderSpec",
+]);
 
 /** Labels WMCO's install script puts on its namespace (hack/common.sh "required labels for WMCO namespace"). */
 export const NAMESPACE_LABELS: Readonly<Record<string, string>> = {

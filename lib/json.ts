@@ -45,7 +45,9 @@ export function strings(v: unknown): string[] {
 
 /** An object's string values (others dropped); {} when it is not an object. */
 export function stringMap(v: unknown): Record<string, string> {
-  return isObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string")) : {};
+  return isObject(v)
+    ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string"))
+    : {};
 }
 
 /** `JSON.parse` returning `unknown`, for the accessors above. */

@@ -55,7 +55,8 @@ function windowsMachineSet(r: ResourceView): WindowsMachineSet | undefined {
   const p = r.props;
   const templateLabels = stringMap(get(p, "spec", "template", "metadata", "labels"));
   const providerSpec = obj(get(p, "spec", "template", "spec", "providerSpec", "value")) ?? {};
-  const windows = templateLabels["machine.openshift.io/os-id"] === "Windows" || get(providerSpec, "osDisk", "osType") === "Windows";
+  const windows =
+    templateLabels["machine.openshift.io/os-id"] === "Windows" || get(providerSpec, "osDisk", "osType") === "Windows";
   if (!windows) return undefined;
   return {
     name: str(get(p, "metadata", "name")),
@@ -74,7 +75,8 @@ const SHORT_NAME_KINDS = SHORT_NAME_PROVIDER_KINDS;
 
 export const machineSetLabels: ResourceRule = {
   name: "windows-machineset-labels",
-  description: "Windows MachineSets carry the labels WMCO and the scheduler need (os-id, worker role and type, cluster, machineset, node-role).",
+  description:
+    "Windows MachineSets carry the labels WMCO and the scheduler need (os-id, worker role and type, cluster, machineset, node-role).",
   enforcementLevel: "mandatory",
   validate(r, report) {
     const ms = windowsMachineSet(r);
@@ -86,23 +88,28 @@ export const machineSetLabels: ResourceRule = {
       "machine.openshift.io/cluster-api-machine-type": "worker",
     };
     for (const [k, v] of Object.entries(required)) {
-      if (labels[k] !== v) report(`template label ${k} must be "${v}" (WMCO ignores or mis-roles the Machine otherwise)`);
+      if (labels[k] !== v)
+        report(`template label ${k} must be "${v}" (WMCO ignores or mis-roles the Machine otherwise)`);
     }
     for (const k of ["machine.openshift.io/cluster-api-cluster", "machine.openshift.io/cluster-api-machineset"]) {
       if (!labels[k]) report(`template label ${k} is missing`);
     }
     if (ms.nodeLabels["node-role.kubernetes.io/worker"] !== "") {
-      report('spec.template.spec.metadata.labels must set node-role.kubernetes.io/worker: "" so the node joins as a worker');
+      report(
+        'spec.template.spec.metadata.labels must set node-role.kubernetes.io/worker: "" so the node joins as a worker',
+      );
     }
     for (const [k, v] of Object.entries(ms.selector)) {
-      if (labels[k] !== v) report(`selector label ${k}=${v} does not match the template, so the MachineSet would never own its Machines`);
+      if (labels[k] !== v)
+        report(`selector label ${k}=${v} does not match the template, so the MachineSet would never own its Machines`);
     }
   },
 };
 
 export const machineSetNameLimit: ResourceRule = {
   name: "windows-machineset-name-limit",
-  description: "Windows MachineSet names fit the platform's limit: 9 characters on Azure, vSphere and Nutanix (15-character Windows computer names), 63 elsewhere.",
+  description:
+    "Windows MachineSet names fit the platform's limit: 9 characters on Azure, vSphere and Nutanix (15-character Windows computer names), 63 elsewhere.",
   enforcementLevel: "mandatory",
   validate(r, report) {
     const ms = windowsMachineSet(r);
@@ -110,30 +117,39 @@ export const machineSetNameLimit: ResourceRule = {
     if (!ms || !name) return;
     const kind = str(ms.providerSpec.kind) ?? "";
     const limit = SHORT_NAME_KINDS.has(kind) ? SHORT_NAME_LIMIT : LABEL_VALUE_LIMIT;
-    if (name.length > limit) report(`MachineSet name "${name}" has ${name.length} characters; ${kind || "this platform"} allows at most ${limit}`);
+    if (name.length > limit)
+      report(
+        `MachineSet name "${name}" has ${name.length} characters; ${kind || "this platform"} allows at most ${limit}`,
+      );
   },
 };
 
 export const noImdsV2Required: ResourceRule = {
   name: "windows-aws-imds-optional",
-  description: "AWS Windows machines must not require IMDSv2: WMCO's user data and EC2Launch need the instance metadata without a token.",
+  description:
+    "AWS Windows machines must not require IMDSv2: WMCO's user data and EC2Launch need the instance metadata without a token.",
   enforcementLevel: "mandatory",
   validate(r, report) {
     const ms = windowsMachineSet(r);
     if (!ms || ms.providerSpec.kind !== "AWSMachineProviderConfig") return;
     if (get(ms.providerSpec, "metadataServiceOptions", "authentication") === "Required") {
-      report("metadataServiceOptions.authentication is Required (IMDSv2 only), which breaks Windows nodes; use Optional");
+      report(
+        "metadataServiceOptions.authentication is Required (IMDSv2 only), which breaks Windows nodes; use Optional",
+      );
     }
   },
 };
 
 export const noManagedUserData: ResourceRule = {
   name: "no-managed-windows-user-data",
-  description: "The stack never manages openshift-machine-api/windows-user-data: WMCO writes it and rewrites any change.",
+  description:
+    "The stack never manages openshift-machine-api/windows-user-data: WMCO writes it and rewrites any change.",
   enforcementLevel: "mandatory",
   validate(r, report) {
     if (r.type === SECRET && get(r.props, "metadata", "name") === "windows-user-data") {
-      report("windows-user-data is owned by WMCO; remove it from the stack and let WMCO generate it from cloud-private-key");
+      report(
+        "windows-user-data is owned by WMCO; remove it from the stack and let WMCO generate it from cloud-private-key",
+      );
     }
   },
 };
@@ -150,7 +166,8 @@ function containsPrivateKey(v: unknown, depth = 0): boolean {
 
 export const privateKeyOnlyInSecret: ResourceRule = {
   name: "private-key-only-in-secret",
-  description: "SSH private keys live only in Kubernetes Secrets (cloud-private-key), never in ConfigMaps, annotations or other resources' inputs.",
+  description:
+    "SSH private keys live only in Kubernetes Secrets (cloud-private-key), never in ConfigMaps, annotations or other resources' inputs.",
   enforcementLevel: "mandatory",
   validate(r, report) {
     if (r.type === SECRET) return;
@@ -159,7 +176,8 @@ export const privateKeyOnlyInSecret: ResourceRule = {
     // Providers carry credentials by design, and the engine hands the default `pulumi-nodejs` provider the whole
     // stack config as inputs (pulumi/pulumi pkg/resource/deploy/target.go GetPackageConfig), the WMCO key included.
     if (r.type.startsWith("pulumi:providers:")) return;
-    if (containsPrivateKey(r.props)) report(`${r.type} ${r.name} holds a private key in its inputs; keep keys in the cloud-private-key Secret`);
+    if (containsPrivateKey(r.props))
+      report(`${r.type} ${r.name} holds a private key in its inputs; keep keys in the cloud-private-key Secret`);
   },
 };
 
@@ -189,7 +207,8 @@ function windowsBuildOf(ms: WindowsMachineSet): string | undefined {
 
 export const runtimeClassPerBuild: StackRule = {
   name: "runtimeclass-per-windows-build",
-  description: "Every Windows build a MachineSet runs has a RuntimeClass, so workloads land on a node of the matching build.",
+  description:
+    "Every Windows build a MachineSet runs has a RuntimeClass, so workloads land on a node of the matching build.",
   enforcementLevel: "mandatory",
   validate(resources, report) {
     const builds = new Set<string>();
@@ -204,7 +223,9 @@ export const runtimeClassPerBuild: StackRule = {
         .map((r) => str(get(r.props, "scheduling", "nodeSelector", WINDOWS_BUILD_LABEL)))
         .filter((b): b is string => b !== undefined),
     );
-    for (const b of builds) if (!covered.has(b)) report(`no RuntimeClass selects ${WINDOWS_BUILD_LABEL}=${b}, which a Windows MachineSet runs`);
+    for (const b of builds)
+      if (!covered.has(b))
+        report(`no RuntimeClass selects ${WINDOWS_BUILD_LABEL}=${b}, which a Windows MachineSet runs`);
   },
 };
 
@@ -219,7 +240,9 @@ export const capacityNotZero: ResourceRule = {
     const ms = windowsMachineSet(r);
     if (!ms || ms.replicas !== 0) return;
     if (ms.annotations[ALLOW_ZERO] !== "true") {
-      report(`${ms.name ?? r.name} has 0 replicas: Windows workloads would have nowhere to run (annotate ${ALLOW_ZERO}: "true" if intended)`);
+      report(
+        `${ms.name ?? r.name} has 0 replicas: Windows workloads would have nowhere to run (annotate ${ALLOW_ZERO}: "true" if intended)`,
+      );
     }
   },
 };

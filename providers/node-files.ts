@@ -32,7 +32,14 @@ export class NodeFiles extends pulumi.dynamic.Resource {
     super(
       nodeFilesProvider,
       name,
-      { connection: pulumi.secret(args.connection), directory: args.directory, files: args.files, checksums: undefined, hostKey: undefined, hostKeyFingerprint: undefined },
+      {
+        connection: pulumi.secret(args.connection),
+        directory: args.directory,
+        files: args.files,
+        checksums: undefined,
+        hostKey: undefined,
+        hostKeyFingerprint: undefined,
+      },
       { ...opts, additionalSecretOutputs: ["connection"] },
       "windows-estate",
       "NodeFiles",

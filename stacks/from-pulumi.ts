@@ -31,7 +31,11 @@ export function loadStackConfig(validators: readonly Validator[]): EstateConfig 
   const denied = defaultProviderProblem(pulumi.runtime.allConfig()["pulumi:disable-default-providers"]);
   if (denied) throw new pulumi.RunError(denied);
   try {
-    const cfg = loadEstateConfig(rawConfigFromRuntime(), { projectDir: process.cwd(), offline: isOffline(), validators });
+    const cfg = loadEstateConfig(rawConfigFromRuntime(), {
+      projectDir: process.cwd(),
+      offline: isOffline(),
+      validators,
+    });
     // Offline, synth has printed the warnings already, before running the program.
     if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
     return cfg;

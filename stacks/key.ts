@@ -47,17 +47,28 @@ const GENERATE_HINT = "generate one with `ssh-keygen -t ed25519 -N '' -f wmco-ke
 export function parsePrivateKey(text: string): ParsedKey {
   const pem = text.replace(/\r\n/g, "\n").trim();
   if (pem === "") throw new KeyRejected("empty", `the key is empty; ${GENERATE_HINT}`);
-  if (/^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-\S+) AAAA/.test(pem) || pem.includes("BEGIN SSH2 PUBLIC KEY") || pem.includes("BEGIN PUBLIC KEY")) {
-    throw new KeyRejected("public-key", "this is a public key; WMCO needs the matching private key (the file without .pub)");
+  if (
+    /^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-\S+) AAAA/.test(pem) ||
+    pem.includes("BEGIN SSH2 PUBLIC KEY") ||
+    pem.includes("BEGIN PUBLIC KEY")
+  ) {
+    throw new KeyRejected(
+      "public-key",
+      "this is a public key; WMCO needs the matching private key (the file without .pub)",
+    );
   }
   if (pem.startsWith("PuTTY-User-Key-File")) {
-    throw new KeyRejected("putty", "this is a PuTTY .ppk key, which WMCO cannot read; convert it with `puttygen key.ppk -O private-openssh -o key.pem`");
+    throw new KeyRejected(
+      "putty",
+      "this is a PuTTY .ppk key, which WMCO cannot read; convert it with `puttygen key.ppk -O private-openssh -o key.pem`",
+    );
   }
   if (pem.includes("BEGIN ENCRYPTED PRIVATE KEY") || /Proc-Type:\s*4,ENCRYPTED/.test(pem)) {
     throw passphraseProtected();
   }
   const header = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem);
-  if (!header) throw new KeyRejected("garbage", `this is not a private key (no PEM or OpenSSH header found); ${GENERATE_HINT}`);
+  if (!header)
+    throw new KeyRejected("garbage", `this is not a private key (no PEM or OpenSSH header found); ${GENERATE_HINT}`);
   if (header[1] === "DSA PRIVATE KEY") throw dsaRefused();
   if (header[1] === "OPENSSH PRIVATE KEY") return describe(openSshPublicBlob(pem));
   if (!["RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY"].includes(header[1])) {
@@ -125,12 +136,18 @@ function publicBlobFromKeyObject(key: KeyObject): Buffer {
   if (type === "ec") {
     const curve = { "P-256": "nistp256", "P-384": "nistp384", "P-521": "nistp521" }[jwk.crv ?? ""];
     if (!curve) {
-      throw new KeyRejected("unsupported-curve", `ECDSA curve ${jwk.crv ?? "unknown"} is not usable over SSH; use P-256, P-384 or P-521, or Ed25519`);
+      throw new KeyRejected(
+        "unsupported-curve",
+        `ECDSA curve ${jwk.crv ?? "unknown"} is not usable over SSH; use P-256, P-384 or P-521, or Ed25519`,
+      );
     }
     const point = Buffer.concat([Buffer.from([4]), b64u(jwk.x), b64u(jwk.y)]);
     return wire([str(`ecdsa-sha2-${curve}`), str(curve), bytes(point)]);
   }
-  throw new KeyRejected("unsupported-type", `${type ?? "this"} keys cannot be used by WMCO; use RSA (>= ${MIN_RSA_BITS} bits), ECDSA or Ed25519`);
+  throw new KeyRejected(
+    "unsupported-type",
+    `${type ?? "this"} keys cannot be used by WMCO; use RSA (>= ${MIN_RSA_BITS} bits), ECDSA or Ed25519`,
+  );
 }
 
 /** Classifies a public key blob and applies our strength rules. */
@@ -145,7 +162,10 @@ function describe(blob: Buffer): ParsedKey {
     bits = bitLength(n);
     algorithm = "rsa";
     if (bits < MIN_RSA_BITS) {
-      throw new KeyRejected("weak-rsa", `the RSA key has ${bits} bits; at least ${MIN_RSA_BITS} are required. ${capitalize(GENERATE_HINT)}`);
+      throw new KeyRejected(
+        "weak-rsa",
+        `the RSA key has ${bits} bits; at least ${MIN_RSA_BITS} are required. ${capitalize(GENERATE_HINT)}`,
+      );
     }
   } else if (type === "ssh-ed25519") {
     algorithm = "ed25519";
@@ -156,7 +176,10 @@ function describe(blob: Buffer): ParsedKey {
   } else if (type === "ssh-dss") {
     throw dsaRefused();
   } else {
-    throw new KeyRejected("unsupported-type", `${type} keys cannot be used by WMCO; use RSA (>= ${MIN_RSA_BITS} bits), ECDSA or Ed25519`);
+    throw new KeyRejected(
+      "unsupported-type",
+      `${type} keys cannot be used by WMCO; use RSA (>= ${MIN_RSA_BITS} bits), ECDSA or Ed25519`,
+    );
   }
   const fingerprint = "SHA256:" + createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
   return { algorithm, bits, publicKey: `${type} ${blob.toString("base64")}`, fingerprint };

@@ -85,14 +85,16 @@ export function formatIssues(issues: readonly ConfigIssue[]): string {
 }
 
 /** A semantic check that runs once a key has the right shape; it sees every key that parsed. */
-export type Validator = (cfg: Partial<ParsedKeys>, ctx: ValidatorContext) => { errors: ConfigIssue[]; warnings?: ConfigIssue[] };
+export type Validator = (
+  cfg: Partial<ParsedKeys>,
+  ctx: ValidatorContext,
+) => { errors: ConfigIssue[]; warnings?: ConfigIssue[] };
 export interface ValidatorContext {
   offline: boolean;
   /** Fully qualified config keys holding secrets (`windows-estate:byohPassword`). */
   secretKeys: ReadonlySet<string>;
 }
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
-
 
 function expandHome(p: string): string {
   return p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
@@ -137,12 +139,16 @@ function loadPrivateKey(
     if (!raw.secretKeys.has(`${NAMESPACE}:privateKey`)) {
       errors.push({
         path: "privateKey",
-        message: "is stored in plain text; set it again with `pulumi config set --secret windows-estate:privateKey < <key file>`",
+        message:
+          "is stored in plain text; set it again with `pulumi config set --secret windows-estate:privateKey < <key file>`",
       });
       return undefined;
     }
     if (inline === UNDECRYPTED_SECRET) {
-      warnings.push({ path: "privateKey", message: "is encrypted in the stack file, so it was not validated offline; `pulumi preview` validates it" });
+      warnings.push({
+        path: "privateKey",
+        message: "is encrypted in the stack file, so it was not validated offline; `pulumi preview` validates it",
+      });
       return { from, pem: inline };
     }
     pem = inline;
@@ -186,7 +192,10 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
     if (isTopLevelKey(key)) present.set(key, text);
     else if (!referencedSecrets.has(key)) {
       const hint = suggest(key, known);
-      errors.push({ path: key, message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}` });
+      errors.push({
+        path: key,
+        message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}`,
+      });
     }
   }
 

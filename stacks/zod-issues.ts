@@ -8,7 +8,15 @@ type Schema = z.core.$ZodType;
 function unwrap(s: Schema): Schema {
   let cur: Schema = s;
   for (;;) {
-    if (cur instanceof z.ZodOptional || cur instanceof z.ZodNullable || cur instanceof z.ZodDefault || cur instanceof z.ZodPrefault || cur instanceof z.ZodReadonly || cur instanceof z.ZodCatch || cur instanceof z.ZodNonOptional) {
+    if (
+      cur instanceof z.ZodOptional ||
+      cur instanceof z.ZodNullable ||
+      cur instanceof z.ZodDefault ||
+      cur instanceof z.ZodPrefault ||
+      cur instanceof z.ZodReadonly ||
+      cur instanceof z.ZodCatch ||
+      cur instanceof z.ZodNonOptional
+    ) {
       cur = cur.def.innerType;
     } else if (cur instanceof z.ZodPipe) {
       cur = cur.in;
@@ -59,7 +67,12 @@ const ARTICLE: Record<string, string> = {
 /**
  * Turns zod's issues for one config key into our messages: the full key path, what was found, and what is allowed.
  */
-export function fromZodIssues(key: string, schema: Schema, value: unknown, issues: readonly z.core.$ZodIssue[]): ConfigIssue[] {
+export function fromZodIssues(
+  key: string,
+  schema: Schema,
+  value: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const issue of issues) {
     const segs = issue.path.filter((p): p is string | number => typeof p !== "symbol");
@@ -81,7 +94,8 @@ export function fromZodIssues(key: string, schema: Schema, value: unknown, issue
         const expected = ARTICLE[issue.expected] ?? issue.expected;
         out.push({
           path: joinPath(base),
-          message: found === undefined ? `is required (${expected})` : `must be ${expected}, not ${describeValue(found)}`,
+          message:
+            found === undefined ? `is required (${expected})` : `must be ${expected}, not ${describeValue(found)}`,
         });
         break;
       }

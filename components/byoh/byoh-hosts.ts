@@ -43,31 +43,43 @@ function readKeyFile(p: string): string {
  */
 export class ByohHosts extends pulumi.ComponentResource {
   /** Per host: address, hostname, Windows Server version, host key fingerprint. */
-  readonly hosts: pulumi.Output<{ address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]>;
+  readonly hosts: pulumi.Output<
+    { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
+  >;
 
   constructor(name: string, args: ByohHostsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:ByohHosts", name, {}, opts);
     const config = new pulumi.Config("windows-estate");
     const prepared = args.hosts.map((h) => {
       const credential: Pick<SshConnection, "privateKey" | "password"> = {};
-      const connection = pulumi.all([args.wmcoPrivateKey, h.bootstrap?.passwordSecret ? config.requireSecret(h.bootstrap.passwordSecret) : undefined]).apply(([wmcoKey, password]) => {
-        if (h.bootstrap?.privateKeyPath) credential.privateKey = readKeyFile(h.bootstrap.privateKeyPath);
-        else if (password) credential.password = password;
-        else credential.privateKey = wmcoKey;
-        return {
-          host: h.address,
-          port: h.port,
-          user: h.username,
-          hostKey: h.hostKey,
-          trustOnFirstUse: h.trustOnFirstUse,
-          pathStyle: "windows" as const,
-          ...(h.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: h.sshDeadlineSeconds }),
-          ...credential,
-        };
-      });
+      const connection = pulumi
+        .all([
+          args.wmcoPrivateKey,
+          h.bootstrap?.passwordSecret ? config.requireSecret(h.bootstrap.passwordSecret) : undefined,
+        ])
+        .apply(([wmcoKey, password]) => {
+          if (h.bootstrap?.privateKeyPath) credential.privateKey = readKeyFile(h.bootstrap.privateKeyPath);
+          else if (password) credential.password = password;
+          else credential.privateKey = wmcoKey;
+          return {
+            host: h.address,
+            port: h.port,
+            user: h.username,
+            hostKey: h.hostKey,
+            trustOnFirstUse: h.trustOnFirstUse,
+            pathStyle: "windows" as const,
+            ...(h.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: h.sshDeadlineSeconds }),
+            ...credential,
+          };
+        });
       return new WindowsHost(
         `${name}-${h.address}`,
-        { connection, wmcoPublicKey: pulumi.output(args.wmcoPublicKey).apply((k) => k ?? ""), wmcoPrivateKey: args.wmcoPrivateKey, expectedWindowsServer: h.windowsServer },
+        {
+          connection,
+          wmcoPublicKey: pulumi.output(args.wmcoPublicKey).apply((k) => k ?? ""),
+          wmcoPrivateKey: args.wmcoPrivateKey,
+          expectedWindowsServer: h.windowsServer,
+        },
         { parent: this, dependsOn: opts?.dependsOn },
       );
     });
@@ -86,15 +98,26 @@ export class ByohHosts extends pulumi.ComponentResource {
       `${name}-windows-instances`,
       pulumi.output(args.namespace).apply((ns) => buildInstancesConfigMap(ns, args.hosts)),
       // WMCO starts configuring a host the moment it appears here: only once the host is prepared.
-      { parent: this, dependsOn: pulumi.output(opts?.dependsOn ?? []).apply((d) => [...prepared, ...gate, ...(Array.isArray(d) ? d : [d])]) },
+      {
+        parent: this,
+        dependsOn: pulumi
+          .output(opts?.dependsOn ?? [])
+          .apply((d) => [...prepared, ...gate, ...(Array.isArray(d) ? d : [d])]),
+      },
     );
     this.hosts = pulumi.all(
       prepared.map((p, i) =>
-        pulumi.all([p.hostname, p.windowsServer, p.hostKeyFingerprint, p.unreachable]).apply(([hostname, windowsServer, fp, unreachable]) => {
-          // Set by a refresh that could not reach the host: its state is the last known one.
-          if (unreachable) pulumi.log.warn(`BYOH host ${args.hosts[i].address} was unreachable at the last refresh (${unreachable}); its state is the last known one`, this);
-          return { address: args.hosts[i].address, hostname, windowsServer, hostKeyFingerprint: fp };
-        }),
+        pulumi
+          .all([p.hostname, p.windowsServer, p.hostKeyFingerprint, p.unreachable])
+          .apply(([hostname, windowsServer, fp, unreachable]) => {
+            // Set by a refresh that could not reach the host: its state is the last known one.
+            if (unreachable)
+              pulumi.log.warn(
+                `BYOH host ${args.hosts[i].address} was unreachable at the last refresh (${unreachable}); its state is the last known one`,
+                this,
+              );
+            return { address: args.hosts[i].address, hostname, windowsServer, hostKeyFingerprint: fp };
+          }),
       ),
     );
     this.registerOutputs({ hosts: this.hosts });

@@ -14,9 +14,13 @@ export interface ConfigMapObject {
  * The `windows-instances` ConfigMap: key = address, value exactly `username=<user>`. WMCO splits on the first `=`
  * and does not trim, so no spaces and no trailing newline (YAML `|-`, not `|`).
  */
-export function buildInstancesConfigMap(namespace: string, hosts: ReadonlyArray<{ address: string; username: string }>): ConfigMapObject {
+export function buildInstancesConfigMap(
+  namespace: string,
+  hosts: ReadonlyArray<{ address: string; username: string }>,
+): ConfigMapObject {
   const data: Record<string, string> = {};
-  for (const h of [...hosts].sort((a, b) => a.address.localeCompare(b.address))) data[h.address] = `username=${h.username}`;
+  for (const h of [...hosts].sort((a, b) => a.address.localeCompare(b.address)))
+    data[h.address] = `username=${h.username}`;
   return {
     apiVersion: "v1",
     kind: "ConfigMap",

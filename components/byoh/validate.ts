@@ -20,18 +20,31 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
     const at = (...p: (string | number)[]) => joinPath(["byoh", i, ...p]);
     const family = isIP(h.address);
     if (family === 6 || h.address.includes(":")) {
-      errors.push({ path: at("address"), message: `${h.address} is IPv6 (or has a port); WMCO accepts only an IPv4 address or a DNS name` });
+      errors.push({
+        path: at("address"),
+        message: `${h.address} is IPv6 (or has a port); WMCO accepts only an IPv4 address or a DNS name`,
+      });
     } else if (family !== 4 && /^[\d.]+$/.test(h.address)) {
       errors.push({ path: at("address"), message: `${h.address} looks like an IPv4 address but is not a valid one` });
     } else if (family !== 4 && !DNS_NAME.test(h.address)) {
-      errors.push({ path: at("address"), message: `${JSON.stringify(h.address)} is neither an IPv4 address nor a DNS name` });
+      errors.push({
+        path: at("address"),
+        message: `${JSON.stringify(h.address)} is neither an IPv4 address nor a DNS name`,
+      });
     }
     const key = h.address.toLowerCase();
     const first = seen.get(key);
-    if (first !== undefined) errors.push({ path: at("address"), message: `${h.address} is listed twice (also byoh[${first}]); each host appears once` });
+    if (first !== undefined)
+      errors.push({
+        path: at("address"),
+        message: `${h.address} is listed twice (also byoh[${first}]); each host appears once`,
+      });
     else seen.set(key, i);
     if (BAD_USERNAME.test(h.username)) {
-      errors.push({ path: at("username"), message: `${JSON.stringify(h.username)} cannot be a Windows account name WMCO parses (no spaces, '=', or any of "/\\[]:;|,+*?<>@)` });
+      errors.push({
+        path: at("username"),
+        message: `${JSON.stringify(h.username)} cannot be a Windows account name WMCO parses (no spaces, '=', or any of "/\\[]:;|,+*?<>@)`,
+      });
     }
     if (h.port !== SSH_PORT) {
       errors.push({
@@ -42,7 +55,8 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
     if (!h.hostKey && !h.trustOnFirstUse) {
       errors.push({
         path: at("hostKey"),
-        message: "host keys are always verified: set hostKey to the host's public key line or SHA256 fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`), or set trustOnFirstUse: true to pin it at first contact",
+        message:
+          "host keys are always verified: set hostKey to the host's public key line or SHA256 fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`), or set trustOnFirstUse: true to pin it at first contact",
       });
     }
     if (h.bootstrap?.privateKeyPath && h.bootstrap.passwordSecret) {
@@ -60,10 +74,16 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
 }
 
 /** A declared Windows Server version the WMCO in use does not support on this platform (e.g. 2019 on vSphere). */
-export function byohVersionIssues(platform: Platform, hosts: readonly ByohHostConfig[], wmco?: KnownWmco): ConfigIssue[] {
+export function byohVersionIssues(
+  platform: Platform,
+  hosts: readonly ByohHostConfig[],
+  wmco?: KnownWmco,
+): ConfigIssue[] {
   const version = wmco?.version ?? NEWEST_WMCO;
   const supported = supportedVersions(platform, version);
-  const which = wmco ? `WMCO ${format(version)} (from ${wmco.source})` : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
+  const which = wmco
+    ? `WMCO ${format(version)} (from ${wmco.source})`
+    : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
   return hosts.flatMap((h, i) =>
     supported.includes(h.windowsServer)
       ? []

@@ -3,7 +3,10 @@ import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "./common";
 
 /** An AWS resource given by ID (`subnet-…`, `sg-…`) or by Name tag, as the providerSpec references them. */
-export function awsRef(value: string, idPrefix: string): { id: string } | { filters: { name: string; values: string[] }[] } {
+export function awsRef(
+  value: string,
+  idPrefix: string,
+): { id: string } | { filters: { name: string; values: string[] }[] } {
   return value.startsWith(idPrefix) ? { id: value } : { filters: [{ name: "tag:Name", values: [value] }] };
 }
 
@@ -13,7 +16,13 @@ export function awsRef(value: string, idPrefix: string): { id: string } | { filt
  * security groups default to the tag names of OpenShift 4.17+ installs (`<id>-subnet-private-<az>`, `<id>-node`);
  * discovery copies the Linux workers' values instead, which survives tag renames between versions.
  */
-export function awsProviderSpec(infraId: string, region: string, set: MachineSetConfig, block: ResolvedAws, amiId: string): Record<string, unknown> {
+export function awsProviderSpec(
+  infraId: string,
+  region: string,
+  set: MachineSetConfig,
+  block: ResolvedAws,
+  amiId: string,
+): Record<string, unknown> {
   const az = block.availabilityZone;
   return {
     apiVersion: "machine.openshift.io/v1beta1",

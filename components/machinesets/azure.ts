@@ -3,7 +3,12 @@ import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "./common";
 import { azureImage } from "./images";
 
 /** AzureMachineProviderSpec for a Windows machine, with the network names WMCO's script derives from the infrastructure ID. */
-export function azureProviderSpec(infraId: string, location: string, set: MachineSetConfig, block: AzureBlock): Record<string, unknown> {
+export function azureProviderSpec(
+  infraId: string,
+  location: string,
+  set: MachineSetConfig,
+  block: AzureBlock,
+): Record<string, unknown> {
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "AzureMachineProviderSpec",
@@ -13,7 +18,11 @@ export function azureProviderSpec(infraId: string, location: string, set: Machin
     location,
     metadata: { creationTimestamp: null },
     networkResourceGroup: block.networkResourceGroup ?? `${infraId}-rg`,
-    osDisk: { diskSizeGB: block.diskSizeGB, managedDisk: { storageAccountType: block.storageAccountType }, osType: "Windows" },
+    osDisk: {
+      diskSizeGB: block.diskSizeGB,
+      managedDisk: { storageAccountType: block.storageAccountType },
+      osType: "Windows",
+    },
     publicIP: false,
     ...(block.publicLoadBalancer ? { publicLoadBalancer: block.publicLoadBalancer } : {}),
     resourceGroup: block.resourceGroup ?? `${infraId}-rg`,

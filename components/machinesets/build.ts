@@ -18,17 +18,33 @@ export interface Resolved {
  * The whole MachineSet for one validated (and, when enabled, discovery-completed) config entry. Validation
  * guarantees every required field is present; a missing one here is a bug, reported as such.
  */
-export function buildMachineSet(cluster: Pick<ClusterConfig, "platform" | "infrastructureId" | "region">, set: MachineSetConfig, resolved: Resolved = {}): MachineSetObject {
+export function buildMachineSet(
+  cluster: Pick<ClusterConfig, "platform" | "infrastructureId" | "region">,
+  set: MachineSetConfig,
+  resolved: Resolved = {},
+): MachineSetObject {
   const { platform, infrastructureId: infraId } = cluster;
   const name = machineSetName(platform, infraId, set);
   if (!name) throw new Error(`internal: MachineSet name unresolved for platform ${platform}`);
   return buildSkeleton(infraId, name, set, providerSpecFor(platform, infraId, cluster.region ?? "", set, resolved));
 }
 
-function providerSpecFor(platform: Platform, infraId: string, region: string, set: MachineSetConfig, resolved: Resolved): Record<string, unknown> {
+function providerSpecFor(
+  platform: Platform,
+  infraId: string,
+  region: string,
+  set: MachineSetConfig,
+  resolved: Resolved,
+): Record<string, unknown> {
   switch (platform) {
     case "AWS":
-      return awsProviderSpec(infraId, region, set, required(resolveAws(set.aws), "aws.availabilityZone"), resolved.amiId ?? required(set.aws?.ami, "aws.ami"));
+      return awsProviderSpec(
+        infraId,
+        region,
+        set,
+        required(resolveAws(set.aws), "aws.availabilityZone"),
+        resolved.amiId ?? required(set.aws?.ami, "aws.ami"),
+      );
     case "Azure":
       return azureProviderSpec(infraId, region, set, required(set.azure, "azure"));
     case "GCP":

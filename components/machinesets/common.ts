@@ -39,7 +39,12 @@ export interface MachineSetObject {
  * role and type, `node-role.kubernetes.io/worker: ""` on the Machine so the node joins as a worker, and a selector
  * equal to the template's identifying labels so the MachineSet owns its Machines.
  */
-export function buildSkeleton(infraId: string, name: string, set: MachineSetConfig, providerSpec: Record<string, unknown>): MachineSetObject {
+export function buildSkeleton(
+  infraId: string,
+  name: string,
+  set: MachineSetConfig,
+  providerSpec: Record<string, unknown>,
+): MachineSetObject {
   const selector = { [LABEL.cluster]: infraId, [LABEL.machineSet]: name };
   const templateLabels: Record<string, string> = {
     ...selector,
@@ -54,7 +59,16 @@ export function buildSkeleton(infraId: string, name: string, set: MachineSetConf
     kind: "MachineSet",
     // The Windows build, on the MachineSet object only (not propagated to Machines or Nodes, where kubelet sets the
     // same label itself): what the policy pack reads to require a RuntimeClass per build.
-    metadata: { name, namespace: MACHINE_API_NAMESPACE, labels: { [LABEL.cluster]: infraId, ...MANAGED_BY, [WINDOWS_BUILD_LABEL]: WINDOWS_SERVER[set.windowsServer].buildLabel }, ...annotations },
+    metadata: {
+      name,
+      namespace: MACHINE_API_NAMESPACE,
+      labels: {
+        [LABEL.cluster]: infraId,
+        ...MANAGED_BY,
+        [WINDOWS_BUILD_LABEL]: WINDOWS_SERVER[set.windowsServer].buildLabel,
+      },
+      ...annotations,
+    },
     spec: {
       replicas: set.replicas,
       selector: { matchLabels: selector },

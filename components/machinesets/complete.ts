@@ -16,11 +16,19 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   if (!cfg.cluster.discovery) return { config: cfg, issues: [] };
   let facts;
   try {
-    facts = await discoverCluster({ kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context }, { namespace: cfg.operator.namespace, subscription: cfg.operator.package });
+    facts = await discoverCluster(
+      { kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context },
+      { namespace: cfg.operator.namespace, subscription: cfg.operator.package },
+    );
   } catch (e) {
     return {
       config: cfg,
-      issues: [{ path: "cluster.discovery", message: `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give every value in the config` }],
+      issues: [
+        {
+          path: "cluster.discovery",
+          message: `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give every value in the config`,
+        },
+      ],
     };
   }
   const identity = identityIssues(cfg.cluster, facts);
@@ -30,10 +38,19 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   const pinned = parseWmcoVersion(cfg.operator.startingCSV);
   const wmco = pinned ? undefined : discoveredWmco(facts);
   // Unpinned: the cluster's WMCO, or the newest rules when the cluster does not say (load-time validation left it here).
-  const versions = pinned ? [] : [...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)), ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco)];
+  const versions = pinned
+    ? []
+    : [
+        ...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)),
+        ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco),
+      ];
   // WMCO refuses to run on a cluster without hybrid networking: stop before any MachineSet or host is touched.
   const prerequisites = networkIssues(cfg.cluster.platform, facts.network ?? {});
-  const unique = [...new Map([...identity, ...prerequisites, ...missing, ...versions].map((i) => [`${i.path}:${i.message}`, i])).values()];
+  const unique = [
+    ...new Map(
+      [...identity, ...prerequisites, ...missing, ...versions].map((i) => [`${i.path}:${i.message}`, i]),
+    ).values(),
+  ];
   const warnings = merged.machineSets.flatMap((s, i) => publicLoadBalancerWarnings(merged.cluster, s, i));
   const proxy = proxySummary(facts.proxy);
   return {
@@ -46,7 +63,11 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       discovered: {
         proxy,
         mirrorSets: facts.mirrorSets,
-        wmco: pinned ? `WMCO ${format(pinned)} (operator.startingCSV)` : wmco ? `WMCO ${format(wmco.version)} (${wmco.source})` : `the newest WMCO rules (${format(NEWEST_WMCO)}: the cluster names no WMCO or OpenShift version)`,
+        wmco: pinned
+          ? `WMCO ${format(pinned)} (operator.startingCSV)`
+          : wmco
+            ? `WMCO ${format(wmco.version)} (${wmco.source})`
+            : `the newest WMCO rules (${format(NEWEST_WMCO)}: the cluster names no WMCO or OpenShift version)`,
       },
     },
     issues: unique,

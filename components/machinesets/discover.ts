@@ -6,10 +6,24 @@ import { ClusterFacts, linuxWorkerSpecs, registriesIn } from "./discovery";
  * Reads `Infrastructure/cluster` and the MachineSets of `openshift-machine-api` at `pulumi preview/up` (never in
  * synth). Runs in the program, not in a provider: its answers shape what is declared.
  */
-export async function discoverCluster(access: KubeAccess, operator: { namespace: string; subscription: string }): Promise<ClusterFacts> {
+export async function discoverCluster(
+  access: KubeAccess,
+  operator: { namespace: string; subscription: string },
+): Promise<ClusterFacts> {
   const api = await connectKube(access, 15_000);
   const get = (path: string) => api.get(path);
-  const [infrastructure, list, pullSecret, networkConfig, networkOperator, proxy, clusterVersion, subscription, idms, itms] = await Promise.all([
+  const [
+    infrastructure,
+    list,
+    pullSecret,
+    networkConfig,
+    networkOperator,
+    proxy,
+    clusterVersion,
+    subscription,
+    idms,
+    itms,
+  ] = await Promise.all([
     get("/apis/config.openshift.io/v1/infrastructures/cluster"),
     get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets"),
     get("/api/v1/namespaces/openshift-config/secrets/pull-secret"),

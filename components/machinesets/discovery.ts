@@ -53,7 +53,10 @@ export function linuxWorkerSpecs(machineSetList: unknown): Obj[] {
   return objects(get(machineSetList, "items"))
     .filter((ms) => {
       const labels = stringMap(get(ms, "spec", "template", "metadata", "labels"));
-      return labels["machine.openshift.io/cluster-api-machine-role"] === "worker" && labels["machine.openshift.io/os-id"] !== "Windows";
+      return (
+        labels["machine.openshift.io/cluster-api-machine-role"] === "worker" &&
+        labels["machine.openshift.io/os-id"] !== "Windows"
+      );
     })
     .flatMap((ms) => objects([get(ms, "spec", "template", "spec", "providerSpec", "value")]));
 }
@@ -63,13 +66,20 @@ export function identityIssues(cluster: ClusterConfig, facts: ClusterFacts): Con
   const out: ConfigIssue[] = [];
   const infra = facts.infrastructure;
   if (!infra) return out;
-  const platform = str(get(infra, "status", "platformStatus", "type")) ?? str(get(infra, "spec", "platformSpec", "type"));
+  const platform =
+    str(get(infra, "status", "platformStatus", "type")) ?? str(get(infra, "spec", "platformSpec", "type"));
   const id = str(get(infra, "status", "infrastructureName"));
   if (platform && platform !== cluster.platform) {
-    out.push({ path: "cluster.platform", message: `is ${cluster.platform}, but the cluster reached through the kubeconfig is ${platform}; check cluster.kubeconfig/context` });
+    out.push({
+      path: "cluster.platform",
+      message: `is ${cluster.platform}, but the cluster reached through the kubeconfig is ${platform}; check cluster.kubeconfig/context`,
+    });
   }
   if (id && id !== cluster.infrastructureId) {
-    out.push({ path: "cluster.infrastructureId", message: `is ${cluster.infrastructureId}, but the cluster reached through the kubeconfig is ${id}; check cluster.kubeconfig/context` });
+    out.push({
+      path: "cluster.infrastructureId",
+      message: `is ${cluster.infrastructureId}, but the cluster reached through the kubeconfig is ${id}; check cluster.kubeconfig/context`,
+    });
   }
   return out;
 }
@@ -92,7 +102,9 @@ function discoveredRegion(cluster: ClusterConfig, facts: ClusterFacts): string |
 
 function awsNames(refs: unknown): string[] | undefined {
   const list = Array.isArray(refs) ? refs : refs ? [refs] : [];
-  const out = list.map((r) => str(get(r, "id")) ?? str(get(r, "filters", 0, "values", 0))).filter((v): v is string => !!v);
+  const out = list
+    .map((r) => str(get(r, "id")) ?? str(get(r, "filters", 0, "values", 0)))
+    .filter((v): v is string => !!v);
   return out.length > 0 ? out : undefined;
 }
 
@@ -110,7 +122,11 @@ function pickWorker(specs: Obj[], zone: string | undefined, zoneOf: (s: Obj) => 
  * Fills what the config left out from the cluster; config always wins. Copies zone and network references from a
  * Linux worker instead of recomputing tag names, so installs whose tags were named differently still work.
  */
-export function mergeDiscovered(cluster: ClusterConfig, sets: readonly MachineSetConfig[], facts: ClusterFacts): { cluster: ClusterConfig; machineSets: MachineSetConfig[] } {
+export function mergeDiscovered(
+  cluster: ClusterConfig,
+  sets: readonly MachineSetConfig[],
+  facts: ClusterFacts,
+): { cluster: ClusterConfig; machineSets: MachineSetConfig[] } {
   const merged = { ...cluster, region: cluster.region ?? discoveredRegion(cluster, facts) };
   const out = sets.map((set) => {
     const s: MachineSetConfig = { ...set };

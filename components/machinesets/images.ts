@@ -11,7 +11,8 @@ export function awsAmiFilter(version: WindowsServer): { owners: string[]; nameFi
  * has been removed by Microsoft, and validation requires `azure.imageVersion` for it.
  */
 export function azureImage(version: WindowsServer, override?: string) {
-  if (version === "2019" && override === undefined) throw new Error("Azure Windows Server 2019 needs azure.imageVersion (validation should have said so)");
+  if (version === "2019" && override === undefined)
+    throw new Error("Azure Windows Server 2019 needs azure.imageVersion (validation should have said so)");
   return {
     publisher: "MicrosoftWindowsServer",
     offer: "WindowsServer",

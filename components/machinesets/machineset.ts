@@ -40,11 +40,15 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
     // Everything but the AMI is known now; apiVersion, kind and metadata must be plain for CustomResource.
     const known = buildMachineSet(cluster, set, { amiId: AMI_PLACEHOLDER });
     const spec = ami.apply((amiId) => buildMachineSet(cluster, set, { amiId }).spec);
-    const ms = new k8s.apiextensions.CustomResource(`${name}-machineset`, { apiVersion: known.apiVersion, kind: known.kind, metadata: known.metadata, spec }, {
-      parent: this,
-      // A component's dependsOn does not reach its children: the MachineSet itself must wait for windows-user-data.
-      dependsOn: opts?.dependsOn,
-    });
+    const ms = new k8s.apiextensions.CustomResource(
+      `${name}-machineset`,
+      { apiVersion: known.apiVersion, kind: known.kind, metadata: known.metadata, spec },
+      {
+        parent: this,
+        // A component's dependsOn does not reach its children: the MachineSet itself must wait for windows-user-data.
+        dependsOn: opts?.dependsOn,
+      },
+    );
     this.name = pulumi.output(known.metadata.name);
     this.replicas = pulumi.output(set.replicas);
     this.windowsBuild = WINDOWS_SERVER[set.windowsServer].buildLabel;
@@ -61,9 +65,21 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
     if (args.amiLookup === "placeholder") return pulumi.output(AMI_PLACEHOLDER);
     const filter = awsAmiFilter(args.set.windowsServer);
     if (pulumi.runtime.isDryRun()) {
-      pulumi.log.info(`MachineSet ${machineSetName(args.cluster.platform, args.cluster.infrastructureId, args.set)}: its Windows AMI is looked up at the first \`pulumi up\` and then pinned (set aws.amiRefresh to move to a newer one, or aws.ami to choose one)`, this);
+      pulumi.log.info(
+        `MachineSet ${machineSetName(args.cluster.platform, args.cluster.infrastructureId, args.set)}: its Windows AMI is looked up at the first \`pulumi up\` and then pinned (set aws.amiRefresh to move to a newer one, or aws.ami to choose one)`,
+        this,
+      );
     }
-    const pin = new PinnedAmi(`${name}-ami`, { region: args.cluster.region ?? "", owners: filter.owners, nameFilter: filter.nameFilter, refresh: args.set.aws?.amiRefresh }, { parent: this });
+    const pin = new PinnedAmi(
+      `${name}-ami`,
+      {
+        region: args.cluster.region ?? "",
+        owners: filter.owners,
+        nameFilter: filter.nameFilter,
+        refresh: args.set.aws?.amiRefresh,
+      },
+      { parent: this },
+    );
     return pin.imageId;
   }
 }

@@ -14,7 +14,8 @@ export const nameLimit = machineSetNameLimit;
  */
 export function defaultName(platform: Platform, infraId: string, set: MachineSetConfig): string | undefined {
   const base = set.byoh ? "winbyoh" : "winworker";
-  if (platform === "AWS") return set.aws?.availabilityZone ? `${infraId}-${base}-${set.aws.availabilityZone}` : undefined;
+  if (platform === "AWS")
+    return set.aws?.availabilityZone ? `${infraId}-${base}-${set.aws.availabilityZone}` : undefined;
   if (platform === "GCP") return set.gcp?.zone ? `${infraId}-${base}-${set.gcp.zone.split("-").pop()}` : undefined;
   return base;
 }

@@ -12,7 +12,11 @@ export function nutanixProviderSpec(block: ResolvedNutanix): Record<string, unkn
     image: { type: "name", name: block.image },
     memorySize: block.memorySize,
     // The project as the workers identify it, by UUID or by name (hack/machineset.sh copies `project` whole).
-    ...(block.projectUuid ? { project: { type: "uuid", uuid: block.projectUuid } } : block.projectName ? { project: { type: "name", name: block.projectName } } : {}),
+    ...(block.projectUuid
+      ? { project: { type: "uuid", uuid: block.projectUuid } }
+      : block.projectName
+        ? { project: { type: "name", name: block.projectName } }
+        : {}),
     subnets: [{ type: "uuid", uuid: block.subnetUuid }],
     systemDiskSize: block.systemDiskSize,
     userDataSecret: { name: USER_DATA_SECRET },

@@ -7,7 +7,13 @@ import { AwsBlock, GcpBlock, NutanixBlock, VsphereBlock } from "../../stacks/sch
  */
 export type ResolvedAws = AwsBlock & { availabilityZone: string };
 export type ResolvedGcp = GcpBlock & { projectID: string; zone: string };
-export type ResolvedVsphere = VsphereBlock & { server: string; datacenter: string; datastore: string; folder: string; networkName: string };
+export type ResolvedVsphere = VsphereBlock & {
+  server: string;
+  datacenter: string;
+  datastore: string;
+  folder: string;
+  networkName: string;
+};
 export type ResolvedNutanix = NutanixBlock & { clusterUuid: string; subnetUuid: string };
 
 export function resolveAws(b: AwsBlock | undefined): ResolvedAws | undefined {
@@ -23,7 +29,14 @@ export function resolveGcp(b: GcpBlock | undefined): ResolvedGcp | undefined {
 export function resolveVsphere(b: VsphereBlock | undefined): ResolvedVsphere | undefined {
   if (!b) return undefined;
   const { server, datacenter, datastore, folder, networkName } = b;
-  if (server === undefined || datacenter === undefined || datastore === undefined || folder === undefined || networkName === undefined) return undefined;
+  if (
+    server === undefined ||
+    datacenter === undefined ||
+    datastore === undefined ||
+    folder === undefined ||
+    networkName === undefined
+  )
+    return undefined;
   return { ...b, server, datacenter, datastore, folder, networkName };
 }
 

@@ -20,7 +20,6 @@ const DISCOVERABLE: Record<Block, string[]> = {
   nutanix: ["clusterUuid", "subnetUuid"],
 };
 
-
 function platformBlock(platform: Platform): Block | undefined {
   return PLATFORM_BLOCK[platform];
 }
@@ -40,7 +39,10 @@ export function validateMachineSets(
   const platform = cluster.platform;
   if (sets.length === 0) return { errors, warnings };
   if (platform === "None") {
-    errors.push({ path: "machineSets", message: "platform None has no Machine API; list your Windows hosts under windows-estate:byoh instead" });
+    errors.push({
+      path: "machineSets",
+      message: "platform None has no Machine API; list your Windows hosts under windows-estate:byoh instead",
+    });
     return { errors, warnings };
   }
   const expected = platformBlock(platform);
@@ -51,11 +53,17 @@ export function validateMachineSets(
     for (const b of BLOCKS) {
       if (b !== expected && set[b] !== undefined) {
         const owner = PLATFORMS.find((p) => PLATFORM_BLOCK[p] === b);
-        errors.push({ path: at(b), message: `is for ${owner} clusters, but cluster.platform is ${platform}; use the '${expected}' block` });
+        errors.push({
+          path: at(b),
+          message: `is for ${owner} clusters, but cluster.platform is ${platform}; use the '${expected}' block`,
+        });
       }
     }
     if (set[expected] === undefined) {
-      errors.push({ path: at(expected), message: `is required: cluster.platform is ${platform}, so each MachineSet needs its '${expected}' block` });
+      errors.push({
+        path: at(expected),
+        message: `is required: cluster.platform is ${platform}, so each MachineSet needs its '${expected}' block`,
+      });
       return;
     }
     if (opts.wmco !== "cluster") errors.push(...versionIssues(platform, set, i, opts.wmco));
@@ -79,7 +87,10 @@ export function validateMachineSets(
       const limit = nameLimit(platform);
       const where = set.name !== undefined ? at("name") : at(expected);
       if (!DNS_LABEL.test(name)) {
-        errors.push({ path: where, message: `name "${name}" must be lowercase letters, digits and '-' (it names Machines and nodes)` });
+        errors.push({
+          path: where,
+          message: `name "${name}" must be lowercase letters, digits and '-' (it names Machines and nodes)`,
+        });
       } else if (name.length > limit) {
         errors.push({
           path: where,
@@ -89,7 +100,11 @@ export function validateMachineSets(
         });
       }
       const first = names.get(name);
-      if (first !== undefined) errors.push({ path: where, message: `MachineSet name "${name}" is used twice (also machineSets[${first}]); set distinct names` });
+      if (first !== undefined)
+        errors.push({
+          path: where,
+          message: `MachineSet name "${name}" is used twice (also machineSets[${first}]); set distinct names`,
+        });
       else names.set(name, i);
     }
     if (platform === "AWS" && !set.aws?.ami && opts.offline) {
@@ -131,7 +146,9 @@ export function versionIssues(platform: Platform, set: MachineSetConfig, i: numb
   const version = wmco?.version ?? NEWEST_WMCO;
   const supported = supportedVersions(platform, version);
   if (supported.includes(set.windowsServer)) return [];
-  const which = wmco ? `WMCO ${format(version)} (from ${wmco.source})` : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
+  const which = wmco
+    ? `WMCO ${format(version)} (from ${wmco.source})`
+    : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
   return [
     {
       path: joinPath(["machineSets", i, "windowsServer"]),
@@ -144,19 +161,29 @@ export function versionIssues(platform: Platform, set: MachineSetConfig, i: numb
  * Missing values that neither the config nor (now) discovery provide. `afterDiscovery`: the cluster was asked and had
  * no Linux worker to copy from, so the message says that instead of suggesting discovery.
  */
-export function requiredFieldIssues(cluster: ClusterConfig, set: MachineSetConfig, i: number, afterDiscovery = false): ConfigIssue[] {
+export function requiredFieldIssues(
+  cluster: ClusterConfig,
+  set: MachineSetConfig,
+  i: number,
+  afterDiscovery = false,
+): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const block = platformBlock(cluster.platform);
   if (!block) return out;
   if (["AWS", "Azure", "GCP"].includes(cluster.platform) && !cluster.region) {
-    out.push({ path: "cluster.region", message: `is required for ${cluster.platform} MachineSets (or enable discovery with a cluster to read it from)` });
+    out.push({
+      path: "cluster.region",
+      message: `is required for ${cluster.platform} MachineSets (or enable discovery with a cluster to read it from)`,
+    });
   }
   const values = set[block] ?? {};
   for (const field of DISCOVERABLE[block]) {
     if (get(values, field) === undefined) {
       out.push({
         path: joinPath(["machineSets", i, block, field]),
-        message: afterDiscovery ? "is not set and no Linux worker MachineSet provides it; set it" : "is required: set it, or run against the cluster with discovery on to copy it from a Linux worker",
+        message: afterDiscovery
+          ? "is not set and no Linux worker MachineSet provides it; set it"
+          : "is required: set it, or run against the cluster with discovery on to copy it from a Linux worker",
       });
     }
   }
@@ -166,10 +193,16 @@ export function requiredFieldIssues(cluster: ClusterConfig, set: MachineSetConfi
 function zoneIssues(cluster: ClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
   const region = cluster.region;
   if (!region) return [];
-  const zone = cluster.platform === "AWS" ? set.aws?.availabilityZone : cluster.platform === "GCP" ? set.gcp?.zone : undefined;
+  const zone =
+    cluster.platform === "AWS" ? set.aws?.availabilityZone : cluster.platform === "GCP" ? set.gcp?.zone : undefined;
   if (zone && !zone.startsWith(region)) {
     const key = cluster.platform === "AWS" ? "availabilityZone" : "zone";
-    return [{ path: joinPath(["machineSets", i, cluster.platform === "AWS" ? "aws" : "gcp", key]), message: `${zone} is not in region ${region} (cluster.region)` }];
+    return [
+      {
+        path: joinPath(["machineSets", i, cluster.platform === "AWS" ? "aws" : "gcp", key]),
+        message: `${zone} is not in region ${region} (cluster.region)`,
+      },
+    ];
   }
   return [];
 }

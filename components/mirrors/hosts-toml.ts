@@ -156,8 +156,10 @@ export function mergeMirrorSets(sets: readonly MirrorSet[]): MirrorSet[] {
 /** All IDMS entries (digest mirrors, pull only), then all ITMS entries (tag mirrors, pull and resolve), merged. */
 export function mirrorSetsOf(imageDigestMirrorSets: readonly IDMS[], imageTagMirrorSets: readonly ITMS[]): MirrorSet[] {
   const all: MirrorSet[] = [];
-  for (const idms of imageDigestMirrorSets) for (const e of idms.spec.imageDigestMirrors ?? []) all.push(toMirrorSet(e, false));
-  for (const itms of imageTagMirrorSets) for (const e of itms.spec.imageTagMirrors ?? []) all.push(toMirrorSet(e, true));
+  for (const idms of imageDigestMirrorSets)
+    for (const e of idms.spec.imageDigestMirrors ?? []) all.push(toMirrorSet(e, false));
+  for (const itms of imageTagMirrorSets)
+    for (const e of itms.spec.imageTagMirrors ?? []) all.push(toMirrorSet(e, true));
   return mergeMirrorSets(all);
 }
 
@@ -218,7 +220,8 @@ function checkHttpHeaders(doc: { [k: string]: Json }): void {
     if (headers === null) continue;
     if (!isObject(headers)) throw new Error("the pull secret's HttpHeaders is not an object");
     for (const [k, v] of Object.entries(headers)) {
-      if (v !== null && typeof v !== "string") throw new Error(`the pull secret's HttpHeaders[${JSON.stringify(k)}] is not a string`);
+      if (v !== null && typeof v !== "string")
+        throw new Error(`the pull secret's HttpHeaders[${JSON.stringify(k)}] is not a string`);
     }
   }
 }
@@ -239,13 +242,16 @@ export function pullSecretCredentials(pullSecret: string | undefined): Map<strin
     throw new Error("the pull secret is not valid JSON (a .dockerconfigjson document is expected)");
   }
   if (doc === null) return out;
-  if (!isObject(doc)) throw new Error("the pull secret is not a JSON object (a .dockerconfigjson document is expected)");
+  if (!isObject(doc))
+    throw new Error("the pull secret is not a JSON object (a .dockerconfigjson document is expected)");
   checkHttpHeaders(doc);
   for (const auths of fieldsNamed(doc, "auths")) {
     // Go resets the map on null and otherwise adds to it, so later keys that differ only in case merge.
     if (auths === null) out.clear();
     else if (!isObject(auths)) throw new Error("the pull secret's auths is not an object");
-    else for (const [registry, entry] of Object.entries(auths)) out.set(registry, entryCredentials(entry, `auths[${JSON.stringify(registry)}]`));
+    else
+      for (const [registry, entry] of Object.entries(auths))
+        out.set(registry, entryCredentials(entry, `auths[${JSON.stringify(registry)}]`));
   }
   return out;
 }
@@ -293,7 +299,11 @@ export function registryDirectory(source: string): string {
  * Without `pullSecret` no credentials are written (WMCO itself refuses to run without the cluster's pull secret).
  * Throws on a pull secret WMCO could not parse.
  */
-export function renderHostsToml(input: { imageDigestMirrorSets: IDMS[]; imageTagMirrorSets: ITMS[]; pullSecret?: string }): Record<string, string> {
+export function renderHostsToml(input: {
+  imageDigestMirrorSets: IDMS[];
+  imageTagMirrorSets: ITMS[];
+  pullSecret?: string;
+}): Record<string, string> {
   const credentials = pullSecretCredentials(input.pullSecret);
   const files: Record<string, string> = {};
   for (const set of mirrorSetsOf(input.imageDigestMirrorSets, input.imageTagMirrorSets)) {

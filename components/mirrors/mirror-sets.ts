@@ -47,7 +47,11 @@ const NAME_LIMIT = 63;
  */
 export function mirrorSetName(kind: "digest" | "tag", entry: Pick<MirrorEntry, "source" | "name">): string {
   if (entry.name) return entry.name;
-  const slug = entry.source.toLowerCase().replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  const slug = entry.source
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, "")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
   const base = `windows-estate-${kind}${slug ? `-${slug}` : ""}`;
   if (base.length <= NAME_LIMIT) return base;
   const hash = createHash("sha256").update(entry.source).digest("hex").slice(0, 8);
@@ -60,7 +64,9 @@ export function mirrorSetName(kind: "digest" | "tag", entry: Pick<MirrorEntry, "
  * Writing AllowContactingSource (what unset means everywhere else) makes Windows nodes' result independent of that
  * order. Without mirrors the API documents the policy as meaningless, so none is written.
  */
-export function emittedPolicy(entry: Pick<MirrorEntry, "mirrors" | "mirrorSourcePolicy">): MirrorSourcePolicy | undefined {
+export function emittedPolicy(
+  entry: Pick<MirrorEntry, "mirrors" | "mirrorSourcePolicy">,
+): MirrorSourcePolicy | undefined {
   return entry.mirrorSourcePolicy ?? ((entry.mirrors ?? []).length > 0 ? "AllowContactingSource" : undefined);
 }
 
@@ -74,16 +80,31 @@ function byName<T extends { metadata: { name: string } }>(sets: T[]): T[] {
   return sets.sort((a, b) => Buffer.compare(Buffer.from(a.metadata.name), Buffer.from(b.metadata.name)));
 }
 
-const metadataOf = (kind: "digest" | "tag", e: MirrorEntry) => ({ name: mirrorSetName(kind, e), labels: { ...MANAGED_BY } });
+const metadataOf = (kind: "digest" | "tag", e: MirrorEntry) => ({
+  name: mirrorSetName(kind, e),
+  labels: { ...MANAGED_BY },
+});
 
 /** One ImageDigestMirrorSet per `mirrors.digest` entry. */
 export function buildDigestMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
   return byName(
-    m.digest.map((e) => ({ apiVersion: "config.openshift.io/v1" as const, kind: "ImageDigestMirrorSet" as const, metadata: metadataOf("digest", e), spec: { imageDigestMirrors: [mirrorSpec(e)] } })),
+    m.digest.map((e) => ({
+      apiVersion: "config.openshift.io/v1" as const,
+      kind: "ImageDigestMirrorSet" as const,
+      metadata: metadataOf("digest", e),
+      spec: { imageDigestMirrors: [mirrorSpec(e)] },
+    })),
   );
 }
 
 /** One ImageTagMirrorSet per `mirrors.tag` entry. */
 export function buildTagMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageTagMirrorSet"> & ITMS)[] {
-  return byName(m.tag.map((e) => ({ apiVersion: "config.openshift.io/v1" as const, kind: "ImageTagMirrorSet" as const, metadata: metadataOf("tag", e), spec: { imageTagMirrors: [mirrorSpec(e)] } })));
+  return byName(
+    m.tag.map((e) => ({
+      apiVersion: "config.openshift.io/v1" as const,
+      kind: "ImageTagMirrorSet" as const,
+      metadata: metadataOf("tag", e),
+      spec: { imageTagMirrors: [mirrorSpec(e)] },
+    })),
+  );
 }

@@ -1,7 +1,15 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import { IDMS, ImageMirrors, ITMS, redactHostsToml, registryDirectory, registryHost, renderHostsToml } from "./hosts-toml";
+import {
+  IDMS,
+  ImageMirrors,
+  ITMS,
+  redactHostsToml,
+  registryDirectory,
+  registryHost,
+  renderHostsToml,
+} from "./hosts-toml";
 import { get, objects, str, strings } from "../../lib/json";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "./mirror-sets";
 
@@ -34,19 +42,33 @@ function entriesOf(o: unknown, field: "imageDigestMirrors" | "imageTagMirrors"):
 
 /** An ImageDigestMirrorSet read from the cluster. */
 export function asIdms(o: unknown): IDMS {
-  return { metadata: { name: str(get(o, "metadata", "name")) }, spec: { imageDigestMirrors: entriesOf(o, "imageDigestMirrors") } };
+  return {
+    metadata: { name: str(get(o, "metadata", "name")) },
+    spec: { imageDigestMirrors: entriesOf(o, "imageDigestMirrors") },
+  };
 }
 
 /** An ImageTagMirrorSet read from the cluster. */
 export function asItms(o: unknown): ITMS {
-  return { metadata: { name: str(get(o, "metadata", "name")) }, spec: { imageTagMirrors: entriesOf(o, "imageTagMirrors") } };
+  return {
+    metadata: { name: str(get(o, "metadata", "name")) },
+    spec: { imageTagMirrors: entriesOf(o, "imageTagMirrors") },
+  };
 }
 
 /** Which sets a registry directory's file comes from: `this stack: <name>` or `cluster: <name>`. */
-export function mirrorSources(ours: { idms: IDMS[]; itms: ITMS[] }, theirs: { idms: IDMS[]; itms: ITMS[] }): Record<string, string[]> {
+export function mirrorSources(
+  ours: { idms: IDMS[]; itms: ITMS[] },
+  theirs: { idms: IDMS[]; itms: ITMS[] },
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const add = (who: string, set: IDMS | ITMS) => {
-    const entries = "imageDigestMirrors" in set.spec ? set.spec.imageDigestMirrors : "imageTagMirrors" in set.spec ? set.spec.imageTagMirrors : [];
+    const entries =
+      "imageDigestMirrors" in set.spec
+        ? set.spec.imageDigestMirrors
+        : "imageTagMirrors" in set.spec
+          ? set.spec.imageTagMirrors
+          : [];
     for (const e of entries ?? []) {
       if (!e.mirrors?.length) continue;
       // One directory per registry host (with its port), as WMCO groups sources (registryHost, registryDirectory).
@@ -76,25 +98,44 @@ export class WindowsRegistryMirrors extends pulumi.ComponentResource {
     super("windows-estate:index:WindowsRegistryMirrors", name, {}, opts);
     const idms = buildDigestMirrorSets(args.mirrors);
     const itms = buildTagMirrorSets(args.mirrors);
-    for (const o of [...idms, ...itms]) new k8s.apiextensions.CustomResource(`${name}-${o.metadata.name}`, { ...o }, { parent: this });
+    for (const o of [...idms, ...itms])
+      new k8s.apiextensions.CustomResource(`${name}-${o.metadata.name}`, { ...o }, { parent: this });
 
     // Credentials never enter the program: a stand-in for each registry with credentials yields the same text,
     // which is then redacted.
-    const standIn = JSON.stringify({ auths: Object.fromEntries((args.registriesWithCredentials ?? []).map((r) => [r, { auth: Buffer.from("user:password").toString("base64") }])) });
+    const standIn = JSON.stringify({
+      auths: Object.fromEntries(
+        (args.registriesWithCredentials ?? []).map((r) => [
+          r,
+          { auth: Buffer.from("user:password").toString("base64") },
+        ]),
+      ),
+    });
     const ours = new Set([...idms, ...itms].map((o) => o.metadata.name));
     const theirs = {
       idms: (args.clusterMirrorSets?.idms ?? []).map(asIdms).filter((o) => !ours.has(o.metadata?.name ?? "")),
       itms: (args.clusterMirrorSets?.itms ?? []).map(asItms).filter((o) => !ours.has(o.metadata?.name ?? "")),
     };
-    const files = renderHostsToml({ imageDigestMirrorSets: [...idms, ...theirs.idms], imageTagMirrorSets: [...itms, ...theirs.itms], pullSecret: standIn });
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [...idms, ...theirs.idms],
+      imageTagMirrorSets: [...itms, ...theirs.itms],
+      pullSecret: standIn,
+    });
     this.windowsRegistrySources = {
       scope: args.clusterMirrorSets
         ? "every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster, merged as WMCO merges them"
         : "this stack's mirror sets only: offline, the cluster's other ImageDigestMirrorSets/ImageTagMirrorSets are not read",
       byRegistry: mirrorSources({ idms, itms }, theirs),
     };
-    this.windowsRegistryConfig = Object.fromEntries(Object.entries(files).map(([dir, text]) => [dir, redactHostsToml(text)]));
-    this.windowsNodeFiles = Object.fromEntries(Object.entries(this.windowsRegistryConfig).map(([dir, text]) => [`${REGISTRIES_DIR}\\${dir}\\hosts.toml`, text]));
-    this.registerOutputs({ windowsRegistryConfig: this.windowsRegistryConfig, windowsRegistrySources: this.windowsRegistrySources });
+    this.windowsRegistryConfig = Object.fromEntries(
+      Object.entries(files).map(([dir, text]) => [dir, redactHostsToml(text)]),
+    );
+    this.windowsNodeFiles = Object.fromEntries(
+      Object.entries(this.windowsRegistryConfig).map(([dir, text]) => [`${REGISTRIES_DIR}\\${dir}\\hosts.toml`, text]),
+    );
+    this.registerOutputs({
+      windowsRegistryConfig: this.windowsRegistryConfig,
+      windowsRegistrySources: this.windowsRegistrySources,
+    });
   }
 }

@@ -39,7 +39,10 @@ function checkSource(src: string, at: At, errors: ConfigIssue[], warnings: Confi
       message: `wildcard source ${src} works on Linux nodes only: WMCO would try to write a Windows directory named '${src}', which Windows does not allow, so its registry sync to Windows nodes may stop part-way; list the registries explicitly for Windows`,
     });
   } else if (!LOCATION.test(src)) {
-    errors.push({ path: at("source"), message: `${JSON.stringify(src)} is not a registry or repository like registry.redhat.io/ubi9 or mirror.local:5000${shapeHint(src)}` });
+    errors.push({
+      path: at("source"),
+      message: `${JSON.stringify(src)} is not a registry or repository like registry.redhat.io/ubi9 or mirror.local:5000${shapeHint(src)}`,
+    });
   } else if (host.includes(":")) {
     warnings.push({
       path: at("source"),
@@ -85,29 +88,51 @@ function checkMirrors(e: MirrorEntry, at: At, errors: ConfigIssue[], warnings: C
   const seen = new Map<string, number>();
   (e.mirrors ?? []).forEach((mirror, j) => {
     if (!LOCATION.test(mirror)) {
-      errors.push({ path: at("mirrors", j), message: `${JSON.stringify(mirror)} is not a location like mirror.example.com:5000/org/repo${shapeHint(mirror)}` });
+      errors.push({
+        path: at("mirrors", j),
+        message: `${JSON.stringify(mirror)} is not a location like mirror.example.com:5000/org/repo${shapeHint(mirror)}`,
+      });
       return;
     }
     const first = seen.get(mirror);
-    if (first !== undefined) errors.push({ path: at("mirrors", j), message: `${mirror} is listed twice in this entry (also mirrors[${first}]); remove one` });
+    if (first !== undefined)
+      errors.push({
+        path: at("mirrors", j),
+        message: `${mirror} is listed twice in this entry (also mirrors[${first}]); remove one`,
+      });
     else seen.set(mirror, j);
     const naming = LOCATION.test(e.source) ? windowsNamingProblem(e.source, mirror) : undefined;
     if (naming && namingBreaksWindowsPulls(e.source)) errors.push({ path: at("mirrors", j), message: naming });
-    else if (naming) warnings.push({ path: at("mirrors", j), message: `${naming} (a warning: ${e.source} is not an image Windows nodes pull through WMCO, and Linux nodes are not affected)` });
+    else if (naming)
+      warnings.push({
+        path: at("mirrors", j),
+        message: `${naming} (a warning: ${e.source} is not an image Windows nodes pull through WMCO, and Linux nodes are not affected)`,
+      });
   });
   if (e.mirrorSourcePolicy === "NeverContactSource" && (e.mirrors ?? []).length === 0) {
-    errors.push({ path: at("mirrorSourcePolicy"), message: "NeverContactSource without mirrors leaves nowhere to pull from, so every pull of this source fails; add mirrors or drop the policy" });
+    errors.push({
+      path: at("mirrorSourcePolicy"),
+      message:
+        "NeverContactSource without mirrors leaves nowhere to pull from, so every pull of this source fails; add mirrors or drop the policy",
+    });
   }
 }
 
 function checkName(kind: Kind, e: MirrorEntry, at: At, names: Map<string, string>, errors: ConfigIssue[]): void {
   const name = mirrorSetName(kind, e);
   if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
-    errors.push({ path: at("name"), message: `${JSON.stringify(name)} is not a valid object name: use lowercase letters, digits, '-' and '.', at most 253 characters` });
+    errors.push({
+      path: at("name"),
+      message: `${JSON.stringify(name)} is not a valid object name: use lowercase letters, digits, '-' and '.', at most 253 characters`,
+    });
   }
   const other = names.get(name);
   const why = e.name ? "" : " (derived from the source)";
-  if (other !== undefined) errors.push({ path: at("name"), message: `object name ${name}${why} is already used by ${other}; set a distinct name` });
+  if (other !== undefined)
+    errors.push({
+      path: at("name"),
+      message: `object name ${name}${why} is already used by ${other}; set a distinct name`,
+    });
   else names.set(name, at());
 }
 
@@ -126,7 +151,11 @@ export function validateMirrors(m: MirrorsConfig): { errors: ConfigIssue[]; warn
       const at: At = (...p) => joinPath(["mirrors", kind, i, ...p]);
       checkSource(e.source, at, errors, warnings);
       const other = sources.get(e.source);
-      if (other !== undefined) errors.push({ path: at("source"), message: `${e.source} is listed twice (also ${other}); put all its mirrors in one entry` });
+      if (other !== undefined)
+        errors.push({
+          path: at("source"),
+          message: `${e.source} is listed twice (also ${other}); put all its mirrors in one entry`,
+        });
       else sources.set(e.source, at());
       checkMirrors(e, at, errors, warnings);
       // A repeated source already explains why its derived name repeats.

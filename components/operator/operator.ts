@@ -62,6 +62,10 @@ export class WmcoOperator extends pulumi.ComponentResource {
     } else {
       this.installedCSV = pulumi.output(undefined);
     }
-    this.registerOutputs({ namespace: this.namespace, subscriptionName: this.subscriptionName, installedCSV: this.installedCSV });
+    this.registerOutputs({
+      namespace: this.namespace,
+      subscriptionName: this.subscriptionName,
+      installedCSV: this.installedCSV,
+    });
   }
 }

@@ -25,7 +25,11 @@ export function buildRuntimeClass(version: WindowsServer): RuntimeClassObject {
     metadata: { name: `windows${version}`, labels: { ...MANAGED_BY } },
     handler: "runhcs-wcow-process",
     scheduling: {
-      nodeSelector: { "kubernetes.io/os": "windows", "kubernetes.io/arch": "amd64", [WINDOWS_BUILD_LABEL]: WINDOWS_SERVER[version].buildLabel },
+      nodeSelector: {
+        "kubernetes.io/os": "windows",
+        "kubernetes.io/arch": "amd64",
+        [WINDOWS_BUILD_LABEL]: WINDOWS_SERVER[version].buildLabel,
+      },
       tolerations: [
         { key: "os", operator: "Equal", value: "Windows", effect: "NoSchedule" },
         { key: "os", operator: "Equal", value: "windows", effect: "NoSchedule" },

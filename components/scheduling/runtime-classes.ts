@@ -16,7 +16,9 @@ export class WindowsRuntimeClasses extends pulumi.ComponentResource {
   constructor(name: string, args: WindowsRuntimeClassesArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsRuntimeClasses", name, {}, opts);
     const versions = [...new Set(args.versions)].sort();
-    const created = versions.map((v) => new k8s.node.v1.RuntimeClass(`${name}-${v}`, buildRuntimeClass(v), { parent: this }));
+    const created = versions.map(
+      (v) => new k8s.node.v1.RuntimeClass(`${name}-${v}`, buildRuntimeClass(v), { parent: this }),
+    );
     this.names = pulumi.all(created.map((rc) => rc.metadata.name));
     this.registerOutputs({ names: this.names });
   }

@@ -43,7 +43,10 @@ export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[
   const out: ConfigIssue[] = [];
   const networkType = get(n.config, "spec", "networkType");
   if (networkType !== undefined && networkType !== "OVNKubernetes") {
-    out.push({ path: "cluster", message: `the cluster's network type is ${String(networkType)}; WMCO supports only OVNKubernetes with hybrid networking (WMCO: "network type not supported")` });
+    out.push({
+      path: "cluster",
+      message: `the cluster's network type is ${String(networkType)}; WMCO supports only OVNKubernetes with hybrid networking (WMCO: "network type not supported")`,
+    });
     return out;
   }
   const hybrid = obj(get(n.operator, "spec", "defaultNetwork", "ovnKubernetesConfig", "hybridOverlayConfig"));
@@ -63,7 +66,10 @@ export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[
   }
   const clusterNetworks = objects(get(n.config, "spec", "clusterNetwork")).map((c) => str(c.cidr) ?? "");
   for (const cidr of clusterNetworks.filter(isClassE)) {
-    out.push({ path: "cluster", message: `the cluster network ${cidr} is class E (240.0.0.0/4), which Windows cannot use; Windows nodes need a cluster installed with another clusterNetwork` });
+    out.push({
+      path: "cluster",
+      message: `the cluster network ${cidr} is class E (240.0.0.0/4), which Windows cannot use; Windows nodes need a cluster installed with another clusterNetwork`,
+    });
   }
   return out;
 }

@@ -19,7 +19,10 @@ export interface PinnedAmiOutputs extends AmiQuery {
 }
 
 const sameQuery = (a: AmiQuery, b: AmiQuery) =>
-  a.region === b.region && a.nameFilter === b.nameFilter && JSON.stringify(a.owners) === JSON.stringify(b.owners) && (a.refresh ?? "") === (b.refresh ?? "");
+  a.region === b.region &&
+  a.nameFilter === b.nameFilter &&
+  JSON.stringify(a.owners) === JSON.stringify(b.owners) &&
+  (a.refresh ?? "") === (b.refresh ?? "");
 
 /**
  * The EC2 lookup, with the AWS SDK's own credential chain (environment, profile, web identity, instance role) and
@@ -28,14 +31,27 @@ const sameQuery = (a: AmiQuery, b: AmiQuery) =>
  */
 async function newestImage(q: AmiQuery): Promise<{ imageId: string; imageName: string; creationDate: string }> {
   const ec2: typeof import("@aws-sdk/client-ec2") = require("@aws-sdk/client-ec2");
-  const client = new ec2.EC2Client({ region: q.region, maxAttempts: 3, requestHandler: { requestTimeout: 30_000, connectionTimeout: 10_000 } });
+  const client = new ec2.EC2Client({
+    region: q.region,
+    maxAttempts: 3,
+    requestHandler: { requestTimeout: 30_000, connectionTimeout: 10_000 },
+  });
   try {
     const out = await client.send(
-      new ec2.DescribeImagesCommand({ Owners: q.owners, Filters: [{ Name: "name", Values: [q.nameFilter] }, { Name: "state", Values: ["available"] }] }),
+      new ec2.DescribeImagesCommand({
+        Owners: q.owners,
+        Filters: [
+          { Name: "name", Values: [q.nameFilter] },
+          { Name: "state", Values: ["available"] },
+        ],
+      }),
     );
-    const images = (out.Images ?? []).flatMap((i) => (i.ImageId ? [{ imageId: i.ImageId, imageName: i.Name ?? "", creationDate: i.CreationDate ?? "" }] : []));
+    const images = (out.Images ?? []).flatMap((i) =>
+      i.ImageId ? [{ imageId: i.ImageId, imageName: i.Name ?? "", creationDate: i.CreationDate ?? "" }] : [],
+    );
     const newest = images.sort((a, b) => b.creationDate.localeCompare(a.creationDate))[0];
-    if (!newest) throw new Error(`no available AMI named like ${q.nameFilter} owned by ${q.owners.join(", ")} in ${q.region}`);
+    if (!newest)
+      throw new Error(`no available AMI named like ${q.nameFilter} owned by ${q.owners.join(", ")} in ${q.region}`);
     return newest;
   } catch (e) {
     const m = messageOf(e);
@@ -65,7 +81,8 @@ export const pinnedAmiProvider: pulumi.dynamic.ResourceProvider = {
   },
   async update(_id: string, olds: PinnedAmiOutputs, news: AmiQuery) {
     // Only a changed query or refresh token moves the pin; anything else (new program code) keeps it.
-    if (sameQuery(olds, news)) return { outs: { ...news, imageId: olds.imageId, imageName: olds.imageName, creationDate: olds.creationDate } };
+    if (sameQuery(olds, news))
+      return { outs: { ...news, imageId: olds.imageId, imageName: olds.imageName, creationDate: olds.creationDate } };
     return { outs: { ...news, ...(await newestImage(news)) } };
   },
   async read(id: string, props?: PinnedAmiOutputs) {

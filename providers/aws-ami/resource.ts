@@ -22,7 +22,15 @@ export class PinnedAmi extends pulumi.dynamic.Resource {
     super(
       pinnedAmiProvider,
       name,
-      { region: args.region, owners: args.owners, nameFilter: args.nameFilter, refresh: args.refresh, imageId: undefined, imageName: undefined, creationDate: undefined },
+      {
+        region: args.region,
+        owners: args.owners,
+        nameFilter: args.nameFilter,
+        refresh: args.refresh,
+        imageId: undefined,
+        imageName: undefined,
+        creationDate: undefined,
+      },
       opts,
       "windows-estate",
       "PinnedAmi",

@@ -36,11 +36,21 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
     if (access.context) kc.setCurrentContext(access.context);
   } catch (e) {
     // The loader's messages can quote the file; say what failed without echoing content.
-    const what = source === undefined || source === "" ? "the default kubeconfig" : source.includes("\n") ? "the kubeconfig given in cluster.kubeconfig" : source;
-    throw fatal(`cannot load ${what}${access.context ? ` with context ${access.context}` : ""}: ${messageOf(e).split("\n")[0].slice(0, 200)}`);
+    const what =
+      source === undefined || source === ""
+        ? "the default kubeconfig"
+        : source.includes("\n")
+          ? "the kubeconfig given in cluster.kubeconfig"
+          : source;
+    throw fatal(
+      `cannot load ${what}${access.context ? ` with context ${access.context}` : ""}: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
+    );
   }
   const cluster = kc.getCurrentCluster();
-  if (!cluster?.server) throw fatal(`the kubeconfig has no cluster${access.context ? ` for context ${access.context}` : ""}; set windows-estate:cluster.kubeconfig/context`);
+  if (!cluster?.server)
+    throw fatal(
+      `the kubeconfig has no cluster${access.context ? ` for context ${access.context}` : ""}; set windows-estate:cluster.kubeconfig/context`,
+    );
   const server = cluster.server.replace(/\/+$/, "");
 
   return {
@@ -51,7 +61,9 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
       try {
         await kc.applyToHTTPSOptions(opts);
       } catch (e) {
-        throw fatal(`cannot prepare the request to ${server} from the kubeconfig: ${messageOf(e).split("\n")[0].slice(0, 200)}`);
+        throw fatal(
+          `cannot prepare the request to ${server} from the kubeconfig: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
+        );
       }
       const lib: typeof import("https") = url.protocol === "http:" ? require("http") : require("https");
       return new Promise<Fetched>((resolve, reject) => {
@@ -62,7 +74,11 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
             const status = res.statusCode ?? 0;
             if (status === 404) return resolve(undefined);
             if (status === 401 || status === 403) {
-              return reject(fatal(`the Kubernetes API at ${server} refused GET ${path} (${status}); check the credentials of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`));
+              return reject(
+                fatal(
+                  `the Kubernetes API at ${server} refused GET ${path} (${status}); check the credentials of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
+                ),
+              );
             }
             if (status < 200 || status >= 300) return reject(new Error(`GET ${path} answered ${status}`));
             try {
@@ -75,7 +91,9 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
           });
         });
         req.on("timeout", () => req.destroy(new Error(`GET ${server}${path} timed out after ${requestTimeoutMs} ms`)));
-        req.on("error", (e: NodeJS.ErrnoException) => reject(new Error(`cannot reach the Kubernetes API at ${server}: ${e.code ?? e.message}`)));
+        req.on("error", (e: NodeJS.ErrnoException) =>
+          reject(new Error(`cannot reach the Kubernetes API at ${server}: ${e.code ?? e.message}`)),
+        );
         req.end();
       });
     },

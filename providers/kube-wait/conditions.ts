@@ -7,9 +7,7 @@
 export type Fetched = Record<string, unknown> | undefined;
 
 export type Verdict<T> =
-  | { state: "done"; outputs: T }
-  | { state: "waiting"; reason: string }
-  | { state: "failed"; message: string };
+  { state: "done"; outputs: T } | { state: "waiting"; reason: string } | { state: "failed"; message: string };
 
 import { get, obj as objOf, objects, str, strings } from "../../lib/json";
 
@@ -22,7 +20,12 @@ interface Condition {
 
 /** An object's `status.conditions`, each field read as text. */
 function conditionsOf(o: unknown): Condition[] {
-  return objects(get(o, "status", "conditions")).map((c) => ({ type: str(c.type), status: str(c.status), reason: str(c.reason), message: str(c.message) }));
+  return objects(get(o, "status", "conditions")).map((c) => ({
+    type: str(c.type),
+    status: str(c.status),
+    reason: str(c.reason),
+    message: str(c.message),
+  }));
 }
 
 /** Where an operator wait looks; `installPlan`/`csv` are fetched only once the Subscription names them. */
@@ -47,7 +50,11 @@ export function nextFromSubscription(sub: Fetched): { csv?: string; installPlan?
 /** Subscription conditions that explain a stall (catalog down, resolution failed), for the wait's reason. */
 function subscriptionTrouble(sub: Fetched): string | undefined {
   const conditions = conditionsOf(sub);
-  const bad = conditions.filter((c) => c.status === "True" && ["ResolutionFailed", "CatalogSourcesUnhealthy", "InstallPlanFailed", "InstallPlanMissing"].includes(c.type ?? ""));
+  const bad = conditions.filter(
+    (c) =>
+      c.status === "True" &&
+      ["ResolutionFailed", "CatalogSourcesUnhealthy", "InstallPlanFailed", "InstallPlanMissing"].includes(c.type ?? ""),
+  );
   if (bad.length === 0) return undefined;
   return bad.map((c) => `${c.type}${c.reason ? ` (${c.reason})` : ""}${c.message ? `: ${c.message}` : ""}`).join("; ");
 }
@@ -56,13 +63,24 @@ function subscriptionTrouble(sub: Fetched): string | undefined {
  * Is WMCO really running? Done when the Subscription's installed CSV reports `Succeeded`. Fails fast when an
  * InstallPlan waits for manual approval (waiting would only end in a timeout) and when the CSV failed.
  */
-export function operatorVerdict(t: OperatorTarget, sub: Fetched, installPlan: Fetched, csv: Fetched): Verdict<OperatorReadyOutputs> {
+export function operatorVerdict(
+  t: OperatorTarget,
+  sub: Fetched,
+  installPlan: Fetched,
+  csv: Fetched,
+): Verdict<OperatorReadyOutputs> {
   if (!sub) return { state: "waiting", reason: `Subscription ${t.namespace}/${t.subscription} does not exist yet` };
   const { csv: installed, installPlan: planName } = nextFromSubscription(sub);
   if (installed && csv) {
     const phase = str(get(csv, "status", "phase")) ?? "Pending";
     if (phase === "Succeeded") {
-      return { state: "done", outputs: { installedCSV: installed, version: str(get(csv, "spec", "version")) ?? installed.replace(/^.*\.v/, "") } };
+      return {
+        state: "done",
+        outputs: {
+          installedCSV: installed,
+          version: str(get(csv, "spec", "version")) ?? installed.replace(/^.*\.v/, ""),
+        },
+      };
     }
     const why = [str(get(csv, "status", "reason")), str(get(csv, "status", "message"))].filter(Boolean).join(": ");
     if (phase === "Failed") {
@@ -89,7 +107,10 @@ export function operatorVerdict(t: OperatorTarget, sub: Fetched, installPlan: Fe
     }
     if (phase === "Failed") {
       const conditions = conditionsOf(installPlan);
-      const msg = conditions.map((c) => c.message).filter(Boolean).join("; ");
+      const msg = conditions
+        .map((c) => c.message)
+        .filter(Boolean)
+        .join("; ");
       return { state: "failed", message: `InstallPlan ${t.namespace}/${planName} failed${msg ? `: ${msg}` : ""}` };
     }
     return { state: "waiting", reason: `InstallPlan ${planName} is ${phase ?? "being created"}` };
@@ -126,7 +147,10 @@ export function objectVerdict(t: ObjectTarget, obj: Fetched): Verdict<ObjectExis
   }
   return {
     state: "done",
-    outputs: { resourceVersion: str(get(obj, "metadata", "resourceVersion")) ?? "", uid: str(get(obj, "metadata", "uid")) ?? "" },
+    outputs: {
+      resourceVersion: str(get(obj, "metadata", "resourceVersion")) ?? "",
+      uid: str(get(obj, "metadata", "uid")) ?? "",
+    },
   };
 }
 
@@ -156,5 +180,8 @@ export const BYOH_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent
 export function byohGoneVerdict(list: Fetched): Verdict<Record<string, never>> {
   const items = objects(list?.items).map((n) => str(get(n, "metadata", "name")) ?? "?");
   if (items.length === 0) return { state: "done", outputs: {} };
-  return { state: "waiting", reason: `WMCO has not yet deconfigured ${items.length} BYOH node(s): ${items.join(", ")}` };
+  return {
+    state: "waiting",
+    reason: `WMCO has not yet deconfigured ${items.length} BYOH node(s): ${items.join(", ")}`,
+  };
 }

@@ -36,7 +36,8 @@ async function checkOperator(i: OperatorReadyInputs): Promise<() => Promise<Verd
     const sub = await api.get(objectPath(OLM, "subscriptions", ns, i.subscription));
     const next = nextFromSubscription(sub);
     const csv: Fetched = next.csv ? await api.get(objectPath(OLM, "clusterserviceversions", ns, next.csv)) : undefined;
-    const plan: Fetched = !next.csv && next.installPlan ? await api.get(objectPath(OLM, "installplans", ns, next.installPlan)) : undefined;
+    const plan: Fetched =
+      !next.csv && next.installPlan ? await api.get(objectPath(OLM, "installplans", ns, next.installPlan)) : undefined;
     return operatorVerdict(i, sub, plan, csv);
   };
 }
@@ -84,7 +85,12 @@ function waitProvider<I extends WaitCommon, O extends object>(
 ): pulumi.dynamic.ResourceProvider {
   const wait = async (i: I): Promise<O> => {
     const d = describeWait(i);
-    return pollUntil(await makeCheck(i), { timeoutSeconds: i.timeoutSeconds, intervalSeconds: i.intervalSeconds, what: d.what, hint: d.hint });
+    return pollUntil(await makeCheck(i), {
+      timeoutSeconds: i.timeoutSeconds,
+      intervalSeconds: i.intervalSeconds,
+      what: d.what,
+      hint: d.hint,
+    });
   };
   return {
     async create(inputs: I) {
@@ -156,7 +162,11 @@ export const byohDeconfiguredProvider: pulumi.dynamic.ResourceProvider = {
     return { id: `${inputs.namespace}/byoh-deconfigured`, outs: { ...inputs } };
   },
   async diff(_id: string, olds: ByohDeconfiguredInputs, news: ByohDeconfiguredInputs) {
-    return { changes: settingsChanged(olds, news) || olds.namespace !== news.namespace, replaces: [], deleteBeforeReplace: false };
+    return {
+      changes: settingsChanged(olds, news) || olds.namespace !== news.namespace,
+      replaces: [],
+      deleteBeforeReplace: false,
+    };
   },
   async update(_id: string, _olds: ByohDeconfiguredInputs, news: ByohDeconfiguredInputs) {
     return { outs: { ...news } };

@@ -47,7 +47,13 @@ export class OperatorReady extends pulumi.dynamic.Resource {
     super(
       operatorReadyProvider,
       name,
-      { namespace: args.namespace, subscription: args.subscription, ...withAccess(args, 900), installedCSV: undefined, version: undefined },
+      {
+        namespace: args.namespace,
+        subscription: args.subscription,
+        ...withAccess(args, 900),
+        installedCSV: undefined,
+        version: undefined,
+      },
       { ...opts, additionalSecretOutputs: ["kubeconfig"] },
       MODULE,
       "OperatorReady",

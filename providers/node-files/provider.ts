@@ -8,7 +8,6 @@ import { describeTarget, SshConnection } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
 import { checksumScript, parseChecksums, pruneEmptyDirsScript, removeDirScript } from "./scripts";
 
-
 export interface NodeFilesInputs {
   connection: SshConnection;
   directory: string;
@@ -35,7 +34,10 @@ export function declaredChecksums(files: Record<string, string>): Record<string,
 
 async function run(s: Session, script: string): Promise<string> {
   const r = await s.exec(s.style === "windows" ? powershellCommand(script) : script);
-  if (r.code !== 0) throw new Error(`a command on the host failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500)}`);
+  if (r.code !== 0)
+    throw new Error(
+      `a command on the host failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500)}`,
+    );
   return r.stdout;
 }
 
@@ -54,18 +56,24 @@ async function converge(inputs: NodeFilesInputs, recordedHostKey: string | undef
     const actual = await hostChecksums(s, inputs.directory);
     const dirs = new Set<string>([""]);
     for (const rel of Object.keys(desired)) if (actual[rel] !== desired[rel]) dirs.add(relDir(rel));
-    for (const d of [...dirs].sort()) if (d !== "" || Object.keys(actual).length === 0) await s.mkdirp(joinHostPath(inputs.directory, d, style));
+    for (const d of [...dirs].sort())
+      if (d !== "" || Object.keys(actual).length === 0) await s.mkdirp(joinHostPath(inputs.directory, d, style));
     for (const [rel, text] of Object.entries(inputs.files)) {
       const key = rel.replace(/\\/g, "/");
-      if (actual[key] !== desired[key]) await s.writeFileAtomic(joinHostPath(inputs.directory, key, style), Buffer.from(text, "utf8"));
+      if (actual[key] !== desired[key])
+        await s.writeFileAtomic(joinHostPath(inputs.directory, key, style), Buffer.from(text, "utf8"));
     }
     const extra = Object.keys(actual).filter((rel) => !(rel in desired));
     for (const rel of extra) await s.unlink(joinHostPath(inputs.directory, rel, style));
     if (extra.some((rel) => relDir(rel) !== "")) await run(s, pruneEmptyDirsScript(inputs.directory, style));
-    return { ...inputs, checksums: desired, hostKey: recordedHostKey ?? s.hostKey, hostKeyFingerprint: s.hostKeyFingerprint };
+    return {
+      ...inputs,
+      checksums: desired,
+      hostKey: recordedHostKey ?? s.hostKey,
+      hostKeyFingerprint: s.hostKeyFingerprint,
+    };
   });
 }
-
 
 /** Bounds that keep one resource to what SFTP moves in reasonable time; larger sets belong in an image or a package. */
 export const MAX_FILES = 2000;
@@ -76,35 +84,72 @@ export function checkInputs(news: NodeFilesInputs): pulumi.dynamic.CheckFailure[
   const failures: pulumi.dynamic.CheckFailure[] = [];
   const c = news.connection;
   if (isUnknown(c) || isUnknown(news.directory) || isUnknown(news.files)) return failures;
-  if (!c || typeof c.host !== "string" || c.host === "") failures.push({ property: "connection", reason: "connection.host is required" });
-  if (c && (typeof c.user !== "string" || c.user === "")) failures.push({ property: "connection", reason: "connection.user is required" });
-  if (c && !c.privateKey && !c.password) failures.push({ property: "connection", reason: "connection needs a privateKey or a password" });
-  if (c && !c.hostKey && !c.trustOnFirstUse) failures.push({ property: "connection", reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified" });
-  if (c?.hostKey && !isUnknown(c.hostKey) && !isUsablePin(c.hostKey)) failures.push({ property: "connection", reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint" });
+  if (!c || typeof c.host !== "string" || c.host === "")
+    failures.push({ property: "connection", reason: "connection.host is required" });
+  if (c && (typeof c.user !== "string" || c.user === ""))
+    failures.push({ property: "connection", reason: "connection.user is required" });
+  if (c && !c.privateKey && !c.password)
+    failures.push({ property: "connection", reason: "connection needs a privateKey or a password" });
+  if (c && !c.hostKey && !c.trustOnFirstUse)
+    failures.push({
+      property: "connection",
+      reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified",
+    });
+  if (c?.hostKey && !isUnknown(c.hostKey) && !isUsablePin(c.hostKey))
+    failures.push({
+      property: "connection",
+      reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint",
+    });
   const style = c?.pathStyle ?? "windows";
   const absolute = style === "windows" ? /^[A-Za-z]:\\/ : /^\//;
   if (typeof news.directory !== "string" || !absolute.test(news.directory)) {
-    failures.push({ property: "directory", reason: style === "windows" ? "must be an absolute Windows path like C:\\k\\containerd\\registries" : "must be an absolute path" });
+    failures.push({
+      property: "directory",
+      reason:
+        style === "windows"
+          ? "must be an absolute Windows path like C:\\k\\containerd\\registries"
+          : "must be an absolute path",
+    });
   } else if (/^[A-Za-z]:\\?$|^\/$/.test(news.directory)) {
-    failures.push({ property: "directory", reason: "must not be a drive or filesystem root: the provider owns and can remove this directory" });
+    failures.push({
+      property: "directory",
+      reason: "must not be a drive or filesystem root: the provider owns and can remove this directory",
+    });
   }
   const entries = Object.entries(news.files ?? {});
-  if (entries.length > MAX_FILES) failures.push({ property: "files", reason: `${entries.length} files is more than ${MAX_FILES} per resource; split them over several NodeFiles resources` });
+  if (entries.length > MAX_FILES)
+    failures.push({
+      property: "files",
+      reason: `${entries.length} files is more than ${MAX_FILES} per resource; split them over several NodeFiles resources`,
+    });
   for (const [rel, text] of entries.slice(0, MAX_FILES)) {
-    if (typeof text === "string" && Buffer.byteLength(text, "utf8") > MAX_FILE_BYTES) failures.push({ property: "files", reason: `${JSON.stringify(rel)} is larger than ${MAX_FILE_BYTES / 2 ** 20} MiB` });
+    if (typeof text === "string" && Buffer.byteLength(text, "utf8") > MAX_FILE_BYTES)
+      failures.push({
+        property: "files",
+        reason: `${JSON.stringify(rel)} is larger than ${MAX_FILE_BYTES / 2 ** 20} MiB`,
+      });
     // A lone surrogate cannot be written as UTF-8: the host would get U+FFFD instead of what was declared.
-    if (typeof text === "string" && /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)) {
-      failures.push({ property: "files", reason: `${JSON.stringify(rel)} is not valid Unicode text (it holds a lone surrogate); NodeFiles writes UTF-8 text` });
+    if (
+      typeof text === "string" &&
+      /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
+    ) {
+      failures.push({
+        property: "files",
+        reason: `${JSON.stringify(rel)} is not valid Unicode text (it holds a lone surrogate); NodeFiles writes UTF-8 text`,
+      });
     }
     const problem = relativePathProblem(rel);
     if (problem) failures.push({ property: "files", reason: `${JSON.stringify(rel)} ${problem}` });
-    if (typeof text !== "string" && !isUnknown(text)) failures.push({ property: "files", reason: `${JSON.stringify(rel)} must be text` });
+    if (typeof text !== "string" && !isUnknown(text))
+      failures.push({ property: "files", reason: `${JSON.stringify(rel)} must be text` });
   }
   return failures;
 }
 
 function identity(i: NodeFilesInputs): string[] {
-  return [i.connection?.host, String(i.connection?.port ?? 22), i.connection?.pathStyle ?? "windows", i.directory].map(String);
+  return [i.connection?.host, String(i.connection?.port ?? 22), i.connection?.pathStyle ?? "windows", i.directory].map(
+    String,
+  );
 }
 
 /**
@@ -119,9 +164,13 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
     const before = identity(olds);
     const after = identity(news);
     const names = ["connection", "connection", "connection", "directory"];
-    const replaces = [...new Set(after.map((v, i) => (v !== before[i] || v === UNKNOWN ? names[i] : "")).filter((n) => n !== ""))];
+    const replaces = [
+      ...new Set(after.map((v, i) => (v !== before[i] || v === UNKNOWN ? names[i] : "")).filter((n) => n !== "")),
+    ];
     const filesUnknown = isUnknown(news.files) || Object.values(news.files ?? {}).some(isUnknown);
-    const drift = filesUnknown || JSON.stringify(declaredChecksums(news.files ?? {})) !== JSON.stringify(sortKeys(olds.checksums ?? {}));
+    const drift =
+      filesUnknown ||
+      JSON.stringify(declaredChecksums(news.files ?? {})) !== JSON.stringify(sortKeys(olds.checksums ?? {}));
     const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
     return { changes: replaces.length > 0 || drift || connectionChanged, replaces, deleteBeforeReplace: true };
   },
@@ -139,8 +188,13 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
   },
   async delete(_id: string, props: NodeFilesOutputs) {
     await withSession(props.connection, props.hostKey, async (s) => {
-      const r = await s.exec(s.style === "windows" ? powershellCommand(removeDirScript(props.directory, s.style)) : removeDirScript(props.directory, s.style));
-      if (r.code !== 0) throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed (exit ${r.code})`);
+      const r = await s.exec(
+        s.style === "windows"
+          ? powershellCommand(removeDirScript(props.directory, s.style))
+          : removeDirScript(props.directory, s.style),
+      );
+      if (r.code !== 0)
+        throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed (exit ${r.code})`);
     });
   },
 };

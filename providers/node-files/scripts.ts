@@ -29,7 +29,8 @@ export function parseChecksums(output: string, style: "windows" | "posix"): Reco
   const text = output.trim();
   if (style === "windows" || text === "{}" || text.startsWith("{")) {
     const parsed: unknown = JSON.parse(text === "" ? "{}" : text);
-    if (typeof parsed !== "object" || parsed === null) throw new Error(`the checksum listing is not a JSON object: ${text.slice(0, 100)}`);
+    if (typeof parsed !== "object" || parsed === null)
+      throw new Error(`the checksum listing is not a JSON object: ${text.slice(0, 100)}`);
     return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v).toLowerCase()]));
   }
   const out: Record<string, string> = {};

@@ -32,7 +32,15 @@ function openSshEd25519(seed: Buffer, pub: Buffer): string {
   priv = Buffer.concat([priv, Buffer.from(Array.from({ length: pad }, (_, i) => i + 1))]);
   const n = Buffer.alloc(4);
   n.writeUInt32BE(1);
-  const body = Buffer.concat([Buffer.from("openssh-key-v1\0"), str(Buffer.from("none")), str(Buffer.from("none")), str(Buffer.alloc(0)), n, str(pubBlob), str(priv)]);
+  const body = Buffer.concat([
+    Buffer.from("openssh-key-v1\0"),
+    str(Buffer.from("none")),
+    str(Buffer.from("none")),
+    str(Buffer.alloc(0)),
+    n,
+    str(pubBlob),
+    str(priv),
+  ]);
   const lines = body.toString("base64").match(/.{1,70}/g) ?? [];
   return `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.join("\n")}\n-----END OPENSSH PRIVATE KEY-----\n`;
 }

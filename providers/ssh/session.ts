@@ -28,7 +28,6 @@ export interface Session {
   unlink(path: string): Promise<void>;
 }
 
-
 /** The fingerprint of a pinned key line, for messages. */
 function pinnedFingerprint(line: string): string {
   const b64 = line.split(/\s+/).find((p) => /^AAAA/.test(p));
@@ -43,7 +42,11 @@ function secs(v: number | undefined, d: number): number {
  * Connects once (through the jump host if any) with the host key checked before authentication completes.
  * `recorded` is a key pinned in state by trust-on-first-use; it wins over `trustOnFirstUse` once it exists.
  */
-function connectOnce(c: SshConnection, recorded: string | undefined, sock?: ConnectConfig["sock"]): Promise<{ client: Client; presented: Buffer }> {
+function connectOnce(
+  c: SshConnection,
+  recorded: string | undefined,
+  sock?: ConnectConfig["sock"],
+): Promise<{ client: Client; presented: Buffer }> {
   const { Client: SshClient }: typeof import("ssh2") = require("ssh2");
   const target = describeTarget(c);
   const pin = c.hostKey ?? recorded;
@@ -51,7 +54,11 @@ function connectOnce(c: SshConnection, recorded: string | undefined, sock?: Conn
   try {
     privateKey = c.privateKey ? keyForSsh2(c.privateKey) : undefined;
   } catch {
-    return Promise.reject(permanent(`cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`));
+    return Promise.reject(
+      permanent(
+        `cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`,
+      ),
+    );
   }
   return new Promise((resolve, reject) => {
     const client = new SshClient();
@@ -75,7 +82,9 @@ function connectOnce(c: SshConnection, recorded: string | undefined, sock?: Conn
           return false;
         }
         if (c.trustOnFirstUse) return true;
-        mismatch = permanent(`no host key to verify ${target} against: set hostKey (e.g. ${fingerprint(key)} after checking it out of band) or trustOnFirstUse`);
+        mismatch = permanent(
+          `no host key to verify ${target} against: set hostKey (e.g. ${fingerprint(key)} after checking it out of band) or trustOnFirstUse`,
+        );
         return false;
       },
       ...(privateKey ? { privateKey } : {}),
@@ -96,26 +105,42 @@ function connectOnce(c: SshConnection, recorded: string | undefined, sock?: Conn
       client.end();
       if (mismatch) return reject(mismatch);
       // Only say what failed, never echo the configuration (it holds the key or password).
-      if (e.level === "client-authentication") return reject(permanent(`authentication to ${target} was refused; check the user and its key or password`));
-      reject(new Error(`cannot connect to ${target}: ${/timed out/i.test(e.message) ? `no SSH handshake within ${cfg.readyTimeout! / 1000}s` : e.message}`));
+      if (e.level === "client-authentication")
+        return reject(permanent(`authentication to ${target} was refused; check the user and its key or password`));
+      reject(
+        new Error(
+          `cannot connect to ${target}: ${/timed out/i.test(e.message) ? `no SSH handshake within ${cfg.readyTimeout! / 1000}s` : e.message}`,
+        ),
+      );
     });
     try {
       client.connect(cfg);
     } catch (e) {
       // ssh2 throws synchronously on unparsable keys; its message can quote the key, so replace it.
-      reject(permanent(`cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`));
+      reject(
+        permanent(
+          `cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`,
+        ),
+      );
       void e;
     }
   });
 }
 
 /** Through a jump host: connect to it, open a forwarded channel to the target, and run SSH over that channel. */
-async function connectVia(c: SshConnection, recorded: string | undefined): Promise<{ client: Client; presented: Buffer; jump?: Client }> {
+async function connectVia(
+  c: SshConnection,
+  recorded: string | undefined,
+): Promise<{ client: Client; presented: Buffer; jump?: Client }> {
   const proxy = c.proxy;
   if (!proxy) return connectOnce(c, recorded);
   const jump = await connectOnce(proxy, undefined);
   const channel = await new Promise<ClientChannel>((resolve, reject) =>
-    jump.client.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) => (err ? reject(new Error(`jump host ${describeTarget(proxy)} cannot reach ${describeTarget(c)}: ${err.message}`)) : resolve(ch))),
+    jump.client.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) =>
+      err
+        ? reject(new Error(`jump host ${describeTarget(proxy)} cannot reach ${describeTarget(c)}: ${err.message}`))
+        : resolve(ch),
+    ),
   );
   try {
     return { ...(await connectOnce(c, recorded, channel)), jump: jump.client };
@@ -129,7 +154,11 @@ async function connectVia(c: SshConnection, recorded: string | undefined): Promi
  * Runs `fn` with one connection to the host, retrying the connection with backoff until the deadline, and always
  * closing it. At most a bounded number of connections per process are open at once.
  */
-export async function withSession<T>(c: SshConnection, recordedHostKey: string | undefined, fn: (s: Session) => Promise<T>): Promise<T> {
+export async function withSession<T>(
+  c: SshConnection,
+  recordedHostKey: string | undefined,
+  fn: (s: Session) => Promise<T>,
+): Promise<T> {
   const release = await processSemaphore().acquire();
   const target = describeTarget(c);
   const deadline = Date.now() + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
@@ -142,7 +171,11 @@ export async function withSession<T>(c: SshConnection, recordedHostKey: string |
       } catch (e) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);
         if (isPermanent(e) || Date.now() + wait >= deadline) {
-          throw isPermanent(e) ? e : new Error(`${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`);
+          throw isPermanent(e)
+            ? e
+            : new Error(
+                `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`,
+              );
         }
         await new Promise((r) => setTimeout(r, wait));
       }
@@ -161,10 +194,16 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
   const commandMs = secs(c.commandTimeoutSeconds, DEFAULTS.commandTimeoutSeconds);
   let sftp: Promise<SFTPWrapper> | undefined;
   // A dropped connection fails whatever is in flight at once, instead of leaving it to the command timeout.
-  const lost = new Promise<never>((_, reject) => client.once("close", () => reject(new Error(`the connection to ${target} was lost`))));
+  const lost = new Promise<never>((_, reject) =>
+    client.once("close", () => reject(new Error(`the connection to ${target} was lost`))),
+  );
   lost.catch(() => undefined);
   const getSftp = () =>
-    (sftp ??= new Promise((resolve, reject) => client.sftp((err, s) => (err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s)))));
+    (sftp ??= new Promise((resolve, reject) =>
+      client.sftp((err, s) =>
+        err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s),
+      ),
+    ));
   const timed = <T>(what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const t = setTimeout(() => {
@@ -198,7 +237,11 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
           stream.on("data", (d: Buffer) => out.push(d));
           stream.stderr.on("data", (d: Buffer) => errOut.push(d));
           stream.on("close", (code: number | null) =>
-            resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(errOut).toString("utf8") }),
+            resolve({
+              code: code ?? -1,
+              stdout: Buffer.concat(out).toString("utf8"),
+              stderr: Buffer.concat(errOut).toString("utf8"),
+            }),
           );
         });
       });
@@ -212,7 +255,15 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       const remote = toSftpPath(path, style);
       const slash = remote.lastIndexOf("/");
       const tmp = `${remote.slice(0, slash + 1)}.${remote.slice(slash + 1)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-      await timed(`writing ${path}`, new Promise<void>((resolve, reject) => s.writeFile(tmp, data, (err) => (err ? reject(new Error(`cannot write ${path} on ${target}: ${err.message}`)) : resolve()))), () => client.end());
+      await timed(
+        `writing ${path}`,
+        new Promise<void>((resolve, reject) =>
+          s.writeFile(tmp, data, (err) =>
+            err ? reject(new Error(`cannot write ${path} on ${target}: ${err.message}`)) : resolve(),
+          ),
+        ),
+        () => client.end(),
+      );
       await timed(`renaming into ${path}`, renameOver(s, tmp, remote, target, path));
     },
     async mkdirp(dir) {
@@ -223,12 +274,23 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         const p = parts.slice(0, i).join("/");
         if (p === "" || /^\/[A-Za-z]:$/.test(p)) continue;
         const exists = await new Promise<boolean>((resolve) => s.stat(p, (err) => resolve(!err)));
-        if (!exists) await new Promise<void>((resolve, reject) => s.mkdir(p, (err) => (err ? reject(new Error(`cannot create ${p} on ${target}: ${err.message}`)) : resolve())));
+        if (!exists)
+          await new Promise<void>((resolve, reject) =>
+            s.mkdir(p, (err) =>
+              err ? reject(new Error(`cannot create ${p} on ${target}: ${err.message}`)) : resolve(),
+            ),
+          );
       }
     },
     async unlink(path) {
       const s = await getSftp();
-      await new Promise<void>((resolve, reject) => s.unlink(toSftpPath(path, style), (err) => (err && codeOf(err) !== 2 ? reject(new Error(`cannot remove ${path} on ${target}: ${err.message}`)) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        s.unlink(toSftpPath(path, style), (err) =>
+          err && codeOf(err) !== 2
+            ? reject(new Error(`cannot remove ${path} on ${target}: ${err.message}`))
+            : resolve(),
+        ),
+      );
     },
   };
 }
@@ -240,7 +302,8 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
  */
 function renameOver(s: SFTPWrapper, tmp: string, remote: string, target: string, shown: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const fail = (err: Error) => reject(new Error(`cannot move the new ${shown} into place on ${target}: ${err.message}`));
+    const fail = (err: Error) =>
+      reject(new Error(`cannot move the new ${shown} into place on ${target}: ${err.message}`));
     const fallback = () => s.unlink(remote, () => s.rename(tmp, remote, (err2) => (err2 ? fail(err2) : resolve())));
     try {
       s.ext_openssh_rename(tmp, remote, (err) => (err ? fallback() : resolve()));

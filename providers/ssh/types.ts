@@ -35,7 +35,12 @@ export interface SshConnection {
   pathStyle?: "windows" | "posix";
 }
 
-export const DEFAULTS = { port: 22, connectTimeoutSeconds: 15, deadlineSeconds: 120, commandTimeoutSeconds: 300 } as const;
+export const DEFAULTS = {
+  port: 22,
+  connectTimeoutSeconds: 15,
+  deadlineSeconds: 120,
+  commandTimeoutSeconds: 300,
+} as const;
 
 /** Where a connection goes, for messages: never includes credentials. */
 export function describeTarget(c: Pick<SshConnection, "host" | "port" | "user">): string {

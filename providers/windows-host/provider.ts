@@ -7,7 +7,6 @@ import { isUnknown, UNKNOWN } from "../unknown";
 import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
 import { versionOfBuild, WindowsServer } from "../../facts/wmco";
 
-
 export interface WindowsHostInputs {
   /** How to reach the host the first time: the bootstrap credential, or the WMCO key itself. */
   connection: SshConnection;
@@ -42,7 +41,11 @@ function defined<T extends object>(o: T): T {
 /** A failure to reach the host at all (as opposed to a host that answered something wrong). */
 function unreachableReason(e: unknown): string | undefined {
   const m = e instanceof Error ? e.message : String(e);
-  return /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|timed out|could not connect|cannot connect|connection (closed|lost|reset)/i.test(m) ? m.slice(0, 300) : undefined;
+  return /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|timed out|could not connect|cannot connect|connection (closed|lost|reset)/i.test(
+    m,
+  )
+    ? m.slice(0, 300)
+    : undefined;
 }
 
 async function probe(s: Session, publicKey: string): Promise<HostProbe> {
@@ -56,14 +59,20 @@ function accessConnection(i: WindowsHostInputs): SshConnection {
   return i.wmcoPrivateKey ? { ...i.connection, privateKey: i.wmcoPrivateKey, password: undefined } : i.connection;
 }
 
-async function prepare(inputs: WindowsHostInputs, recordedHostKey: string | undefined, firstPreparation: boolean): Promise<WindowsHostOutputs> {
+async function prepare(
+  inputs: WindowsHostInputs,
+  recordedHostKey: string | undefined,
+  firstPreparation: boolean,
+): Promise<WindowsHostOutputs> {
   const target = describeTarget(inputs.connection);
   const result = await withSession(inputs.connection, recordedHostKey, async (s) => {
     const before = await probe(s, inputs.wmcoPublicKey);
     const problems = hostProblems(before, { windowsServer: inputs.expectedWindowsServer, firstPreparation });
-    if (problems.length > 0) throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
+    if (problems.length > 0)
+      throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
     const r = await s.exec(powershellCommand(prepareScript(inputs.wmcoPublicKey)));
-    if (r.code !== 0 || !r.stdout.includes("prepared")) throw new Error(`preparing ${target} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
+    if (r.code !== 0 || !r.stdout.includes("prepared"))
+      throw new Error(`preparing ${target} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
     const after = await probe(s, inputs.wmcoPublicKey);
     const left = preparationDrift(after);
     if (left.length > 0) throw new Error(`${target} still differs after preparation: ${left.join(", ")}`);
@@ -75,7 +84,13 @@ async function prepare(inputs: WindowsHostInputs, recordedHostKey: string | unde
       throw new Error(`${target} was prepared, but logging in with the WMCO key fails: ${e.message}`);
     });
   }
-  return { ...inputs, ...result.probe, windowsServer: versionOfBuild(result.probe.osBuild) ?? "", hostKey: result.hostKey, hostKeyFingerprint: result.hostKeyFingerprint };
+  return {
+    ...inputs,
+    ...result.probe,
+    windowsServer: versionOfBuild(result.probe.osBuild) ?? "",
+    hostKey: result.hostKey,
+    hostKeyFingerprint: result.hostKeyFingerprint,
+  };
 }
 
 export function checkWindowsHost(news: WindowsHostInputs): pulumi.dynamic.CheckFailure[] {
@@ -84,10 +99,25 @@ export function checkWindowsHost(news: WindowsHostInputs): pulumi.dynamic.CheckF
   if (isUnknown(c)) return f;
   if (!c?.host) f.push({ property: "connection", reason: "connection.host is required" });
   if (!c?.user) f.push({ property: "connection", reason: "connection.user is required" });
-  if (c && !c.privateKey && !c.password) f.push({ property: "connection", reason: "connection needs a privateKey or a password (the bootstrap credential)" });
-  if (c && !c.hostKey && !c.trustOnFirstUse) f.push({ property: "connection", reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified" });
-  if (c?.hostKey && c.hostKey !== UNKNOWN && !isUsablePin(c.hostKey)) f.push({ property: "connection", reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint" });
-  if (news.wmcoPublicKey !== UNKNOWN && !/^(ssh-(rsa|ed25519)|ecdsa-sha2-nistp\d+) AAAA[A-Za-z0-9+/]+=*$/.test(news.wmcoPublicKey ?? "")) {
+  if (c && !c.privateKey && !c.password)
+    f.push({
+      property: "connection",
+      reason: "connection needs a privateKey or a password (the bootstrap credential)",
+    });
+  if (c && !c.hostKey && !c.trustOnFirstUse)
+    f.push({
+      property: "connection",
+      reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified",
+    });
+  if (c?.hostKey && c.hostKey !== UNKNOWN && !isUsablePin(c.hostKey))
+    f.push({
+      property: "connection",
+      reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint",
+    });
+  if (
+    news.wmcoPublicKey !== UNKNOWN &&
+    !/^(ssh-(rsa|ed25519)|ecdsa-sha2-nistp\d+) AAAA[A-Za-z0-9+/]+=*$/.test(news.wmcoPublicKey ?? "")
+  ) {
     f.push({ property: "wmcoPublicKey", reason: "must be one authorized_keys line without options or comment" });
   }
   return f;
@@ -105,14 +135,22 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
   async diff(_id: string, olds: WindowsHostOutputs, news: WindowsHostInputs) {
     const replaces: string[] = [];
     const host = (c: SshConnection | undefined) => `${c?.host}:${c?.port ?? 22}`;
-    if (host(olds.connection) !== host(news.connection) || news.connection?.host === UNKNOWN) replaces.push("connection");
+    if (host(olds.connection) !== host(news.connection) || news.connection?.host === UNKNOWN)
+      replaces.push("connection");
     // A host the last refresh could not reach must be checked again by the next `up`.
     const drift = preparationDrift(olds).length > 0 || olds.unreachable !== undefined;
-    const keyChanged = olds.wmcoPublicKey !== news.wmcoPublicKey || olds.wmcoPrivateKey !== news.wmcoPrivateKey || olds.expectedWindowsServer !== news.expectedWindowsServer;
+    const keyChanged =
+      olds.wmcoPublicKey !== news.wmcoPublicKey ||
+      olds.wmcoPrivateKey !== news.wmcoPrivateKey ||
+      olds.expectedWindowsServer !== news.expectedWindowsServer;
     const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
     // New provider code (this program upgraded) re-applies the preparation, idempotently.
     const codeChanged = olds.__provider !== news.__provider;
-    return { changes: replaces.length > 0 || drift || keyChanged || connectionChanged || codeChanged, replaces, deleteBeforeReplace: false };
+    return {
+      changes: replaces.length > 0 || drift || keyChanged || connectionChanged || codeChanged,
+      replaces,
+      deleteBeforeReplace: false,
+    };
   },
   async create(inputs: WindowsHostInputs) {
     const outs = await prepare(inputs, undefined, true);
@@ -124,14 +162,20 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     try {
       // A refresh looks, it does not wait out an outage: at most 30 s per host (an `up` keeps the full deadline).
       const conn = accessConnection(props);
-      const p = await withSession({ ...conn, deadlineSeconds: Math.min(conn.deadlineSeconds ?? 120, 30) }, props.hostKey, (s) => probe(s, props.wmcoPublicKey));
+      const p = await withSession(
+        { ...conn, deadlineSeconds: Math.min(conn.deadlineSeconds ?? 120, 30) },
+        props.hostKey,
+        (s) => probe(s, props.wmcoPublicKey),
+      );
       return { id, props: defined({ ...last, ...p, windowsServer: versionOfBuild(p.osBuild) ?? "" }) };
     } catch (e) {
       // One host down must not fail a scheduled refresh of the whole estate: keep the last known state and say
       // why. The next `pulumi up` sees `unreachable`, checks the host again and fails naming it if it is still down.
       const why = unreachableReason(e);
       if (why === undefined) throw e;
-      console.error(`warning: ${describeTarget(props.connection)} is unreachable; refresh kept its last known state: ${why}`);
+      console.error(
+        `warning: ${describeTarget(props.connection)} is unreachable; refresh kept its last known state: ${why}`,
+      );
       return { id, props: defined({ ...last, unreachable: why }) };
     }
   },

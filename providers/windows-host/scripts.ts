@@ -142,10 +142,14 @@ export function parseProbe(output: string): HostProbe {
     keyFileAclOk: raw.keyFileAclOk === true,
     pubkeyAuthentication: String(raw.pubkeyAuthentication ?? "").toLowerCase(),
     passwordAuthentication: String(raw.passwordAuthentication ?? "").toLowerCase(),
-    firewallPorts: (Array.isArray(ports) ? ports : ports === undefined || ports === null ? [] : [ports]).map(Number).sort((a, b) => a - b),
+    firewallPorts: (Array.isArray(ports) ? ports : ports === undefined || ports === null ? [] : [ports])
+      .map(Number)
+      .sort((a, b) => a - b),
     containerdInstalled: raw.containerdInstalled === true,
     updateRevision: Number(raw.updateRevision ?? 0) || 0,
-    wmcoServices: (Array.isArray(raw.wmcoServices) ? raw.wmcoServices : raw.wmcoServices ? [raw.wmcoServices] : []).map(String).sort(),
+    wmcoServices: (Array.isArray(raw.wmcoServices) ? raw.wmcoServices : raw.wmcoServices ? [raw.wmcoServices] : [])
+      .map(String)
+      .sort(),
     sshdStartType: String(raw.sshdStartType ?? ""),
   };
 }
@@ -172,16 +176,23 @@ export function hostProblems(p: HostProbe, x: HostExpectations): string[] {
     );
   }
   const joined = p.wmcoServices.length > 0;
-  if (x.firstPreparation && !joined && p.containerdInstalled) out.push("containerd is already installed; WMCO installs and manages its own, so uninstall it first");
+  if (x.firstPreparation && !joined && p.containerdInstalled)
+    out.push("containerd is already installed; WMCO installs and manages its own, so uninstall it first");
   const version = versionOfBuild(p.osBuild);
   if (!version) {
-    out.push(`OS build ${p.osBuild || "unknown"} (${p.productName || "unknown product"}) is not a Windows Server version WMCO supports (2019, 2022, 2025)`);
+    out.push(
+      `OS build ${p.osBuild || "unknown"} (${p.productName || "unknown product"}) is not a Windows Server version WMCO supports (2019, 2022, 2025)`,
+    );
   } else if (x.windowsServer && version !== x.windowsServer) {
-    out.push(`the host runs Windows Server ${version} (build ${p.osBuild}), but its entry declares windowsServer ${x.windowsServer}; correct the entry`);
+    out.push(
+      `the host runs Windows Server ${version} (build ${p.osBuild}), but its entry declares windowsServer ${x.windowsServer}; correct the entry`,
+    );
   } else {
     const min = WINDOWS_SERVER[version].minUpdateRevision;
     if (min && p.updateRevision < min.revision) {
-      out.push(`the host runs build ${p.osBuild}.${p.updateRevision}, below ${p.osBuild}.${min.revision}: it lacks ${min.why}; install the latest cumulative update`);
+      out.push(
+        `the host runs build ${p.osBuild}.${p.updateRevision}, below ${p.osBuild}.${min.revision}: it lacks ${min.why}; install the latest cumulative update`,
+      );
     }
   }
   return out;

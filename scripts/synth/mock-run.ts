@@ -35,7 +35,12 @@ function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
  * sent anywhere. Resources' outputs echo their inputs, as a fresh `up` would. Dependencies between resources are
  * not recorded here: the runtime harness (test/harness) sees them as the engine does.
  */
-export async function runProgram(programPath: string, project: string, stack: string, raw: RawConfig): Promise<ProgramRun> {
+export async function runProgram(
+  programPath: string,
+  project: string,
+  stack: string,
+  raw: RawConfig,
+): Promise<ProgramRun> {
   process.env[OFFLINE_ENV] = "1";
   pulumi.runtime.setAllConfig({ ...raw.values }, [...raw.secretKeys]);
   // As the language host does: which keys the engine decrypted (stacks/from-pulumi.ts reads it).
@@ -47,11 +52,20 @@ export async function runProgram(programPath: string, project: string, stack: st
     {
       newResource(args) {
         const key = keyOf(args.type, args.name);
-        byKey.set(key, { type: args.type, name: args.name, key, parent: parents.get(key), custom: args.custom ?? true, inputs: args.inputs });
+        byKey.set(key, {
+          type: args.type,
+          name: args.name,
+          key,
+          parent: parents.get(key),
+          custom: args.custom ?? true,
+          inputs: args.inputs,
+        });
         return { id: str(get(args.inputs, "metadata", "name")) ?? `${args.name}-id`, state: args.inputs };
       },
       call(args) {
-        throw new Error(`offline synth cannot call ${args.token}; the program must not look anything up when ${OFFLINE_ENV}=1`);
+        throw new Error(
+          `offline synth cannot call ${args.token}; the program must not look anything up when ${OFFLINE_ENV}=1`,
+        );
       },
     },
     project,
@@ -73,7 +87,9 @@ export async function runProgram(programPath: string, project: string, stack: st
     const mod: Record<string, unknown> | (() => Promise<Record<string, unknown>>) = require(programPath);
     const exported = typeof mod === "function" ? await mod() : mod;
     for (const [k, v] of Object.entries(exported)) {
-      outputs[k] = pulumi.Output.isInstance(v) ? { value: await valueOf(v), secret: await pulumi.isSecret(v) } : { value: v, secret: false };
+      outputs[k] = pulumi.Output.isInstance(v)
+        ? { value: await valueOf(v), secret: await pulumi.isSecret(v) }
+        : { value: v, secret: false };
     }
     return undefined;
   });

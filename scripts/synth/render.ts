@@ -17,7 +17,12 @@ function asKubeObject(v: unknown): KubeObject | undefined {
   const o = obj(v);
   const [apiVersion, kind, name] = [str(get(o, "apiVersion")), str(get(o, "kind")), str(get(o, "metadata", "name"))];
   if (!o || !apiVersion || !kind || !name) return undefined;
-  return { ...o, apiVersion, kind, metadata: { ...obj(o.metadata), name, namespace: str(get(o, "metadata", "namespace")) } };
+  return {
+    ...o,
+    apiVersion,
+    kind,
+    metadata: { ...obj(o.metadata), name, namespace: str(get(o, "metadata", "namespace")) },
+  };
 }
 
 export interface Rendered {
@@ -43,7 +48,10 @@ export function renderPath(obj: KubeObject): string {
 
 /** Windows paths of node files become a relative tree under `windows-node-files/`, e.g. `C/k/containerd/...`. */
 export function nodeFilePath(windowsPath: string): string {
-  const parts = windowsPath.replace(/^([A-Za-z]):\\?/, "$1\\").split("\\").filter((p) => p !== "");
+  const parts = windowsPath
+    .replace(/^([A-Za-z]):\\?/, "$1\\")
+    .split("\\")
+    .filter((p) => p !== "");
   return path.posix.join("windows-node-files", ...parts);
 }
 
@@ -64,7 +72,10 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
     files.set(renderPath(obj), stringify(obj, { lineWidth: 0 }));
   }
   const resources = [...files.keys()].sort();
-  files.set("kustomization.yaml", stringify({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources }));
+  files.set(
+    "kustomization.yaml",
+    stringify({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources }),
+  );
 
   const outputs: Record<string, unknown> = {};
   for (const [k, o] of Object.entries(run.outputs)) {

@@ -49,7 +49,9 @@ export function readStackFile(file: string): StackFile {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch {
-    throw new StackFileError(`stack file ${file} not found; create it (see README, "Add a stack for your cluster") or pass --config-file`);
+    throw new StackFileError(
+      `stack file ${file} not found; create it (see README, "Add a stack for your cluster") or pass --config-file`,
+    );
   }
   let doc: unknown;
   try {
@@ -74,7 +76,9 @@ export function readStackFile(file: string): StackFile {
   }
   const notes: string[] = [];
   if (root.environment !== undefined) {
-    notes.push("the stack imports a Pulumi ESC environment; synth cannot resolve it offline, so only the values in the file are used");
+    notes.push(
+      "the stack imports a Pulumi ESC environment; synth cannot resolve it offline, so only the values in the file are used",
+    );
   }
   return { raw: { values, secretKeys }, notes };
 }

@@ -27,7 +27,15 @@ export const TOP_LEVEL_KEYS = {
 export type TopLevelKey = keyof typeof TOP_LEVEL_KEYS;
 
 /** The keys in a fixed order (messages list them so); the type checks it names exactly the schemas above. */
-export const TOP_LEVEL_KEY_NAMES = ["cluster", "operator", "privateKey", "privateKeyPath", "machineSets", "mirrors", "byoh"] as const satisfies readonly TopLevelKey[];
+export const TOP_LEVEL_KEY_NAMES = [
+  "cluster",
+  "operator",
+  "privateKey",
+  "privateKeyPath",
+  "machineSets",
+  "mirrors",
+  "byoh",
+] as const satisfies readonly TopLevelKey[];
 type Missing = Exclude<TopLevelKey, (typeof TOP_LEVEL_KEY_NAMES)[number]>;
 const _allListed: Missing extends never ? true : never = true;
 void _allListed;
@@ -36,4 +44,11 @@ export function isTopLevelKey(k: string): k is TopLevelKey {
   return TOP_LEVEL_KEY_NAMES.some((name) => name === k);
 }
 /** Keys that may be left out entirely; their schema supplies the default. */
-export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set(["operator", "machineSets", "mirrors", "byoh", "privateKey", "privateKeyPath"]);
+export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set([
+  "operator",
+  "machineSets",
+  "mirrors",
+  "byoh",
+  "privateKey",
+  "privateKeyPath",
+]);

@@ -19,7 +19,10 @@ const aws = z.strictObject({
   /** Default `m5a.large`. */
   instanceType: nonEmpty.default("m5a.large"),
   /** AMI ID. Default: the newest Amazon-owned `Windows_Server-<ver>-English-Core-Base-*`, looked up at `pulumi up`. */
-  ami: z.string().regex(/^ami-[0-9a-f]{8,17}$/, "must be an AMI ID like ami-0123456789abcdef0").optional(),
+  ami: z
+    .string()
+    .regex(/^ami-[0-9a-f]{8,17}$/, "must be an AMI ID like ami-0123456789abcdef0")
+    .optional(),
   /**
    * Without `ami`, the newest Windows AMI is looked up at the first `pulumi up` and pinned in state; change this
    * text (e.g. a date) to move to the newest one at the next `pulumi up`. Default: unset.
@@ -46,7 +49,9 @@ const azure = z.strictObject({
   /** OS disk size in GB. Default 128. */
   diskSizeGB: z.number().int().min(30).max(4095).default(128),
   /** OS disk storage. Default `Premium_LRS`. */
-  storageAccountType: z.enum(["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "Premium_ZRS", "StandardSSD_ZRS"]).default("Premium_LRS"),
+  storageAccountType: z
+    .enum(["Premium_LRS", "StandardSSD_LRS", "Standard_LRS", "Premium_ZRS", "StandardSSD_ZRS"])
+    .default("Premium_LRS"),
   /**
    * Image version. Default `latest`. Required for 2019: the version WMCO pinned was removed by Microsoft and newer
    * 2019 images break SSH (KB5044277).

@@ -21,7 +21,9 @@ const dns1123Label = z
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a lowercase DNS-1123 label (letters, digits, '-')")
   .max(63);
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name like SERVICES_LOG_FILE_SIZE");
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name like SERVICES_LOG_FILE_SIZE");
 
 /**
  * `windows-estate:operator`: how WMCO is installed through OLM. Every field is optional; the defaults install Red
@@ -46,7 +48,10 @@ export const operatorSchema = z
     /** Pin the first installed CSV, e.g. `windows-machine-config-operator.v10.19.3`. Default: the channel head. */
     startingCSV: z
       .string()
-      .regex(/^[a-z0-9][-a-z0-9.]*\.v\d+\.\d+\.\d+\S*$/, "must name a CSV like windows-machine-config-operator.v10.19.3")
+      .regex(
+        /^[a-z0-9][-a-z0-9.]*\.v\d+\.\d+\.\d+\S*$/,
+        "must name a CSV like windows-machine-config-operator.v10.19.3",
+      )
       .optional(),
     /**
      * Extra operator environment (Subscription `spec.config.env`), e.g. `{ARGS: "--debugLogging"}` or the log

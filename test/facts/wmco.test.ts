@@ -13,7 +13,8 @@ import {
 // Expected values are WMCO's (openshift/windows-machine-config-operator), cited per test; not derived from our code.
 
 test("WMCO 11 (master, release-5.0): 2022 and 2025 only, on every platform (test/e2e/windows/version.go SupportedVersions)", () => {
-  for (const p of ["AWS", "Azure", "GCP", "VSphere", "Nutanix", "None"] as const) expect(supportedVersions(p, { major: 11, minor: 0 })).toEqual(["2022", "2025"]);
+  for (const p of ["AWS", "Azure", "GCP", "VSphere", "Nutanix", "None"] as const)
+    expect(supportedVersions(p, { major: 11, minor: 0 })).toEqual(["2022", "2025"]);
   // Without a known version the newest rules apply.
   expect(supportedVersions("AWS")).toEqual(["2022", "2025"]);
 });

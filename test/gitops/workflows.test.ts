@@ -4,7 +4,9 @@ import { parse, parseAllDocuments } from "yaml";
 import { PROJECT_DIR } from "../../scripts/synth/main";
 
 const workflowsDir = path.join(PROJECT_DIR, ".github", "workflows");
-const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, "package.json"), "utf8")) as { scripts: Record<string, string> };
+const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, "package.json"), "utf8")) as {
+  scripts: Record<string, string>;
+};
 
 interface Step {
   run?: string;
@@ -19,7 +21,9 @@ interface Workflow {
 const workflows = fs.readdirSync(workflowsDir).filter((f) => f.endsWith(".yml"));
 
 test("there are workflows for pull requests and for main", () => {
-  const triggers = workflows.map((f) => Object.keys((parse(fs.readFileSync(path.join(workflowsDir, f), "utf8")) as Workflow).on));
+  const triggers = workflows.map((f) =>
+    Object.keys((parse(fs.readFileSync(path.join(workflowsDir, f), "utf8")) as Workflow).on),
+  );
   expect(triggers.flat()).toEqual(expect.arrayContaining(["pull_request", "push"]));
 });
 
@@ -28,32 +32,42 @@ test.each(workflows)("%s parses and every npm command it runs exists in package.
   expect(Object.keys(wf.jobs).length).toBeGreaterThan(0);
   for (const job of Object.values(wf.jobs)) {
     for (const step of job.steps) {
-      for (const m of (step.run ?? "").matchAll(/npm run (?:--silent )?([\w:-]+)/g)) expect(Object.keys(pkg.scripts)).toContain(m[1]);
+      for (const m of (step.run ?? "").matchAll(/npm run (?:--silent )?([\w:-]+)/g))
+        expect(Object.keys(pkg.scripts)).toContain(m[1]);
       if (/\bnpm test\b/.test(step.run ?? "")) expect(pkg.scripts.test).toBeDefined();
       // The policy pack the workflows name must exist where they say.
       const packs = step.with?.policyPacks;
-      if (typeof packs === "string") expect(fs.existsSync(path.join(PROJECT_DIR, packs, "PulumiPolicy.yaml"))).toBe(true);
+      if (typeof packs === "string")
+        expect(fs.existsSync(path.join(PROJECT_DIR, packs, "PulumiPolicy.yaml"))).toBe(true);
     }
   }
 });
 
-test.each(workflows)("%s passes secrets and event data through environment variables, never into a command line", (file) => {
-  const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
-  for (const [name, job] of Object.entries(wf.jobs)) {
-    for (const step of job.steps) {
-      // An expression inside `run:` is pasted into the script before the shell sees it (script injection, and the
-      // secret ends up in the command line); actionlint's "expression in run" check.
-      expect(`${name}: ${(step.run ?? "").match(/\$\{\{[^}]*\b(secrets|github\.event)\b[^}]*\}\}/g) ?? []}`).toBe(`${name}: `);
+test.each(workflows)(
+  "%s passes secrets and event data through environment variables, never into a command line",
+  (file) => {
+    const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
+    for (const [name, job] of Object.entries(wf.jobs)) {
+      for (const step of job.steps) {
+        // An expression inside `run:` is pasted into the script before the shell sees it (script injection, and the
+        // secret ends up in the command line); actionlint's "expression in run" check.
+        expect(`${name}: ${(step.run ?? "").match(/\$\{\{[^}]*\b(secrets|github\.event)\b[^}]*\}\}/g) ?? []}`).toBe(
+          `${name}: `,
+        );
+      }
     }
-  }
-});
+  },
+);
 
 test.each(workflows)("%s prepares the SSH test lab before npm test", (file) => {
   const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
   for (const job of Object.values(wf.jobs)) {
     const i = job.steps.findIndex((s) => /\bnpm test\b/.test(s.run ?? ""));
     if (i < 0) continue;
-    const before = job.steps.slice(0, i).map((s) => s.run ?? "").join("\n");
+    const before = job.steps
+      .slice(0, i)
+      .map((s) => s.run ?? "")
+      .join("\n");
     expect(before).toMatch(/apt-get install -y -q openssh-server/);
     expect(before).toMatch(/ip_unprivileged_port_start=22/);
   }
@@ -61,7 +75,9 @@ test.each(workflows)("%s prepares the SSH test lab before npm test", (file) => {
 
 test("the pull-request preview runs with the policy pack and posts a diff", () => {
   const wf = parse(fs.readFileSync(path.join(workflowsDir, "preview.yml"), "utf8")) as Workflow;
-  const pulumi = Object.values(wf.jobs).flatMap((j) => j.steps).find((s) => s.uses?.startsWith("pulumi/actions"));
+  const pulumi = Object.values(wf.jobs)
+    .flatMap((j) => j.steps)
+    .find((s) => s.uses?.startsWith("pulumi/actions"));
   expect(pulumi?.with).toMatchObject({ command: "preview", diff: true, policyPacks: "policy" });
 });
 

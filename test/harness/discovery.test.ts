@@ -18,7 +18,16 @@ const infrastructure = {
   kind: "Infrastructure",
   metadata: { name: "cluster" },
   spec: { platformSpec: { type: "Azure" } },
-  status: { infrastructureName: "win-tmk9g", platform: "Azure", platformStatus: { type: "Azure" }, apiServerURL: "https://api.x:6443", apiServerInternalURI: "https://api-int.x:6443", controlPlaneTopology: "HighlyAvailable", infrastructureTopology: "HighlyAvailable", etcdDiscoveryDomain: "" },
+  status: {
+    infrastructureName: "win-tmk9g",
+    platform: "Azure",
+    platformStatus: { type: "Azure" },
+    apiServerURL: "https://api.x:6443",
+    apiServerInternalURI: "https://api-int.x:6443",
+    controlPlaneTopology: "HighlyAvailable",
+    infrastructureTopology: "HighlyAvailable",
+    etcdDiscoveryDomain: "",
+  },
 };
 const linuxWorker = {
   apiVersion: "machine.openshift.io/v1beta1",
@@ -28,10 +37,25 @@ const linuxWorker = {
     replicas: 3,
     selector: { matchLabels: { "machine.openshift.io/cluster-api-cluster": "win-tmk9g" } },
     template: {
-      metadata: { labels: { "machine.openshift.io/cluster-api-machine-role": "worker", "machine.openshift.io/cluster-api-machine-type": "worker" } },
+      metadata: {
+        labels: {
+          "machine.openshift.io/cluster-api-machine-role": "worker",
+          "machine.openshift.io/cluster-api-machine-type": "worker",
+        },
+      },
       spec: {
         providerSpec: {
-          value: { apiVersion: "machine.openshift.io/v1beta1", kind: "AzureMachineProviderSpec", location: "westus", zone: "", vnet: "win-tmk9g-vnet", subnet: "win-tmk9g-worker-subnet", resourceGroup: "win-tmk9g-rg", networkResourceGroup: "win-tmk9g-rg", publicLoadBalancer: "win-tmk9g-lb" },
+          value: {
+            apiVersion: "machine.openshift.io/v1beta1",
+            kind: "AzureMachineProviderSpec",
+            location: "westus",
+            zone: "",
+            vnet: "win-tmk9g-vnet",
+            subnet: "win-tmk9g-worker-subnet",
+            resourceGroup: "win-tmk9g-rg",
+            networkResourceGroup: "win-tmk9g-rg",
+            publicLoadBalancer: "win-tmk9g-lb",
+          },
         },
       },
     },
@@ -47,7 +71,14 @@ const operatorNetwork = (hybrid: boolean) => ({
   apiVersion: "operator.openshift.io/v1",
   kind: "Network",
   metadata: { name: "cluster" },
-  spec: { defaultNetwork: { type: "OVNKubernetes", ovnKubernetesConfig: hybrid ? { hybridOverlayConfig: { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] } } : {} } },
+  spec: {
+    defaultNetwork: {
+      type: "OVNKubernetes",
+      ovnKubernetesConfig: hybrid
+        ? { hybridOverlayConfig: { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] } }
+        : {},
+    },
+  },
 });
 const proxy = {
   apiVersion: "config.openshift.io/v1",
@@ -61,13 +92,22 @@ const clusterVersion = (version: string) => ({
   kind: "ClusterVersion",
   metadata: { name: "version" },
   spec: { clusterID: "6e2b3a4c-0f1d-4c8e-9a7b-2d5f8e1c3b6a" },
-  status: { desired: { version, image: "quay.io/openshift-release-dev/ocp-release@sha256:abc" }, availableUpdates: null, observedGeneration: 1, versionHash: "x" },
+  status: {
+    desired: { version, image: "quay.io/openshift-release-dev/ocp-release@sha256:abc" },
+    availableUpdates: null,
+    observedGeneration: 1,
+    versionHash: "x",
+  },
 });
 const subscription = (csv: string) => ({
   apiVersion: "operators.coreos.com/v1alpha1",
   kind: "Subscription",
   metadata: { name: "windows-machine-config-operator", namespace: NS },
-  spec: { name: "windows-machine-config-operator", source: "redhat-operators", sourceNamespace: "openshift-marketplace" },
+  spec: {
+    name: "windows-machine-config-operator",
+    source: "redhat-operators",
+    sourceNamespace: "openshift-marketplace",
+  },
   status: { installedCSV: csv, lastUpdated: "2026-11-01T00:00:00Z" },
 });
 // The OKD documentation's IDMS example (registry.access.redhat.com/ubi9/ubi-minimal mirrored to example.io), as another
@@ -76,17 +116,44 @@ const docsIdms = {
   apiVersion: "config.openshift.io/v1",
   kind: "ImageDigestMirrorSet",
   metadata: { name: "ubi9repo" },
-  spec: { imageDigestMirrors: [{ source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["example.io/example/ubi-minimal"], mirrorSourcePolicy: "AllowContactingSource" }] },
+  spec: {
+    imageDigestMirrors: [
+      {
+        source: "registry.access.redhat.com/ubi9/ubi-minimal",
+        mirrors: ["example.io/example/ubi-minimal"],
+        mirrorSourcePolicy: "AllowContactingSource",
+      },
+    ],
+  },
 };
 const ourIdmsAsApplied = {
   apiVersion: "config.openshift.io/v1",
   kind: "ImageDigestMirrorSet",
   metadata: { name: "windows-estate-digest-mcr-microsoft-com-oss-kubernetes-pause" },
-  spec: { imageDigestMirrors: [{ source: "mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["old.example.com/oss/kubernetes/pause"], mirrorSourcePolicy: "AllowContactingSource" }] },
+  spec: {
+    imageDigestMirrors: [
+      {
+        source: "mcr.microsoft.com/oss/kubernetes/pause",
+        mirrors: ["old.example.com/oss/kubernetes/pause"],
+        mirrorSourcePolicy: "AllowContactingSource",
+      },
+    ],
+  },
 };
 
 test("every served object is valid for its schema", () => {
-  for (const o of [infrastructure, linuxWorker, configNetwork(), operatorNetwork(true), operatorNetwork(false), proxy, clusterVersion("4.22.3"), subscription("windows-machine-config-operator.v10.22.2"), docsIdms, ourIdmsAsApplied]) {
+  for (const o of [
+    infrastructure,
+    linuxWorker,
+    configNetwork(),
+    operatorNetwork(true),
+    operatorNetwork(false),
+    proxy,
+    clusterVersion("4.22.3"),
+    subscription("windows-machine-config-operator.v10.22.2"),
+    docsIdms,
+    ourIdmsAsApplied,
+  ]) {
     expect(`${o.kind}: ${validateObject(o)}`).toBe(`${o.kind}: `);
   }
 });
@@ -95,14 +162,32 @@ function cluster(o: { hybrid: boolean; version?: string; csv?: string; clusterCi
   const kube = new FakeKube();
   const ok = (body: unknown) => () => ({ status: 200, body });
   kube.route("/apis/config.openshift.io/v1/infrastructures/cluster", ok(infrastructure));
-  kube.route("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets", ok({ apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSetList", metadata: {}, items: [linuxWorker] }));
+  kube.route(
+    "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets",
+    ok({ apiVersion: "machine.openshift.io/v1beta1", kind: "MachineSetList", metadata: {}, items: [linuxWorker] }),
+  );
   kube.route("/apis/config.openshift.io/v1/networks/cluster", ok(configNetwork(o.clusterCidr)));
   kube.route("/apis/operator.openshift.io/v1/networks/cluster", ok(operatorNetwork(o.hybrid)));
   kube.route("/apis/config.openshift.io/v1/proxies/cluster", ok(proxy));
   kube.route("/apis/config.openshift.io/v1/clusterversions/version", ok(clusterVersion(o.version ?? "4.22.3")));
-  if (o.csv) kube.route(`/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`, ok(subscription(o.csv)));
-  kube.route("/apis/config.openshift.io/v1/imagedigestmirrorsets", ok({ apiVersion: "config.openshift.io/v1", kind: "ImageDigestMirrorSetList", metadata: {}, items: [docsIdms, ourIdmsAsApplied] }));
-  kube.route("/apis/config.openshift.io/v1/imagetagmirrorsets", ok({ apiVersion: "config.openshift.io/v1", kind: "ImageTagMirrorSetList", metadata: {}, items: [] }));
+  if (o.csv)
+    kube.route(
+      `/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`,
+      ok(subscription(o.csv)),
+    );
+  kube.route(
+    "/apis/config.openshift.io/v1/imagedigestmirrorsets",
+    ok({
+      apiVersion: "config.openshift.io/v1",
+      kind: "ImageDigestMirrorSetList",
+      metadata: {},
+      items: [docsIdms, ourIdmsAsApplied],
+    }),
+  );
+  kube.route(
+    "/apis/config.openshift.io/v1/imagetagmirrorsets",
+    ok({ apiVersion: "config.openshift.io/v1", kind: "ImageTagMirrorSetList", metadata: {}, items: [] }),
+  );
   return kube;
 }
 
@@ -113,21 +198,31 @@ async function preview(kube: FakeKube, over: Record<string, unknown> = {}): Prom
     const sets = JSON.parse(base.config["windows-estate:machineSets"]) as { azure: Record<string, unknown> }[];
     // publicLoadBalancer left to discovery: the worker's value must arrive in the MachineSet.
     const machineSets = sets.map((s) => ({ ...s, azure: { ...s.azure, publicLoadBalancer: undefined } }));
-    const c = stackConfig(DEV_FILE, { cluster: { platform: "Azure", infrastructureId: "win-tmk9g", kubeconfig: kube.kubeconfig() }, machineSets, ...over });
+    const c = stackConfig(DEV_FILE, {
+      cluster: { platform: "Azure", infrastructureId: "win-tmk9g", kubeconfig: kube.kubeconfig() },
+      machineSets,
+      ...over,
+    });
     return await runProgram({ ...c, stack: "dev", preview: true });
   } finally {
     await kube.stop();
   }
 }
 
-const errorsOf = (r: RunResult) => r.engine.logs.filter((l) => l.severity === "error").map((l) => l.message).join("\n");
+const errorsOf = (r: RunResult) =>
+  r.engine.logs
+    .filter((l) => l.severity === "error")
+    .map((l) => l.message)
+    .join("\n");
 const declared = (r: RunResult, type: string) => r.engine.registrations.filter((x) => x.type === type);
 
 test("a cluster without hybrid networking stops the preview with the fix, before any MachineSet or host is declared", async () => {
   const r = await preview(cluster({ hybrid: false }));
   expect(r.exitCode).not.toBe(0);
   expect(errorsOf(r)).toContain("windows-estate:cluster: the cluster is not configured for OVN hybrid networking");
-  expect(errorsOf(r)).toContain(`oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}}}}}'`);
+  expect(errorsOf(r)).toContain(
+    `oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}}}}}'`,
+  );
   expect(r.engine.registrations.filter((x) => x.type !== "pulumi:pulumi:Stack")).toEqual([]);
 });
 
@@ -145,11 +240,19 @@ describe("a cluster that meets the prerequisites", () => {
 
   test("previews, checking support against the installed WMCO", () => {
     expect({ exit: r.exitCode, errors: errorsOf(r) }).toEqual({ exit: 0, errors: "" });
-    expect(r.engine.logs.some((l) => l.message === "Windows Server support checked against WMCO 10.22 (the installed CSV windows-machine-config-operator.v10.22.2)")).toBe(true);
+    expect(
+      r.engine.logs.some(
+        (l) =>
+          l.message ===
+          "Windows Server support checked against WMCO 10.22 (the installed CSV windows-machine-config-operator.v10.22.2)",
+      ),
+    ).toBe(true);
   });
 
   test("the Azure MachineSet gets the Linux worker's publicLoadBalancer (hack/machineset.sh copies it)", () => {
-    const ms = declared(r, "kubernetes:machine.openshift.io/v1beta1:MachineSet")[0].inputs as { spec: { template: { spec: { providerSpec: { value: { publicLoadBalancer?: string } } } } } };
+    const ms = declared(r, "kubernetes:machine.openshift.io/v1beta1:MachineSet")[0].inputs as {
+      spec: { template: { spec: { providerSpec: { value: { publicLoadBalancer?: string } } } } };
+    };
     expect(ms.spec.template.spec.providerSpec.value.publicLoadBalancer).toBe("win-tmk9g-lb");
   });
 
@@ -158,7 +261,9 @@ describe("a cluster that meets the prerequisites", () => {
     expect(sources.scope).toMatch(/every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster/);
     expect(sources.byRegistry["registry.access.redhat.com"]).toEqual(["cluster: ubi9repo"]);
     // The cluster's copy of this stack's own set is replaced by what this stack declares now.
-    expect(sources.byRegistry["mcr.microsoft.com"]).toEqual(["this stack: windows-estate-digest-mcr-microsoft-com-oss-kubernetes-pause"]);
+    expect(sources.byRegistry["mcr.microsoft.com"]).toEqual([
+      "this stack: windows-estate-digest-mcr-microsoft-com-oss-kubernetes-pause",
+    ]);
     const files = r.outputs.windowsRegistryConfig as Record<string, string>;
     // WMCO strips the segment the mirror shares with the source (ubi-minimal) and adds /v2: the Windows naming problem
     // that config validation warns about for this Linux image (pkg/registries mirror URL generation).
@@ -168,13 +273,28 @@ describe("a cluster that meets the prerequisites", () => {
   });
 
   test("the cluster proxy is shown, without credentials", () => {
-    expect(r.outputs.clusterProxy).toEqual({ httpsProxy: "http://[credentials]@proxy.example.com:3128", noProxy: ".cluster.local,10.0.0.0/16", trustedCA: "user-ca-bundle" });
+    expect(r.outputs.clusterProxy).toEqual({
+      httpsProxy: "http://[credentials]@proxy.example.com:3128",
+      noProxy: ".cluster.local,10.0.0.0/16",
+      trustedCA: "user-ca-bundle",
+    });
     expect(JSON.stringify(r.outputs)).not.toContain("s3cret");
   });
 });
 
 test("on OpenShift 5 (WMCO 11) a 2019 BYOH host is refused, naming the key and where the version came from", async () => {
-  const r = await preview(cluster({ hybrid: true, version: "5.0.1" }), { byoh: [{ address: "10.0.0.42", username: "Administrator", hostKey: "SHA256:3KkVtdpSNxjs6Ca4vpFpuZcMj2LsmiUbk1FD6nfTDsc", windowsServer: "2019" }] });
+  const r = await preview(cluster({ hybrid: true, version: "5.0.1" }), {
+    byoh: [
+      {
+        address: "10.0.0.42",
+        username: "Administrator",
+        hostKey: "SHA256:3KkVtdpSNxjs6Ca4vpFpuZcMj2LsmiUbk1FD6nfTDsc",
+        windowsServer: "2019",
+      },
+    ],
+  });
   expect(r.exitCode).not.toBe(0);
-  expect(errorsOf(r)).toMatch(/windows-estate:byoh\[0\]\.windowsServer: Windows Server 2019 is not supported on Azure by WMCO 11\.0 \(from the cluster version 5\.0\.1\)/);
+  expect(errorsOf(r)).toMatch(
+    /windows-estate:byoh\[0\]\.windowsServer: Windows Server 2019 is not supported on Azure by WMCO 11\.0 \(from the cluster version 5\.0\.1\)/,
+  );
 });

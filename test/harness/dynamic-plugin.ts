@@ -20,7 +20,10 @@ export interface DiffResult {
   deleteBeforeReplace: boolean;
 }
 
-type Client = Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, resp: Record<string, () => unknown>) => void) => void>;
+type Client = Record<
+  string,
+  (req: unknown, cb: (err: grpc.ServiceError | null, resp: Record<string, () => unknown>) => void) => void
+>;
 
 /** Closes a gRPC client and ends the plugin process that served it. */
 export async function stopServer(client: grpc.Client | undefined, proc: ChildProcess | undefined): Promise<void> {
@@ -49,7 +52,11 @@ export class DynamicPlugin {
   constructor(private readonly env: NodeJS.ProcessEnv = {}) {}
 
   async start(engineAddress: string): Promise<void> {
-    this.proc = spawn(process.execPath, [PLUGIN, engineAddress], { cwd: PROJECT_DIR, env: { ...process.env, ...this.env }, stdio: ["ignore", "pipe", "pipe"] });
+    this.proc = spawn(process.execPath, [PLUGIN, engineAddress], {
+      cwd: PROJECT_DIR,
+      env: { ...process.env, ...this.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.proc.stderr?.on("data", (d: Buffer) => this.stderr.push(d.toString()));
     const port = await new Promise<string>((resolve, reject) => {
       let out = "";
@@ -58,7 +65,9 @@ export class DynamicPlugin {
         const line = out.split("\n")[0].trim();
         if (out.includes("\n") && /^\d+$/.test(line)) resolve(line);
       });
-      this.proc?.once("exit", (code) => reject(new Error(`dynamic-provider plugin exited with ${code}: ${this.stderr.join("")}`)));
+      this.proc?.once("exit", (code) =>
+        reject(new Error(`dynamic-provider plugin exited with ${code}: ${this.stderr.join("")}`)),
+      );
     });
     this.client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as Client;
   }
@@ -70,7 +79,9 @@ export class DynamicPlugin {
   private call(method: string, req: unknown): Promise<Record<string, () => unknown>> {
     return new Promise((resolve, reject) => {
       if (!this.client) return reject(new Error("plugin not started"));
-      this.client[method](req, (err, resp) => (err ? reject(new Error(`${method}: ${err.details || err.message}`)) : resolve(resp)));
+      this.client[method](req, (err, resp) =>
+        err ? reject(new Error(`${method}: ${err.details || err.message}`)) : resolve(resp),
+      );
     });
   }
 
@@ -82,14 +93,21 @@ export class DynamicPlugin {
     return { acceptSecrets: resp.getAcceptsecrets() as boolean, supportsPreview: resp.getSupportspreview() as boolean };
   }
 
-  async check(urn: string, olds: WireMap, news: WireMap): Promise<{ inputs: WireMap; failures: { property: string; reason: string }[] }> {
+  async check(
+    urn: string,
+    olds: WireMap,
+    news: WireMap,
+  ): Promise<{ inputs: WireMap; failures: { property: string; reason: string }[] }> {
     const req = new provproto.CheckRequest();
     req.setUrn(urn);
     req.setOlds(toStruct(reveal(olds) as WireMap));
     req.setNews(toStruct(reveal(news) as WireMap));
     const resp = await this.call("check", req);
     const inputs = (resp.getInputs() as Struct).toJavaScript() as WireMap;
-    const failures = (resp.getFailuresList() as { getProperty(): string; getReason(): string }[]).map((f) => ({ property: f.getProperty(), reason: f.getReason() }));
+    const failures = (resp.getFailuresList() as { getProperty(): string; getReason(): string }[]).map((f) => ({
+      property: f.getProperty(),
+      reason: f.getReason(),
+    }));
     return { inputs: annotateSecrets(inputs, news), failures };
   }
 
@@ -103,7 +121,11 @@ export class DynamicPlugin {
     const changes = resp.getChanges() as number;
     const replaces = resp.getReplacesList() as string[];
     // DIFF_UNKNOWN (0): the engine falls back to comparing inputs; the SDK's host never answers it when diff exists.
-    return { changes: changes === provproto.DiffResponse.DiffChanges.DIFF_SOME || replaces.length > 0, replaces, deleteBeforeReplace: resp.getDeletebeforereplace() as boolean };
+    return {
+      changes: changes === provproto.DiffResponse.DiffChanges.DIFF_SOME || replaces.length > 0,
+      replaces,
+      deleteBeforeReplace: resp.getDeletebeforereplace() as boolean,
+    };
   }
 
   async create(urn: string, inputs: WireMap): Promise<{ id: string; outputs: WireMap }> {
@@ -111,10 +133,18 @@ export class DynamicPlugin {
     req.setUrn(urn);
     req.setProperties(toStruct(reveal(inputs) as WireMap));
     const resp = await this.call("create", req);
-    return { id: resp.getId() as string, outputs: annotateSecrets((resp.getProperties() as Struct).toJavaScript() as WireMap, inputs) };
+    return {
+      id: resp.getId() as string,
+      outputs: annotateSecrets((resp.getProperties() as Struct).toJavaScript() as WireMap, inputs),
+    };
   }
 
-  async read(urn: string, id: string, state: WireMap, inputs: WireMap): Promise<{ id: string; outputs: WireMap; inputs?: WireMap }> {
+  async read(
+    urn: string,
+    id: string,
+    state: WireMap,
+    inputs: WireMap,
+  ): Promise<{ id: string; outputs: WireMap; inputs?: WireMap }> {
     const req = new provproto.ReadRequest();
     req.setUrn(urn);
     req.setId(id);

@@ -28,28 +28,53 @@ export class Ec2StandIn {
         const auth = String(req.headers.authorization ?? "");
         if (!auth.startsWith("AWS4-HMAC-SHA256 Credential=")) {
           res.writeHead(401, { "Content-Type": "text/xml" });
-          return res.end("<Response><Errors><Error><Code>AuthFailure</Code><Message>not signed</Message></Error></Errors></Response>");
+          return res.end(
+            "<Response><Errors><Error><Code>AuthFailure</Code><Message>not signed</Message></Error></Errors></Response>",
+          );
         }
         const params = new URLSearchParams(body);
         this.requests.push(params);
         if (params.get("Action") !== "DescribeImages") {
           res.writeHead(400, { "Content-Type": "text/xml" });
-          return res.end("<Response><Errors><Error><Code>InvalidAction</Code><Message>only DescribeImages</Message></Error></Errors></Response>");
+          return res.end(
+            "<Response><Errors><Error><Code>InvalidAction</Code><Message>only DescribeImages</Message></Error></Errors></Response>",
+          );
         }
         const owners = [...params.entries()].filter(([k]) => /^Owner\.\d+$/.test(k)).map(([, v]) => v);
         const filters = new Map<string, string[]>();
         for (const [k, v] of params.entries()) {
           const m = /^Filter\.(\d+)\.Name$/.exec(k);
-          if (m) filters.set(v, [...params.entries()].filter(([kk]) => kk.startsWith(`Filter.${m[1]}.Value.`)).map(([, vv]) => vv));
+          if (m)
+            filters.set(
+              v,
+              [...params.entries()].filter(([kk]) => kk.startsWith(`Filter.${m[1]}.Value.`)).map(([, vv]) => vv),
+            );
         }
-        const glob = (p: string) => new RegExp("^" + p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\?/g, ".").replace(/\*/g, ".*") + "$");
+        const glob = (p: string) =>
+          new RegExp(
+            "^" +
+              p
+                .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+                .replace(/\?/g, ".")
+                .replace(/\*/g, ".*") +
+              "$",
+          );
         const names = (filters.get("name") ?? []).map(glob);
-        const found = this.images.filter((i) => (owners.length === 0 || owners.includes(i.ownerAlias)) && (names.length === 0 || names.some((n) => n.test(i.name))));
+        const found = this.images.filter(
+          (i) =>
+            (owners.length === 0 || owners.includes(i.ownerAlias)) &&
+            (names.length === 0 || names.some((n) => n.test(i.name))),
+        );
         const items = found
-          .map((i) => `<item><imageId>${i.imageId}</imageId><imageState>available</imageState><creationDate>${i.creationDate}</creationDate><name>${i.name}</name><imageOwnerAlias>${i.ownerAlias}</imageOwnerAlias><platform>windows</platform></item>`)
+          .map(
+            (i) =>
+              `<item><imageId>${i.imageId}</imageId><imageState>available</imageState><creationDate>${i.creationDate}</creationDate><name>${i.name}</name><imageOwnerAlias>${i.ownerAlias}</imageOwnerAlias><platform>windows</platform></item>`,
+          )
           .join("");
         res.writeHead(200, { "Content-Type": "text/xml;charset=UTF-8" });
-        res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<DescribeImagesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r-1</requestId><imagesSet>${items}</imagesSet></DescribeImagesResponse>`);
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeImagesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r-1</requestId><imagesSet>${items}</imagesSet></DescribeImagesResponse>`,
+        );
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));

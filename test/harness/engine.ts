@@ -104,7 +104,11 @@ export interface EngineOptions {
 const SEVERITY = ["debug", "info", "warning", "error"] as const;
 
 function grpcError(message: string): grpc.ServiceError {
-  return Object.assign(new Error(message), { code: grpc.status.UNKNOWN, details: message, metadata: new grpc.Metadata() });
+  return Object.assign(new Error(message), {
+    code: grpc.status.UNKNOWN,
+    details: message,
+    metadata: new grpc.Metadata(),
+  });
 }
 
 function packageOf(type: string): string {
@@ -112,8 +116,15 @@ function packageOf(type: string): string {
 }
 
 /** `urn.New` (sdk/go/common/resource/urn/urn.go): the parent's qualified type prefixes the type, except the root stack. */
-export function makeUrn(stack: string, project: string, parentQualifiedType: string, type: string, name: string): string {
-  const qualified = parentQualifiedType && parentQualifiedType !== ROOT_STACK_TYPE ? `${parentQualifiedType}$${type}` : type;
+export function makeUrn(
+  stack: string,
+  project: string,
+  parentQualifiedType: string,
+  type: string,
+  name: string,
+): string {
+  const qualified =
+    parentQualifiedType && parentQualifiedType !== ROOT_STACK_TYPE ? `${parentQualifiedType}$${type}` : type;
   return `urn:pulumi:${stack}::${project}::${qualified}::${name}`;
 }
 
@@ -180,7 +191,9 @@ export class EngineStandIn {
       }),
       invoke: wrap((req) => this.invoke(req as never)),
       readResource: wrap((req: { getType(): string; getName(): string }) => {
-        throw new Error(`the stand-in reads no existing resources (${req.getType()} ${req.getName()}); the program must not call .get()`);
+        throw new Error(
+          `the stand-in reads no existing resources (${req.getType()} ${req.getName()}); the program must not call .get()`,
+        );
       }),
       call: wrap(() => {
         throw new Error("Call is not used by this program");
@@ -192,7 +205,11 @@ export class EngineStandIn {
     });
     this.server.addService(engrpc.EngineService, {
       log: wrap((req: { getSeverity(): number; getMessage(): string; getUrn(): string }) => {
-        this.logs.push({ severity: SEVERITY[req.getSeverity()] ?? "info", message: req.getMessage(), urn: req.getUrn() });
+        this.logs.push({
+          severity: SEVERITY[req.getSeverity()] ?? "info",
+          message: req.getMessage(),
+          urn: req.getUrn(),
+        });
         return new Empty();
       }),
       getRootResource: wrap(() => {
@@ -206,7 +223,9 @@ export class EngineStandIn {
       }),
     });
     const port = await new Promise<number>((resolve, reject) =>
-      this.server?.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      this.server?.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
     );
     this.address = `127.0.0.1:${port}`;
     return this.address;
@@ -262,7 +281,19 @@ export class EngineStandIn {
       // GetPackageConfig); that is what the default provider's inputs hold.
       const inputs = pkg === DYNAMIC_PACKAGE ? this.stackConfigWire() : {};
       const old = this.olds.get(urn);
-      this.news.set(urn, { urn, type: `pulumi:providers:${pkg}`, name: "default", custom: true, id: old?.id ?? "default-provider-id", parent: "", provider: "", inputs, outputs: inputs, dependencies: [], additionalSecretOutputs: [] });
+      this.news.set(urn, {
+        urn,
+        type: `pulumi:providers:${pkg}`,
+        name: "default",
+        custom: true,
+        id: old?.id ?? "default-provider-id",
+        parent: "",
+        provider: "",
+        inputs,
+        outputs: inputs,
+        dependencies: [],
+        additionalSecretOutputs: [],
+      });
       this.steps.push({ op: old ? "same" : "create", urn, type: `pulumi:providers:${pkg}` });
     }
     return `${urn}::${this.news.get(urn)?.id}`;
@@ -277,17 +308,41 @@ export class EngineStandIn {
 
   // ---- Aliases (pkg/resource/deploy/step_generator.go) ----
 
-  private collapseAlias(name: string, type: string, parent: string, alias: { urn?: string; name?: string; type?: string; parent?: string; noParent?: boolean; stack?: string; project?: string }): string {
+  private collapseAlias(
+    name: string,
+    type: string,
+    parent: string,
+    alias: {
+      urn?: string;
+      name?: string;
+      type?: string;
+      parent?: string;
+      noParent?: boolean;
+      stack?: string;
+      project?: string;
+    },
+  ): string {
     if (alias.urn) return alias.urn;
     let parentUrn = alias.parent || parent;
     if (alias.parent && this.aliasOf.has(alias.parent)) parentUrn = this.aliasOf.get(alias.parent) ?? parentUrn;
-    const parentType = alias.noParent || !parentUrn || urnQualifiedType(parentUrn) === ROOT_STACK_TYPE ? "" : urnQualifiedType(parentUrn);
-    return makeUrn(alias.stack || this.opts.stack, alias.project || this.opts.project, parentType, alias.type || type, alias.name || name);
+    const parentType =
+      alias.noParent || !parentUrn || urnQualifiedType(parentUrn) === ROOT_STACK_TYPE
+        ? ""
+        : urnQualifiedType(parentUrn);
+    return makeUrn(
+      alias.stack || this.opts.stack,
+      alias.project || this.opts.project,
+      parentType,
+      alias.type || type,
+      alias.name || name,
+    );
   }
 
   /** `inheritedChildAlias`: a child named `<parent name><rest>` is also looked for as `<parent's old name><rest>`. */
   private inheritedChildAlias(childType: string, childName: string, parentName: string, parentAlias: string): string {
-    const aliasName = childName.startsWith(parentName) ? urnName(parentAlias) + childName.slice(parentName.length) : childName;
+    const aliasName = childName.startsWith(parentName)
+      ? urnName(parentAlias) + childName.slice(parentName.length)
+      : childName;
     return makeUrn(this.opts.stack, this.opts.project, urnQualifiedType(parentAlias), childType, aliasName);
   }
 
@@ -300,20 +355,39 @@ export class EngineStandIn {
       add(this.inheritedChildAlias(type, name, urnName(parent), parentAlias));
       for (const a of specs) {
         const child = this.collapseAlias(name, type, parent, a);
-        add(this.inheritedChildAlias(urnQualifiedType(child).split("$").pop() ?? type, urnName(child), urnName(parent), parentAlias));
+        add(
+          this.inheritedChildAlias(
+            urnQualifiedType(child).split("$").pop() ?? type,
+            urnName(child),
+            urnName(parent),
+            parentAlias,
+          ),
+        );
       }
     }
     return result;
   }
 
   /** `getOldResource`: by URN first, then by aliases; an alias may be claimed once. */
-  private findOld(urn: string, name: string, type: string, parent: string, specs: ReturnType<typeof aliasSpecs>): { old?: ResourceState; alias?: string } {
+  private findOld(
+    urn: string,
+    name: string,
+    type: string,
+    parent: string,
+    specs: ReturnType<typeof aliasSpecs>,
+  ): { old?: ResourceState; alias?: string } {
     if (this.olds.has(urn)) return { old: this.olds.get(urn) };
     for (const a of this.generateAliases(name, type, parent, specs)) {
       const old = this.olds.get(a);
       if (!old) continue;
-      if (this.news.has(a)) throw new Error(`Duplicate resource alias '${a}' applied to resource with URN '${urn}' conflicting with resource with URN '${a}'`);
-      if (this.aliased.has(a)) throw new Error(`Duplicate resource alias '${a}' applied to resource with URN '${urn}' conflicting with resource with URN '${this.aliased.get(a)}'`);
+      if (this.news.has(a))
+        throw new Error(
+          `Duplicate resource alias '${a}' applied to resource with URN '${urn}' conflicting with resource with URN '${a}'`,
+        );
+      if (this.aliased.has(a))
+        throw new Error(
+          `Duplicate resource alias '${a}' applied to resource with URN '${urn}' conflicting with resource with URN '${this.aliased.get(a)}'`,
+        );
       this.aliased.set(a, urn);
       this.aliasOf.set(urn, a);
       return { old, alias: a };
@@ -354,8 +428,18 @@ export class EngineStandIn {
     if (type === ROOT_STACK_TYPE) this.rootUrn = urn;
 
     let provider = reg.provider;
-    if (custom && !type.startsWith("pulumi:providers:") && !provider) provider = await this.defaultProvider(packageOf(type), urn);
-    const base = { urn, type, name, custom, parent, provider, dependencies: reg.dependencies, additionalSecretOutputs: reg.additionalSecretOutputs };
+    if (custom && !type.startsWith("pulumi:providers:") && !provider)
+      provider = await this.defaultProvider(packageOf(type), urn);
+    const base = {
+      urn,
+      type,
+      name,
+      custom,
+      parent,
+      provider,
+      dependencies: reg.dependencies,
+      additionalSecretOutputs: reg.additionalSecretOutputs,
+    };
 
     let state: ResourceState;
     if (!custom) {
@@ -371,7 +455,9 @@ export class EngineStandIn {
     resp.setObject(Struct.fromJavaScript(state.outputs as never));
     resp.setStable(false);
     // At preview an unknown result keeps unknowns (runtime/resource.ts resolveOutputs `keepUnknowns`).
-    resp.setResult(this.opts.preview && containsUnknowns(state.outputs) ? resproto.Result.SKIP : resproto.Result.SUCCESS);
+    resp.setResult(
+      this.opts.preview && containsUnknowns(state.outputs) ? resproto.Result.SKIP : resproto.Result.SUCCESS,
+    );
     return resp;
   }
 
@@ -383,12 +469,19 @@ export class EngineStandIn {
     reg: Registration,
   ): Promise<ResourceState> {
     const { urn, type } = base;
-    const kind = type.startsWith("pulumi:providers:") ? "provider" : packageOf(type) === DYNAMIC_PACKAGE ? "dynamic" : packageOf(type) === "kubernetes" ? "kubernetes" : "other";
+    const kind = type.startsWith("pulumi:providers:")
+      ? "provider"
+      : packageOf(type) === DYNAMIC_PACKAGE
+        ? "dynamic"
+        : packageOf(type) === "kubernetes"
+          ? "kubernetes"
+          : "other";
     let inputs = news;
     if (kind === "dynamic") {
       await this.ensureConfigured();
       const checked = await this.opts.plugin.check(urn, old?.inputs ?? {}, news);
-      if (checked.failures.length > 0) throw new Error(`${urn}: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
+      if (checked.failures.length > 0)
+        throw new Error(`${urn}: ${checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`);
       inputs = checked.inputs;
     }
     if (kind === "other") throw new Error(`${urn}: no provider for package '${packageOf(type)}' in this stand-in`);
@@ -426,7 +519,13 @@ export class EngineStandIn {
     this.configured = true;
   }
 
-  private async diff(kind: string, urn: string, old: ResourceState, inputs: WireMap, reg: Registration): Promise<KubeDiff> {
+  private async diff(
+    kind: string,
+    urn: string,
+    old: ResourceState,
+    inputs: WireMap,
+    reg: Registration,
+  ): Promise<KubeDiff> {
     if (kind === "dynamic") return this.opts.plugin.diff(urn, old.id, old.outputs, inputs);
     if (kind === "provider") return kubeProviderDiff(old.inputs, inputs);
     const opts = providerOptions(this.providerInputs(reg.provider));
@@ -440,7 +539,12 @@ export class EngineStandIn {
     return this.news.get(urn)?.inputs;
   }
 
-  private async create(kind: string, urn: string, inputs: WireMap, secretOuts: string[]): Promise<{ id: string; outputs: WireMap }> {
+  private async create(
+    kind: string,
+    urn: string,
+    inputs: WireMap,
+    secretOuts: string[],
+  ): Promise<{ id: string; outputs: WireMap }> {
     const preview = this.opts.preview;
     if (kind === "dynamic") {
       await this.ensureConfigured();
@@ -456,8 +560,15 @@ export class EngineStandIn {
     return { id: preview ? UNKNOWN : id, outputs: markSecretOutputs(inputs, secretOuts) };
   }
 
-  private async update(kind: string, urn: string, old: ResourceState, inputs: WireMap, secretOuts: string[]): Promise<WireMap> {
-    if (kind === "dynamic" && !this.opts.preview) return markSecretOutputs(await this.opts.plugin.update(urn, old.id, old.outputs, inputs), secretOuts);
+  private async update(
+    kind: string,
+    urn: string,
+    old: ResourceState,
+    inputs: WireMap,
+    secretOuts: string[],
+  ): Promise<WireMap> {
+    if (kind === "dynamic" && !this.opts.preview)
+      return markSecretOutputs(await this.opts.plugin.update(urn, old.id, old.outputs, inputs), secretOuts);
     return markSecretOutputs(inputs, secretOuts);
   }
 
@@ -486,7 +597,8 @@ export class EngineStandIn {
 /** Reverse topological order over dependencies, parents and providers: dependents first. */
 export function deleteOrder(resources: ResourceState[]): ResourceState[] {
   const byUrn = new Map(resources.map((r) => [r.urn, r]));
-  const dependsOn = (r: ResourceState) => [...r.dependencies, r.parent, r.provider.split("::").slice(0, -1).join("::")].filter((u) => byUrn.has(u));
+  const dependsOn = (r: ResourceState) =>
+    [...r.dependencies, r.parent, r.provider.split("::").slice(0, -1).join("::")].filter((u) => byUrn.has(u));
   const done = new Set<string>();
   const order: ResourceState[] = [];
   const visit = (r: ResourceState, stack: Set<string>) => {
@@ -532,7 +644,14 @@ function aliasSpecs(req: RegisterRequest) {
   return req.getAliasesList().map((a) => {
     const s = a.getSpec();
     if (!s) return { urn: a.getUrn() };
-    return { name: s.getName(), type: s.getType(), stack: s.getStack(), project: s.getProject(), parent: s.getParenturn(), noParent: s.getNoparent() };
+    return {
+      name: s.getName(),
+      type: s.getType(),
+      stack: s.getStack(),
+      project: s.getProject(),
+      parent: s.getParenturn(),
+      noParent: s.getNoparent(),
+    };
   });
 }
 
@@ -543,7 +662,11 @@ export { provproto };
  * id means it is gone and leaves the state). Kubernetes objects keep their state here: the stand-in has no
  * pulumi-kubernetes Read.
  */
-export async function refresh(state: StackState, plugin: DynamicPlugin, config: WireMap): Promise<{ state: StackState; steps: Step[] }> {
+export async function refresh(
+  state: StackState,
+  plugin: DynamicPlugin,
+  config: WireMap,
+): Promise<{ state: StackState; steps: Step[] }> {
   await plugin.configure(config);
   const steps: Step[] = [];
   const resources: ResourceState[] = [];
@@ -579,13 +702,21 @@ export async function destroy(state: StackState, plugin: DynamicPlugin, config: 
 /** `pulumi stack rename` (pkg/resource/edit/operations.go `RenameStack`): the stack part of every URN is rewritten. */
 export function renameStack(state: StackState, newName: string): StackState {
   const re = (u: string) => u.replace(/^urn:pulumi:[^:]+::/, `urn:pulumi:${newName}::`);
-  const root = (r: ResourceState) => (r.type === ROOT_STACK_TYPE ? r.name.replace(new RegExp(`-${state.stack}$`), `-${newName}`) : r.name);
+  const root = (r: ResourceState) =>
+    r.type === ROOT_STACK_TYPE ? r.name.replace(new RegExp(`-${state.stack}$`), `-${newName}`) : r.name;
   return {
     stack: newName,
     resources: state.resources.map((r) => {
       const name = root(r);
       const urn = r.type === ROOT_STACK_TYPE ? re(r.urn).replace(/::[^:]+$/, `::${name}`) : re(r.urn);
-      return { ...r, name, urn, parent: r.parent && re(r.parent), provider: r.provider && re(r.provider), dependencies: r.dependencies.map(re) };
+      return {
+        ...r,
+        name,
+        urn,
+        parent: r.parent && re(r.parent),
+        provider: r.provider && re(r.provider),
+        dependencies: r.dependencies.map(re),
+      };
     }),
   };
 }

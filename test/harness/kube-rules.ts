@@ -35,8 +35,10 @@ export function forceNewPaths(obj: WireMap, opts: KubeProviderOptions, isPatch: 
     else if (kind === "ConfigMap" && (!opts.enableConfigMapMutable || immutable)) props.push(".binaryData", ".data");
     else if (kind === "Service") props.push(".spec.clusterIP");
   }
-  if (group === "apps" && version === "v1" && (kind === "Deployment" || kind === "DaemonSet")) props.push(".spec.selector");
-  if (group === "rbac.authorization.k8s.io" && (kind === "RoleBinding" || kind === "ClusterRoleBinding")) props.push(".roleRef");
+  if (group === "apps" && version === "v1" && (kind === "Deployment" || kind === "DaemonSet"))
+    props.push(".spec.selector");
+  if (group === "rbac.authorization.k8s.io" && (kind === "RoleBinding" || kind === "ClusterRoleBinding"))
+    props.push(".roleRef");
   return props;
 }
 
@@ -57,7 +59,11 @@ export function kubeDiff(olds: WireMap, news: WireMap, opts: KubeProviderOptions
   const o = reveal(olds) as { metadata?: { name?: string; namespace?: string } };
   const n = reveal(news) as { metadata?: { name?: string; namespace?: string } };
   const named = typeof n.metadata?.name === "string" && n.metadata.name !== "";
-  const deleteBeforeReplace = replaces.length > 0 && named && o.metadata?.name === n.metadata?.name && (o.metadata?.namespace ?? "") === (n.metadata?.namespace ?? "");
+  const deleteBeforeReplace =
+    replaces.length > 0 &&
+    named &&
+    o.metadata?.name === n.metadata?.name &&
+    (o.metadata?.namespace ?? "") === (n.metadata?.namespace ?? "");
   return { changes: changed.length > 0, replaces, deleteBeforeReplace };
 }
 
@@ -67,7 +73,12 @@ export function kubeProviderDiff(olds: WireMap, news: WireMap): KubeDiff {
   const n = reveal(news) as WireMap;
   const changed = changedPaths(o, n);
   const replaces: string[] = [];
-  if (o.clusterIdentifier !== undefined && n.clusterIdentifier !== undefined && o.clusterIdentifier !== n.clusterIdentifier) replaces.push("clusterIdentifier");
+  if (
+    o.clusterIdentifier !== undefined &&
+    n.clusterIdentifier !== undefined &&
+    o.clusterIdentifier !== n.clusterIdentifier
+  )
+    replaces.push("clusterIdentifier");
   if (changed.includes(".renderYamlToDirectory")) replaces.push("renderYamlToDirectory");
   return { changes: changed.length > 0, replaces, deleteBeforeReplace: false };
 }

@@ -34,7 +34,20 @@ async function labWindows(address: string, hostname: string): Promise<LabWindows
   const state = path.join(dir, "state.json");
   fs.writeFileSync(
     state,
-    JSON.stringify({ hostname, osBuild: "20348", updateRevision: 2700, productName: "Windows Server 2022 Datacenter", keyFileAclOk: false, pubkeyAuthentication: "", passwordAuthentication: "", firewallPorts: [], containerdInstalled: false, wmcoServices: [], sshdStartType: "Manual", authorizedKeys: [] }),
+    JSON.stringify({
+      hostname,
+      osBuild: "20348",
+      updateRevision: 2700,
+      productName: "Windows Server 2022 Datacenter",
+      keyFileAclOk: false,
+      pubkeyAuthentication: "",
+      passwordAuthentication: "",
+      firewallPorts: [],
+      containerdInstalled: false,
+      wmcoServices: [],
+      sshdStartType: "Manual",
+      authorizedKeys: [],
+    }),
   );
   // Port 22: WMCO always connects there (pkg/windows/connectivity.go), so the stack config allows nothing else. Each lab
   // host gets its own loopback address for it; binding 22 needs root (as CI runs) or CAP_NET_BIND_SERVICE.
@@ -48,19 +61,46 @@ let keyFile: string;
 
 beforeAll(async () => {
   kube = new FakeKube();
-  kube.route(`/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`, () => ({
-    status: 200,
-    body: { apiVersion: "operators.coreos.com/v1alpha1", kind: "Subscription", metadata: { name: "windows-machine-config-operator", namespace: NS }, spec: { name: "windows-machine-config-operator", source: "redhat-operators", sourceNamespace: "openshift-marketplace" }, status: { installedCSV: CSV, currentCSV: CSV, state: "AtLatestKnown" } },
-  }));
+  kube.route(
+    `/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`,
+    () => ({
+      status: 200,
+      body: {
+        apiVersion: "operators.coreos.com/v1alpha1",
+        kind: "Subscription",
+        metadata: { name: "windows-machine-config-operator", namespace: NS },
+        spec: {
+          name: "windows-machine-config-operator",
+          source: "redhat-operators",
+          sourceNamespace: "openshift-marketplace",
+        },
+        status: { installedCSV: CSV, currentCSV: CSV, state: "AtLatestKnown" },
+      },
+    }),
+  );
   kube.route(`/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/clusterserviceversions/${CSV}`, () => ({
     status: 200,
-    body: { apiVersion: "operators.coreos.com/v1alpha1", kind: "ClusterServiceVersion", metadata: { name: CSV, namespace: NS }, spec: { version: "10.19.3" }, status: { phase: "Succeeded" } },
+    body: {
+      apiVersion: "operators.coreos.com/v1alpha1",
+      kind: "ClusterServiceVersion",
+      metadata: { name: CSV, namespace: NS },
+      spec: { version: "10.19.3" },
+      status: { phase: "Succeeded" },
+    },
   }));
   kube.route("/api/v1/namespaces/openshift-machine-api/secrets/windows-user-data", () => ({
     status: 200,
-    body: { apiVersion: "v1", kind: "Secret", metadata: { name: "windows-user-data", namespace: "openshift-machine-api", resourceVersion: "5", uid: "ud-1" }, data: { userData: "PHBvd2Vyc2hlbGw+" } },
+    body: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "windows-user-data", namespace: "openshift-machine-api", resourceVersion: "5", uid: "ud-1" },
+      data: { userData: "PHBvd2Vyc2hlbGw+" },
+    },
   }));
-  kube.route("/api/v1/nodes", () => ({ status: 200, body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: nodes } }));
+  kube.route("/api/v1/nodes", () => ({
+    status: 200,
+    body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: nodes },
+  }));
   await kube.start();
   hosts = [await labWindows("127.0.0.21", "win-byoh-1"), await labWindows("127.0.0.22", "win-byoh-2")];
   keyFile = path.join(hosts[0].dir, "wmco.pem");
@@ -84,7 +124,13 @@ function config(over: Record<string, unknown> = {}): StackConfig {
   return stackConfig(
     DEV_FILE,
     {
-      cluster: { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus", discovery: false, kubeconfig: kube.kubeconfig() },
+      cluster: {
+        platform: "Azure",
+        infrastructureId: "win-tmk9g",
+        region: "westus",
+        discovery: false,
+        kubeconfig: kube.kubeconfig(),
+      },
       privateKeyPath: keyFile,
       machineSets: [
         { name: "winwork1", windowsServer: "2022", azure: { vmSize: "Standard_D2s_v3", zone: "" } },
@@ -99,12 +145,19 @@ function config(over: Record<string, unknown> = {}): StackConfig {
 
 async function up(c: StackConfig, previous?: StackState, stack = "dev"): Promise<RunResult> {
   const r = await runProgram({ ...c, stack, preview: false, previous });
-  if (r.exitCode !== 0) throw new Error(`up failed (${r.exitCode}): ${r.engine.errors.join("; ")}\n${r.engine.logs.filter((l) => l.severity === "error").map((l) => l.message).join("\n")}\n${r.stderr.slice(-2000)}\n${r.pluginStderr.slice(-2000)}`);
+  if (r.exitCode !== 0)
+    throw new Error(
+      `up failed (${r.exitCode}): ${r.engine.errors.join("; ")}\n${r.engine.logs
+        .filter((l) => l.severity === "error")
+        .map((l) => l.message)
+        .join("\n")}\n${r.stderr.slice(-2000)}\n${r.pluginStderr.slice(-2000)}`,
+    );
   return r;
 }
 
 const ops = (steps: Step[], op: Step["op"]) => steps.filter((s) => s.op === op).map((s) => s.urn.split("::").pop());
-const changed = (steps: Step[]) => steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn.split("::").pop()}`);
+const changed = (steps: Step[]) =>
+  steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn.split("::").pop()}`);
 const byName = (s: StackState, name: string) => s.resources.find((r) => r.name === name) as ResourceState;
 
 describe("MachineSets and the key", () => {
@@ -114,7 +167,15 @@ describe("MachineSets and the key", () => {
   });
 
   test("first up creates everything; an identical second up changes nothing", async () => {
-    expect(ops(first.engine.steps, "create")).toEqual(expect.arrayContaining(["estate-ms-winwork1-machineset", "estate-ms-winwork2-machineset", "estate-key-secret", "estate-operator-ready", "estate-windows-user-data"]));
+    expect(ops(first.engine.steps, "create")).toEqual(
+      expect.arrayContaining([
+        "estate-ms-winwork1-machineset",
+        "estate-ms-winwork2-machineset",
+        "estate-key-secret",
+        "estate-operator-ready",
+        "estate-windows-user-data",
+      ]),
+    );
     const again = await up(config(), first.state);
     expect(changed(again.engine.steps)).toEqual([]);
   });
@@ -132,7 +193,10 @@ describe("MachineSets and the key", () => {
     const c = config();
     const one = config({ machineSets: [JSON.parse(c.config["windows-estate:machineSets"])[1]] });
     const r = await up(one, first.state);
-    expect(changed(r.engine.steps).sort()).toEqual(["delete estate-ms-winwork1", "delete estate-ms-winwork1-machineset"]);
+    expect(changed(r.engine.steps).sort()).toEqual([
+      "delete estate-ms-winwork1",
+      "delete estate-ms-winwork1-machineset",
+    ]);
   });
 
   test("renaming the stack changes nothing", async () => {
@@ -142,10 +206,21 @@ describe("MachineSets and the key", () => {
 
   test("a stack from before (names from the stack name and list positions) migrates through aliases, nothing replaced", async () => {
     // The previous release's names, derived from this state: `estate` was the stack name, MachineSets were `ms-<index>`.
-    const rename = (u: string) => u.replace(/::estate(?=-|$)/, "::dev").replace(/::dev-ms-winwork1/, "::dev-ms-0").replace(/::dev-ms-winwork2/, "::dev-ms-1");
+    const rename = (u: string) =>
+      u
+        .replace(/::estate(?=-|$)/, "::dev")
+        .replace(/::dev-ms-winwork1/, "::dev-ms-0")
+        .replace(/::dev-ms-winwork2/, "::dev-ms-1");
     const old: StackState = {
       stack: "dev",
-      resources: first.state.resources.map((r) => ({ ...r, urn: rename(r.urn), name: r.type === ROOT_STACK_TYPE ? r.name : rename(`::${r.name}`).slice(2), parent: r.parent && rename(r.parent), dependencies: r.dependencies.map(rename), provider: r.provider })),
+      resources: first.state.resources.map((r) => ({
+        ...r,
+        urn: rename(r.urn),
+        name: r.type === ROOT_STACK_TYPE ? r.name : rename(`::${r.name}`).slice(2),
+        parent: r.parent && rename(r.parent),
+        dependencies: r.dependencies.map(rename),
+        provider: r.provider,
+      })),
     };
     expect(old.resources.map((r) => r.name)).toContain("dev-ms-0-machineset");
     const r = await up(config(), old);
@@ -155,10 +230,15 @@ describe("MachineSets and the key", () => {
 
   test("refresh during an API outage keeps the wait resources' last known state instead of failing", async () => {
     const api = new FakeKube();
-    for (const [p, r] of (kube as unknown as { routes: Map<string, (n: number) => { status: number; body?: unknown }> }).routes) api.route(p, r);
+    for (const [p, r] of (kube as unknown as { routes: Map<string, (n: number) => { status: number; body?: unknown }> })
+      .routes)
+      api.route(p, r);
     await api.start();
     const c = config();
-    c.config["windows-estate:cluster"] = JSON.stringify({ ...JSON.parse(c.config["windows-estate:cluster"]), kubeconfig: api.kubeconfig() });
+    c.config["windows-estate:cluster"] = JSON.stringify({
+      ...JSON.parse(c.config["windows-estate:cluster"]),
+      kubeconfig: api.kubeconfig(),
+    });
     const r = await up(c, first.state);
     await api.stop(); // the API server goes away
     const plugin = new DynamicPlugin();
@@ -179,7 +259,9 @@ describe("MachineSets and the key", () => {
       const c = config();
       const r = await up(c, first.state);
       expect(changed(r.engine.steps).filter((s) => s.startsWith("replace"))).toEqual([]);
-      expect(changed(r.engine.steps)).toEqual(expect.arrayContaining(["update estate-operator-ready", "update estate-windows-user-data"]));
+      expect(changed(r.engine.steps)).toEqual(
+        expect.arrayContaining(["update estate-operator-ready", "update estate-windows-user-data"]),
+      );
       const plugin = new DynamicPlugin();
       await plugin.start("127.0.0.1:1");
       try {
@@ -206,19 +288,28 @@ describe("bring-your-own hosts", () => {
     withOne = await up(config({ machineSets: [], byoh: [byoh(hosts[0])] }));
   });
 
-  const instances = (s: StackState) => (reveal(byName(s, "estate-byoh-windows-instances").inputs) as { data: Record<string, string> }).data;
+  const instances = (s: StackState) =>
+    (reveal(byName(s, "estate-byoh-windows-instances").inputs) as { data: Record<string, string> }).data;
 
   test("first up prepares the host and lists it in windows-instances", () => {
-    expect(ops(withOne.engine.steps, "create")).toEqual(expect.arrayContaining(["estate-byoh-127.0.0.21", "estate-byoh-windows-instances", "estate-byoh-deconfigured"]));
+    expect(ops(withOne.engine.steps, "create")).toEqual(
+      expect.arrayContaining(["estate-byoh-127.0.0.21", "estate-byoh-windows-instances", "estate-byoh-deconfigured"]),
+    );
     expect(Object.keys(instances(withOne.state))).toEqual(["127.0.0.21"]);
   });
 
   test("adding a host updates windows-instances in place and deletes nothing; removing it again removes only it", async () => {
     const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
-    expect(changed(two.engine.steps).sort()).toEqual(["create estate-byoh-127.0.0.22", "update estate-byoh-windows-instances"]);
+    expect(changed(two.engine.steps).sort()).toEqual([
+      "create estate-byoh-127.0.0.22",
+      "update estate-byoh-windows-instances",
+    ]);
     expect(Object.keys(instances(two.state)).sort()).toEqual(["127.0.0.21", "127.0.0.22"]);
     const back = await up(config({ machineSets: [], byoh: [byoh(hosts[0])] }), two.state);
-    expect(changed(back.engine.steps).sort()).toEqual(["delete estate-byoh-127.0.0.22", "update estate-byoh-windows-instances"]);
+    expect(changed(back.engine.steps).sort()).toEqual([
+      "delete estate-byoh-127.0.0.22",
+      "update estate-byoh-windows-instances",
+    ]);
   });
 
   test("refresh with a host unreachable keeps its last known state and names it; the next up fails naming it", async () => {
@@ -229,10 +320,21 @@ describe("bring-your-own hosts", () => {
       await plugin.start("127.0.0.1:1");
       const r = await refresh(two.state, plugin, {}).finally(() => plugin.stop());
       const host2 = byName(r.state, "estate-byoh-127.0.0.22");
-      expect(reveal(host2.outputs)).toMatchObject({ hostname: "win-byoh-2", osBuild: "20348", unreachable: expect.stringContaining("127.0.0.22") });
+      expect(reveal(host2.outputs)).toMatchObject({
+        hostname: "win-byoh-2",
+        osBuild: "20348",
+        unreachable: expect.stringContaining("127.0.0.22"),
+      });
       expect(plugin.stderr.join("")).toContain("127.0.0.22");
-      expect((reveal(byName(r.state, "estate-byoh-127.0.0.21").outputs) as { unreachable?: string }).unreachable).toBeUndefined();
-      const failed = await runProgram({ ...config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), stack: "dev", preview: false, previous: r.state });
+      expect(
+        (reveal(byName(r.state, "estate-byoh-127.0.0.21").outputs) as { unreachable?: string }).unreachable,
+      ).toBeUndefined();
+      const failed = await runProgram({
+        ...config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }),
+        stack: "dev",
+        preview: false,
+        previous: r.state,
+      });
       expect(failed.exitCode).not.toBe(0);
       expect(failed.engine.errors.join("\n")).toMatch(/127\.0\.0\.22/);
     } finally {
@@ -254,7 +356,13 @@ describe("bring-your-own hosts", () => {
     const order = await destroy(withOne.state, plugin, {}).finally(() => plugin.stop());
     const at = (name: string) => order.findIndex((u) => u.endsWith(`::${name}`));
     expect(at("estate-byoh-windows-instances")).toBeLessThan(at("estate-byoh-deconfigured"));
-    for (const later of ["estate-key-secret", "estate-operator-subscription", "estate-operator-namespace", "estate-operator-ready"]) expect(at("estate-byoh-deconfigured")).toBeLessThan(at(later));
+    for (const later of [
+      "estate-key-secret",
+      "estate-operator-subscription",
+      "estate-operator-namespace",
+      "estate-operator-ready",
+    ])
+      expect(at("estate-byoh-deconfigured")).toBeLessThan(at(later));
     expect(polls).toBe(3);
   });
 });
@@ -268,24 +376,51 @@ async function labWindowsDown(h: LabWindows): Promise<() => Promise<void>> {
 describe("AWS: the Windows AMI is pinned", () => {
   const ec2 = new Ec2StandIn();
   const AWS_FILE = path.join(PROJECT_DIR, "stacks", "examples", "Pulumi.aws.yaml");
-  const IMAGE_A = { imageId: "ami-0aaaaaaaaaaaaaaa1", name: "Windows_Server-2022-English-Core-Base-2026.10.15", creationDate: "2026-10-15T07:00:00.000Z", ownerAlias: "amazon" };
-  const IMAGE_B = { imageId: "ami-0bbbbbbbbbbbbbbb2", name: "Windows_Server-2022-English-Core-Base-2026.11.12", creationDate: "2026-11-12T07:00:00.000Z", ownerAlias: "amazon" };
-  const OTHER = { imageId: "ami-0ccccccccccccccc3", name: "Windows_Server-2022-English-Full-Base-2026.11.20", creationDate: "2026-11-20T07:00:00.000Z", ownerAlias: "amazon" };
+  const IMAGE_A = {
+    imageId: "ami-0aaaaaaaaaaaaaaa1",
+    name: "Windows_Server-2022-English-Core-Base-2026.10.15",
+    creationDate: "2026-10-15T07:00:00.000Z",
+    ownerAlias: "amazon",
+  };
+  const IMAGE_B = {
+    imageId: "ami-0bbbbbbbbbbbbbbb2",
+    name: "Windows_Server-2022-English-Core-Base-2026.11.12",
+    creationDate: "2026-11-12T07:00:00.000Z",
+    ownerAlias: "amazon",
+  };
+  const OTHER = {
+    imageId: "ami-0ccccccccccccccc3",
+    name: "Windows_Server-2022-English-Full-Base-2026.11.20",
+    creationDate: "2026-11-20T07:00:00.000Z",
+    ownerAlias: "amazon",
+  };
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     const url = await ec2.start();
     // IMDS off: the SDK must never look for credentials beyond this machine.
-    env = { AWS_ENDPOINT_URL_EC2: url, AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "example-secret", AWS_EC2_METADATA_DISABLED: "true" };
+    env = {
+      AWS_ENDPOINT_URL_EC2: url,
+      AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+      AWS_SECRET_ACCESS_KEY: "example-secret",
+      AWS_EC2_METADATA_DISABLED: "true",
+    };
   });
   afterAll(() => ec2.stop());
 
   function awsConfig(setsOver?: (sets: Record<string, unknown>[]) => Record<string, unknown>[]) {
     const base = stackConfig(AWS_FILE);
     const sets = JSON.parse(base.config["windows-estate:machineSets"]) as Record<string, unknown>[];
-    return stackConfig(AWS_FILE, { cluster: { ...JSON.parse(base.config["windows-estate:cluster"]), kubeconfig: kube.kubeconfig() }, machineSets: setsOver ? setsOver(sets) : sets });
+    return stackConfig(AWS_FILE, {
+      cluster: { ...JSON.parse(base.config["windows-estate:cluster"]), kubeconfig: kube.kubeconfig() },
+      machineSets: setsOver ? setsOver(sets) : sets,
+    });
   }
   const amiOf = (s: StackState) =>
-    (reveal(s.resources.find((r) => r.name.endsWith("us-east-1a-machineset"))?.outputs) as { spec: { template: { spec: { providerSpec: { value: { ami: { id: string } } } } } } }).spec.template.spec.providerSpec.value.ami.id;
+    (
+      reveal(s.resources.find((r) => r.name.endsWith("us-east-1a-machineset"))?.outputs) as {
+        spec: { template: { spec: { providerSpec: { value: { ami: { id: string } } } } } };
+      }
+    ).spec.template.spec.providerSpec.value.ami.id;
 
   test("first up pins the newest matching AMI; a newer one later changes nothing; amiRefresh moves the pin in place", async () => {
     ec2.images = [IMAGE_A, OTHER];
@@ -301,14 +436,39 @@ describe("AWS: the Windows AMI is pinned", () => {
     expect(amiOf(second.state)).toBe(IMAGE_A.imageId);
     expect(ec2.requests).toHaveLength(1);
 
-    const refreshed = await runProgram({ ...awsConfig((sets) => [{ ...sets[0], aws: { ...(sets[0].aws as object), amiRefresh: "2026-11" } }, sets[1]]), stack: "aws", preview: false, env, previous: second.state });
+    const refreshed = await runProgram({
+      ...awsConfig((sets) => [{ ...sets[0], aws: { ...(sets[0].aws as object), amiRefresh: "2026-11" } }, sets[1]]),
+      stack: "aws",
+      preview: false,
+      env,
+      previous: second.state,
+    });
     expect(amiOf(refreshed.state)).toBe(IMAGE_B.imageId);
-    expect(changed(refreshed.engine.steps).sort()).toEqual(["update ms-us-east-1a-ami", "update ms-us-east-1a-machineset"].map((n) => n.replace("ms-", `estate-ms-ocp-aws-x7k2p-winworker-`)).sort());
+    expect(changed(refreshed.engine.steps).sort()).toEqual(
+      ["update ms-us-east-1a-ami", "update ms-us-east-1a-machineset"]
+        .map((n) => n.replace("ms-", `estate-ms-ocp-aws-x7k2p-winworker-`))
+        .sort(),
+    );
   });
 
   test("without AWS credentials the first up fails naming the lookup and the two fixes", async () => {
-    const r = await runProgram({ ...awsConfig(), stack: "aws-nocreds", preview: false, env: { AWS_ENDPOINT_URL_EC2: env.AWS_ENDPOINT_URL_EC2, AWS_EC2_METADATA_DISABLED: "true", AWS_ACCESS_KEY_ID: "", AWS_SECRET_ACCESS_KEY: "", AWS_PROFILE: "windows-estate-test-none", AWS_CONFIG_FILE: "/nonexistent", AWS_SHARED_CREDENTIALS_FILE: "/nonexistent" } });
+    const r = await runProgram({
+      ...awsConfig(),
+      stack: "aws-nocreds",
+      preview: false,
+      env: {
+        AWS_ENDPOINT_URL_EC2: env.AWS_ENDPOINT_URL_EC2,
+        AWS_EC2_METADATA_DISABLED: "true",
+        AWS_ACCESS_KEY_ID: "",
+        AWS_SECRET_ACCESS_KEY: "",
+        AWS_PROFILE: "windows-estate-test-none",
+        AWS_CONFIG_FILE: "/nonexistent",
+        AWS_SHARED_CREDENTIALS_FILE: "/nonexistent",
+      },
+    });
     expect(r.exitCode).not.toBe(0);
-    expect(r.engine.errors.join("\n")).toMatch(/looking up the Windows AMI in us-east-1 failed: .*machineSets\[i\]\.aws\.ami/s);
+    expect(r.engine.errors.join("\n")).toMatch(
+      /looking up the Windows AMI in us-east-1 failed: .*machineSets\[i\]\.aws\.ami/s,
+    );
   });
 });

@@ -17,16 +17,42 @@ let r: RunResult;
 let rendered: RunResult;
 
 beforeAll(async () => {
-  fs.writeFileSync(bootstrapKey, "-----BEGIN OPENSSH PRIVATE KEY-----\nYm9vdHN0cmFwLWtleS1ib2R5LWZvci10ZXN0cw==\n-----END OPENSSH PRIVATE KEY-----\n", { mode: 0o600 });
+  fs.writeFileSync(
+    bootstrapKey,
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nYm9vdHN0cmFwLWtleS1ib2R5LWZvci10ZXN0cw==\n-----END OPENSSH PRIVATE KEY-----\n",
+    { mode: 0o600 },
+  );
   const byoh = [
     { address: "10.0.0.5", username: "Administrator", trustOnFirstUse: true },
-    { address: "10.0.0.6", username: "Administrator", trustOnFirstUse: true, bootstrap: { passwordSecret: "byohPassword" } },
-    { address: "10.0.0.7", username: "Administrator", trustOnFirstUse: true, bootstrap: { privateKeyPath: bootstrapKey } },
+    {
+      address: "10.0.0.6",
+      username: "Administrator",
+      trustOnFirstUse: true,
+      bootstrap: { passwordSecret: "byohPassword" },
+    },
+    {
+      address: "10.0.0.7",
+      username: "Administrator",
+      trustOnFirstUse: true,
+      bootstrap: { privateKeyPath: bootstrapKey },
+    },
   ];
   const cluster = { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus", discovery: false };
-  r = await runProgram({ ...stackConfig(DEV_FILE, { cluster, operator: { installPlanApproval: "Manual" }, byoh }, { "windows-estate:byohPassword": "hunter2-bootstrap" }), stack: "dev", preview: true });
+  r = await runProgram({
+    ...stackConfig(
+      DEV_FILE,
+      { cluster, operator: { installPlanApproval: "Manual" }, byoh },
+      { "windows-estate:byohPassword": "hunter2-bootstrap" },
+    ),
+    stack: "dev",
+    preview: true,
+  });
   // Render mode (GitOps): no cluster to wait on.
-  rendered = await runProgram({ ...stackConfig(DEV_FILE, { cluster: { ...cluster, render: path.join(dir, "render") }, byoh: [] }), stack: "dev", preview: true });
+  rendered = await runProgram({
+    ...stackConfig(DEV_FILE, { cluster: { ...cluster, render: path.join(dir, "render") }, byoh: [] }),
+    stack: "dev",
+    preview: true,
+  });
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -62,7 +88,11 @@ test("MachineSets wait for windows-user-data, which waits for the key Secret", (
   const userData = one(r, "pulumi-nodejs:dynamic/windows-estate:ObjectExists");
   expect(one(r, "kubernetes:machine.openshift.io/v1beta1:MachineSet").dependencies).toContain(userData.urn);
   expect(userData.dependencies).toContain(one(r, "kubernetes:core/v1:Secret").urn);
-  expect(reveal(userData.inputs)).toMatchObject({ namespace: "openshift-machine-api", name: "windows-user-data", dataKey: "userData" });
+  expect(reveal(userData.inputs)).toMatchObject({
+    namespace: "openshift-machine-api",
+    name: "windows-user-data",
+    dataKey: "userData",
+  });
 });
 
 test("windows-instances lists BYOH hosts only after every one is prepared, and after the destroy gate", () => {
@@ -72,7 +102,12 @@ test("windows-instances lists BYOH hosts only after every one is prepared, and a
   for (const h of hosts) expect(cm.dependencies).toContain(h.urn);
   const gate = one(r, "pulumi-nodejs:dynamic/windows-estate:ByohDeconfigured");
   expect(cm.dependencies).toContain(gate.urn);
-  expect(gate.dependencies).toEqual(expect.arrayContaining([one(r, "kubernetes:core/v1:Secret").urn, one(r, "pulumi-nodejs:dynamic/windows-estate:OperatorReady").urn]));
+  expect(gate.dependencies).toEqual(
+    expect.arrayContaining([
+      one(r, "kubernetes:core/v1:Secret").urn,
+      one(r, "pulumi-nodejs:dynamic/windows-estate:OperatorReady").urn,
+    ]),
+  );
 });
 
 test("each BYOH host gets its bootstrap credential (WMCO key, password secret, key file), always as a secret input", () => {
@@ -96,13 +131,20 @@ test("each BYOH host gets its bootstrap credential (WMCO key, password secret, k
 });
 
 test("the wait resource's serialized provider carries no kubeconfig or key content", () => {
-  expect(String(one(r, "pulumi-nodejs:dynamic/windows-estate:OperatorReady").inputs.__provider)).not.toMatch(/PRIVATE KEY|client-key-data/);
+  expect(String(one(r, "pulumi-nodejs:dynamic/windows-estate:OperatorReady").inputs.__provider)).not.toMatch(
+    /PRIVATE KEY|client-key-data/,
+  );
 });
 
 test("render mode with MachineSets: no waits (no cluster), the MachineSet still comes after the operator objects", () => {
   expect(byType(rendered, "pulumi-nodejs:dynamic/windows-estate:ObjectExists")).toEqual([]);
   expect(byType(rendered, "pulumi-nodejs:dynamic/windows-estate:OperatorReady")).toEqual([]);
   const ms = one(rendered, "kubernetes:machine.openshift.io/v1beta1:MachineSet");
-  expect(ms.dependencies).toEqual(expect.arrayContaining([one(rendered, "kubernetes:operators.coreos.com/v1alpha1:Subscription").urn, one(rendered, "kubernetes:core/v1:Namespace").urn]));
+  expect(ms.dependencies).toEqual(
+    expect.arrayContaining([
+      one(rendered, "kubernetes:operators.coreos.com/v1alpha1:Subscription").urn,
+      one(rendered, "kubernetes:core/v1:Namespace").urn,
+    ]),
+  );
   expect(one(rendered, "pulumi:providers:kubernetes").inputs.renderYamlToDirectory).toBe(path.join(dir, "render"));
 });

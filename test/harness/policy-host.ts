@@ -21,7 +21,10 @@ export interface Violation {
   enforcement: number;
 }
 
-type Client = Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, resp: { getDiagnosticsList(): DiagnosticProto[] }) => void) => void>;
+type Client = Record<
+  string,
+  (req: unknown, cb: (err: grpc.ServiceError | null, resp: { getDiagnosticsList(): DiagnosticProto[] }) => void) => void
+>;
 interface DiagnosticProto {
   getPolicyname(): string;
   getMessage(): string;
@@ -43,7 +46,11 @@ export class PolicyHost {
   stderr = "";
 
   async start(engineAddress = "127.0.0.1:1"): Promise<void> {
-    this.proc = spawn(process.execPath, [HOST, engineAddress, "."], { cwd: path.join(PROJECT_DIR, "policy"), env: { ...process.env, PULUMI_NODEJS_TRANSPILE_ONLY: "true" }, stdio: ["ignore", "pipe", "pipe"] });
+    this.proc = spawn(process.execPath, [HOST, engineAddress, "."], {
+      cwd: path.join(PROJECT_DIR, "policy"),
+      env: { ...process.env, PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.proc.stderr?.on("data", (d: Buffer) => (this.stderr += d.toString()));
     const port = await new Promise<string>((resolve, reject) => {
       let out = "";
@@ -52,7 +59,9 @@ export class PolicyHost {
         const m = /^(\d+)\s*$/m.exec(out);
         if (m) resolve(m[1]);
       });
-      this.proc?.once("exit", (code) => reject(new Error(`the policy pack did not start (exit ${code}): ${this.stderr.slice(-2000)}`)));
+      this.proc?.once("exit", (code) =>
+        reject(new Error(`the policy pack did not start (exit ${code}): ${this.stderr.slice(-2000)}`)),
+      );
     });
     this.client = new anrpc.AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as Client;
   }
@@ -66,7 +75,14 @@ export class PolicyHost {
       this.client?.[method](req, (err, resp) =>
         err
           ? reject(new Error(`${method}: ${err.details}`))
-          : resolve(resp.getDiagnosticsList().map((d) => ({ policy: d.getPolicyname(), message: d.getMessage(), urn: d.getUrn(), enforcement: d.getEnforcementlevel() }))),
+          : resolve(
+              resp.getDiagnosticsList().map((d) => ({
+                policy: d.getPolicyname(),
+                message: d.getMessage(),
+                urn: d.getUrn(),
+                enforcement: d.getEnforcementlevel(),
+              })),
+            ),
       ),
     );
   }

@@ -21,7 +21,11 @@ export interface StackConfig {
  * A stack file's `config:` as the CLI passes it: objects as JSON, `secure:` values replaced by the plaintext the
  * caller gives (the CLI decrypts them), and `overrides` on top (same namespacing rule: bare keys get the project's).
  */
-export function stackConfig(file: string, overrides: Record<string, unknown> = {}, secrets: Record<string, string> = {}): StackConfig {
+export function stackConfig(
+  file: string,
+  overrides: Record<string, unknown> = {},
+  secrets: Record<string, string> = {},
+): StackConfig {
   const doc = parse(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> };
   const config: Record<string, string> = {};
   const secretKeys: string[] = [];
@@ -42,10 +46,11 @@ export function stackConfig(file: string, overrides: Record<string, unknown> = {
   };
   for (const [k, v] of Object.entries(doc.config ?? {})) put(k, v);
   for (const [k, v] of Object.entries(overrides)) put(k, v);
-  for (const [k, v] of Object.entries(secrets)) if (!secretKeys.includes(k) && config[k] === undefined) {
-    config[k] = v;
-    secretKeys.push(k);
-  }
+  for (const [k, v] of Object.entries(secrets))
+    if (!secretKeys.includes(k) && config[k] === undefined) {
+      config[k] = v;
+      secretKeys.push(k);
+    }
   return { config, secretKeys: [...new Set(secretKeys)] };
 }
 
@@ -72,11 +77,30 @@ export interface RunResult {
 
 export async function runProgram(o: RunOptions): Promise<RunResult> {
   const plugin = new DynamicPlugin(o.env);
-  const engine = new EngineStandIn({ project: PROJECT, stack: o.stack, config: o.config, secretKeys: o.secretKeys, preview: o.preview, previous: o.previous, plugin, invoke: o.invoke });
+  const engine = new EngineStandIn({
+    project: PROJECT,
+    stack: o.stack,
+    config: o.config,
+    secretKeys: o.secretKeys,
+    preview: o.preview,
+    previous: o.previous,
+    plugin,
+    invoke: o.invoke,
+  });
   const address = await engine.start();
   await plugin.start(address);
   try {
-    const args = [RUN, `--monitor=${address}`, `--engine=${address}`, `--project=${PROJECT}`, `--stack=${o.stack}`, `--pwd=${PROJECT_DIR}`, `--root-directory=${PROJECT_DIR}`, "--organization=organization", "--parallel=16"];
+    const args = [
+      RUN,
+      `--monitor=${address}`,
+      `--engine=${address}`,
+      `--project=${PROJECT}`,
+      `--stack=${o.stack}`,
+      `--pwd=${PROJECT_DIR}`,
+      `--root-directory=${PROJECT_DIR}`,
+      "--organization=organization",
+      "--parallel=16",
+    ];
     if (o.preview) args.push("--dry-run");
     args.push(".");
     const child = spawn(process.execPath, args, {

@@ -10,7 +10,9 @@ const PROJECT_DIR = path.resolve(__dirname, "..", "..");
  * Declares a dynamic resource under Pulumi's mock runtime and returns the `__provider` text the SDK serialized for
  * it: exactly what the engine stores in state and hands to the dynamic-provider host.
  */
-export async function serializedProviderOf(declare: () => pulumi.Resource): Promise<{ text: string; inputs: Record<string, unknown> }> {
+export async function serializedProviderOf(
+  declare: () => pulumi.Resource,
+): Promise<{ text: string; inputs: Record<string, unknown> }> {
   let captured: Record<string, unknown> | undefined;
   await pulumi.runtime.setMocks(
     {
@@ -63,10 +65,15 @@ export async function runInHost(providerText: string, calls: HostCall[], timeout
     })();`;
   try {
     const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ["-e", runner], { cwd: PROJECT_DIR, timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, out, errText) => {
-        if (err) reject(new Error(`dynamic-provider host failed: ${err.message}\n${errText}`));
-        else resolve(out);
-      });
+      execFile(
+        process.execPath,
+        ["-e", runner],
+        { cwd: PROJECT_DIR, timeout: timeoutMs, maxBuffer: 64 << 20 },
+        (err, out, errText) => {
+          if (err) reject(new Error(`dynamic-provider host failed: ${err.message}\n${errText}`));
+          else resolve(out);
+        },
+      );
     });
     return JSON.parse(stdout) as HostResult[];
   } finally {

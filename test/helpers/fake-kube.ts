@@ -24,7 +24,8 @@ export class FakeKube {
       const path = (req.url ?? "").split("?")[0];
       const n = (this.hits.get(path) ?? 0) + 1;
       this.hits.set(path, n);
-      if (req.headers.authorization !== `Bearer ${this.token}`) return this.reply(res, 401, { kind: "Status", code: 401, reason: "Unauthorized" });
+      if (req.headers.authorization !== `Bearer ${this.token}`)
+        return this.reply(res, 401, { kind: "Status", code: 401, reason: "Unauthorized" });
       const r = this.routes.get(path);
       if (!r) return this.reply(res, 404, { kind: "Status", code: 404, reason: "NotFound" });
       const { status, body } = r(n);

@@ -8,7 +8,10 @@ export function powershellParser(): Promise<TsParser> {
   parserPromise ??= (async () => {
     const { Parser, Language } = require("web-tree-sitter") as typeof import("web-tree-sitter");
     await Parser.init();
-    const wasm = path.join(path.dirname(require.resolve("tree-sitter-powershell/package.json")), "tree-sitter-powershell.wasm");
+    const wasm = path.join(
+      path.dirname(require.resolve("tree-sitter-powershell/package.json")),
+      "tree-sitter-powershell.wasm",
+    );
     // Bytes, not a path: given a path, web-tree-sitter reads it through a dynamic import jest cannot run.
     const lang = await Language.load(new Uint8Array(require("fs").readFileSync(wasm)));
     const parser = new Parser();
@@ -25,7 +28,10 @@ export async function powershellErrors(script: string): Promise<string[]> {
   if (!tree) return ["the parser returned no tree"];
   const out: string[] = [];
   const walk = (n: TsNode) => {
-    if (n.type === "ERROR" || n.isMissing) out.push(`line ${n.startPosition.row + 1}: ${n.isMissing ? `missing ${n.type}` : `cannot parse ${JSON.stringify(n.text.slice(0, 80))}`}`);
+    if (n.type === "ERROR" || n.isMissing)
+      out.push(
+        `line ${n.startPosition.row + 1}: ${n.isMissing ? `missing ${n.type}` : `cannot parse ${JSON.stringify(n.text.slice(0, 80))}`}`,
+      );
     for (const c of n.children) if (c) walk(c);
   };
   walk(tree.rootNode);

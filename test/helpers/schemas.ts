@@ -31,7 +31,10 @@ export function closeSchema(node: unknown, inCombinator = false): unknown {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(o)) {
     const combinator = ["anyOf", "oneOf", "allOf", "not"].includes(k);
-    out[k] = k === "enum" || k === "const" || k === "default" || k === "examples" ? v : closeSchema(v, combinator || (inCombinator && k !== "properties" && k !== "items" && k !== "definitions"));
+    out[k] =
+      k === "enum" || k === "const" || k === "default" || k === "examples"
+        ? v
+        : closeSchema(v, combinator || (inCombinator && k !== "properties" && k !== "items" && k !== "definitions"));
   }
   if (
     !inCombinator &&
@@ -70,13 +73,16 @@ function compiled(file: string, closed: boolean): ValidateFunction {
 export function schemaFileFor(apiVersion: string | undefined, kind: string): string {
   const index = readJson("index.json") as { kinds: IndexEntry[]; providerSpecs: IndexEntry[] };
   const hit =
-    index.kinds.find((e) => e.kind === kind && e.apiVersion === apiVersion) ?? index.providerSpecs.find((e) => e.kind === kind);
+    index.kinds.find((e) => e.kind === kind && e.apiVersion === apiVersion) ??
+    index.providerSpecs.find((e) => e.kind === kind);
   if (!hit?.schema) throw new Error(`no schema in ${SCHEMA_DIR}/index.json for ${apiVersion ?? ""} ${kind}`);
   return hit.schema;
 }
 
 function format(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? " " + JSON.stringify(e.params) : ""}`).join("\n");
+  return (errors ?? [])
+    .map((e) => `${e.instancePath || "/"} ${e.message}${e.params ? " " + JSON.stringify(e.params) : ""}`)
+    .join("\n");
 }
 
 /** Validates an object against a schema file; returns the problems as text, empty when valid. */

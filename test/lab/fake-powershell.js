@@ -7,15 +7,27 @@ const fs = require("fs");
 const path = require("path");
 const state = process.env.FAKE_WINDOWS_STATE || path.join(__dirname, "state.json");
 const i = process.argv.indexOf("-EncodedCommand");
-if (i < 0) { process.stderr.write("only -EncodedCommand is supported\n"); process.exit(2); }
+if (i < 0) {
+  process.stderr.write("only -EncodedCommand is supported\n");
+  process.exit(2);
+}
 const script = Buffer.from(process.argv[i + 1], "base64").toString("utf16le");
 fs.appendFileSync(state + ".log", script + "\n#---\n");
 const host = JSON.parse(fs.readFileSync(state, "utf8"));
 const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
 if (script.includes("Write-Output 'prepared'")) {
   if (!host.authorizedKeys.includes(key)) host.authorizedKeys.push(key);
-  if (!script.includes("Set-Service -Name sshd -StartupType Automatic")) { process.stderr.write("prepare no longer sets sshd to Automatic\n"); process.exit(3); }
-  Object.assign(host, { keyFileAclOk: true, pubkeyAuthentication: "yes", passwordAuthentication: "no", firewallPorts: [22, 10250, 9182], sshdStartType: "Automatic" });
+  if (!script.includes("Set-Service -Name sshd -StartupType Automatic")) {
+    process.stderr.write("prepare no longer sets sshd to Automatic\n");
+    process.exit(3);
+  }
+  Object.assign(host, {
+    keyFileAclOk: true,
+    pubkeyAuthentication: "yes",
+    passwordAuthentication: "no",
+    firewallPorts: [22, 10250, 9182],
+    sshdStartType: "Automatic",
+  });
   fs.writeFileSync(state, JSON.stringify(host));
   process.stdout.write("prepared\r\n");
 } else if (script.includes("ConvertTo-Json -Compress")) {

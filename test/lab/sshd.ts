@@ -24,7 +24,9 @@ export interface LabHost {
 }
 
 const SSHD = ["/usr/sbin/sshd", "/usr/bin/sshd"].find((p) => fs.existsSync(p));
-const SFTP = ["/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server", "/usr/libexec/sftp-server"].find((p) => fs.existsSync(p));
+const SFTP = ["/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server", "/usr/libexec/sftp-server"].find(
+  (p) => fs.existsSync(p),
+);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -38,7 +40,12 @@ function freePort(): Promise<number> {
 }
 
 /** Waits until the server sends its SSH banner: readiness by condition, not by time. */
-async function waitForBanner(port: number, proc: ChildProcess, log: () => string, address = "127.0.0.1"): Promise<void> {
+async function waitForBanner(
+  port: number,
+  proc: ChildProcess,
+  log: () => string,
+  address = "127.0.0.1",
+): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`sshd exited with ${proc.exitCode}: ${log()}`);
@@ -63,14 +70,30 @@ async function waitForBanner(port: number, proc: ChildProcess, log: () => string
 let sshKeygenCount = 0;
 function keygen(dir: string, type: "ed25519" | "rsa"): { priv: string; pub: string } {
   const file = path.join(dir, `key-${type}-${sshKeygenCount++}`);
-  execFileSync("ssh-keygen", ["-q", "-t", type, ...(type === "rsa" ? ["-b", "2048"] : []), "-N", "", "-C", "lab", "-f", file]);
+  execFileSync("ssh-keygen", [
+    "-q",
+    "-t",
+    type,
+    ...(type === "rsa" ? ["-b", "2048"] : []),
+    "-N",
+    "",
+    "-C",
+    "lab",
+    "-f",
+    file,
+  ]);
   return { priv: fs.readFileSync(file, "utf8"), pub: fs.readFileSync(`${file}.pub`, "utf8").trim() };
 }
 
 /** Starts one lab host. Stop it in afterAll. */
-export async function startLabHost(opts: { user?: string; binDir?: string; address?: string; port?: number } = {}): Promise<LabHost> {
+export async function startLabHost(
+  opts: { user?: string; binDir?: string; address?: string; port?: number } = {},
+): Promise<LabHost> {
   const address = opts.address ?? "127.0.0.1";
-  if (!SSHD || !SFTP) throw new Error("the SSH test lab needs OpenSSH's sshd: run  sudo apt-get install -y openssh-server  (test/lab/ensure-sshd.sh does it as root)");
+  if (!SSHD || !SFTP)
+    throw new Error(
+      "the SSH test lab needs OpenSSH's sshd: run  sudo apt-get install -y openssh-server  (test/lab/ensure-sshd.sh does it as root)",
+    );
   fs.mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ssh-lab-"));
   const hostKey = keygen(dir, "ed25519");
@@ -141,7 +164,10 @@ export async function startLabHost(opts: { user?: string; binDir?: string; addre
 
 /** A private key no lab host trusts (PKCS#8 Ed25519, the form `openssl genpkey` writes). */
 export function strayKey(): string {
-  return generateKeyPairSync("ed25519", { privateKeyEncoding: { type: "pkcs8", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).privateKey;
+  return generateKeyPairSync("ed25519", {
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  }).privateKey;
 }
 
 /** A TCP listener that accepts connections and never says anything: a host that hangs in the handshake. */

@@ -20,7 +20,18 @@ function run(rule: ResourceRule, r: ResourceView): string[] {
   return out;
 }
 
-function machineSet(over: { name?: string; kind?: string; labels?: Record<string, string>; nodeRole?: boolean; replicas?: number; value?: Record<string, unknown>; annotations?: Record<string, string>; build?: string } = {}): ResourceView {
+function machineSet(
+  over: {
+    name?: string;
+    kind?: string;
+    labels?: Record<string, string>;
+    nodeRole?: boolean;
+    replicas?: number;
+    value?: Record<string, unknown>;
+    annotations?: Record<string, string>;
+    build?: string;
+  } = {},
+): ResourceView {
   const name = over.name ?? "winworker";
   const labels = over.labels ?? {
     "machine.openshift.io/cluster-api-cluster": "infra",
@@ -33,15 +44,30 @@ function machineSet(over: { name?: string; kind?: string; labels?: Record<string
     type: MS,
     name,
     props: {
-      metadata: { name, annotations: over.annotations, labels: { "node.kubernetes.io/windows-build": over.build ?? "10.0.20348" } },
+      metadata: {
+        name,
+        annotations: over.annotations,
+        labels: { "node.kubernetes.io/windows-build": over.build ?? "10.0.20348" },
+      },
       spec: {
         replicas: over.replicas ?? 1,
-        selector: { matchLabels: { "machine.openshift.io/cluster-api-cluster": "infra", "machine.openshift.io/cluster-api-machineset": name } },
+        selector: {
+          matchLabels: {
+            "machine.openshift.io/cluster-api-cluster": "infra",
+            "machine.openshift.io/cluster-api-machineset": name,
+          },
+        },
         template: {
           metadata: { labels },
           spec: {
             metadata: { labels: over.nodeRole === false ? {} : { "node-role.kubernetes.io/worker": "" } },
-            providerSpec: { value: { kind: over.kind ?? "AzureMachineProviderSpec", image: { sku: "2022-datacenter-smalldisk" }, ...over.value } },
+            providerSpec: {
+              value: {
+                kind: over.kind ?? "AzureMachineProviderSpec",
+                image: { sku: "2022-datacenter-smalldisk" },
+                ...over.value,
+              },
+            },
           },
         },
       },
@@ -50,25 +76,31 @@ function machineSet(over: { name?: string; kind?: string; labels?: Record<string
 }
 
 test("a good Windows MachineSet passes every resource rule", () => {
-  for (const rule of [machineSetLabels, machineSetNameLimit, noImdsV2Required, capacityNotZero]) expect(run(rule, machineSet())).toEqual([]);
+  for (const rule of [machineSetLabels, machineSetNameLimit, noImdsV2Required, capacityNotZero])
+    expect(run(rule, machineSet())).toEqual([]);
 });
 
 test("labels: a missing os-id, role or node-role label fails", () => {
   const bad = machineSet({ nodeRole: false });
   expect(run(machineSetLabels, bad).join()).toMatch(/node-role/);
   const noRole = machineSet();
-  delete (noRole.props as { spec: { template: { metadata: { labels: Record<string, string> } } } }).spec.template.metadata.labels["machine.openshift.io/cluster-api-machine-role"];
+  delete (noRole.props as { spec: { template: { metadata: { labels: Record<string, string> } } } }).spec.template
+    .metadata.labels["machine.openshift.io/cluster-api-machine-role"];
   expect(run(machineSetLabels, noRole).join()).toMatch(/machine-role/);
 });
 
 test("labels: a selector that does not match the template fails", () => {
   const ms = machineSet();
-  (ms.props as { spec: { selector: { matchLabels: Record<string, string> } } }).spec.selector.matchLabels["machine.openshift.io/cluster-api-machineset"] = "other";
+  (ms.props as { spec: { selector: { matchLabels: Record<string, string> } } }).spec.selector.matchLabels[
+    "machine.openshift.io/cluster-api-machineset"
+  ] = "other";
   expect(run(machineSetLabels, ms).join()).toMatch(/selector/);
 });
 
 test("Linux MachineSets are not this pack's business", () => {
-  expect(run(machineSetLabels, machineSet({ labels: { "machine.openshift.io/os-id": "Linux" }, nodeRole: false }))).toEqual([]);
+  expect(
+    run(machineSetLabels, machineSet({ labels: { "machine.openshift.io/os-id": "Linux" }, nodeRole: false })),
+  ).toEqual([]);
 });
 
 test.each([
@@ -84,21 +116,44 @@ test.each([
 });
 
 test("IMDSv2 Required is refused on AWS, Optional passes", () => {
-  const aws = (auth: string) => machineSet({ kind: "AWSMachineProviderConfig", name: "a", value: { metadataServiceOptions: { authentication: auth } } });
+  const aws = (auth: string) =>
+    machineSet({
+      kind: "AWSMachineProviderConfig",
+      name: "a",
+      value: { metadataServiceOptions: { authentication: auth } },
+    });
   expect(run(noImdsV2Required, aws("Required"))).toHaveLength(1);
   expect(run(noImdsV2Required, aws("Optional"))).toEqual([]);
 });
 
 test("windows-user-data may not be managed", () => {
-  expect(run(noManagedUserData, { type: "kubernetes:core/v1:Secret", name: "ud", props: { metadata: { name: "windows-user-data" } } })).toHaveLength(1);
-  expect(run(noManagedUserData, { type: "kubernetes:core/v1:Secret", name: "k", props: { metadata: { name: "cloud-private-key" } } })).toEqual([]);
+  expect(
+    run(noManagedUserData, {
+      type: "kubernetes:core/v1:Secret",
+      name: "ud",
+      props: { metadata: { name: "windows-user-data" } },
+    }),
+  ).toHaveLength(1);
+  expect(
+    run(noManagedUserData, {
+      type: "kubernetes:core/v1:Secret",
+      name: "k",
+      props: { metadata: { name: "cloud-private-key" } },
+    }),
+  ).toEqual([]);
 });
 
 test("private keys only in Secrets", () => {
   const pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----";
-  expect(run(privateKeyOnlyInSecret, { type: "kubernetes:core/v1:ConfigMap", name: "c", props: { data: { key: pem } } })).toHaveLength(1);
-  expect(run(privateKeyOnlyInSecret, { type: "kubernetes:core/v1:Secret", name: "s", props: { stringData: { key: pem } } })).toEqual([]);
-  expect(run(privateKeyOnlyInSecret, { type: "kubernetes:core/v1:ConfigMap", name: "c", props: { data: { a: "b" } } })).toEqual([]);
+  expect(
+    run(privateKeyOnlyInSecret, { type: "kubernetes:core/v1:ConfigMap", name: "c", props: { data: { key: pem } } }),
+  ).toHaveLength(1);
+  expect(
+    run(privateKeyOnlyInSecret, { type: "kubernetes:core/v1:Secret", name: "s", props: { stringData: { key: pem } } }),
+  ).toEqual([]);
+  expect(
+    run(privateKeyOnlyInSecret, { type: "kubernetes:core/v1:ConfigMap", name: "c", props: { data: { a: "b" } } }),
+  ).toEqual([]);
 });
 
 test("mirror naming rule for Windows", () => {
@@ -113,7 +168,11 @@ test("mirror naming rule for Windows", () => {
 });
 
 test("RuntimeClass for every Windows build in use", () => {
-  const rc = (build: string): ResourceView => ({ type: "kubernetes:node.k8s.io/v1:RuntimeClass", name: "rc", props: { scheduling: { nodeSelector: { "node.kubernetes.io/windows-build": build } } } });
+  const rc = (build: string): ResourceView => ({
+    type: "kubernetes:node.k8s.io/v1:RuntimeClass",
+    name: "rc",
+    props: { scheduling: { nodeSelector: { "node.kubernetes.io/windows-build": build } } },
+  });
   const violations = (rs: ResourceView[]) => {
     const out: string[] = [];
     runtimeClassPerBuild.validate(rs, (m) => out.push(m));

@@ -37,7 +37,13 @@ const files = { "quay.io/hosts.toml": HOSTS_TOML, "mcr.microsoft.com/hosts.toml"
 let dirCount = 0;
 const newDir = (h: LabHost) => path.join(h.root, `registries-${dirCount++}`);
 const listFiles = (dir: string): string[] =>
-  fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name))).sort() : [];
+  fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+        .sort()
+    : [];
 
 test("create writes exactly the declared files and returns their checksums, never key material", async () => {
   const dir = newDir(a);
@@ -76,15 +82,20 @@ test("refresh finds drift (changed, missing and extra files) and update converge
 
 test("delete removes the directory it owns", async () => {
   const dir = newDir(a);
-  const outs = (await nodeFilesProvider.create({ connection: conn(a), directory: dir, files })).outs as NodeFilesOutputs;
+  const outs = (await nodeFilesProvider.create({ connection: conn(a), directory: dir, files }))
+    .outs as NodeFilesOutputs;
   await nodeFilesProvider.delete!("id", outs);
   expect(fs.existsSync(dir)).toBe(false);
 });
 
 test("a wrong host key is refused, naming the host, before anything is written", async () => {
   const dir = newDir(a);
-  await expect(nodeFilesProvider.create({ connection: conn(a, { hostKey: b.hostKeyFingerprint }), directory: dir, files })).rejects.toThrow(
-    new RegExp(`host key mismatch for ${a.user}@127\\.0\\.0\\.1:${a.port}: it presented ${a.hostKeyFingerprint.replace(/[+/]/g, "\\$&")}.*Nothing was written`),
+  await expect(
+    nodeFilesProvider.create({ connection: conn(a, { hostKey: b.hostKeyFingerprint }), directory: dir, files }),
+  ).rejects.toThrow(
+    new RegExp(
+      `host key mismatch for ${a.user}@127\\.0\\.0\\.1:${a.port}: it presented ${a.hostKeyFingerprint.replace(/[+/]/g, "\\$&")}.*Nothing was written`,
+    ),
   );
   expect(fs.existsSync(dir)).toBe(false);
 });
@@ -106,31 +117,48 @@ test("trust on first use records the key at create and enforces it afterwards", 
 });
 
 test("without hostKey or trustOnFirstUse, check refuses the inputs", async () => {
-  const r = await nodeFilesProvider.check!({} as NodeFilesInputs, { connection: conn(a, { hostKey: undefined }), directory: "/srv/x", files: { "../etc/passwd": "x", "ok.toml": "y" } });
+  const r = await nodeFilesProvider.check!({} as NodeFilesInputs, {
+    connection: conn(a, { hostKey: undefined }),
+    directory: "/srv/x",
+    files: { "../etc/passwd": "x", "ok.toml": "y" },
+  });
   const reasons = (r.failures ?? []).map((f) => `${f.property}: ${f.reason}`).join("\n");
   expect(reasons).toMatch(/connection: connection.hostKey is required/);
   expect(reasons).toMatch(/files: "..\/etc\/passwd" must not contain/);
   expect(reasons).not.toContain("PRIVATE KEY");
-  const root = await nodeFilesProvider.check!({} as NodeFilesInputs, { connection: conn(a), directory: "/", files: {} });
+  const root = await nodeFilesProvider.check!({} as NodeFilesInputs, {
+    connection: conn(a),
+    directory: "/",
+    files: {},
+  });
   expect(root.failures?.[0]).toMatchObject({ property: "directory", reason: expect.stringMatching(/root/) });
 });
 
 test("refused authentication fails at once with a clear message, not after the whole deadline", async () => {
   const started = Date.now();
-  await expect(nodeFilesProvider.create({ connection: conn(a, { privateKey: strayKey(), deadlineSeconds: 60 }), directory: newDir(a), files })).rejects.toThrow(
-    /authentication to .*127\.0\.0\.1.* was refused/,
-  );
+  await expect(
+    nodeFilesProvider.create({
+      connection: conn(a, { privateKey: strayKey(), deadlineSeconds: 60 }),
+      directory: newDir(a),
+      files,
+    }),
+  ).rejects.toThrow(/authentication to .*127\.0\.0\.1.* was refused/);
   expect(Date.now() - started).toBeLessThan(10_000);
 });
 
 test("a connection killed mid-write leaves no partial file, and the next run converges", async () => {
   const dir = newDir(a);
   const big = "x".repeat(16 * 1024 * 1024);
-  const inputs: NodeFilesInputs = { connection: conn(a, { deadlineSeconds: 2 }), directory: dir, files: { "big.bin": big } };
+  const inputs: NodeFilesInputs = {
+    connection: conn(a, { deadlineSeconds: 2 }),
+    directory: dir,
+    files: { "big.bin": big },
+  };
   const pending = nodeFilesProvider.create(inputs);
   // Wait until the upload is under way (its temp file exists), then cut every connection.
   const deadline = Date.now() + 20_000;
-  while (!(fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.includes(".tmp-"))) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  while (!(fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.includes(".tmp-"))) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
   a.killConnections();
   await expect(pending).rejects.toThrow();
   expect(fs.existsSync(path.join(dir, "big.bin"))).toBe(false);
@@ -141,17 +169,25 @@ test("a connection killed mid-write leaves no partial file, and the next run con
 }, 60_000);
 
 test("a command that outlives its timeout is stopped, naming the host", async () => {
-  await expect(withSession(conn(a, { commandTimeoutSeconds: 1 }), undefined, (s) => s.exec("sleep 20"))).rejects.toThrow(
-    new RegExp(`a command on ${a.user}@127\\.0\\.0\\.1:${a.port} timed out after 1s`),
-  );
+  await expect(
+    withSession(conn(a, { commandTimeoutSeconds: 1 }), undefined, (s) => s.exec("sleep 20")),
+  ).rejects.toThrow(new RegExp(`a command on ${a.user}@127\\.0\\.0\\.1:${a.port} timed out after 1s`));
 });
 
 test("a host that never answers the handshake times out within the deadline, naming the host", async () => {
   const silent = await silentServer();
   try {
     const started = Date.now();
-    await expect(withSession(conn(a, { port: silent.port, connectTimeoutSeconds: 1, deadlineSeconds: 2 }), undefined, async () => "never")).rejects.toThrow(
-      new RegExp(`cannot connect to ${a.user}@127\\.0\\.0\\.1:${silent.port}: no SSH handshake within 1s.*gave up after \\d+ attempts`),
+    await expect(
+      withSession(
+        conn(a, { port: silent.port, connectTimeoutSeconds: 1, deadlineSeconds: 2 }),
+        undefined,
+        async () => "never",
+      ),
+    ).rejects.toThrow(
+      new RegExp(
+        `cannot connect to ${a.user}@127\\.0\\.0\\.1:${silent.port}: no SSH handshake within 1s.*gave up after \\d+ attempts`,
+      ),
     );
     expect(Date.now() - started).toBeLessThan(8_000);
   } finally {
@@ -163,21 +199,47 @@ test("through a jump host: b reached via a, with both host keys verified", async
   const dir = newDir(b);
   await nodeFilesProvider.create({ connection: conn(b, { proxy: conn(a) }), directory: dir, files });
   expect(listFiles(dir)).toHaveLength(2);
-  await expect(nodeFilesProvider.create({ connection: conn(b, { proxy: conn(a, { hostKey: b.hostKeyFingerprint }) }), directory: newDir(b), files })).rejects.toThrow(new RegExp(`host key mismatch for .*:${a.port}`));
+  await expect(
+    nodeFilesProvider.create({
+      connection: conn(b, { proxy: conn(a, { hostKey: b.hostKeyFingerprint }) }),
+      directory: newDir(b),
+      files,
+    }),
+  ).rejects.toThrow(new RegExp(`host key mismatch for .*:${a.port}`));
 });
 
 test("diff: a new directory or host replaces; preview unknowns count as changes", async () => {
-  const olds = { connection: conn(a), directory: "/srv/a", files, checksums: {}, hostKey: a.hostKeyLine, hostKeyFingerprint: a.hostKeyFingerprint };
-  expect(await nodeFilesProvider.diff!("id", olds, { connection: conn(a), directory: "/srv/b", files })).toMatchObject({ changes: true, replaces: ["directory"] });
-  expect(await nodeFilesProvider.diff!("id", olds, { connection: conn(b), directory: "/srv/a", files })).toMatchObject({ replaces: ["connection"] });
-  expect(await nodeFilesProvider.diff!("id", olds, { connection: conn(a), directory: "/srv/a", files: { "x.toml": "04da6b54-80e4-46f7-96ec-b56ff0331ba9" } })).toMatchObject({ changes: true });
+  const olds = {
+    connection: conn(a),
+    directory: "/srv/a",
+    files,
+    checksums: {},
+    hostKey: a.hostKeyLine,
+    hostKeyFingerprint: a.hostKeyFingerprint,
+  };
+  expect(await nodeFilesProvider.diff!("id", olds, { connection: conn(a), directory: "/srv/b", files })).toMatchObject({
+    changes: true,
+    replaces: ["directory"],
+  });
+  expect(await nodeFilesProvider.diff!("id", olds, { connection: conn(b), directory: "/srv/a", files })).toMatchObject({
+    replaces: ["connection"],
+  });
+  expect(
+    await nodeFilesProvider.diff!("id", olds, {
+      connection: conn(a),
+      directory: "/srv/a",
+      files: { "x.toml": "04da6b54-80e4-46f7-96ec-b56ff0331ba9" },
+    }),
+  ).toMatchObject({ changes: true });
 });
 
 describe("serialized, as the dynamic-provider host runs it", () => {
   let text: string;
   let inputs: Record<string, unknown>;
   beforeAll(async () => {
-    const s = await serializedProviderOf(() => new NodeFiles("hosts", { connection: conn(a), directory: "/srv/none", files }));
+    const s = await serializedProviderOf(
+      () => new NodeFiles("hosts", { connection: conn(a), directory: "/srv/none", files }),
+    );
     text = s.text;
     inputs = s.inputs;
   }, 60_000);
@@ -205,14 +267,21 @@ describe("serialized, as the dynamic-provider host runs it", () => {
     ]);
     expect(diff).toMatchObject({ ok: true, value: { changes: true } });
     expect(update.ok).toBe(true);
-    expect((readAgain as { value: { props: NodeFilesOutputs } }).value.props.checksums["quay.io/hosts.toml"]).toBe(sha(HOSTS_TOML));
+    expect((readAgain as { value: { props: NodeFilesOutputs } }).value.props.checksums["quay.io/hosts.toml"]).toBe(
+      sha(HOSTS_TOML),
+    );
     const [del] = await runInHost(text, [{ method: "delete", args: ["id", outs] }]);
     expect(del.ok).toBe(true);
     expect(fs.existsSync(dir)).toBe(false);
   });
 
   test("errors from the host process are plain messages without key material", async () => {
-    const [r] = await runInHost(text, [{ method: "create", args: [{ connection: conn(a, { hostKey: b.hostKeyFingerprint }), directory: newDir(a), files }] }]);
+    const [r] = await runInHost(text, [
+      {
+        method: "create",
+        args: [{ connection: conn(a, { hostKey: b.hostKeyFingerprint }), directory: newDir(a), files }],
+      },
+    ]);
     expect(r.ok).toBe(false);
     expect(r.ok === false && r.message).toMatch(/host key mismatch/);
     expect(JSON.stringify(r)).not.toContain("PRIVATE KEY");

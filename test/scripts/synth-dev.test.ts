@@ -18,7 +18,8 @@ afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [k: string]: unknown };
 const objects = (): Obj[] => [...files].filter(([p]) => p.startsWith("1-manifest/")).map(([, t]) => parse(t) as Obj);
-const find = (kind: string, name?: string) => objects().find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+const find = (kind: string, name?: string) =>
+  objects().find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
 
 test("synth succeeds and prints the resource tree with counts", () => {
   expect(result.stderr).toBe("");
@@ -52,7 +53,9 @@ test("shows the hosts.toml files every Windows node will get, as TOML, in the ou
   const file = files.get("windows-node-files/C/k/containerd/registries/mcr.microsoft.com/hosts.toml") ?? "";
   expect(file).toMatch(/^server = "https:\/\/mcr.microsoft.com\/v2"\n/);
   expect(() => parseToml(file)).not.toThrow();
-  const outputs = JSON.parse(files.get("stack-outputs.json") ?? "{}") as { windowsRegistryConfig: Record<string, string> };
+  const outputs = JSON.parse(files.get("stack-outputs.json") ?? "{}") as {
+    windowsRegistryConfig: Record<string, string>;
+  };
   expect(Object.keys(outputs.windowsRegistryConfig).sort()).toEqual(["mcr.microsoft.com", "registry.redhat.io"]);
   expect(find("ImageDigestMirrorSet")).toBeDefined();
 });
@@ -65,15 +68,21 @@ test("every rendered object is valid against its schema, closed to unknown field
   const objs = objects();
   expect(objs.length).toBeGreaterThanOrEqual(4);
   for (const o of objs) {
-    expect(`${o.kind}/${o.metadata.name}: ${validateObject(o, { closed: true })}`).toBe(`${o.kind}/${o.metadata.name}: `);
-    const value = (o as { spec?: { template?: { spec?: { providerSpec?: { value?: { kind: string } } } } } }).spec?.template?.spec?.providerSpec?.value;
+    expect(`${o.kind}/${o.metadata.name}: ${validateObject(o, { closed: true })}`).toBe(
+      `${o.kind}/${o.metadata.name}: `,
+    );
+    const value = (o as { spec?: { template?: { spec?: { providerSpec?: { value?: { kind: string } } } } } }).spec
+      ?.template?.spec?.providerSpec?.value;
     if (value) expect(validateAgainstSchema(value, schemaFileFor(undefined, value.kind))).toBe("");
   }
 });
 
 test("no key material anywhere in the output or the log", () => {
   const pem = fs.readFileSync(path.join(PROJECT_DIR, ".dev", "wmco-dev-key.pem"), "utf8");
-  const body = pem.split("\n").filter((l) => l && !l.startsWith("-----")).join("");
+  const body = pem
+    .split("\n")
+    .filter((l) => l && !l.startsWith("-----"))
+    .join("");
   const everything = [...files.values(), result.stdout, result.stderr].join("\n").replace(/\s+/g, "");
   expect(everything).not.toContain("PRIVATEKEY");
   for (let i = 0; i + 24 <= body.length; i += 24) expect(everything).not.toContain(body.slice(i, i + 24));

@@ -9,11 +9,18 @@ import { readTree } from "../helpers/stack";
 
 // Every example stack (one per platform, plus BYOH-only) synthesizes, every object is valid against its schema,
 // and the policy pack finds nothing to object to.
-const examples = fs.readdirSync(path.join(PROJECT_DIR, "stacks", "examples")).filter((f) => /^Pulumi\..+\.yaml$/.test(f));
+const examples = fs
+  .readdirSync(path.join(PROJECT_DIR, "stacks", "examples"))
+  .filter((f) => /^Pulumi\..+\.yaml$/.test(f));
 const out = fs.mkdtempSync(path.join(os.tmpdir(), "examples-"));
 afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
 
-type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec?: { template?: { spec?: { providerSpec?: { value?: { kind: string } } } } } };
+type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec?: { template?: { spec?: { providerSpec?: { value?: { kind: string } } } } };
+};
 
 const rendered = new Map<string, Obj[]>();
 const logs = new Map<string, string>();
@@ -24,12 +31,22 @@ beforeAll(async () => {
     // Each synth runs the program in a fresh module registry, as each `pulumi up` runs it in a fresh process.
     jest.resetModules();
     const { runSynth } = require("../helpers/stack") as typeof import("../helpers/stack");
-    const r = await runSynth(["--stack", stack, "--config-file", path.join(PROJECT_DIR, "stacks", "examples", file), "--out", path.join(out, stack)]);
+    const r = await runSynth([
+      "--stack",
+      stack,
+      "--config-file",
+      path.join(PROJECT_DIR, "stacks", "examples", file),
+      "--out",
+      path.join(out, stack),
+    ]);
     if (r.code !== 0) throw new Error(`${file}: exit ${r.code}\n${r.stderr}`);
     const files = readTree(path.join(out, stack));
     logs.set(stack, r.stdout + r.stderr);
     outputs.set(stack, JSON.parse(files.get("stack-outputs.json") ?? "{}") as Record<string, unknown>);
-    rendered.set(stack, [...files].filter(([p]) => p.startsWith("1-manifest/")).map(([, t]) => parse(t) as Obj));
+    rendered.set(
+      stack,
+      [...files].filter(([p]) => p.startsWith("1-manifest/")).map(([, t]) => parse(t) as Obj),
+    );
   }
 }, 180_000);
 
@@ -40,18 +57,28 @@ test("there is an example for every platform", () => {
 test("every object of every example is valid against its schema (closed), providerSpecs included", () => {
   for (const [stack, objs] of rendered) {
     for (const o of objs) {
-      expect(`${stack} ${o.kind}/${o.metadata.name}: ${validateObject(o, { closed: true })}`).toBe(`${stack} ${o.kind}/${o.metadata.name}: `);
+      expect(`${stack} ${o.kind}/${o.metadata.name}: ${validateObject(o, { closed: true })}`).toBe(
+        `${stack} ${o.kind}/${o.metadata.name}: `,
+      );
       const v = o.spec?.template?.spec?.providerSpec?.value;
-      if (v) expect(`${stack} ${v.kind}: ${validateAgainstSchema(v, schemaFileFor(undefined, v.kind), { closed: true })}`).toBe(`${stack} ${v.kind}: `);
+      if (v)
+        expect(
+          `${stack} ${v.kind}: ${validateAgainstSchema(v, schemaFileFor(undefined, v.kind), { closed: true })}`,
+        ).toBe(`${stack} ${v.kind}: `);
     }
   }
 });
 
 test("every example passes the policy pack", () => {
   for (const [stack, objs] of rendered) {
-    const views: ResourceView[] = objs.map((o) => ({ type: `kubernetes:${o.apiVersion.includes("/") ? o.apiVersion : `core/${o.apiVersion}`}:${o.kind}`, name: o.metadata.name, props: o as unknown as Record<string, unknown> }));
+    const views: ResourceView[] = objs.map((o) => ({
+      type: `kubernetes:${o.apiVersion.includes("/") ? o.apiVersion : `core/${o.apiVersion}`}:${o.kind}`,
+      name: o.metadata.name,
+      props: o as unknown as Record<string, unknown>,
+    }));
     const violations: string[] = [];
-    for (const rule of resourceRules) for (const v of views) rule.validate(v, (m) => violations.push(`${stack} ${rule.name}: ${m}`));
+    for (const rule of resourceRules)
+      for (const v of views) rule.validate(v, (m) => violations.push(`${stack} ${rule.name}: ${m}`));
     for (const rule of stackRules) rule.validate(views, (m) => violations.push(`${stack} ${rule.name}: ${m}`));
     expect(violations).toEqual([]);
   }
@@ -59,37 +86,64 @@ test("every example passes the policy pack", () => {
 
 test("the AWS example without an AMI shows the placeholder, and pins the one it was given", () => {
   const sets = (rendered.get("aws") ?? []).filter((o) => o.kind === "MachineSet");
-  const amis = sets.map((s) => (s.spec?.template?.spec?.providerSpec?.value as unknown as { ami: { id: string } }).ami.id).sort();
+  const amis = sets
+    .map((s) => (s.spec?.template?.spec?.providerSpec?.value as unknown as { ami: { id: string } }).ami.id)
+    .sort();
   expect(amis).toEqual(["ami-0123456789abcdef0", "ami-lookedupatpulumiup"]);
 });
 
 test("a policy violation is caught on rendered output (the check can fail)", () => {
-  const ms = JSON.parse(JSON.stringify((rendered.get("aws") ?? []).find((o) => o.kind === "MachineSet"))) as Record<string, never>;
-  (ms as unknown as { spec: { template: { spec: { providerSpec: { value: { metadataServiceOptions: { authentication: string } } } } } } }).spec.template.spec.providerSpec.value.metadataServiceOptions.authentication = "Required";
+  const ms = JSON.parse(JSON.stringify((rendered.get("aws") ?? []).find((o) => o.kind === "MachineSet"))) as Record<
+    string,
+    never
+  >;
+  (
+    ms as unknown as {
+      spec: { template: { spec: { providerSpec: { value: { metadataServiceOptions: { authentication: string } } } } } };
+    }
+  ).spec.template.spec.providerSpec.value.metadataServiceOptions.authentication = "Required";
   const violations: string[] = [];
-  for (const rule of resourceRules) rule.validate({ type: "kubernetes:machine.openshift.io/v1beta1:MachineSet", name: "x", props: ms }, (m) => violations.push(m));
+  for (const rule of resourceRules)
+    rule.validate({ type: "kubernetes:machine.openshift.io/v1beta1:MachineSet", name: "x", props: ms }, (m) =>
+      violations.push(m),
+    );
   expect(violations.join()).toMatch(/IMDSv2/);
 });
 
 test("a WMCO-documented Nutanix name (<infrastructure_id>-windows-worker-<suffix>, docs/machineset-nutanix.md) renders", () => {
-  expect((rendered.get("nutanix") ?? []).filter((o) => o.kind === "MachineSet").map((o) => o.metadata.name)).toEqual(["ocp-ntnx-2mkp4-windows-worker-a"]);
+  expect((rendered.get("nutanix") ?? []).filter((o) => o.kind === "MachineSet").map((o) => o.metadata.name)).toEqual([
+    "ocp-ntnx-2mkp4-windows-worker-a",
+  ]);
 });
 
 test("the OKD docs' IDMS example renders, with a warning naming the mirror", () => {
-  expect((rendered.get("byoh") ?? []).filter((o) => o.kind === "ImageDigestMirrorSet").map((o) => o.metadata.name)).toEqual(["ubi9repo"]);
-  expect(logs.get("byoh")).toMatch(/windows-estate:mirrors\.digest\[0\]\.mirrors\[0\]: on Windows nodes a mirror of registry\.access\.redhat\.com\/ubi9\/ubi-minimal must end with its path/);
+  expect(
+    (rendered.get("byoh") ?? []).filter((o) => o.kind === "ImageDigestMirrorSet").map((o) => o.metadata.name),
+  ).toEqual(["ubi9repo"]);
+  expect(logs.get("byoh")).toMatch(
+    /windows-estate:mirrors\.digest\[0\]\.mirrors\[0\]: on Windows nodes a mirror of registry\.access\.redhat\.com\/ubi9\/ubi-minimal must end with its path/,
+  );
 });
 
 test("offline, the hosts.toml preview says it covers this stack's mirror sets only", () => {
-  expect((outputs.get("byoh")?.windowsRegistrySources as { scope: string }).scope).toMatch(/^this stack's mirror sets only/);
+  expect((outputs.get("byoh")?.windowsRegistrySources as { scope: string }).scope).toMatch(
+    /^this stack's mirror sets only/,
+  );
 });
 
 test("BYOH-only estates get a RuntimeClass per declared Windows Server version", () => {
-  expect((rendered.get("byoh") ?? []).filter((o) => o.kind === "RuntimeClass").map((o) => o.metadata.name).sort()).toEqual(["windows2022", "windows2025"]);
+  expect(
+    (rendered.get("byoh") ?? [])
+      .filter((o) => o.kind === "RuntimeClass")
+      .map((o) => o.metadata.name)
+      .sort(),
+  ).toEqual(["windows2022", "windows2025"]);
 });
 
 test("WMCO's namespace carries the labels of WMCO's install script (hack/common.sh NS_LABELS)", () => {
-  const ns = (rendered.get("aws") ?? []).find((o) => o.kind === "Namespace") as unknown as { metadata: { labels: Record<string, string> } };
+  const ns = (rendered.get("aws") ?? []).find((o) => o.kind === "Namespace") as unknown as {
+    metadata: { labels: Record<string, string> };
+  };
   expect(ns.metadata.labels).toMatchObject({
     "openshift.io/cluster-monitoring": "true",
     "security.openshift.io/scc.podSecurityLabelSync": "true",

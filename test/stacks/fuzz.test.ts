@@ -21,8 +21,18 @@ function rng(seed: number): () => number {
 const base = (): Record<string, unknown> => ({
   cluster: { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus", context: "admin" },
   privateKeyPath: s.keyPath,
-  operator: { channel: "stable", installPlanApproval: "Manual", env: { ARGS: "--debugLogging" }, waitTimeoutSeconds: 600 },
-  mirrors: { digest: [{ source: "mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["mirror.example.com/oss/kubernetes/pause"] }], tag: [] },
+  operator: {
+    channel: "stable",
+    installPlanApproval: "Manual",
+    env: { ARGS: "--debugLogging" },
+    waitTimeoutSeconds: 600,
+  },
+  mirrors: {
+    digest: [
+      { source: "mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["mirror.example.com/oss/kubernetes/pause"] },
+    ],
+    tag: [],
+  },
   byoh: [{ address: "10.0.0.5", username: "Administrator", trustOnFirstUse: true }],
   machineSets: [],
 });
@@ -62,7 +72,9 @@ function mutate(cfg: Record<string, unknown>, r: () => number): Record<string, u
         if (action < 0.4) (node as Record<string, unknown>)[k] = garbage(r);
         else if (action < 0.6 && !Array.isArray(node)) delete (node as Record<string, unknown>)[k];
         else if (action < 0.8) (node as Record<string, unknown>)[k] = [child];
-        else (node as Record<string, unknown>)[k + (r() < 0.5 ? "x" : "")] = typeof child === "string" ? child.toUpperCase() : String(child);
+        else
+          (node as Record<string, unknown>)[k + (r() < 0.5 ? "x" : "")] =
+            typeof child === "string" ? child.toUpperCase() : String(child);
         break;
       }
       node = child as Record<string, unknown>;
@@ -73,14 +85,17 @@ function mutate(cfg: Record<string, unknown>, r: () => number): Record<string, u
 
 function raw(cfg: Record<string, unknown>): RawConfig {
   const values: Record<string, string> = {};
-  for (const [k, v] of Object.entries(cfg)) values[`windows-estate:${k}`] = typeof v === "string" ? v : JSON.stringify(v);
+  for (const [k, v] of Object.entries(cfg))
+    values[`windows-estate:${k}`] = typeof v === "string" ? v : JSON.stringify(v);
   return { values, secretKeys: new Set() };
 }
 
 const SEEDS = Array.from({ length: 400 }, (_, i) => 1000 + i);
 
 test("the unmutated config is accepted (so mutations, not the base, cause refusals)", () => {
-  expect(() => loadEstateConfig(raw(base()), { projectDir: s.dir, offline: true, validators: DOMAIN_VALIDATORS })).not.toThrow();
+  expect(() =>
+    loadEstateConfig(raw(base()), { projectDir: s.dir, offline: true, validators: DOMAIN_VALIDATORS }),
+  ).not.toThrow();
 });
 
 test(`400 mutated configs are accepted or refused with key-naming messages, never crash (seeds ${SEEDS[0]}..${SEEDS[SEEDS.length - 1]})`, () => {
@@ -90,10 +105,12 @@ test(`400 mutated configs are accepted or refused with key-naming messages, neve
     try {
       loadEstateConfig(raw(cfg), { projectDir: s.dir, offline: true, validators: DOMAIN_VALIDATORS });
     } catch (e) {
-      if (!(e instanceof ConfigErrors)) throw new Error(`seed ${seed}: ${(e as Error).stack}\nconfig: ${JSON.stringify(cfg).slice(0, 500)}`);
+      if (!(e instanceof ConfigErrors))
+        throw new Error(`seed ${seed}: ${(e as Error).stack}\nconfig: ${JSON.stringify(cfg).slice(0, 500)}`);
       refused++;
       expect(e.issues.length).toBeGreaterThan(0);
-      for (const line of e.message.split("\n").slice(1)) expect(`seed ${seed}: ${line}`).toMatch(/^seed \d+: {3}windows-estate:[A-Za-z]/);
+      for (const line of e.message.split("\n").slice(1))
+        expect(`seed ${seed}: ${line}`).toMatch(/^seed \d+: {3}windows-estate:[A-Za-z]/);
       expect(e.message.length).toBeLessThan(20_000); // a huge value is described, not echoed
     }
   }

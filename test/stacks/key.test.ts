@@ -13,7 +13,9 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 function sshKeygen(name: string, args: string[]): { priv: string; pub: string; fingerprint: string } {
   const file = path.join(dir, name);
   execFileSync("ssh-keygen", ["-q", "-C", "test", "-f", file, ...args], { stdio: "pipe" });
-  const fingerprint = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", `${file}.pub`], { encoding: "utf8" }).split(" ")[1];
+  const fingerprint = execFileSync("ssh-keygen", ["-l", "-E", "sha256", "-f", `${file}.pub`], {
+    encoding: "utf8",
+  }).split(" ")[1];
   return { priv: fs.readFileSync(file, "utf8"), pub: fs.readFileSync(`${file}.pub`, "utf8"), fingerprint };
 }
 

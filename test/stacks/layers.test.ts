@@ -12,17 +12,37 @@ function importsOf(file: string): string[] {
   const sf = ts.createSourceFile(file, fs.readFileSync(path.join(ROOT, file), "utf8"), ts.ScriptTarget.Latest, true);
   const out: string[] = [];
   const visit = (n: ts.Node) => {
-    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) out.push(n.moduleSpecifier.text);
-    if (ts.isCallExpression(n) && n.expression.getText(sf) === "require" && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) out.push(n.arguments[0].text);
-    if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) out.push(n.argument.literal.text);
+    if (
+      (ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) &&
+      n.moduleSpecifier &&
+      ts.isStringLiteral(n.moduleSpecifier)
+    )
+      out.push(n.moduleSpecifier.text);
+    if (
+      ts.isCallExpression(n) &&
+      n.expression.getText(sf) === "require" &&
+      n.arguments[0] &&
+      ts.isStringLiteral(n.arguments[0])
+    )
+      out.push(n.arguments[0].text);
+    if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal))
+      out.push(n.argument.literal.text);
     ts.forEachChild(n, visit);
   };
   visit(sf);
-  return out.filter((s) => s.startsWith(".")).map((s) => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), s)));
+  return out
+    .filter((s) => s.startsWith("."))
+    .map((s) => path.relative(ROOT, path.resolve(ROOT, path.dirname(file), s)));
 }
 
 const crossings = (layer: string, forbidden: string[]) =>
-  tracked.filter((f) => f.startsWith(`${layer}/`)).flatMap((f) => importsOf(f).filter((i) => forbidden.some((x) => i.startsWith(`${x}/`) || i === x)).map((i) => `${f} -> ${i}`));
+  tracked
+    .filter((f) => f.startsWith(`${layer}/`))
+    .flatMap((f) =>
+      importsOf(f)
+        .filter((i) => forbidden.some((x) => i.startsWith(`${x}/`) || i === x))
+        .map((i) => `${f} -> ${i}`),
+    );
 
 test("stacks/ (config) imports nothing from components/ or providers/", () => {
   expect(crossings("stacks", ["components", "providers", "policy", "scripts"])).toEqual([]);

@@ -36,7 +36,8 @@ describe("windows-instances ConfigMap", () => {
 });
 
 describe("BYOH validation", () => {
-  const host = (over: Record<string, unknown>) => byohSchema.parse([{ address: "10.0.0.5", username: "Administrator", hostKey: "SHA256:abc", ...over }])[0];
+  const host = (over: Record<string, unknown>) =>
+    byohSchema.parse([{ address: "10.0.0.5", username: "Administrator", hostKey: "SHA256:abc", ...over }])[0];
   const check = (hosts: ReturnType<typeof host>[], secrets: string[] = []) => validateByoh(hosts, new Set(secrets));
 
   test("a good host passes", () => expect(check([host({})])).toEqual([]));
@@ -48,7 +49,12 @@ describe("BYOH validation", () => {
     ["username with a space", { username: "my admin" }, "byoh[0].username", /Windows account name/],
     ["username with =", { username: "a=b" }, "byoh[0].username", /'='/],
     ["no way to verify the host key", { hostKey: undefined }, "byoh[0].hostKey", /trustOnFirstUse/],
-    ["password key not secret", { bootstrap: { passwordSecret: "pw" } }, "byoh[0].bootstrap.passwordSecret", /--secret/],
+    [
+      "password key not secret",
+      { bootstrap: { passwordSecret: "pw" } },
+      "byoh[0].bootstrap.passwordSecret",
+      /--secret/,
+    ],
   ])("%s", (_n, over, p, says) => {
     const errors = check([host(over)]);
     expect(errors.map((e) => e.path)).toContain(p);
@@ -57,10 +63,20 @@ describe("BYOH validation", () => {
 
   test("duplicates (case-insensitive DNS names) are refused", () => {
     const errors = check([host({ address: "Win1.example.com" }), host({ address: "win1.example.com" })]);
-    expect(errors).toEqual([expect.objectContaining({ path: "byoh[1].address", message: expect.stringMatching(/listed twice \(also byoh\[0\]\)/) })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        path: "byoh[1].address",
+        message: expect.stringMatching(/listed twice \(also byoh\[0\]\)/),
+      }),
+    ]);
   });
 
   test("trustOnFirstUse and a secret bootstrap password are accepted", () => {
-    expect(check([host({ hostKey: undefined, trustOnFirstUse: true, bootstrap: { passwordSecret: "pw" } })], ["windows-estate:pw"])).toEqual([]);
+    expect(
+      check(
+        [host({ hostKey: undefined, trustOnFirstUse: true, bootstrap: { passwordSecret: "pw" } })],
+        ["windows-estate:pw"],
+      ),
+    ).toEqual([]);
   });
 });

@@ -6,21 +6,52 @@ import { machineSetSchema } from "../../../stacks/schema/machinesets";
 import { schemaFileFor, validateAgainstSchema, validateObject } from "../../helpers/schemas";
 
 const set = (raw: Record<string, unknown>) => machineSetSchema.parse(raw);
-const cluster = (platform: ClusterConfig["platform"], region?: string) => ({ platform, infrastructureId: "ocp-x7k2p", region });
+const cluster = (platform: ClusterConfig["platform"], region?: string) => ({
+  platform,
+  infrastructureId: "ocp-x7k2p",
+  region,
+});
 
 // One fully specified entry per platform, as a user would write it, and what WMCO's script would produce.
 const cases = [
-  { platform: "AWS" as const, region: "us-east-1", raw: { aws: { availabilityZone: "us-east-1a" } }, resolved: { amiId: "ami-0123456789abcdef0" }, name: "ocp-x7k2p-winworker-us-east-1a" },
+  {
+    platform: "AWS" as const,
+    region: "us-east-1",
+    raw: { aws: { availabilityZone: "us-east-1a" } },
+    resolved: { amiId: "ami-0123456789abcdef0" },
+    name: "ocp-x7k2p-winworker-us-east-1a",
+  },
   { platform: "Azure" as const, region: "westus", raw: { azure: {} }, resolved: {}, name: "winworker" },
-  { platform: "GCP" as const, region: "us-central1", raw: { gcp: { projectID: "p1", zone: "us-central1-c" } }, resolved: {}, name: "ocp-x7k2p-winworker-c" },
+  {
+    platform: "GCP" as const,
+    region: "us-central1",
+    raw: { gcp: { projectID: "p1", zone: "us-central1-c" } },
+    resolved: {},
+    name: "ocp-x7k2p-winworker-c",
+  },
   {
     platform: "VSphere" as const,
     region: undefined,
-    raw: { vsphere: { template: "win2022-golden", server: "vc", datacenter: "dc", datastore: "ds", folder: "/dc/vm/x", networkName: "net" } },
+    raw: {
+      vsphere: {
+        template: "win2022-golden",
+        server: "vc",
+        datacenter: "dc",
+        datastore: "ds",
+        folder: "/dc/vm/x",
+        networkName: "net",
+      },
+    },
     resolved: {},
     name: "winworker",
   },
-  { platform: "Nutanix" as const, region: undefined, raw: { nutanix: { clusterUuid: "c-1", subnetUuid: "s-1", image: "win2022" } }, resolved: {}, name: "winworker" },
+  {
+    platform: "Nutanix" as const,
+    region: undefined,
+    raw: { nutanix: { clusterUuid: "c-1", subnetUuid: "s-1", image: "win2022" } },
+    resolved: {},
+    name: "winworker",
+  },
 ];
 
 describe.each(cases)("$platform", ({ platform, region, raw, resolved, name }) => {
@@ -35,7 +66,13 @@ describe.each(cases)("$platform", ({ platform, region, raw, resolved, name }) =>
 
   test("the labels WMCO needs, and a selector the template satisfies", () => {
     const labels = ms.spec.template.metadata.labels;
-    expect(labels).toMatchObject({ [LABEL.osId]: "Windows", [LABEL.role]: "worker", [LABEL.type]: "worker", [LABEL.cluster]: "ocp-x7k2p", [LABEL.machineSet]: name });
+    expect(labels).toMatchObject({
+      [LABEL.osId]: "Windows",
+      [LABEL.role]: "worker",
+      [LABEL.type]: "worker",
+      [LABEL.cluster]: "ocp-x7k2p",
+      [LABEL.machineSet]: name,
+    });
     for (const [k, v] of Object.entries(ms.spec.selector.matchLabels)) expect(labels[k]).toBe(v);
     expect(ms.spec.template.spec.metadata.labels[LABEL.workerRole]).toBe("");
     expect(ms.metadata).toMatchObject({ name, namespace: "openshift-machine-api" });
@@ -48,7 +85,9 @@ describe.each(cases)("$platform", ({ platform, region, raw, resolved, name }) =>
 });
 
 test("AWS: IMDS optional, AMI, derived profile, subnet and security group tags", () => {
-  const v = buildMachineSet(cluster("AWS", "us-east-1"), set({ aws: { availabilityZone: "us-east-1b" } }), { amiId: "ami-0aaaaaaaaaaaaaaaa" }).spec.template.spec.providerSpec.value;
+  const v = buildMachineSet(cluster("AWS", "us-east-1"), set({ aws: { availabilityZone: "us-east-1b" } }), {
+    amiId: "ami-0aaaaaaaaaaaaaaaa",
+  }).spec.template.spec.providerSpec.value;
   expect(v).toMatchObject({
     metadataServiceOptions: { authentication: "Optional" },
     ami: { id: "ami-0aaaaaaaaaaaaaaaa" },
@@ -61,7 +100,11 @@ test("AWS: IMDS optional, AMI, derived profile, subnet and security group tags",
 });
 
 test("AWS: explicit IDs and names override the derived ones", () => {
-  const v = buildMachineSet(cluster("AWS", "us-east-1"), set({ aws: { availabilityZone: "us-east-1b", subnet: "subnet-0abc", securityGroups: ["sg-1", "custom-sg"] } }), { amiId: "ami-0aaaaaaaaaaaaaaaa" }).spec.template.spec.providerSpec.value;
+  const v = buildMachineSet(
+    cluster("AWS", "us-east-1"),
+    set({ aws: { availabilityZone: "us-east-1b", subnet: "subnet-0abc", securityGroups: ["sg-1", "custom-sg"] } }),
+    { amiId: "ami-0aaaaaaaaaaaaaaaa" },
+  ).spec.template.spec.providerSpec.value;
   expect(v.subnet).toEqual({ id: "subnet-0abc" });
   expect(v.securityGroups).toEqual([{ id: "sg-1" }, { filters: [{ name: "tag:Name", values: ["custom-sg"] }] }]);
 });
@@ -82,13 +125,23 @@ test.each([
   ["2025", "2025-datacenter-smalldisk", "latest"],
 ] as const)("Azure image for %s", (v, sku, version) => {
   const azure = v === "2019" ? { imageVersion: version } : {};
-  const value = buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: v, azure })).spec.template.spec.providerSpec.value;
+  const value = buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: v, azure })).spec.template.spec
+    .providerSpec.value;
   expect(value.image).toMatchObject({ publisher: "MicrosoftWindowsServer", offer: "WindowsServer", sku, version });
-  expect(value).toMatchObject({ resourceGroup: "ocp-x7k2p-rg", vnet: "ocp-x7k2p-vnet", subnet: "ocp-x7k2p-worker-subnet", publicIP: false, osDisk: { osType: "Windows" } });
+  expect(value).toMatchObject({
+    resourceGroup: "ocp-x7k2p-rg",
+    vnet: "ocp-x7k2p-vnet",
+    subnet: "ocp-x7k2p-worker-subnet",
+    publicIP: false,
+    osDisk: { osType: "Windows" },
+  });
 });
 
 test.each(["2022", "2025"] as const)("GCP image family for %s and the cluster's worker identity", (v) => {
-  const value = buildMachineSet(cluster("GCP", "us-central1"), set({ windowsServer: v, gcp: { projectID: "p1", zone: "us-central1-a" } })).spec.template.spec.providerSpec.value as {
+  const value = buildMachineSet(
+    cluster("GCP", "us-central1"),
+    set({ windowsServer: v, gcp: { projectID: "p1", zone: "us-central1-a" } }),
+  ).spec.template.spec.providerSpec.value as {
     disks: { image: string }[];
     serviceAccounts: { email: string }[];
     tags: string[];
@@ -101,7 +154,16 @@ test.each(["2022", "2025"] as const)("GCP image family for %s and the cluster's 
 });
 
 test("BYOH sets carry the ignore label and the winbyoh default name; labels and taints reach the Machine", () => {
-  const ms = buildMachineSet(cluster("Azure", "westus"), set({ byoh: true, labels: { team: "a" }, taints: [{ key: "dedicated", value: "win", effect: "NoSchedule" }], annotations: { note: "x" }, azure: {} }));
+  const ms = buildMachineSet(
+    cluster("Azure", "westus"),
+    set({
+      byoh: true,
+      labels: { team: "a" },
+      taints: [{ key: "dedicated", value: "win", effect: "NoSchedule" }],
+      annotations: { note: "x" },
+      azure: {},
+    }),
+  );
   expect(ms.metadata.name).toBe("winbyoh");
   expect(ms.metadata.annotations).toEqual({ note: "x" });
   expect(ms.spec.template.metadata.labels[LABEL.ignore]).toBe("true");
@@ -111,7 +173,9 @@ test("BYOH sets carry the ignore label and the winbyoh default name; labels and 
 });
 
 test("Azure 2019 without imageVersion is never rendered with the removed image", () => {
-  expect(() => buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: "2019", azure: {} }))).toThrow(/needs azure.imageVersion/);
+  expect(() => buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: "2019", azure: {} }))).toThrow(
+    /needs azure.imageVersion/,
+  );
 });
 
 test("the MachineSet carries its Windows build as a label for the policy pack (test/e2e/windows/version.go BuildNumber)", () => {

@@ -5,7 +5,12 @@ import { machineSetsSchema } from "../../../stacks/schema/machinesets";
 // Recorded shapes: what `oc get machinesets -n openshift-machine-api -o json` and the Infrastructure return.
 const workerMs = (value: Record<string, unknown>, labels: Record<string, string> = {}) => ({
   metadata: { name: "w" },
-  spec: { template: { metadata: { labels: { "machine.openshift.io/cluster-api-machine-role": "worker", ...labels } }, spec: { providerSpec: { value } } } },
+  spec: {
+    template: {
+      metadata: { labels: { "machine.openshift.io/cluster-api-machine-role": "worker", ...labels } },
+      spec: { providerSpec: { value } },
+    },
+  },
 });
 const awsWorker = (az: string) =>
   workerMs({
@@ -17,21 +22,43 @@ const awsWorker = (az: string) =>
   });
 
 test("only Linux workers are copied from", () => {
-  const list = { items: [awsWorker("us-east-1a"), workerMs({ kind: "AWS", w: 1 }, { "machine.openshift.io/os-id": "Windows" }), { spec: { template: { metadata: { labels: { "machine.openshift.io/cluster-api-machine-role": "infra" } } } } }] };
+  const list = {
+    items: [
+      awsWorker("us-east-1a"),
+      workerMs({ kind: "AWS", w: 1 }, { "machine.openshift.io/os-id": "Windows" }),
+      { spec: { template: { metadata: { labels: { "machine.openshift.io/cluster-api-machine-role": "infra" } } } } },
+    ],
+  };
   expect(linuxWorkerSpecs(list)).toHaveLength(1);
 });
 
 test("AWS: zone, subnet, security groups and profile are copied from the worker of the same zone (old tag names survive)", () => {
-  const facts = { infrastructure: { status: { platformStatus: { type: "AWS", aws: { region: "us-east-1" } } } }, workerSpecs: linuxWorkerSpecs({ items: [awsWorker("us-east-1a"), awsWorker("us-east-1b")] }) };
+  const facts = {
+    infrastructure: { status: { platformStatus: { type: "AWS", aws: { region: "us-east-1" } } } },
+    workerSpecs: linuxWorkerSpecs({ items: [awsWorker("us-east-1a"), awsWorker("us-east-1b")] }),
+  };
   const c: ClusterConfig = { platform: "AWS", infrastructureId: "ocp-x" };
-  const merged = mergeDiscovered(c, machineSetsSchema.parse([{ aws: { availabilityZone: "us-east-1b" } }, { aws: {} }]), facts);
+  const merged = mergeDiscovered(
+    c,
+    machineSetsSchema.parse([{ aws: { availabilityZone: "us-east-1b" } }, { aws: {} }]),
+    facts,
+  );
   expect(merged.cluster.region).toBe("us-east-1");
-  expect(merged.machineSets[0].aws).toMatchObject({ availabilityZone: "us-east-1b", subnet: "ocp-x-private-us-east-1b", securityGroups: ["ocp-x-worker-sg"], iamInstanceProfile: "ocp-x-worker-profile" });
+  expect(merged.machineSets[0].aws).toMatchObject({
+    availabilityZone: "us-east-1b",
+    subnet: "ocp-x-private-us-east-1b",
+    securityGroups: ["ocp-x-worker-sg"],
+    iamInstanceProfile: "ocp-x-worker-profile",
+  });
   expect(merged.machineSets[1].aws?.availabilityZone).toBe("us-east-1a");
 });
 
 test("config always wins over discovery", () => {
-  const facts = { workerSpecs: linuxWorkerSpecs({ items: [workerMs({ location: "eastus", zone: "2", vnet: "other-vnet", subnet: "other-subnet" })] }) };
+  const facts = {
+    workerSpecs: linuxWorkerSpecs({
+      items: [workerMs({ location: "eastus", zone: "2", vnet: "other-vnet", subnet: "other-subnet" })],
+    }),
+  };
   const c: ClusterConfig = { platform: "Azure", infrastructureId: "ocp-x", region: "westus" };
   const merged = mergeDiscovered(c, machineSetsSchema.parse([{ azure: { zone: "", vnet: "mine" } }]), facts);
   expect(merged.cluster.region).toBe("westus");
@@ -39,18 +66,62 @@ test("config always wins over discovery", () => {
 });
 
 test("vSphere workspace and network, GCP project and zone, Nutanix cluster and subnet", () => {
-  const vs = mergeDiscovered({ platform: "VSphere", infrastructureId: "x" }, machineSetsSchema.parse([{ name: "w", vsphere: { template: "t" } }]), {
-    workerSpecs: [{ workspace: { server: "vc", datacenter: "dc", datastore: "ds", folder: "/f", resourcePool: "/rp" }, network: { devices: [{ networkName: "n" }] }, credentialsSecret: { name: "vsphere-creds" } }],
+  const vs = mergeDiscovered(
+    { platform: "VSphere", infrastructureId: "x" },
+    machineSetsSchema.parse([{ name: "w", vsphere: { template: "t" } }]),
+    {
+      workerSpecs: [
+        {
+          workspace: { server: "vc", datacenter: "dc", datastore: "ds", folder: "/f", resourcePool: "/rp" },
+          network: { devices: [{ networkName: "n" }] },
+          credentialsSecret: { name: "vsphere-creds" },
+        },
+      ],
+    },
+  );
+  expect(vs.machineSets[0].vsphere).toMatchObject({
+    server: "vc",
+    datacenter: "dc",
+    datastore: "ds",
+    folder: "/f",
+    resourcePool: "/rp",
+    networkName: "n",
+    credentialsSecret: "vsphere-creds",
+    template: "t",
   });
-  expect(vs.machineSets[0].vsphere).toMatchObject({ server: "vc", datacenter: "dc", datastore: "ds", folder: "/f", resourcePool: "/rp", networkName: "n", credentialsSecret: "vsphere-creds", template: "t" });
-  const gcp = mergeDiscovered({ platform: "GCP", infrastructureId: "x" }, machineSetsSchema.parse([{ gcp: {} }]), { workerSpecs: [{ projectID: "p", zone: "us-central1-b", region: "us-central1" }] });
+  const gcp = mergeDiscovered({ platform: "GCP", infrastructureId: "x" }, machineSetsSchema.parse([{ gcp: {} }]), {
+    workerSpecs: [{ projectID: "p", zone: "us-central1-b", region: "us-central1" }],
+  });
   expect(gcp.cluster.region).toBe("us-central1");
   expect(gcp.machineSets[0].gcp).toMatchObject({ projectID: "p", zone: "us-central1-b" });
-  const ntx = mergeDiscovered({ platform: "Nutanix", infrastructureId: "x" }, machineSetsSchema.parse([{ nutanix: { image: "i" } }]), { workerSpecs: [{ cluster: { type: "uuid", uuid: "c" }, subnets: [{ type: "uuid", uuid: "s" }], credentialsSecret: { name: "nc" } }] });
-  expect(ntx.machineSets[0].nutanix).toMatchObject({ clusterUuid: "c", subnetUuid: "s", credentialsSecret: "nc", image: "i" });
+  const ntx = mergeDiscovered(
+    { platform: "Nutanix", infrastructureId: "x" },
+    machineSetsSchema.parse([{ nutanix: { image: "i" } }]),
+    {
+      workerSpecs: [
+        {
+          cluster: { type: "uuid", uuid: "c" },
+          subnets: [{ type: "uuid", uuid: "s" }],
+          credentialsSecret: { name: "nc" },
+        },
+      ],
+    },
+  );
+  expect(ntx.machineSets[0].nutanix).toMatchObject({
+    clusterUuid: "c",
+    subnetUuid: "s",
+    credentialsSecret: "nc",
+    image: "i",
+  });
 });
 
 test("a kubeconfig pointing at another cluster is caught", () => {
-  const issues = identityIssues({ platform: "Azure", infrastructureId: "win-tmk9g" }, { infrastructure: { status: { infrastructureName: "prod-abcde", platformStatus: { type: "AWS" } } }, workerSpecs: [] });
+  const issues = identityIssues(
+    { platform: "Azure", infrastructureId: "win-tmk9g" },
+    {
+      infrastructure: { status: { infrastructureName: "prod-abcde", platformStatus: { type: "AWS" } } },
+      workerSpecs: [],
+    },
+  );
   expect(issues.map((i) => i.path)).toEqual(["cluster.platform", "cluster.infrastructureId"]);
 });

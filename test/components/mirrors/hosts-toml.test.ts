@@ -80,7 +80,11 @@ describe("WMCO TestGenerateConfig: the exact text of one registry's file", () =>
     ["empty mirrors", { source: "registry.access.redhat.com/ubi9", mirrors: [], policy: "AllowContactingSource" }, ""],
     [
       "basic one digest mirror",
-      { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: false }], policy: "AllowContactingSource" },
+      {
+        source: "registry.access.redhat.com",
+        mirrors: [{ host: "example.io/example", resolveTags: false }],
+        policy: "AllowContactingSource",
+      },
       `server = "https://registry.access.redhat.com/v2"
 
 override_path = true
@@ -92,7 +96,11 @@ override_path = true
     ],
     [
       "basic one tag mirror",
-      { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: true }], policy: "AllowContactingSource" },
+      {
+        source: "registry.access.redhat.com",
+        mirrors: [{ host: "example.io/example", resolveTags: true }],
+        policy: "AllowContactingSource",
+      },
       `server = "https://registry.access.redhat.com/v2"
 
 override_path = true
@@ -104,7 +112,11 @@ override_path = true
     ],
     [
       "one digest mirror never contact source",
-      { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: false }], policy: "NeverContactSource" },
+      {
+        source: "registry.access.redhat.com",
+        mirrors: [{ host: "example.io/example", resolveTags: false }],
+        policy: "NeverContactSource",
+      },
       `server = "https://example.io/v2/example"
 
 override_path = true
@@ -116,7 +128,11 @@ override_path = true
     ],
     [
       "tags mirror never contact source",
-      { source: "registry.access.redhat.com", mirrors: [{ host: "example.io/example", resolveTags: true }], policy: "NeverContactSource" },
+      {
+        source: "registry.access.redhat.com",
+        mirrors: [{ host: "example.io/example", resolveTags: true }],
+        policy: "NeverContactSource",
+      },
       `server = "https://example.io/v2/example"
 
 override_path = true
@@ -126,8 +142,16 @@ override_path = true
   override_path = true
 `,
     ],
-    ["multiple mirrors", { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "AllowContactingSource" }, `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`],
-    ["multiple mirrors never contact source", { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "NeverContactSource" }, `server = "https://example.io/v2/example"\n\noverride_path = true\n${threeBody}`],
+    [
+      "multiple mirrors",
+      { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "AllowContactingSource" },
+      `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`,
+    ],
+    [
+      "multiple mirrors never contact source",
+      { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "NeverContactSource" },
+      `server = "https://example.io/v2/example"\n\noverride_path = true\n${threeBody}`,
+    ],
   ])("%s", (_name, set, expected) => {
     const text = hostsTomlText(set, creds);
     expect(text).toBe(expected);
@@ -137,22 +161,48 @@ override_path = true
   // The same verbatim texts, reached from cluster objects through the whole pipeline (reduction, merge, sort, auth).
   test("multiple mirrors, from one IDMS and one ITMS of registry.access.redhat.com/ubi9", () => {
     const files = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "registry.access.redhat.com/ubi9", mirrors: ["mirror.example.com/redhat/ubi9", "example.io/example/ubi9"], mirrorSourcePolicy: "AllowContactingSource" })],
-      imageTagMirrorSets: [itms({ source: "registry.access.redhat.com/ubi9", mirrors: ["mirror.example.net/ubi9"], mirrorSourcePolicy: "AllowContactingSource" })],
+      imageDigestMirrorSets: [
+        idms({
+          source: "registry.access.redhat.com/ubi9",
+          mirrors: ["mirror.example.com/redhat/ubi9", "example.io/example/ubi9"],
+          mirrorSourcePolicy: "AllowContactingSource",
+        }),
+      ],
+      imageTagMirrorSets: [
+        itms({
+          source: "registry.access.redhat.com/ubi9",
+          mirrors: ["mirror.example.net/ubi9"],
+          mirrorSourcePolicy: "AllowContactingSource",
+        }),
+      ],
       pullSecret: WMCO_PULL_SECRET,
     });
-    expect(files).toEqual({ "registry.access.redhat.com": `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}` });
+    expect(files).toEqual({
+      "registry.access.redhat.com": `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`,
+    });
     const view = parsed(files["registry.access.redhat.com"]);
-    expect(Object.keys(view.host)).toEqual(["https://example.io/v2/example", "https://mirror.example.com/v2/redhat", "https://mirror.example.net/v2"]);
+    expect(Object.keys(view.host)).toEqual([
+      "https://example.io/v2/example",
+      "https://mirror.example.com/v2/redhat",
+      "https://mirror.example.net/v2",
+    ]);
     expect(view.host["https://mirror.example.net/v2"].header?.authorization).toBe("Basic dXNlcm5hbWU6cGFzc3dvcmQ=");
   });
 
   test("one tag mirror never contact source, from an ITMS", () => {
     const files = renderHostsToml({
       imageDigestMirrorSets: [],
-      imageTagMirrorSets: [itms({ source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["example.io/example/ubi9/ubi-minimal"], mirrorSourcePolicy: "NeverContactSource" })],
+      imageTagMirrorSets: [
+        itms({
+          source: "registry.access.redhat.com/ubi9/ubi-minimal",
+          mirrors: ["example.io/example/ubi9/ubi-minimal"],
+          mirrorSourcePolicy: "NeverContactSource",
+        }),
+      ],
     });
-    expect(files["registry.access.redhat.com"]).toBe(file("https://example.io/v2/example", host("https://example.io/v2/example", true)));
+    expect(files["registry.access.redhat.com"]).toBe(
+      file("https://example.io/v2/example", host("https://example.io/v2/example", true)),
+    );
   });
 });
 
@@ -163,25 +213,43 @@ describe("WMCO TestGetMergedMirrorSets: cluster objects to merged sets", () => {
   });
 
   test("one IDMS item", () => {
-    expect(mirrorSetsOf([idms({ source: "source1", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" })], [])).toEqual([
+    expect(
+      mirrorSetsOf(
+        [idms({ source: "source1", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" })],
+        [],
+      ),
+    ).toEqual([
       { source: "source1", mirrors: [{ host: "mirror1", resolveTags: false }], policy: "AllowContactingSource" },
     ]);
   });
 
   test("one ITMS item", () => {
-    expect(mirrorSetsOf([], [itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" })])).toEqual([
+    expect(
+      mirrorSetsOf(
+        [],
+        [itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" })],
+      ),
+    ).toEqual([
       { source: "source2", mirrors: [{ host: "mirror2", resolveTags: true }], policy: "AllowContactingSource" },
     ]);
   });
 
   const oneAndOne = {
-    imageDigestMirrorSets: [idms({ source: "https://source1.local:5000", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" })],
-    imageTagMirrorSets: [itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" })],
+    imageDigestMirrorSets: [
+      idms({ source: "https://source1.local:5000", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" }),
+    ],
+    imageTagMirrorSets: [
+      itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" }),
+    ],
   };
 
   test("1 IDMS and 1 ITMS (a source with scheme and port)", () => {
     expect(mirrorSetsOf(oneAndOne.imageDigestMirrorSets, oneAndOne.imageTagMirrorSets)).toEqual([
-      { source: "source1.local:5000", mirrors: [{ host: "mirror1", resolveTags: false }], policy: "AllowContactingSource" },
+      {
+        source: "source1.local:5000",
+        mirrors: [{ host: "mirror1", resolveTags: false }],
+        policy: "AllowContactingSource",
+      },
       { source: "source2", mirrors: [{ host: "mirror2", resolveTags: true }], policy: "AllowContactingSource" },
     ]);
   });
@@ -196,41 +264,110 @@ describe("WMCO TestGetMergedMirrorSets: cluster objects to merged sets", () => {
   });
 
   const overlapping = {
-    imageDigestMirrorSets: [idms({ source: "vmc.ci.openshift.org/ci-op/pipeline", mirrors: ["devcluster.openshift.com:5000/pipeline"], mirrorSourcePolicy: "AllowContactingSource" })],
+    imageDigestMirrorSets: [
+      idms({
+        source: "vmc.ci.openshift.org/ci-op/pipeline",
+        mirrors: ["devcluster.openshift.com:5000/pipeline"],
+        mirrorSourcePolicy: "AllowContactingSource",
+      }),
+    ],
     imageTagMirrorSets: [
       itms(
-        { source: "docker://mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["quay.io/testuser/oss/kubernetes/pause"], mirrorSourcePolicy: "AllowContactingSource" },
-        { source: "mcr.microsoft.com/powershell", mirrors: ["quay.io/testuser/testnamespace/powershell"], mirrorSourcePolicy: "AllowContactingSource" },
-        { source: "registry.k8s.io/sig-storage/csi-provisioner", mirrors: ["devcluster.openshift.com:5000/sig-storage/csi-provisioner"], mirrorSourcePolicy: "AllowContactingSource" },
-        { source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["devcluster.openshift.com:5000/ubi9/ubi-minimal"], mirrorSourcePolicy: "AllowContactingSource" },
-        { source: "registry.access.redhat.com/ubi8/ubi-minimal", mirrors: ["random.io/ubi8/ubi-minimal"], mirrorSourcePolicy: "NeverContactSource" },
+        {
+          source: "docker://mcr.microsoft.com/oss/kubernetes/pause",
+          mirrors: ["quay.io/testuser/oss/kubernetes/pause"],
+          mirrorSourcePolicy: "AllowContactingSource",
+        },
+        {
+          source: "mcr.microsoft.com/powershell",
+          mirrors: ["quay.io/testuser/testnamespace/powershell"],
+          mirrorSourcePolicy: "AllowContactingSource",
+        },
+        {
+          source: "registry.k8s.io/sig-storage/csi-provisioner",
+          mirrors: ["devcluster.openshift.com:5000/sig-storage/csi-provisioner"],
+          mirrorSourcePolicy: "AllowContactingSource",
+        },
+        {
+          source: "registry.access.redhat.com/ubi9/ubi-minimal",
+          mirrors: ["devcluster.openshift.com:5000/ubi9/ubi-minimal"],
+          mirrorSourcePolicy: "AllowContactingSource",
+        },
+        {
+          source: "registry.access.redhat.com/ubi8/ubi-minimal",
+          mirrors: ["random.io/ubi8/ubi-minimal"],
+          mirrorSourcePolicy: "NeverContactSource",
+        },
       ),
     ],
   };
 
   test("mix of overlapping IDMS and 1 ITMS", () => {
     expect(mirrorSetsOf(overlapping.imageDigestMirrorSets, overlapping.imageTagMirrorSets)).toEqual([
-      { source: "mcr.microsoft.com", mirrors: [{ host: "quay.io/testuser", resolveTags: true }, { host: "quay.io/testuser/testnamespace", resolveTags: true }], policy: "AllowContactingSource" },
-      { source: "registry.access.redhat.com", mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: true }, { host: "random.io", resolveTags: true }], policy: "NeverContactSource" },
-      { source: "registry.k8s.io", mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: true }], policy: "AllowContactingSource" },
-      { source: "vmc.ci.openshift.org", mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: false }], policy: "AllowContactingSource" },
+      {
+        source: "mcr.microsoft.com",
+        mirrors: [
+          { host: "quay.io/testuser", resolveTags: true },
+          { host: "quay.io/testuser/testnamespace", resolveTags: true },
+        ],
+        policy: "AllowContactingSource",
+      },
+      {
+        source: "registry.access.redhat.com",
+        mirrors: [
+          { host: "devcluster.openshift.com:5000", resolveTags: true },
+          { host: "random.io", resolveTags: true },
+        ],
+        policy: "NeverContactSource",
+      },
+      {
+        source: "registry.k8s.io",
+        mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: true }],
+        policy: "AllowContactingSource",
+      },
+      {
+        source: "vmc.ci.openshift.org",
+        mirrors: [{ host: "devcluster.openshift.com:5000", resolveTags: false }],
+        policy: "AllowContactingSource",
+      },
     ]);
   });
 
   test("mix of overlapping IDMS and 1 ITMS, as files (text derived from the rules)", () => {
     const files = renderHostsToml(overlapping);
-    expect(Object.keys(files)).toEqual(["mcr.microsoft.com", "registry.access.redhat.com", "registry.k8s.io", "vmc.ci.openshift.org"]);
-    expect(files["mcr.microsoft.com"]).toBe(file("https://mcr.microsoft.com/v2", host("https://quay.io/v2/testuser", true), host("https://quay.io/v2/testuser/testnamespace", true)));
-    expect(files["registry.access.redhat.com"]).toBe(
-      file("https://devcluster.openshift.com:5000/v2", host("https://devcluster.openshift.com:5000/v2", true), host("https://random.io/v2", true)),
+    expect(Object.keys(files)).toEqual([
+      "mcr.microsoft.com",
+      "registry.access.redhat.com",
+      "registry.k8s.io",
+      "vmc.ci.openshift.org",
+    ]);
+    expect(files["mcr.microsoft.com"]).toBe(
+      file(
+        "https://mcr.microsoft.com/v2",
+        host("https://quay.io/v2/testuser", true),
+        host("https://quay.io/v2/testuser/testnamespace", true),
+      ),
     );
-    expect(files["vmc.ci.openshift.org"]).toBe(file("https://vmc.ci.openshift.org/v2", host("https://devcluster.openshift.com:5000/v2", false)));
+    expect(files["registry.access.redhat.com"]).toBe(
+      file(
+        "https://devcluster.openshift.com:5000/v2",
+        host("https://devcluster.openshift.com:5000/v2", true),
+        host("https://random.io/v2", true),
+      ),
+    );
+    expect(files["vmc.ci.openshift.org"]).toBe(
+      file("https://vmc.ci.openshift.org/v2", host("https://devcluster.openshift.com:5000/v2", false)),
+    );
     expectAllToml(files);
   });
 });
 
 describe("WMCO TestMergeMirrorSets: merging sets that share a source", () => {
-  const set = (source: string, mirrors: [string, boolean][] = [], policy = ""): MirrorSet => ({ source, mirrors: mirrors.map(([h, r]) => ({ host: h, resolveTags: r })), policy });
+  const set = (source: string, mirrors: [string, boolean][] = [], policy = ""): MirrorSet => ({
+    source,
+    mirrors: mirrors.map(([h, r]) => ({ host: h, resolveTags: r })),
+    policy,
+  });
   const ubi = "registry.access.redhat.com/ubi9/ubi-minimal";
   const ocp = "quay.io/openshift-release-dev/ocp-release";
 
@@ -238,29 +375,62 @@ describe("WMCO TestMergeMirrorSets: merging sets that share a source", () => {
 
   test("same source but different mirrors: unioned and sorted by host", () => {
     const out = mergeMirrorSets([
-      set(ubi, [["example.io/example/ubi-minimal", false], ["example.com/example/ubi-minimal", true]]),
-      set(ubi, [["mirror.example.net/image", false], ["mirror.example.com/redhat", true]]),
+      set(ubi, [
+        ["example.io/example/ubi-minimal", false],
+        ["example.com/example/ubi-minimal", true],
+      ]),
+      set(ubi, [
+        ["mirror.example.net/image", false],
+        ["mirror.example.com/redhat", true],
+      ]),
     ]);
     expect(out).toEqual([
-      set(ubi, [["example.com/example/ubi-minimal", true], ["example.io/example/ubi-minimal", false], ["mirror.example.com/redhat", true], ["mirror.example.net/image", false]]),
+      set(ubi, [
+        ["example.com/example/ubi-minimal", true],
+        ["example.io/example/ubi-minimal", false],
+        ["mirror.example.com/redhat", true],
+        ["mirror.example.net/image", false],
+      ]),
     ]);
   });
 
   test("same source: NeverContactSource first is kept, Allow merged with Allow stays Allow", () => {
-    const out = mergeMirrorSets([set(ubi, [], "NeverContactSource"), set(ubi, [], "AllowContactingSource"), set(ocp, [], "AllowContactingSource"), set(ocp, [], "AllowContactingSource")]);
+    const out = mergeMirrorSets([
+      set(ubi, [], "NeverContactSource"),
+      set(ubi, [], "AllowContactingSource"),
+      set(ocp, [], "AllowContactingSource"),
+      set(ocp, [], "AllowContactingSource"),
+    ]);
     expect(out).toEqual([set(ocp, [], "AllowContactingSource"), set(ubi, [], "NeverContactSource")]);
   });
 
   test("same source and duplicated mirrors: one entry per host, resolving tags wins", () => {
     const out = mergeMirrorSets([
-      set(ubi, [["mirror.example.net/image", false], ["mirror.example.com/redhat", false]]),
-      set(ubi, [["mirror.example.net/image", false], ["mirror.example.com/redhat", true]]),
+      set(ubi, [
+        ["mirror.example.net/image", false],
+        ["mirror.example.com/redhat", false],
+      ]),
+      set(ubi, [
+        ["mirror.example.net/image", false],
+        ["mirror.example.com/redhat", true],
+      ]),
     ]);
-    expect(out).toEqual([set(ubi, [["mirror.example.com/redhat", true], ["mirror.example.net/image", false]])]);
+    expect(out).toEqual([
+      set(ubi, [
+        ["mirror.example.com/redhat", true],
+        ["mirror.example.net/image", false],
+      ]),
+    ]);
   });
 
   test("different sources: sorted by source", () => {
-    const out = mergeMirrorSets([set(ubi, [["mirror.example.com/redhat", false], ["mirror.example.net/image", false]]), set(ocp, [["mirror.registry.com:443/ocp/release", false]])]);
+    const out = mergeMirrorSets([
+      set(ubi, [
+        ["mirror.example.com/redhat", false],
+        ["mirror.example.net/image", false],
+      ]),
+      set(ocp, [["mirror.registry.com:443/ocp/release", false]]),
+    ]);
     expect(out.map((s) => s.source)).toEqual([ocp, ubi]);
   });
 });
@@ -271,8 +441,18 @@ describe("WMCO TestMergeMirrors: union by host", () => {
     ["no mirrors", [], [], []],
     ["one empty slice", [m("openshift.com", false)], [], [m("openshift.com", false)]],
     ["duplicate mirror", [m("openshift.com", false)], [m("openshift.com", false)], [m("openshift.com", false)]],
-    ["duplicate host but different resolveTags", [m("openshift.com", false)], [m("openshift.com", true)], [m("openshift.com", true)]],
-    ["different mirrors", [m("redhat.com", false)], [m("openshift.com", true)], [m("redhat.com", false), m("openshift.com", true)]],
+    [
+      "duplicate host but different resolveTags",
+      [m("openshift.com", false)],
+      [m("openshift.com", true)],
+      [m("openshift.com", true)],
+    ],
+    [
+      "different mirrors",
+      [m("redhat.com", false)],
+      [m("openshift.com", true)],
+      [m("redhat.com", false), m("openshift.com", true)],
+    ],
     [
       "multiple mirrors",
       [m("redhat.com", false), m("openshift.com", true), m("example.test.io", true)],
@@ -286,26 +466,66 @@ describe("WMCO TestMergeMirrors: union by host", () => {
     expect(out).toEqual(expect.arrayContaining(expected));
   });
 
-  test("tag resolution wins whichever side brings it", () => expect(mergeMirrors([m("a", true)], [m("a", false)])).toEqual([m("a", true)]));
+  test("tag resolution wins whichever side brings it", () =>
+    expect(mergeMirrors([m("a", true)], [m("a", false)])).toEqual([m("a", true)]));
 });
 
 describe("WMCO TestExtractMirrorURL / TestExtractOrgPath, and the host rule", () => {
   test.each([
     ["exact match", "example.com/path/to/resource", "example.com/path/to/resource", ""],
     ["different domain", "example.com/path/to/resource", "example.org/path/to/resource", "example.org"],
-    ["last letter equal but no namespace match", "example.com/path/to/resource/x", "example.com/path/to/resourceax", "example.com/path/to/resourceax"],
-    ["different tags", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/powershell:23", "quay.io/powershell:23"],
-    ["different domain with tag", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/powershell:lts-nanoserver-ltsc2022", "quay.io"],
-    ["1 leading namespace", "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022", "quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022", "quay.io/random_namespace"],
-    ["2 leading namespaces", "mcr.microsoft.com/windows/servercore:ltsc2022", "quay.io/mohashai/random_namespace/windows/servercore:ltsc2022", "quay.io/mohashai/random_namespace"],
+    [
+      "last letter equal but no namespace match",
+      "example.com/path/to/resource/x",
+      "example.com/path/to/resourceax",
+      "example.com/path/to/resourceax",
+    ],
+    [
+      "different tags",
+      "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022",
+      "quay.io/powershell:23",
+      "quay.io/powershell:23",
+    ],
+    [
+      "different domain with tag",
+      "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022",
+      "quay.io/powershell:lts-nanoserver-ltsc2022",
+      "quay.io",
+    ],
+    [
+      "1 leading namespace",
+      "mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022",
+      "quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022",
+      "quay.io/random_namespace",
+    ],
+    [
+      "2 leading namespaces",
+      "mcr.microsoft.com/windows/servercore:ltsc2022",
+      "quay.io/mohashai/random_namespace/windows/servercore:ltsc2022",
+      "quay.io/mohashai/random_namespace",
+    ],
     ["matching higher level namespace", "foo1/fah/different/foo2", "foo1/fah/something/foo2", "foo1/fah/something"],
-    ["matching higher level namespace with longer source", "foo1/fah/hello/different/foo2", "foo1/fah/something/foo2", "foo1/fah/something"],
-    ["matching higher level namespace with longer mirror", "foo1/fah/different/foo2", "foo1/fah/hello/something/foo2", "foo1/fah/hello/something"],
-  ])("stripSharedSuffix: %s", (_name, source, mirror, expected) => expect(stripSharedSuffix(source, mirror)).toBe(expected));
+    [
+      "matching higher level namespace with longer source",
+      "foo1/fah/hello/different/foo2",
+      "foo1/fah/something/foo2",
+      "foo1/fah/something",
+    ],
+    [
+      "matching higher level namespace with longer mirror",
+      "foo1/fah/different/foo2",
+      "foo1/fah/hello/something/foo2",
+      "foo1/fah/hello/something",
+    ],
+  ])("stripSharedSuffix: %s", (_name, source, mirror, expected) =>
+    expect(stripSharedSuffix(source, mirror)).toBe(expected),
+  );
 
   test("a mirror equal to its source keeps its registry instead of an empty host", () => {
     expect(mirrorBase("example.com/path/to/resource", "example.com/path/to/resource")).toBe("example.com");
-    expect(mirrorBase("mcr.microsoft.com/oss/kubernetes/pause", "quay.io/testuser/oss/kubernetes/pause")).toBe("quay.io/testuser");
+    expect(mirrorBase("mcr.microsoft.com/oss/kubernetes/pause", "quay.io/testuser/oss/kubernetes/pause")).toBe(
+      "quay.io/testuser",
+    );
   });
 
   test.each([
@@ -338,14 +558,20 @@ describe("WMCO TestExtractMirrorURL / TestExtractOrgPath, and the host rule", ()
     ["quay.io", "quay.io"],
     ["registry.local:5000", "registry.local_5000_"],
     ["10.0.0.1:5000", "10.0.0.1_5000_"],
-  ])("registryDirectory(%j) = %j (containerd's Windows lookup)", (input, expected) => expect(registryDirectory(input)).toBe(expected));
+  ])("registryDirectory(%j) = %j (containerd's Windows lookup)", (input, expected) =>
+    expect(registryDirectory(input)).toBe(expected),
+  );
 });
 
 describe("OKD docs: the ubi9repo ImageDigestMirrorSet", () => {
   // The docs print pre-2025 files and name the directories after mirrors; WMCO names them after each source
   // registry. Expected texts here are derived from WMCO's code, not from the docs' printout.
   const ubi9repo = idms(
-    { source: "registry.access.redhat.com/ubi9/ubi-minimal", mirrors: ["example.io/example/ubi-minimal", "example.com/example2/ubi-minimal"], mirrorSourcePolicy: "AllowContactingSource" },
+    {
+      source: "registry.access.redhat.com/ubi9/ubi-minimal",
+      mirrors: ["example.io/example/ubi-minimal", "example.com/example2/ubi-minimal"],
+      mirrorSourcePolicy: "AllowContactingSource",
+    },
     { source: "registry.redhat.io", mirrors: ["mirror.example.com"], mirrorSourcePolicy: "NeverContactSource" },
     { source: "docker-mirror.internal", mirrors: ["docker.io"], mirrorSourcePolicy: "AllowContactingSource" },
   );
@@ -354,14 +580,20 @@ describe("OKD docs: the ubi9repo ImageDigestMirrorSet", () => {
     const files = renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] });
     expect(files).toEqual({
       "docker-mirror.internal": file("https://docker-mirror.internal/v2", host("https://docker.io/v2", false)),
-      "registry.access.redhat.com": file("https://registry.access.redhat.com/v2", host("https://example.com/v2/example2", false), host("https://example.io/v2/example", false)),
+      "registry.access.redhat.com": file(
+        "https://registry.access.redhat.com/v2",
+        host("https://example.com/v2/example2", false),
+        host("https://example.io/v2/example", false),
+      ),
       "registry.redhat.io": file("https://mirror.example.com/v2", host("https://mirror.example.com/v2", false)),
     });
     expectAllToml(files);
   });
 
   test("its ubi mirrors break the Windows naming rule: containerd would look under example.io/example/ubi9/ubi-minimal", () => {
-    const view = parsed(renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] })["registry.access.redhat.com"]);
+    const view = parsed(
+      renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] })["registry.access.redhat.com"],
+    );
     // containerd appends the image path (ubi9/ubi-minimal) to this base; the docs' mirror holds the image one level up.
     expect(Object.keys(view.host)).toContain("https://example.io/v2/example");
   });
@@ -372,42 +604,79 @@ describe("whole files from cluster objects (ours)", () => {
     const files = renderHostsToml({
       imageDigestMirrorSets: [
         idms({ source: "registry.redhat.io/ubi9", mirrors: ["mirror.local/rh/ubi9"] }),
-        idms({ source: "registry.redhat.io/openshift4/ose-cli", mirrors: ["mirror.local/rh/openshift4/ose-cli", "backup.local/openshift4/ose-cli"] }),
+        idms({
+          source: "registry.redhat.io/openshift4/ose-cli",
+          mirrors: ["mirror.local/rh/openshift4/ose-cli", "backup.local/openshift4/ose-cli"],
+        }),
       ],
       imageTagMirrorSets: [itms({ source: "quay.io/org/app", mirrors: ["mirror.local/quay/org/app"] })],
     });
     expect(files).toEqual({
       "quay.io": file("https://quay.io/v2", host("https://mirror.local/v2/quay", true)),
-      "registry.redhat.io": file("https://registry.redhat.io/v2", host("https://backup.local/v2", false), host("https://mirror.local/v2/rh", false)),
+      "registry.redhat.io": file(
+        "https://registry.redhat.io/v2",
+        host("https://backup.local/v2", false),
+        host("https://mirror.local/v2/rh", false),
+      ),
     });
     expectAllToml(files);
   });
 
   test("a mirror host used for digests and for tags appears once and resolves tags", () => {
-    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"] })], imageTagMirrorSets: [itms({ source: "quay.io/b", mirrors: ["m.local/b"] })] });
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"] })],
+      imageTagMirrorSets: [itms({ source: "quay.io/b", mirrors: ["m.local/b"] })],
+    });
     expect(files["quay.io"]).toBe(file("https://quay.io/v2", host("https://m.local/v2", true)));
   });
 
   test("a source with a port gets containerd's Windows directory name host_port_; mirrors keep host:port", () => {
-    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "registry.local:5000/team/app", mirrors: ["mirror.local:6000/win/team/app"] })], imageTagMirrorSets: [] });
-    expect(files).toEqual({ "registry.local_5000_": file("https://registry.local:5000/v2", host("https://mirror.local:6000/v2/win", false)) });
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [
+        idms({ source: "registry.local:5000/team/app", mirrors: ["mirror.local:6000/win/team/app"] }),
+      ],
+      imageTagMirrorSets: [],
+    });
+    expect(files).toEqual({
+      "registry.local_5000_": file("https://registry.local:5000/v2", host("https://mirror.local:6000/v2/win", false)),
+    });
     expectAllToml(files);
   });
 
   test("an entry without mirrors still gets its (empty) file", () => {
-    expect(renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/x" }), idms({ source: "quay.io/y", mirrors: [] })], imageTagMirrorSets: [] })).toEqual({ "quay.io": "" });
+    expect(
+      renderHostsToml({
+        imageDigestMirrorSets: [idms({ source: "quay.io/x" }), idms({ source: "quay.io/y", mirrors: [] })],
+        imageTagMirrorSets: [],
+      }),
+    ).toEqual({ "quay.io": "" });
   });
 
   test("a mirror equal to its source points at the source registry itself", () => {
-    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: ["mirror.local/org/app", "quay.io/org/app"] })], imageTagMirrorSets: [] });
-    expect(files["quay.io"]).toBe(file("https://quay.io/v2", host("https://mirror.local/v2", false), host("https://quay.io/v2", false)));
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [
+        idms({ source: "quay.io/org/app", mirrors: ["mirror.local/org/app", "quay.io/org/app"] }),
+      ],
+      imageTagMirrorSets: [],
+    });
+    expect(files["quay.io"]).toBe(
+      file("https://quay.io/v2", host("https://mirror.local/v2", false), host("https://quay.io/v2", false)),
+    );
   });
 
   test("NeverContactSource anywhere in a registry applies to all of it; the fallback is the first mirror after sorting, with its org path", () => {
     const files = renderHostsToml({
       imageDigestMirrorSets: [
-        idms({ source: "registry.redhat.io/a", mirrors: ["zeta.local/a"], mirrorSourcePolicy: "AllowContactingSource" }),
-        idms({ source: "registry.redhat.io/b", mirrors: ["alpha.local:5000/org/b"], mirrorSourcePolicy: "NeverContactSource" }),
+        idms({
+          source: "registry.redhat.io/a",
+          mirrors: ["zeta.local/a"],
+          mirrorSourcePolicy: "AllowContactingSource",
+        }),
+        idms({
+          source: "registry.redhat.io/b",
+          mirrors: ["alpha.local:5000/org/b"],
+          mirrorSourcePolicy: "NeverContactSource",
+        }),
       ],
       imageTagMirrorSets: [],
     });
@@ -416,15 +685,25 @@ describe("whole files from cluster objects (ours)", () => {
 
   test("NeverContactSource in an ITMS also closes the registry for digest mirrors of an IDMS", () => {
     const files = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"], mirrorSourcePolicy: "AllowContactingSource" })],
-      imageTagMirrorSets: [itms({ source: "quay.io/b", mirrors: ["n.local/b"], mirrorSourcePolicy: "NeverContactSource" })],
+      imageDigestMirrorSets: [
+        idms({ source: "quay.io/a", mirrors: ["m.local/a"], mirrorSourcePolicy: "AllowContactingSource" }),
+      ],
+      imageTagMirrorSets: [
+        itms({ source: "quay.io/b", mirrors: ["n.local/b"], mirrorSourcePolicy: "NeverContactSource" }),
+      ],
     });
-    expect(files["quay.io"]).toBe(file("https://m.local/v2", host("https://m.local/v2", false), host("https://n.local/v2", true)));
+    expect(files["quay.io"]).toBe(
+      file("https://m.local/v2", host("https://m.local/v2", false), host("https://n.local/v2", true)),
+    );
   });
 
   test("a set without a policy read first cancels a later NeverContactSource, so WMCO's unordered reads decide", () => {
     const unset = idms({ source: "registry.redhat.io/a", mirrors: ["m.local/a"] });
-    const never = idms({ source: "registry.redhat.io/b", mirrors: ["m.local/b"], mirrorSourcePolicy: "NeverContactSource" });
+    const never = idms({
+      source: "registry.redhat.io/b",
+      mirrors: ["m.local/b"],
+      mirrorSourcePolicy: "NeverContactSource",
+    });
     const first = renderHostsToml({ imageDigestMirrorSets: [unset, never], imageTagMirrorSets: [] });
     const second = renderHostsToml({ imageDigestMirrorSets: [never, unset], imageTagMirrorSets: [] });
     expect(parsed(first["registry.redhat.io"]).server).toBe("https://registry.redhat.io/v2");
@@ -432,8 +711,16 @@ describe("whole files from cluster objects (ours)", () => {
   });
 
   test("an explicit AllowContactingSource does not depend on order", () => {
-    const allow = idms({ source: "registry.redhat.io/a", mirrors: ["m.local/a"], mirrorSourcePolicy: "AllowContactingSource" });
-    const never = idms({ source: "registry.redhat.io/b", mirrors: ["m.local/b"], mirrorSourcePolicy: "NeverContactSource" });
+    const allow = idms({
+      source: "registry.redhat.io/a",
+      mirrors: ["m.local/a"],
+      mirrorSourcePolicy: "AllowContactingSource",
+    });
+    const never = idms({
+      source: "registry.redhat.io/b",
+      mirrors: ["m.local/b"],
+      mirrorSourcePolicy: "NeverContactSource",
+    });
     const a = renderHostsToml({ imageDigestMirrorSets: [allow, never], imageTagMirrorSets: [] });
     const b = renderHostsToml({ imageDigestMirrorSets: [never, allow], imageTagMirrorSets: [] });
     expect(a).toEqual(b);
@@ -441,19 +728,38 @@ describe("whole files from cluster objects (ours)", () => {
   });
 
   test("mirrors sort by bytes, as Go compares strings (upper case before lower case)", () => {
-    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "q.io/a", mirrors: ["b.local/a", "B.local/a", "a.local/a"] })], imageTagMirrorSets: [] });
-    expect(Object.keys(parsed(files["q.io"]).host)).toEqual(["https://B.local/v2", "https://a.local/v2", "https://b.local/v2"]);
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "q.io/a", mirrors: ["b.local/a", "B.local/a", "a.local/a"] })],
+      imageTagMirrorSets: [],
+    });
+    expect(Object.keys(parsed(files["q.io"]).host)).toEqual([
+      "https://B.local/v2",
+      "https://a.local/v2",
+      "https://b.local/v2",
+    ]);
   });
 
   test("registries sort by bytes too", () => {
-    const files = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "b.io/x", mirrors: ["m/x"] }, { source: "A.io/x", mirrors: ["m/x"] }, { source: "a.io/x", mirrors: ["m/x"] })], imageTagMirrorSets: [] });
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [
+        idms(
+          { source: "b.io/x", mirrors: ["m/x"] },
+          { source: "A.io/x", mirrors: ["m/x"] },
+          { source: "a.io/x", mirrors: ["m/x"] },
+        ),
+      ],
+      imageTagMirrorSets: [],
+    });
     expect(Object.keys(files)).toEqual(["A.io", "a.io", "b.io"]);
   });
 
   test("two mirrors of one entry that reduce to the same base give a duplicate table, as WMCO writes it, which TOML rejects", () => {
     // quay.io/org/app → m.local/org/app and m.local/app both reduce to m.local (the second breaks the Windows naming
     // rule, which validateMirrors refuses). WMCO does not deduplicate a lone entry's mirrors.
-    const text = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: ["m.local/org/app", "m.local/app"] })], imageTagMirrorSets: [] })["quay.io"];
+    const text = renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: ["m.local/org/app", "m.local/app"] })],
+      imageTagMirrorSets: [],
+    })["quay.io"];
     expect(text).toBe(file("https://quay.io/v2", host("https://m.local/v2", false), host("https://m.local/v2", false)));
     expect(() => parse(text)).toThrow(/redefine/);
   });
@@ -461,35 +767,56 @@ describe("whole files from cluster objects (ours)", () => {
 
 describe("credentials from the pull secret", () => {
   const render = (pullSecret: string, mirror = "mirror.local:5000/quay/org/app") =>
-    renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: [mirror] })], imageTagMirrorSets: [], pullSecret })["quay.io"];
+    renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: [mirror] })],
+      imageTagMirrorSets: [],
+      pullSecret,
+    })["quay.io"];
   const authOf = (text: string) => Object.values(parsed(text).host)[0].header?.authorization;
   const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
 
   test("username and password fields", () => {
-    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { username: "robot", password: "s3cret" } } })))).toBe(`Basic ${b64("robot:s3cret")}`);
+    expect(
+      authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { username: "robot", password: "s3cret" } } }))),
+    ).toBe(`Basic ${b64("robot:s3cret")}`);
   });
 
   test("the auth field wins over username and password", () => {
-    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: b64("a:b"), username: "x", password: "y" } } })))).toBe(`Basic ${b64("a:b")}`);
+    expect(
+      authOf(
+        render(JSON.stringify({ auths: { "mirror.local:5000": { auth: b64("a:b"), username: "x", password: "y" } } })),
+      ),
+    ).toBe(`Basic ${b64("a:b")}`);
   });
 
   test("unpadded base64 is accepted, and re-encoded with padding", () => {
-    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: "dXNlcm5hbWU6cGFzc3dvcmQ" } } })))).toBe("Basic dXNlcm5hbWU6cGFzc3dvcmQ=");
+    expect(
+      authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: "dXNlcm5hbWU6cGFzc3dvcmQ" } } }))),
+    ).toBe("Basic dXNlcm5hbWU6cGFzc3dvcmQ=");
   });
 
   test("bytes that are not UTF-8 pass through unchanged", () => {
     const raw = Buffer.from([0x75, 0x3a, 0xff, 0xfe]);
-    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: b64(raw) } } })))).toBe(`Basic ${b64(raw)}`);
+    expect(authOf(render(JSON.stringify({ auths: { "mirror.local:5000": { auth: b64(raw) } } })))).toBe(
+      `Basic ${b64(raw)}`,
+    );
   });
 
   test("keys are matched to the mirror's registry host exactly: no path, port required", () => {
-    const secret = JSON.stringify({ auths: { "mirror.local": { username: "u", password: "p" }, "mirror.local:5000/quay": { username: "u", password: "p" } } });
+    const secret = JSON.stringify({
+      auths: {
+        "mirror.local": { username: "u", password: "p" },
+        "mirror.local:5000/quay": { username: "u", password: "p" },
+      },
+    });
     expect(authOf(render(secret))).toBeUndefined();
     expect(authOf(render(secret, "mirror.local/quay/org/app"))).toBe(`Basic ${b64("u:p")}`);
   });
 
   test("field names match regardless of case, as Go's JSON decoding does", () => {
-    expect(authOf(render(JSON.stringify({ Auths: { "mirror.local:5000": { Username: "u", PASSWORD: "p" } } })))).toBe(`Basic ${b64("u:p")}`);
+    expect(authOf(render(JSON.stringify({ Auths: { "mirror.local:5000": { Username: "u", PASSWORD: "p" } } })))).toBe(
+      `Basic ${b64("u:p")}`,
+    );
   });
 
   test("a null entry still yields a (blank) header", () => {
@@ -497,7 +824,10 @@ describe("credentials from the pull secret", () => {
   });
 
   test("no pull secret: no headers", () => {
-    const text = renderHostsToml({ imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"] })], imageTagMirrorSets: [] })["quay.io"];
+    const text = renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "quay.io/a", mirrors: ["m.local/a"] })],
+      imageTagMirrorSets: [],
+    })["quay.io"];
     expect(text).not.toContain("authorization");
   });
 
@@ -510,25 +840,41 @@ describe("credentials from the pull secret", () => {
     ["username not a string", `{"auths":{"r":{"username":5}}}`, /username is not a string/],
     ["email not a string", `{"auths":{"r":{"email":true}}}`, /email is not a string/],
     ["HttpHeaders value not a string", `{"auths":{},"HttpHeaders":{"X":1}}`, /HttpHeaders/],
-    ["auth without a colon", JSON.stringify({ auths: { "x.io": { auth: Buffer.from("nocolon").toString("base64") } } }), /x.io"\]\.auth is not base64\(username:password\)/],
+    [
+      "auth without a colon",
+      JSON.stringify({ auths: { "x.io": { auth: Buffer.from("nocolon").toString("base64") } } }),
+      /x.io"\]\.auth is not base64\(username:password\)/,
+    ],
     // Node's decoder would skip the '!' silently; Go's refuses it.
     ["auth with a stray character", `{"auths":{"r":{"auth":"dXNlcjpw!YXNz"}}}`, /auth is not valid base64/],
     ["auth padded wrongly", `{"auths":{"r":{"auth":"dXNlcjpwYXNz="}}}`, /auth is not valid base64/],
   ])("a pull secret WMCO cannot read is refused (%s)", (_name, secret, says) => {
     expect(() => pullSecretCredentials(secret)).toThrow(says);
-    expect(() => renderHostsToml({ imageDigestMirrorSets: [], imageTagMirrorSets: [], pullSecret: secret })).toThrow(says);
+    expect(() => renderHostsToml({ imageDigestMirrorSets: [], imageTagMirrorSets: [], pullSecret: secret })).toThrow(
+      says,
+    );
   });
 
   test("redaction replaces every credential and keeps the file valid TOML", () => {
     const files = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "registry.access.redhat.com/ubi9", mirrors: ["mirror.example.com/redhat/ubi9", "mirror.example.net/ubi9"] })],
+      imageDigestMirrorSets: [
+        idms({
+          source: "registry.access.redhat.com/ubi9",
+          mirrors: ["mirror.example.com/redhat/ubi9", "mirror.example.net/ubi9"],
+        }),
+      ],
       imageTagMirrorSets: [],
       pullSecret: WMCO_PULL_SECRET,
     });
     const shown = redactHostsToml(files["registry.access.redhat.com"]);
     expect(shown).not.toMatch(/dXNlcjpwYXNz|dXNlcm5hbWU6cGFzc3dvcmQ=/);
     const view = parsed(shown);
-    expect(Object.values(view.host).map((h) => h.header?.authorization)).toEqual(["Basic <redacted>", "Basic <redacted>"]);
-    expect(redactHostsToml(files["registry.access.redhat.com"].replace(/authorization.*\n/g, ""))).toBe(files["registry.access.redhat.com"].replace(/authorization.*\n/g, ""));
+    expect(Object.values(view.host).map((h) => h.header?.authorization)).toEqual([
+      "Basic <redacted>",
+      "Basic <redacted>",
+    ]);
+    expect(redactHostsToml(files["registry.access.redhat.com"].replace(/authorization.*\n/g, ""))).toBe(
+      files["registry.access.redhat.com"].replace(/authorization.*\n/g, ""),
+    );
   });
 });

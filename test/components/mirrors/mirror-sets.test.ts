@@ -1,6 +1,13 @@
 import { parse } from "smol-toml";
 import { renderHostsToml } from "../../../components/mirrors/hosts-toml";
-import { buildDigestMirrorSets, buildTagMirrorSets, emittedPolicy, MirrorEntry, mirrorSetName, MirrorsConfig } from "../../../components/mirrors/mirror-sets";
+import {
+  buildDigestMirrorSets,
+  buildTagMirrorSets,
+  emittedPolicy,
+  MirrorEntry,
+  mirrorSetName,
+  MirrorsConfig,
+} from "../../../components/mirrors/mirror-sets";
 import { validateAgainstSchema } from "../../helpers/schemas";
 
 const IDMS_SCHEMA = "config.openshift.io_v1_ImageDigestMirrorSet.schema.json";
@@ -10,11 +17,22 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const config: MirrorsConfig = {
   digest: [
     { source: "mcr.microsoft.com/oss/kubernetes/pause", mirrors: ["mirror.example.com:5000/win/oss/kubernetes/pause"] },
-    { source: "registry.redhat.io/ubi9", mirrors: ["mirror.example.com:5000/rh/ubi9"], mirrorSourcePolicy: "NeverContactSource", name: "ubi9" },
-    { source: "registry.local:5000", mirrors: ["mirror.example.com:5000/local"], mirrorSourcePolicy: "AllowContactingSource" },
+    {
+      source: "registry.redhat.io/ubi9",
+      mirrors: ["mirror.example.com:5000/rh/ubi9"],
+      mirrorSourcePolicy: "NeverContactSource",
+      name: "ubi9",
+    },
+    {
+      source: "registry.local:5000",
+      mirrors: ["mirror.example.com:5000/local"],
+      mirrorSourcePolicy: "AllowContactingSource",
+    },
     { source: "quay.io/no-mirrors-yet", mirrors: [] },
   ],
-  tag: [{ source: "quay.io/org/app", mirrors: ["mirror.example.com:5000/quay/org/app", "backup.example.com/quay/org/app"] }],
+  tag: [
+    { source: "quay.io/org/app", mirrors: ["mirror.example.com:5000/quay/org/app", "backup.example.com/quay/org/app"] },
+  ],
 };
 
 describe("ImageDigestMirrorSet / ImageTagMirrorSet objects", () => {
@@ -42,17 +60,31 @@ describe("ImageDigestMirrorSet / ImageTagMirrorSet objects", () => {
 
   test("the entry lands in the kind's own field, sources and mirrors as given", () => {
     const ubi9 = idms.find((o) => o.metadata.name === "ubi9");
-    expect(ubi9?.spec).toEqual({ imageDigestMirrors: [{ source: "registry.redhat.io/ubi9", mirrors: ["mirror.example.com:5000/rh/ubi9"], mirrorSourcePolicy: "NeverContactSource" }] });
-    expect(itms[0].spec.imageTagMirrors[0].mirrors).toEqual(["mirror.example.com:5000/quay/org/app", "backup.example.com/quay/org/app"]);
+    expect(ubi9?.spec).toEqual({
+      imageDigestMirrors: [
+        {
+          source: "registry.redhat.io/ubi9",
+          mirrors: ["mirror.example.com:5000/rh/ubi9"],
+          mirrorSourcePolicy: "NeverContactSource",
+        },
+      ],
+    });
+    expect(itms[0].spec.imageTagMirrors[0].mirrors).toEqual([
+      "mirror.example.com:5000/quay/org/app",
+      "backup.example.com/quay/org/app",
+    ]);
   });
 
   test("an entry with mirrors always carries a policy (unset becomes AllowContactingSource); one without mirrors carries none", () => {
-    const policyOf = (source: string) => [...idms.map((o) => o.spec.imageDigestMirrors[0]), ...itms.map((o) => o.spec.imageTagMirrors[0])].find((e) => e.source === source);
+    const policyOf = (source: string) =>
+      [...idms.map((o) => o.spec.imageDigestMirrors[0]), ...itms.map((o) => o.spec.imageTagMirrors[0])].find(
+        (e) => e.source === source,
+      );
     expect(policyOf("mcr.microsoft.com/oss/kubernetes/pause")?.mirrorSourcePolicy).toBe("AllowContactingSource");
     expect(policyOf("quay.io/org/app")?.mirrorSourcePolicy).toBe("AllowContactingSource");
     expect(policyOf("registry.redhat.io/ubi9")?.mirrorSourcePolicy).toBe("NeverContactSource");
     expect(policyOf("quay.io/no-mirrors-yet")).not.toHaveProperty("mirrorSourcePolicy");
-    expect(emittedPolicy({ mirrors: [] , mirrorSourcePolicy: "NeverContactSource" })).toBe("NeverContactSource");
+    expect(emittedPolicy({ mirrors: [], mirrorSourcePolicy: "NeverContactSource" })).toBe("NeverContactSource");
   });
 
   test("objects are sorted by name (byte order)", () => {
@@ -75,10 +107,15 @@ describe("ImageDigestMirrorSet / ImageTagMirrorSet objects", () => {
 });
 
 describe("object names", () => {
-  test("a given name is used as is", () => expect(mirrorSetName("digest", { source: "quay.io/a", name: "my-mirrors" })).toBe("my-mirrors"));
+  test("a given name is used as is", () =>
+    expect(mirrorSetName("digest", { source: "quay.io/a", name: "my-mirrors" })).toBe("my-mirrors"));
 
   test.each([
-    ["digest", "mcr.microsoft.com/oss/kubernetes/pause", "windows-estate-digest-mcr-microsoft-com-oss-kubernetes-pause"],
+    [
+      "digest",
+      "mcr.microsoft.com/oss/kubernetes/pause",
+      "windows-estate-digest-mcr-microsoft-com-oss-kubernetes-pause",
+    ],
     ["tag", "quay.io/org/app", "windows-estate-tag-quay-io-org-app"],
     ["digest", "registry.local:5000", "windows-estate-digest-registry-local-5000"],
     ["digest", "*.redhat.io", "windows-estate-digest-redhat-io"],
@@ -106,7 +143,13 @@ describe("object names", () => {
 
   test("a name depends on its own entry only: adding or reordering entries renames nothing", () => {
     const before = buildDigestMirrorSets(config).map((o) => o.metadata.name);
-    const more: MirrorsConfig = { digest: [{ source: "docker.io/library/nginx", mirrors: ["m.local/hub/library/nginx"] }, ...[...config.digest].reverse()], tag: [] };
+    const more: MirrorsConfig = {
+      digest: [
+        { source: "docker.io/library/nginx", mirrors: ["m.local/hub/library/nginx"] },
+        ...[...config.digest].reverse(),
+      ],
+      tag: [],
+    };
     const after = buildDigestMirrorSets(more).map((o) => o.metadata.name);
     expect(after).toEqual(expect.arrayContaining(before));
     expect(after).toHaveLength(before.length + 1);
@@ -116,7 +159,12 @@ describe("object names", () => {
 describe("objects to Windows registry files", () => {
   const entries: MirrorEntry[] = [
     { source: "registry.redhat.io/ubi9", mirrors: ["m.local/rh/ubi9"] },
-    { source: "registry.redhat.io/ubi8", mirrors: ["m.local/rh/ubi8"], mirrorSourcePolicy: "NeverContactSource", name: "a-first-by-name" },
+    {
+      source: "registry.redhat.io/ubi8",
+      mirrors: ["m.local/rh/ubi8"],
+      mirrorSourcePolicy: "NeverContactSource",
+      name: "a-first-by-name",
+    },
     { source: "registry.redhat.io/openshift4", mirrors: ["m.local/rh/openshift4"], name: "zz-last-by-name" },
   ];
 

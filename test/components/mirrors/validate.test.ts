@@ -3,7 +3,11 @@ import { validateMirrors, windowsNamingProblem } from "../../../components/mirro
 
 const digest = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: entries, tag: [] });
 const tag = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: [], tag: entries });
-const e = (source: string, mirrors: string[] = [], extra: Partial<MirrorEntry> = {}): MirrorEntry => ({ source, mirrors, ...extra });
+const e = (source: string, mirrors: string[] = [], extra: Partial<MirrorEntry> = {}): MirrorEntry => ({
+  source,
+  mirrors,
+  ...extra,
+});
 
 /** The one warning at `path`; fails when there is none or more than one. */
 function warningAt(m: MirrorsConfig, path: string): string {
@@ -21,16 +25,61 @@ function errorAt(m: MirrorsConfig, path: string): string {
 
 describe("malformed sources and mirrors (the API server's pattern)", () => {
   test.each([
-    ["scheme in the source", digest(e("https://quay.io/org", ["m.local/org"])), "mirrors.digest[0].source", /leave out the scheme/],
-    ["tag in the source", digest(e("quay.io/org/app:1.0", ["m.local/org/app"])), "mirrors.digest[0].source", /leave out the tag/],
-    ["digest in the source", tag(e("quay.io/org/app@sha256:abc", ["m.local/org/app"])), "mirrors.tag[0].source", /leave out the digest/],
-    ["capitals in the source path", digest(e("quay.io/Org/app", ["m.local/Org/app"])), "mirrors.digest[0].source", /lowercase/],
+    [
+      "scheme in the source",
+      digest(e("https://quay.io/org", ["m.local/org"])),
+      "mirrors.digest[0].source",
+      /leave out the scheme/,
+    ],
+    [
+      "tag in the source",
+      digest(e("quay.io/org/app:1.0", ["m.local/org/app"])),
+      "mirrors.digest[0].source",
+      /leave out the tag/,
+    ],
+    [
+      "digest in the source",
+      tag(e("quay.io/org/app@sha256:abc", ["m.local/org/app"])),
+      "mirrors.tag[0].source",
+      /leave out the digest/,
+    ],
+    [
+      "capitals in the source path",
+      digest(e("quay.io/Org/app", ["m.local/Org/app"])),
+      "mirrors.digest[0].source",
+      /lowercase/,
+    ],
     ["trailing slash", digest(e("quay.io/org/", ["m.local/org"])), "mirrors.digest[0].source", /trailing \//],
-    ["empty source", digest(e("", ["m.local/org"])), "mirrors.digest[0].source", /not a registry or repository like registry.redhat.io\/ubi9/],
-    ["scheme in a mirror", digest(e("quay.io/org", ["m.local/org", "docker://n.local/org"])), "mirrors.digest[0].mirrors[1]", /leave out the scheme/],
-    ["tag in a mirror", tag(e("quay.io/org/app", ["m.local/org/app:1.0"])), "mirrors.tag[0].mirrors[0]", /leave out the tag/],
-    ["digest in a mirror", digest(e("quay.io/org/app", ["m.local/org/app@sha256:abc"])), "mirrors.digest[0].mirrors[0]", /leave out the digest/],
-    ["host with an underscore", digest(e("quay.io/org", ["m_local/org"])), "mirrors.digest[0].mirrors[0]", /not a location like mirror.example.com:5000\/org\/repo/],
+    [
+      "empty source",
+      digest(e("", ["m.local/org"])),
+      "mirrors.digest[0].source",
+      /not a registry or repository like registry.redhat.io\/ubi9/,
+    ],
+    [
+      "scheme in a mirror",
+      digest(e("quay.io/org", ["m.local/org", "docker://n.local/org"])),
+      "mirrors.digest[0].mirrors[1]",
+      /leave out the scheme/,
+    ],
+    [
+      "tag in a mirror",
+      tag(e("quay.io/org/app", ["m.local/org/app:1.0"])),
+      "mirrors.tag[0].mirrors[0]",
+      /leave out the tag/,
+    ],
+    [
+      "digest in a mirror",
+      digest(e("quay.io/org/app", ["m.local/org/app@sha256:abc"])),
+      "mirrors.digest[0].mirrors[0]",
+      /leave out the digest/,
+    ],
+    [
+      "host with an underscore",
+      digest(e("quay.io/org", ["m_local/org"])),
+      "mirrors.digest[0].mirrors[0]",
+      /not a location like mirror.example.com:5000\/org\/repo/,
+    ],
   ])("%s", (_name, m, path, says) => expect(errorAt(m, path)).toMatch(says));
 
   test("a malformed mirror is not also judged by the Windows naming rule", () => {
@@ -41,10 +90,19 @@ describe("malformed sources and mirrors (the API server's pattern)", () => {
     const r = validateMirrors({
       digest: [
         e("quay.io", ["mirror.local/quay"]),
-        e("mcr.microsoft.com/oss/kubernetes/pause", ["mirror.local:5000/win/oss/kubernetes/pause", "mcr.microsoft.com/oss/kubernetes/pause"]),
-        e("registry.redhat.io/ubi9/ubi-minimal", ["10.0.0.5:5000/ubi9/ubi-minimal"], { mirrorSourcePolicy: "AllowContactingSource", name: "ubi.minimal" }),
+        e("mcr.microsoft.com/oss/kubernetes/pause", [
+          "mirror.local:5000/win/oss/kubernetes/pause",
+          "mcr.microsoft.com/oss/kubernetes/pause",
+        ]),
+        e("registry.redhat.io/ubi9/ubi-minimal", ["10.0.0.5:5000/ubi9/ubi-minimal"], {
+          mirrorSourcePolicy: "AllowContactingSource",
+          name: "ubi.minimal",
+        }),
       ],
-      tag: [e("quay.io", ["mirror.local/quay"]), e("docker.io/library/nginx", ["mirror.local/hub/library/nginx"], { mirrorSourcePolicy: "NeverContactSource" })],
+      tag: [
+        e("quay.io", ["mirror.local/quay"]),
+        e("docker.io/library/nginx", ["mirror.local/hub/library/nginx"], { mirrorSourcePolicy: "NeverContactSource" }),
+      ],
     });
     expect(r.errors).toEqual([]);
   });
@@ -52,40 +110,59 @@ describe("malformed sources and mirrors (the API server's pattern)", () => {
 
 describe("duplicates", () => {
   test("the same source twice in one list", () => {
-    const msg = errorAt(digest(e("quay.io/a", ["m.local/a"]), e("quay.io/a", ["n.local/a"])), "mirrors.digest[1].source");
+    const msg = errorAt(
+      digest(e("quay.io/a", ["m.local/a"]), e("quay.io/a", ["n.local/a"])),
+      "mirrors.digest[1].source",
+    );
     expect(msg).toMatch(/quay.io\/a is listed twice \(also mirrors.digest\[0\]\); put all its mirrors in one entry/);
   });
 
   test("a repeated source is not reported a second time as a repeated derived name", () => {
-    expect(validateMirrors(digest(e("quay.io/a", ["m.local/a"]), e("quay.io/a", ["n.local/a"]))).errors).toHaveLength(1);
+    expect(validateMirrors(digest(e("quay.io/a", ["m.local/a"]), e("quay.io/a", ["n.local/a"]))).errors).toHaveLength(
+      1,
+    );
   });
 
   test("the same source in the digest and the tag list is fine (they become different kinds)", () => {
-    expect(validateMirrors({ digest: [e("quay.io/a", ["m.local/a"])], tag: [e("quay.io/a", ["m.local/a"])] }).errors).toEqual([]);
+    expect(
+      validateMirrors({ digest: [e("quay.io/a", ["m.local/a"])], tag: [e("quay.io/a", ["m.local/a"])] }).errors,
+    ).toEqual([]);
   });
 
   test("the same mirror twice in one entry", () => {
-    expect(errorAt(digest(e("quay.io/a", ["m.local/a", "n.local/a", "m.local/a"])), "mirrors.digest[0].mirrors[2]")).toMatch(/listed twice in this entry \(also mirrors\[0\]\); remove one/);
+    expect(
+      errorAt(digest(e("quay.io/a", ["m.local/a", "n.local/a", "m.local/a"])), "mirrors.digest[0].mirrors[2]"),
+    ).toMatch(/listed twice in this entry \(also mirrors\[0\]\); remove one/);
   });
 
   test("the same name twice", () => {
     const m = tag(e("quay.io/a", ["m.local/a"], { name: "x" }), e("quay.io/b", ["m.local/b"], { name: "x" }));
-    expect(errorAt(m, "mirrors.tag[1].name")).toMatch(/object name x is already used by mirrors.tag\[0\]; set a distinct name/);
+    expect(errorAt(m, "mirrors.tag[1].name")).toMatch(
+      /object name x is already used by mirrors.tag\[0\]; set a distinct name/,
+    );
   });
 
   test("two sources whose derived names collide", () => {
-    const msg = errorAt(digest(e("quay.io/a-b", ["m.local/a-b"]), e("quay.io/a.b", ["m.local/a.b"])), "mirrors.digest[1].name");
+    const msg = errorAt(
+      digest(e("quay.io/a-b", ["m.local/a-b"]), e("quay.io/a.b", ["m.local/a.b"])),
+      "mirrors.digest[1].name",
+    );
     expect(msg).toMatch(/windows-estate-digest-quay-io-a-b \(derived from the source\) is already used/);
   });
 
   test.each(["Not_OK", "-x", "x".repeat(254)])("an invalid name (%s)", (name) => {
-    expect(errorAt(digest(e("quay.io/a", ["m.local/a"], { name })), "mirrors.digest[0].name")).toMatch(/lowercase letters, digits, '-' and '.', at most 253/);
+    expect(errorAt(digest(e("quay.io/a", ["m.local/a"], { name })), "mirrors.digest[0].name")).toMatch(
+      /lowercase letters, digits, '-' and '.', at most 253/,
+    );
   });
 });
 
 describe("the Windows naming rule", () => {
   test("mcr.microsoft.com/oss/kubernetes/pause needs <mirror host>/<optional namespaces>/oss/kubernetes/pause", () => {
-    const msg = errorAt(digest(e("mcr.microsoft.com/oss/kubernetes/pause", ["mirror.local/oss/kubernetes/pause", "mirror.local/pause"])), "mirrors.digest[0].mirrors[1]");
+    const msg = errorAt(
+      digest(e("mcr.microsoft.com/oss/kubernetes/pause", ["mirror.local/oss/kubernetes/pause", "mirror.local/pause"])),
+      "mirrors.digest[0].mirrors[1]",
+    );
     expect(msg).toContain("<mirror host>/<optional namespaces>/oss/kubernetes/pause");
     expect(msg).toContain("e.g. mirror.local/oss/kubernetes/pause");
     expect(msg).toContain("mcr.microsoft.com/oss/kubernetes/pause");
@@ -115,17 +192,23 @@ describe("the Windows naming rule", () => {
   });
 
   test("the same for a whole-registry source", () => {
-    expect(warningAt(digest(e("quay.io", ["mirror.local/quay.io"])), "mirrors.digest[0].mirrors[0]")).toContain("pulls would go to mirror.local/<repository> instead of mirror.local/quay.io/<repository>");
-    expect(errorAt(digest(e("mcr.microsoft.com", ["mirror.local/mcr.microsoft.com"])), "mirrors.digest[0].mirrors[0]")).toContain(
-      "pulls would go to mirror.local/<repository> instead of mirror.local/mcr.microsoft.com/<repository>",
+    expect(warningAt(digest(e("quay.io", ["mirror.local/quay.io"])), "mirrors.digest[0].mirrors[0]")).toContain(
+      "pulls would go to mirror.local/<repository> instead of mirror.local/quay.io/<repository>",
     );
+    expect(
+      errorAt(digest(e("mcr.microsoft.com", ["mirror.local/mcr.microsoft.com"])), "mirrors.digest[0].mirrors[0]"),
+    ).toContain("pulls would go to mirror.local/<repository> instead of mirror.local/mcr.microsoft.com/<repository>");
     expect(windowsNamingProblem("quay.io", "mirror.local/quay")).toBeUndefined();
   });
 
   test("the OKD docs' own ubi9repo example renders: its ubi mirrors break the rule only as warnings (a Linux image; IDMS is cluster-wide)", () => {
     const r = validateMirrors(
       digest(
-        e("registry.access.redhat.com/ubi9/ubi-minimal", ["example.io/example/ubi-minimal", "example.com/example2/ubi-minimal"], { mirrorSourcePolicy: "AllowContactingSource" }),
+        e(
+          "registry.access.redhat.com/ubi9/ubi-minimal",
+          ["example.io/example/ubi-minimal", "example.com/example2/ubi-minimal"],
+          { mirrorSourcePolicy: "AllowContactingSource" },
+        ),
         e("registry.redhat.io", ["mirror.example.com"], { mirrorSourcePolicy: "NeverContactSource" }),
         e("docker-mirror.internal", ["docker.io"], { mirrorSourcePolicy: "AllowContactingSource" }),
       ),
@@ -140,13 +223,26 @@ describe("the Windows naming rule", () => {
 
 describe("mirrorSourcePolicy", () => {
   test("NeverContactSource without mirrors would make every pull fail", () => {
-    expect(errorAt(tag(e("quay.io/a", [], { mirrorSourcePolicy: "NeverContactSource" })), "mirrors.tag[0].mirrorSourcePolicy")).toMatch(/nowhere to pull from.*add mirrors or drop the policy/);
+    expect(
+      errorAt(
+        tag(e("quay.io/a", [], { mirrorSourcePolicy: "NeverContactSource" })),
+        "mirrors.tag[0].mirrorSourcePolicy",
+      ),
+    ).toMatch(/nowhere to pull from.*add mirrors or drop the policy/);
   });
 
   test("values the schema would refuse are tolerated here (the zod schema reports them)", () => {
-    const garbage = { source: "quay.io/a", mirrors: ["m.local/a"], mirrorSourcePolicy: "Sometimes" } as unknown as MirrorEntry;
+    const garbage = {
+      source: "quay.io/a",
+      mirrors: ["m.local/a"],
+      mirrorSourcePolicy: "Sometimes",
+    } as unknown as MirrorEntry;
     const other = { source: "quay.io/b", mirrors: ["m.local/b"], mirrorSourcePolicy: 42 } as unknown as MirrorEntry;
-    expect(() => validateMirrors(digest(garbage, other, e("quay.io/c", ["m.local/c"], { mirrorSourcePolicy: "NeverContactSource" })))).not.toThrow();
+    expect(() =>
+      validateMirrors(
+        digest(garbage, other, e("quay.io/c", ["m.local/c"], { mirrorSourcePolicy: "NeverContactSource" })),
+      ),
+    ).not.toThrow();
     expect(validateMirrors(digest(garbage, other)).errors).toEqual([]);
   });
 });
@@ -154,24 +250,47 @@ describe("mirrorSourcePolicy", () => {
 describe("warnings: where Windows nodes differ from what an entry asks", () => {
   test("one NeverContactSource entry makes the whole registry NeverContactSource, across both lists", () => {
     const r = validateMirrors({
-      digest: [e("registry.redhat.io/ubi9", ["m.local/ubi9"], { mirrorSourcePolicy: "AllowContactingSource" }), e("registry.redhat.io/ubi8", ["m.local/ubi8"], { mirrorSourcePolicy: "NeverContactSource" })],
+      digest: [
+        e("registry.redhat.io/ubi9", ["m.local/ubi9"], { mirrorSourcePolicy: "AllowContactingSource" }),
+        e("registry.redhat.io/ubi8", ["m.local/ubi8"], { mirrorSourcePolicy: "NeverContactSource" }),
+      ],
       tag: [e("registry.redhat.io/ubi7", ["m.local/ubi7"]), e("quay.io/x", ["m.local/x"])],
     });
     expect(r.errors).toEqual([]);
-    expect(r.warnings.map((w) => w.path)).toEqual(["mirrors.digest[0].mirrorSourcePolicy", "mirrors.tag[0].mirrorSourcePolicy"]);
-    expect(r.warnings[0].message).toMatch(/every image of registry.redhat.io becomes NeverContactSource, including registry.redhat.io\/ubi9, because mirrors.digest\[1\] sets it/);
+    expect(r.warnings.map((w) => w.path)).toEqual([
+      "mirrors.digest[0].mirrorSourcePolicy",
+      "mirrors.tag[0].mirrorSourcePolicy",
+    ]);
+    expect(r.warnings[0].message).toMatch(
+      /every image of registry.redhat.io becomes NeverContactSource, including registry.redhat.io\/ubi9, because mirrors.digest\[1\] sets it/,
+    );
     expect(r.warnings[1].message).toMatch(/including registry.redhat.io\/ubi7/);
   });
 
   test("an entry without mirrors next to a NeverContactSource entry of the same registry", () => {
-    const r = validateMirrors(digest(e("registry.redhat.io/a"), e("registry.redhat.io/b", ["m.local/b"], { mirrorSourcePolicy: "NeverContactSource" })));
+    const r = validateMirrors(
+      digest(
+        e("registry.redhat.io/a"),
+        e("registry.redhat.io/b", ["m.local/b"], { mirrorSourcePolicy: "NeverContactSource" }),
+      ),
+    );
     expect(r.errors).toEqual([]);
-    expect(r.warnings).toEqual([{ path: "mirrors.digest[0].mirrors", message: expect.stringMatching(/no fixed order.*NeverContactSource of mirrors.digest\[1\] is dropped for all of registry.redhat.io/) }]);
+    expect(r.warnings).toEqual([
+      {
+        path: "mirrors.digest[0].mirrors",
+        message: expect.stringMatching(
+          /no fixed order.*NeverContactSource of mirrors.digest\[1\] is dropped for all of registry.redhat.io/,
+        ),
+      },
+    ]);
   });
 
   test("no policy warnings when a registry agrees with itself or registries differ", () => {
     const r = validateMirrors({
-      digest: [e("registry.redhat.io/a", ["m.local/a"], { mirrorSourcePolicy: "NeverContactSource" }), e("registry.redhat.io/b", ["m.local/b"], { mirrorSourcePolicy: "NeverContactSource" })],
+      digest: [
+        e("registry.redhat.io/a", ["m.local/a"], { mirrorSourcePolicy: "NeverContactSource" }),
+        e("registry.redhat.io/b", ["m.local/b"], { mirrorSourcePolicy: "NeverContactSource" }),
+      ],
       tag: [e("quay.io/a", ["m.local/a"]), e("quay.io/b")],
     });
     expect(r.warnings).toEqual([]);
@@ -180,17 +299,29 @@ describe("warnings: where Windows nodes differ from what an entry asks", () => {
   test("wildcard sources work on Linux only", () => {
     const r = validateMirrors(digest(e("*.redhat.io", ["m.local/rh"])));
     expect(r.errors).toEqual([]);
-    expect(r.warnings).toEqual([{ path: "mirrors.digest[0].source", message: expect.stringMatching(/Linux nodes only.*list the registries explicitly/) }]);
+    expect(r.warnings).toEqual([
+      {
+        path: "mirrors.digest[0].source",
+        message: expect.stringMatching(/Linux nodes only.*list the registries explicitly/),
+      },
+    ]);
   });
 
   test("a source with a port: WMCO's directory name cannot exist on Windows", () => {
     const r = validateMirrors(digest(e("registry.local:5000/team/app", ["m.local/team/app"])));
     expect(r.errors).toEqual([]);
-    expect(r.warnings).toEqual([{ path: "mirrors.digest[0].source", message: expect.stringContaining("containerd looks for 'registry.local_5000_'") }]);
+    expect(r.warnings).toEqual([
+      {
+        path: "mirrors.digest[0].source",
+        message: expect.stringContaining("containerd looks for 'registry.local_5000_'"),
+      },
+    ]);
   });
 
   test("errors and warnings are reported together", () => {
-    const r = validateMirrors(digest(e("quay.io/a", ["m.local/a"]), e("quay.io/b", ["bad/"], { mirrorSourcePolicy: "NeverContactSource" })));
+    const r = validateMirrors(
+      digest(e("quay.io/a", ["m.local/a"]), e("quay.io/b", ["bad/"], { mirrorSourcePolicy: "NeverContactSource" })),
+    );
     expect(r.errors.map((i) => i.path)).toEqual(["mirrors.digest[1].mirrors[0]"]);
     expect(r.warnings.map((i) => i.path)).toEqual(["mirrors.digest[0].mirrorSourcePolicy"]);
   });

@@ -48,7 +48,10 @@ describe("OLM objects", () => {
 
   test("Subscription pins the CSV, approval and env (sorted, as OLM's list)", () => {
     const sub = buildSubscription(pinned);
-    expect(sub.spec).toMatchObject({ installPlanApproval: "Manual", startingCSV: "windows-machine-config-operator.v10.19.3" });
+    expect(sub.spec).toMatchObject({
+      installPlanApproval: "Manual",
+      startingCSV: "windows-machine-config-operator.v10.19.3",
+    });
     expect(sub.spec.config?.env).toEqual([
       { name: "ARGS", value: "--debugLogging" },
       { name: "SERVICES_LOG_FILE_SIZE", value: "100M" },
@@ -70,6 +73,8 @@ describe("OLM objects", () => {
   test("the closed schema check can fail: a misspelt field is caught", () => {
     const sub = buildSubscription(defaults) as unknown as { spec: Record<string, unknown> };
     sub.spec.installPlanAproval = "Manual";
-    expect(validateObject(sub as unknown as { apiVersion: string; kind: string }, { closed: true })).toMatch(/additional/);
+    expect(validateObject(sub as unknown as { apiVersion: string; kind: string }, { closed: true })).toMatch(
+      /additional/,
+    );
   });
 });

@@ -9,7 +9,15 @@ test.each([
   const rc = buildRuntimeClass(v);
   expect(rc.metadata.name).toBe(`windows${v}`);
   expect(rc.handler).toBe("runhcs-wcow-process");
-  expect(rc.scheduling.nodeSelector).toMatchObject({ "kubernetes.io/os": "windows", "node.kubernetes.io/windows-build": build });
-  expect(rc.scheduling.tolerations).toContainEqual({ key: "os", operator: "Equal", value: "Windows", effect: "NoSchedule" });
+  expect(rc.scheduling.nodeSelector).toMatchObject({
+    "kubernetes.io/os": "windows",
+    "node.kubernetes.io/windows-build": build,
+  });
+  expect(rc.scheduling.tolerations).toContainEqual({
+    key: "os",
+    operator: "Equal",
+    value: "Windows",
+    effect: "NoSchedule",
+  });
   expect(validateObject(rc, { closed: true })).toBe("");
 });

@@ -13,11 +13,20 @@ const operatorNetwork = (hybrid?: Record<string, unknown>) => ({
   apiVersion: "operator.openshift.io/v1",
   kind: "Network",
   metadata: { name: "cluster" },
-  spec: { defaultNetwork: { type: "OVNKubernetes", ovnKubernetesConfig: hybrid ? { hybridOverlayConfig: hybrid } : {} } },
+  spec: {
+    defaultNetwork: { type: "OVNKubernetes", ovnKubernetesConfig: hybrid ? { hybridOverlayConfig: hybrid } : {} },
+  },
 });
 
 test("the objects are valid for their schemas", () => {
-  for (const o of [configNetwork(), operatorNetwork(), operatorNetwork({ hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }], hybridOverlayVXLANPort: 9898 })]) {
+  for (const o of [
+    configNetwork(),
+    operatorNetwork(),
+    operatorNetwork({
+      hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }],
+      hybridOverlayVXLANPort: 9898,
+    }),
+  ]) {
     expect(validateObject(o)).toBe("");
   }
 });
@@ -26,16 +35,32 @@ test("no hybrid overlay: WMCO's refusal, with the exact patch (OpenShift 'Config
   const issues = networkIssues("Azure", { config: configNetwork(), operator: operatorNetwork() });
   expect(issues).toHaveLength(1);
   expect(issues[0].message).toContain("not configured for OVN hybrid networking");
-  expect(issues[0].message).toContain(`oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}}}}}'`);
+  expect(issues[0].message).toContain(
+    `oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}}}}}'`,
+  );
   // An empty hybridClusterNetwork is refused too ("invalid OVN hybrid networking configuration").
-  expect(networkIssues("Azure", { config: configNetwork(), operator: operatorNetwork({ hybridClusterNetwork: [] }) })).toHaveLength(1);
+  expect(
+    networkIssues("Azure", { config: configNetwork(), operator: operatorNetwork({ hybridClusterNetwork: [] }) }),
+  ).toHaveLength(1);
 });
 
 test("vSphere needs a custom VXLAN port, and the patch for vSphere sets one", () => {
   const hybrid = { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] };
-  expect(networkIssues("VSphere", { config: configNetwork(), operator: operatorNetwork(hybrid) })[0].message).toMatch(/custom VXLAN port.*"hybridOverlayVXLANPort":9898/);
-  expect(networkIssues("VSphere", { config: configNetwork(), operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 4789 }) })).toHaveLength(1);
-  expect(networkIssues("VSphere", { config: configNetwork(), operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 9898 }) })).toEqual([]);
+  expect(networkIssues("VSphere", { config: configNetwork(), operator: operatorNetwork(hybrid) })[0].message).toMatch(
+    /custom VXLAN port.*"hybridOverlayVXLANPort":9898/,
+  );
+  expect(
+    networkIssues("VSphere", {
+      config: configNetwork(),
+      operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 4789 }),
+    }),
+  ).toHaveLength(1);
+  expect(
+    networkIssues("VSphere", {
+      config: configNetwork(),
+      operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 9898 }),
+    }),
+  ).toEqual([]);
   expect(networkIssues("AWS", { config: configNetwork(), operator: operatorNetwork(hybrid) })).toEqual([]);
   expect(hybridOverlayPatch("VSphere")).toContain('"hybridOverlayVXLANPort":9898');
 });
@@ -44,11 +69,19 @@ test("a class E cluster network is refused (OpenShift docs: class E CIDRs are no
   const hybrid = { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] };
   const issues = networkIssues("AWS", { config: configNetwork("240.0.0.0/14"), operator: operatorNetwork(hybrid) });
   expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/240\.0\.0\.0\/14 is class E/)]);
-  expect([isClassE("239.255.0.0/16"), isClassE("240.0.0.0/4"), isClassE("255.0.0.0/8"), isClassE("10.0.0.0/8")]).toEqual([false, true, true, false]);
+  expect([
+    isClassE("239.255.0.0/16"),
+    isClassE("240.0.0.0/4"),
+    isClassE("255.0.0.0/8"),
+    isClassE("10.0.0.0/8"),
+  ]).toEqual([false, true, true, false]);
 });
 
 test("a network type other than OVNKubernetes is refused (WMCO: network type not supported)", () => {
-  expect(networkIssues("AWS", { config: configNetwork("10.128.0.0/14", "OpenShiftSDN"), operator: operatorNetwork() })[0].message).toMatch(/OpenShiftSDN; WMCO supports only OVNKubernetes/);
+  expect(
+    networkIssues("AWS", { config: configNetwork("10.128.0.0/14", "OpenShiftSDN"), operator: operatorNetwork() })[0]
+      .message,
+  ).toMatch(/OpenShiftSDN; WMCO supports only OVNKubernetes/);
 });
 
 test("the proxy as WMCO applies it, without credentials in its URLs", () => {
@@ -57,9 +90,26 @@ test("the proxy as WMCO applies it, without credentials in its URLs", () => {
     kind: "Proxy",
     metadata: { name: "cluster" },
     spec: { httpProxy: "http://svc:s3cret@proxy.example.com:3128", trustedCA: { name: "user-ca-bundle" } },
-    status: { httpProxy: "http://svc:s3cret@proxy.example.com:3128", httpsProxy: "http://proxy.example.com:3128", noProxy: ".cluster.local,10.0.0.0/16" },
+    status: {
+      httpProxy: "http://svc:s3cret@proxy.example.com:3128",
+      httpsProxy: "http://proxy.example.com:3128",
+      noProxy: ".cluster.local,10.0.0.0/16",
+    },
   };
   expect(validateObject(proxy)).toBe("");
-  expect(proxySummary(proxy)).toEqual({ httpProxy: "http://[credentials]@proxy.example.com:3128", httpsProxy: "http://proxy.example.com:3128", noProxy: ".cluster.local,10.0.0.0/16", trustedCA: "user-ca-bundle" });
-  expect(proxySummary({ apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {}, status: {} })).toBeUndefined();
+  expect(proxySummary(proxy)).toEqual({
+    httpProxy: "http://[credentials]@proxy.example.com:3128",
+    httpsProxy: "http://proxy.example.com:3128",
+    noProxy: ".cluster.local,10.0.0.0/16",
+    trustedCA: "user-ca-bundle",
+  });
+  expect(
+    proxySummary({
+      apiVersion: "config.openshift.io/v1",
+      kind: "Proxy",
+      metadata: { name: "cluster" },
+      spec: {},
+      status: {},
+    }),
+  ).toBeUndefined();
 });

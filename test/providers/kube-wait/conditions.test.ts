@@ -6,8 +6,15 @@ const t = { namespace: "openshift-windows-machine-config-operator", subscription
 const CSV = "windows-machine-config-operator.v10.19.3";
 
 // Recorded shapes of OLM objects at the states that matter.
-const sub = (status: Record<string, unknown>) => ({ apiVersion: "operators.coreos.com/v1alpha1", kind: "Subscription", status });
-const csv = (phase: string, extra: Record<string, unknown> = {}) => ({ spec: { version: "10.19.3" }, status: { phase, ...extra } });
+const sub = (status: Record<string, unknown>) => ({
+  apiVersion: "operators.coreos.com/v1alpha1",
+  kind: "Subscription",
+  status,
+});
+const csv = (phase: string, extra: Record<string, unknown> = {}) => ({
+  spec: { version: "10.19.3" },
+  status: { phase, ...extra },
+});
 
 describe("operatorVerdict", () => {
   test.each([
@@ -15,18 +22,75 @@ describe("operatorVerdict", () => {
     ["resolving", sub({ state: "" }), undefined, undefined, "waiting", /not yet resolved/],
     [
       "catalog unhealthy is surfaced",
-      sub({ conditions: [{ type: "CatalogSourcesUnhealthy", status: "True", reason: "UnhealthyCatalogSourceFound", message: "targeted catalogsource openshift-marketplace/redhat-operators unhealthy" }] }),
+      sub({
+        conditions: [
+          {
+            type: "CatalogSourcesUnhealthy",
+            status: "True",
+            reason: "UnhealthyCatalogSourceFound",
+            message: "targeted catalogsource openshift-marketplace/redhat-operators unhealthy",
+          },
+        ],
+      }),
       undefined,
       undefined,
       "waiting",
       /CatalogSourcesUnhealthy \(UnhealthyCatalogSourceFound\): targeted catalogsource/,
     ],
-    ["automatic plan installing", sub({ installPlanRef: { name: "install-1" } }), { spec: { approval: "Automatic", approved: true }, status: { phase: "Installing" } }, undefined, "waiting", /install-1 is Installing/],
-    ["manual plan awaiting approval", sub({ state: "UpgradePending", installPlanRef: { name: "install-1" } }), { spec: { approval: "Manual", approved: false, clusterServiceVersionNames: [CSV] }, status: { phase: "RequiresApproval" } }, undefined, "failed", /awaits manual approval.*oc patch installplan install-1/],
-    ["legacy installplan field", sub({ installplan: { name: "install-2" } }), { spec: { approval: "Manual", approved: false }, status: {} }, undefined, "failed", /install-2/],
-    ["failed plan", sub({ installPlanRef: { name: "install-3" } }), { spec: { approval: "Automatic", approved: true }, status: { phase: "Failed", conditions: [{ message: "bundle unpacking failed" }] } }, undefined, "failed", /install-3 failed: bundle unpacking failed/],
-    ["CSV installing", sub({ installedCSV: CSV }), undefined, csv("Installing", { reason: "InstallWaiting", message: "installing: waiting for deployment" }), "waiting", /is Installing \(InstallWaiting: installing: waiting/],
-    ["CSV failed", sub({ installedCSV: CSV }), undefined, csv("Failed", { reason: "InstallCheckFailed", message: "install timeout" }), "failed", /failed \(InstallCheckFailed: install timeout\)/],
+    [
+      "automatic plan installing",
+      sub({ installPlanRef: { name: "install-1" } }),
+      { spec: { approval: "Automatic", approved: true }, status: { phase: "Installing" } },
+      undefined,
+      "waiting",
+      /install-1 is Installing/,
+    ],
+    [
+      "manual plan awaiting approval",
+      sub({ state: "UpgradePending", installPlanRef: { name: "install-1" } }),
+      {
+        spec: { approval: "Manual", approved: false, clusterServiceVersionNames: [CSV] },
+        status: { phase: "RequiresApproval" },
+      },
+      undefined,
+      "failed",
+      /awaits manual approval.*oc patch installplan install-1/,
+    ],
+    [
+      "legacy installplan field",
+      sub({ installplan: { name: "install-2" } }),
+      { spec: { approval: "Manual", approved: false }, status: {} },
+      undefined,
+      "failed",
+      /install-2/,
+    ],
+    [
+      "failed plan",
+      sub({ installPlanRef: { name: "install-3" } }),
+      {
+        spec: { approval: "Automatic", approved: true },
+        status: { phase: "Failed", conditions: [{ message: "bundle unpacking failed" }] },
+      },
+      undefined,
+      "failed",
+      /install-3 failed: bundle unpacking failed/,
+    ],
+    [
+      "CSV installing",
+      sub({ installedCSV: CSV }),
+      undefined,
+      csv("Installing", { reason: "InstallWaiting", message: "installing: waiting for deployment" }),
+      "waiting",
+      /is Installing \(InstallWaiting: installing: waiting/,
+    ],
+    [
+      "CSV failed",
+      sub({ installedCSV: CSV }),
+      undefined,
+      csv("Failed", { reason: "InstallCheckFailed", message: "install timeout" }),
+      "failed",
+      /failed \(InstallCheckFailed: install timeout\)/,
+    ],
   ])("%s", (_n, s, plan, c, state, says) => {
     const v = operatorVerdict(t, s, plan, c);
     expect(v.state).toBe(state);
@@ -34,27 +98,48 @@ describe("operatorVerdict", () => {
   });
 
   test("CSV succeeded: done with name and version", () => {
-    expect(operatorVerdict(t, sub({ installedCSV: CSV }), undefined, csv("Succeeded"))).toEqual({ state: "done", outputs: { installedCSV: CSV, version: "10.19.3" } });
+    expect(operatorVerdict(t, sub({ installedCSV: CSV }), undefined, csv("Succeeded"))).toEqual({
+      state: "done",
+      outputs: { installedCSV: CSV, version: "10.19.3" },
+    });
   });
 
   test("an installed operator stays done while an upgrade waits for approval", () => {
-    const s = sub({ installedCSV: CSV, currentCSV: "windows-machine-config-operator.v10.19.4", state: "UpgradePending", installPlanRef: { name: "install-9" } });
+    const s = sub({
+      installedCSV: CSV,
+      currentCSV: "windows-machine-config-operator.v10.19.4",
+      state: "UpgradePending",
+      installPlanRef: { name: "install-9" },
+    });
     expect(operatorVerdict(t, s, undefined, csv("Succeeded")).state).toBe("done");
   });
 });
 
 describe("objectVerdict", () => {
-  const target = { apiVersion: "v1", kind: "Secret", namespace: "openshift-machine-api", name: "windows-user-data", dataKey: "userData" };
+  const target = {
+    apiVersion: "v1",
+    kind: "Secret",
+    namespace: "openshift-machine-api",
+    name: "windows-user-data",
+    dataKey: "userData",
+  };
   test("absent, present without the key, present with it", () => {
     expect(objectVerdict(target, undefined).state).toBe("waiting");
-    expect(objectVerdict(target, { metadata: {}, data: {} })).toMatchObject({ state: "waiting", reason: expect.stringMatching(/no 'userData'/) });
-    expect(objectVerdict(target, { metadata: { resourceVersion: "5", uid: "u" }, data: { userData: "c2VjcmV0" } })).toEqual({ state: "done", outputs: { resourceVersion: "5", uid: "u" } });
+    expect(objectVerdict(target, { metadata: {}, data: {} })).toMatchObject({
+      state: "waiting",
+      reason: expect.stringMatching(/no 'userData'/),
+    });
+    expect(
+      objectVerdict(target, { metadata: { resourceVersion: "5", uid: "u" }, data: { userData: "c2VjcmV0" } }),
+    ).toEqual({ state: "done", outputs: { resourceVersion: "5", uid: "u" } });
   });
 });
 
 test("API paths and plurals", () => {
   expect(objectPath("v1", pluralOf("Secret"), "ns", "n")).toBe("/api/v1/namespaces/ns/secrets/n");
-  expect(objectPath("operators.coreos.com/v1alpha1", pluralOf("Subscription"), "ns", "n")).toBe("/apis/operators.coreos.com/v1alpha1/namespaces/ns/subscriptions/n");
+  expect(objectPath("operators.coreos.com/v1alpha1", pluralOf("Subscription"), "ns", "n")).toBe(
+    "/apis/operators.coreos.com/v1alpha1/namespaces/ns/subscriptions/n",
+  );
   expect(pluralOf("ClusterServiceVersion")).toBe("clusterserviceversions");
   expect(pluralOf("MachineSet")).toBe("machinesets");
 });

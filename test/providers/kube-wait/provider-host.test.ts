@@ -21,7 +21,15 @@ beforeAll(async () => {
   kube = new FakeKube();
   await kube.start();
   const o = await serializedProviderOf(
-    () => new ObjectExists("ud", { apiVersion: "v1", kind: "Secret", namespace: "openshift-machine-api", name: "windows-user-data", dataKey: "userData", kubeconfig: `apiVersion: v1\n${KUBECONFIG_MARK}\n` }),
+    () =>
+      new ObjectExists("ud", {
+        apiVersion: "v1",
+        kind: "Secret",
+        namespace: "openshift-machine-api",
+        name: "windows-user-data",
+        dataKey: "userData",
+        kubeconfig: `apiVersion: v1\n${KUBECONFIG_MARK}\n`,
+      }),
   );
   objectText = o.text;
   serializedInputs = o.inputs;
@@ -48,10 +56,20 @@ test("the serialized provider carries no kubeconfig; the kubeconfig input is a s
 
 test("windows-user-data appears after a few polls: create succeeds with metadata only, never data", async () => {
   kube.route(USERDATA, (n) =>
-    n < 3 ? { status: 404 } : n < 5 ? { status: 200, body: { metadata: { resourceVersion: "1", uid: "u" }, data: {} } } : { status: 200, body: { metadata: { resourceVersion: "7", uid: "u-1" }, data: { userData: "PHBvd2Vyc2hlbGw+" } } },
+    n < 3
+      ? { status: 404 }
+      : n < 5
+        ? { status: 200, body: { metadata: { resourceVersion: "1", uid: "u" }, data: {} } }
+        : {
+            status: 200,
+            body: { metadata: { resourceVersion: "7", uid: "u-1" }, data: { userData: "PHBvd2Vyc2hlbGw+" } },
+          },
   );
   const [r] = await runInHost(objectText, [{ method: "create", args: [objectInputs()] }]);
-  expect(r).toMatchObject({ ok: true, value: { id: "openshift-machine-api/windows-user-data", outs: { resourceVersion: "7", uid: "u-1" } } });
+  expect(r).toMatchObject({
+    ok: true,
+    value: { id: "openshift-machine-api/windows-user-data", outs: { resourceVersion: "7", uid: "u-1" } },
+  });
   expect(JSON.stringify(r)).not.toContain("PHBvd2Vyc2hlbGw+");
   expect(kube.hits.get(USERDATA)).toBe(5);
 });
@@ -60,30 +78,47 @@ test("a secret that never appears times out within the deadline, naming it and w
   const path = objectPath("v1", "secrets", "openshift-machine-api", "never");
   kube.route(path, () => ({ status: 404 }));
   const started = Date.now();
-  const [r] = await runInHost(objectText, [{ method: "create", args: [objectInputs({ name: "never", timeoutSeconds: 1, intervalSeconds: 0.1 })] }]);
+  const [r] = await runInHost(objectText, [
+    { method: "create", args: [objectInputs({ name: "never", timeoutSeconds: 1, intervalSeconds: 0.1 })] },
+  ]);
   expect(Date.now() - started).toBeLessThan(15_000);
   expect(r.ok).toBe(false);
-  expect(r.ok === false && r.message).toMatch(/timed out after 1s waiting for Secret openshift-machine-api\/never with 'userData'; last seen: .*does not exist yet/);
+  expect(r.ok === false && r.message).toMatch(
+    /timed out after 1s waiting for Secret openshift-machine-api\/never with 'userData'; last seen: .*does not exist yet/,
+  );
 });
 
 test("refused credentials end the wait at once with the API path and a hint, no stack trace", async () => {
   kube.route(USERDATA, () => ({ status: 200, body: { metadata: {}, data: { userData: "x" } } }));
-  const [r] = await runInHost(objectText, [{ method: "create", args: [objectInputs({ kubeconfig: kube.kubeconfig("wrong"), timeoutSeconds: 30 })] }]);
+  const [r] = await runInHost(objectText, [
+    { method: "create", args: [objectInputs({ kubeconfig: kube.kubeconfig("wrong"), timeoutSeconds: 30 })] },
+  ]);
   expect(r.ok).toBe(false);
   const message = r.ok === false ? r.message : "";
-  expect(message).toMatch(/refused GET \/api\/v1\/namespaces\/openshift-machine-api\/secrets\/windows-user-data \(401\)/);
+  expect(message).toMatch(
+    /refused GET \/api\/v1\/namespaces\/openshift-machine-api\/secrets\/windows-user-data \(401\)/,
+  );
   expect(message).toMatch(/windows-estate:cluster.kubeconfig/);
   expect(message).not.toMatch(/\n\s+at /);
 });
 
 test("read re-checks once: present keeps the resource, gone drops it so the next up waits again", async () => {
   let present = true;
-  kube.route(USERDATA, () => (present ? { status: 200, body: { metadata: { resourceVersion: "9" }, data: { userData: "x" } } } : { status: 404 }));
+  kube.route(USERDATA, () =>
+    present ? { status: 200, body: { metadata: { resourceVersion: "9" }, data: { userData: "x" } } } : { status: 404 },
+  );
   const props = objectInputs();
-  const [kept] = await runInHost(objectText, [{ method: "read", args: ["openshift-machine-api/windows-user-data", props] }]);
-  expect(kept).toMatchObject({ ok: true, value: { id: "openshift-machine-api/windows-user-data", props: { resourceVersion: "9" } } });
+  const [kept] = await runInHost(objectText, [
+    { method: "read", args: ["openshift-machine-api/windows-user-data", props] },
+  ]);
+  expect(kept).toMatchObject({
+    ok: true,
+    value: { id: "openshift-machine-api/windows-user-data", props: { resourceVersion: "9" } },
+  });
   present = false;
-  const [dropped] = await runInHost(objectText, [{ method: "read", args: ["openshift-machine-api/windows-user-data", props] }]);
+  const [dropped] = await runInHost(objectText, [
+    { method: "read", args: ["openshift-machine-api/windows-user-data", props] },
+  ]);
   expect(dropped).toMatchObject({ ok: true, value: { id: "" } });
 });
 
@@ -94,25 +129,43 @@ test("the operator wait fails fast on an InstallPlan awaiting manual approval, w
   }));
   kube.route(objectPath(OLM, "installplans", NS, "install-abcde"), () => ({
     status: 200,
-    body: { spec: { approval: "Manual", approved: false, clusterServiceVersionNames: [CSV] }, status: { phase: "RequiresApproval" } },
+    body: {
+      spec: { approval: "Manual", approved: false, clusterServiceVersionNames: [CSV] },
+      status: { phase: "RequiresApproval" },
+    },
   }));
   const started = Date.now();
   const [r] = await runInHost(operatorText, [
-    { method: "create", args: [{ namespace: NS, subscription: SUB, kubeconfig: kube.kubeconfig(), timeoutSeconds: 600, intervalSeconds: 1 }] },
+    {
+      method: "create",
+      args: [
+        { namespace: NS, subscription: SUB, kubeconfig: kube.kubeconfig(), timeoutSeconds: 600, intervalSeconds: 1 },
+      ],
+    },
   ]);
   expect(Date.now() - started).toBeLessThan(15_000);
   expect(r.ok).toBe(false);
-  expect(r.ok === false && r.message).toContain(`oc patch installplan install-abcde -n ${NS} --type merge -p '{"spec":{"approved":true}}'`);
+  expect(r.ok === false && r.message).toContain(
+    `oc patch installplan install-abcde -n ${NS} --type merge -p '{"spec":{"approved":true}}'`,
+  );
 });
 
 test("the operator wait completes once the installed CSV succeeds", async () => {
-  kube.route(objectPath(OLM, "subscriptions", NS, SUB), () => ({ status: 200, body: { status: { state: "AtLatestKnown", installedCSV: CSV, currentCSV: CSV } } }));
+  kube.route(objectPath(OLM, "subscriptions", NS, SUB), () => ({
+    status: 200,
+    body: { status: { state: "AtLatestKnown", installedCSV: CSV, currentCSV: CSV } },
+  }));
   kube.route(objectPath(OLM, "clusterserviceversions", NS, CSV), (n) => ({
     status: 200,
     body: { spec: { version: "10.19.3" }, status: { phase: n < 3 ? "Installing" : "Succeeded" } },
   }));
   const [r] = await runInHost(operatorText, [
-    { method: "create", args: [{ namespace: NS, subscription: SUB, kubeconfig: kube.kubeconfig(), timeoutSeconds: 30, intervalSeconds: 0.05 }] },
+    {
+      method: "create",
+      args: [
+        { namespace: NS, subscription: SUB, kubeconfig: kube.kubeconfig(), timeoutSeconds: 30, intervalSeconds: 0.05 },
+      ],
+    },
   ]);
   expect(r).toMatchObject({ ok: true, value: { id: `${NS}/${SUB}`, outs: { installedCSV: CSV, version: "10.19.3" } } });
 });
@@ -121,9 +174,26 @@ test("diff: identity changes replace; a rotated kubeconfig or new timeout is an 
   const olds = objectInputs();
   expect(await objectExistsProvider.diff!("id", olds, { ...olds })).toMatchObject({ changes: false, replaces: [] });
   // Otherwise the engine keeps the old kubeconfig in state and the next refresh uses it (defect: 401 after rotation).
-  expect(await objectExistsProvider.diff!("id", olds, { ...olds, kubeconfig: "other" })).toMatchObject({ changes: true, replaces: [] });
-  expect(await objectExistsProvider.diff!("id", olds, { ...olds, timeoutSeconds: 5 })).toMatchObject({ changes: true, replaces: [] });
-  expect(await objectExistsProvider.diff!("id", { ...olds, __provider: "v1" } as never, { ...olds, __provider: "v2" } as never)).toMatchObject({ changes: true, replaces: [] });
-  expect(await objectExistsProvider.diff!("id", olds, { ...olds, name: "other" })).toMatchObject({ changes: true, replaces: ["name"] });
-  expect(await objectExistsProvider.diff!("id", olds, { ...olds, namespace: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" })).toMatchObject({ changes: true, replaces: ["namespace"] });
+  expect(await objectExistsProvider.diff!("id", olds, { ...olds, kubeconfig: "other" })).toMatchObject({
+    changes: true,
+    replaces: [],
+  });
+  expect(await objectExistsProvider.diff!("id", olds, { ...olds, timeoutSeconds: 5 })).toMatchObject({
+    changes: true,
+    replaces: [],
+  });
+  expect(
+    await objectExistsProvider.diff!(
+      "id",
+      { ...olds, __provider: "v1" } as never,
+      { ...olds, __provider: "v2" } as never,
+    ),
+  ).toMatchObject({ changes: true, replaces: [] });
+  expect(await objectExistsProvider.diff!("id", olds, { ...olds, name: "other" })).toMatchObject({
+    changes: true,
+    replaces: ["name"],
+  });
+  expect(
+    await objectExistsProvider.diff!("id", olds, { ...olds, namespace: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" }),
+  ).toMatchObject({ changes: true, replaces: ["namespace"] });
 });

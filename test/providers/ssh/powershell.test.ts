@@ -22,6 +22,8 @@ test.each([
 test("encoded commands carry the script exactly, as UTF-16LE base64", () => {
   const script = "Write-Output 'héllo ✓'\n$x = 1";
   const cmd = powershellCommand(script);
-  expect(cmd).toMatch(/^powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand [A-Za-z0-9+/]+=*$/);
+  expect(cmd).toMatch(
+    /^powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand [A-Za-z0-9+/]+=*$/,
+  );
   expect(Buffer.from(cmd.split(" ").pop() as string, "base64").toString("utf16le")).toBe(script);
 });

@@ -42,7 +42,14 @@ beforeEach(() => {
 });
 
 const inputs = (over: Partial<WindowsHostInputs> = {}): WindowsHostInputs => ({
-  connection: { host: h.host, port: h.port, user: h.user, privateKey: h.privateKey, hostKey: h.hostKeyFingerprint, deadlineSeconds: 8 },
+  connection: {
+    host: h.host,
+    port: h.port,
+    user: h.user,
+    privateKey: h.privateKey,
+    hostKey: h.hostKeyFingerprint,
+    deadlineSeconds: 8,
+  },
   wmcoPublicKey: WMCO_KEY,
   wmcoPrivateKey: h.privateKey,
   ...over,
@@ -50,7 +57,13 @@ const inputs = (over: Partial<WindowsHostInputs> = {}): WindowsHostInputs => ({
 
 test("create prepares the host, verifies the WMCO login and reports hostname, build and host key", async () => {
   const r = await windowsHostProvider.create(inputs());
-  expect(r.outs).toMatchObject({ hostname: "win-byoh-1", osBuild: "20348", windowsServer: "2022", keyAuthorized: true, hostKeyFingerprint: h.hostKeyFingerprint });
+  expect(r.outs).toMatchObject({
+    hostname: "win-byoh-1",
+    osBuild: "20348",
+    windowsServer: "2022",
+    keyAuthorized: true,
+    hostKeyFingerprint: h.hostKeyFingerprint,
+  });
   const host = JSON.parse(fs.readFileSync(state, "utf8"));
   expect(host.authorizedKeys).toEqual([WMCO_KEY]);
   // The scripts arrived intact through -EncodedCommand: the prepare script is exactly what we generate.
@@ -60,13 +73,18 @@ test("create prepares the host, verifies the WMCO login and reports hostname, bu
 
 test("a host WMCO cannot use is refused before anything changes", async () => {
   fs.writeFileSync(state, JSON.stringify({ ...fresh, containerdInstalled: true, hostname: "win_1" }));
-  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(/cannot become a WMCO node: hostname "win_1".*; containerd is already installed.*Nothing was changed/);
+  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(
+    /cannot become a WMCO node: hostname "win_1".*; containerd is already installed.*Nothing was changed/,
+  );
   expect(fs.readFileSync(state + ".log", "utf8")).not.toContain("Write-Output 'prepared'");
 });
 
 test("refresh finds drift (key removed, firewall rule gone) and update converges it", async () => {
   const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
-  fs.writeFileSync(state, JSON.stringify({ ...JSON.parse(fs.readFileSync(state, "utf8")), authorizedKeys: [], firewallPorts: [22, 9182] }));
+  fs.writeFileSync(
+    state,
+    JSON.stringify({ ...JSON.parse(fs.readFileSync(state, "utf8")), authorizedKeys: [], firewallPorts: [22, 9182] }),
+  );
   const read = (await windowsHostProvider.read!("id", outs)).props as WindowsHostOutputs;
   expect(read).toMatchObject({ keyAuthorized: false, firewallPorts: [22, 9182] });
   expect((await windowsHostProvider.diff!("id", read, inputs())).changes).toBe(true);
@@ -78,7 +96,14 @@ test("refresh finds drift (key removed, firewall rule gone) and update converges
 test("a host WMCO has joined (its containerd and services present) updates cleanly, e.g. for a key rotation", async () => {
   const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
   // What WMCO leaves on a host it configured (pkg/windows/windows.go: ContainerdServiceName, KubeletServiceName, WicdServiceName).
-  fs.writeFileSync(state, JSON.stringify({ ...JSON.parse(fs.readFileSync(state, "utf8")), containerdInstalled: true, wmcoServices: ["kubelet", "windows-instance-config-daemon"] }));
+  fs.writeFileSync(
+    state,
+    JSON.stringify({
+      ...JSON.parse(fs.readFileSync(state, "utf8")),
+      containerdInstalled: true,
+      wmcoServices: ["kubelet", "windows-instance-config-daemon"],
+    }),
+  );
   const rotated = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx1DOS9JkxvG0bSWG1Vbi0eQ6Kd4X9RrFyQeJTtkSfA";
   const r = await windowsHostProvider.update!("id", outs, inputs({ wmcoPublicKey: rotated }));
   expect(r.outs).toMatchObject({ wmcoPublicKey: rotated, containerdInstalled: true });
@@ -91,13 +116,23 @@ test("a host WMCO has joined (its containerd and services present) updates clean
 
 test("a host below the declared version or without KB5012637 is refused with the reason", async () => {
   fs.writeFileSync(state, JSON.stringify({ ...fresh, updateRevision: 350 }));
-  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(/20348\.350, below 20348\.681: it lacks KB5012637/);
+  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(
+    /20348\.350, below 20348\.681: it lacks KB5012637/,
+  );
   fs.writeFileSync(state, JSON.stringify(fresh));
-  await expect(windowsHostProvider.create(inputs({ expectedWindowsServer: "2025" }))).rejects.toThrow(/declares windowsServer 2025/);
+  await expect(windowsHostProvider.create(inputs({ expectedWindowsServer: "2025" }))).rejects.toThrow(
+    /declares windowsServer 2025/,
+  );
 });
 
 test("check refuses unverifiable hosts and malformed keys without echoing secrets", async () => {
-  const r = await windowsHostProvider.check!({} as WindowsHostInputs, inputs({ connection: { host: "10.0.0.5", user: "Administrator", password: "hunter2" }, wmcoPublicKey: "not a key" }));
+  const r = await windowsHostProvider.check!(
+    {} as WindowsHostInputs,
+    inputs({
+      connection: { host: "10.0.0.5", user: "Administrator", password: "hunter2" },
+      wmcoPublicKey: "not a key",
+    }),
+  );
   const text = JSON.stringify(r.failures);
   expect(text).toMatch(/hostKey is required/);
   expect(text).toMatch(/authorized_keys line/);
@@ -107,13 +142,23 @@ test("check refuses unverifiable hosts and malformed keys without echoing secret
 test("serialized, as the dynamic-provider host runs it: create then read through a separate process", async () => {
   const { serializedProviderOf, runInHost } = await import("../../helpers/dynamic-host");
   const { WindowsHost } = await import("../../../providers/windows-host");
-  const s = await serializedProviderOf(() => new WindowsHost("byoh", { connection: inputs().connection, wmcoPublicKey: WMCO_KEY, wmcoPrivateKey: h.privateKey }));
+  const s = await serializedProviderOf(
+    () =>
+      new WindowsHost("byoh", {
+        connection: inputs().connection,
+        wmcoPublicKey: WMCO_KEY,
+        wmcoPrivateKey: h.privateKey,
+      }),
+  );
   for (const line of h.privateKey.trim().split("\n").slice(2, -1)) expect(s.text).not.toContain(line);
   expect(JSON.stringify(s.inputs.wmcoPrivateKey)).toContain("4dabf18193072939515e22adb298388d");
   const [created, read] = await runInHost(s.text, [
     { method: "create", args: [inputs()] },
     { method: "read", args: ["id", { ...inputs(), hostKey: h.hostKeyLine }] },
   ]);
-  expect(created).toMatchObject({ ok: true, value: { outs: { hostname: "win-byoh-1", windowsServer: "2022", keyAuthorized: true } } });
+  expect(created).toMatchObject({
+    ok: true,
+    value: { outs: { hostname: "win-byoh-1", windowsServer: "2022", keyAuthorized: true } },
+  });
   expect(read).toMatchObject({ ok: true, value: { props: { keyAuthorized: true, firewallPorts: [22, 9182, 10250] } } });
 }, 60_000);

@@ -1,4 +1,10 @@
-import { hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "../../../providers/windows-host/scripts";
+import {
+  hostProblems,
+  parseProbe,
+  prepareScript,
+  preparationDrift,
+  probeScript,
+} from "../../../providers/windows-host/scripts";
 import { powershellErrors } from "../../helpers/powershell-parser";
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
@@ -24,9 +30,24 @@ const first = { firstPreparation: true };
 
 test("a fresh host parses, needs preparation (sshd start type included) and can be prepared", () => {
   const p = parseProbe(FRESH);
-  expect(p).toMatchObject({ hostname: "win-7q2kdl3", osBuild: "20348", updateRevision: 2700, keyAuthorized: false, firewallPorts: [], sshdStartType: "Manual" });
+  expect(p).toMatchObject({
+    hostname: "win-7q2kdl3",
+    osBuild: "20348",
+    updateRevision: 2700,
+    keyAuthorized: false,
+    firewallPorts: [],
+    sshdStartType: "Manual",
+  });
   expect(hostProblems(p, first)).toEqual([]);
-  expect(preparationDrift(p)).toEqual(["WMCO key not authorized", "administrators_authorized_keys ACL", "PasswordAuthentication", "firewall port 22", "firewall port 10250", "firewall port 9182", "sshd start type"]);
+  expect(preparationDrift(p)).toEqual([
+    "WMCO key not authorized",
+    "administrators_authorized_keys ACL",
+    "PasswordAuthentication",
+    "firewall port 22",
+    "firewall port 10250",
+    "firewall port 9182",
+    "sshd start type",
+  ]);
 });
 
 test("a prepared host has no drift", () => {
@@ -53,15 +74,23 @@ test("a pre-installed containerd is refused at first preparation only; a host WM
 
 test("hostnames: upper case is refused with the reason (docs/byoh-instance-pre-requisites.md: lowercase; pkg/csr matchesHostname)", () => {
   const p = parseProbe(PREPARED);
-  expect(hostProblems({ ...p, hostname: "WIN-BYOH-1" }, first)).toEqual([expect.stringMatching(/upper-case letters.*never be approved.*rename it to "win-byoh-1"/)]);
+  expect(hostProblems({ ...p, hostname: "WIN-BYOH-1" }, first)).toEqual([
+    expect.stringMatching(/upper-case letters.*never be approved.*rename it to "win-byoh-1"/),
+  ]);
   expect(hostProblems({ ...p, hostname: "win_byoh" }, first)).toEqual([expect.stringMatching(/RFC 1123/)]);
 });
 
 test("builds: unsupported, not the declared version, and 2022 without KB5012637 (docs/wmco-prerequisites.md: build 20348.681)", () => {
   const p = parseProbe(PREPARED);
-  expect(hostProblems({ ...p, osBuild: "14393", productName: "Windows Server 2016" }, first)).toEqual([expect.stringMatching(/14393 \(Windows Server 2016\) is not a Windows Server version WMCO supports/)]);
-  expect(hostProblems(p, { firstPreparation: true, windowsServer: "2025" })).toEqual([expect.stringMatching(/runs Windows Server 2022 \(build 20348\), but its entry declares windowsServer 2025/)]);
-  expect(hostProblems({ ...p, updateRevision: 680 }, first)).toEqual([expect.stringMatching(/20348\.680, below 20348\.681: it lacks KB5012637/)]);
+  expect(hostProblems({ ...p, osBuild: "14393", productName: "Windows Server 2016" }, first)).toEqual([
+    expect.stringMatching(/14393 \(Windows Server 2016\) is not a Windows Server version WMCO supports/),
+  ]);
+  expect(hostProblems(p, { firstPreparation: true, windowsServer: "2025" })).toEqual([
+    expect.stringMatching(/runs Windows Server 2022 \(build 20348\), but its entry declares windowsServer 2025/),
+  ]);
+  expect(hostProblems({ ...p, updateRevision: 680 }, first)).toEqual([
+    expect.stringMatching(/20348\.680, below 20348\.681: it lacks KB5012637/),
+  ]);
   expect(hostProblems({ ...p, updateRevision: 681 }, first)).toEqual([]);
 });
 
