@@ -45,24 +45,24 @@ test(`${FLEET} hosts converge concurrently without errors, and no connection or 
   expect(openFds()).toBeLessThanOrEqual(before);
 }, 180_000);
 
-test("every connection of an sshd killed mid-run: the run fails clearly or retries within its deadline, and the next run converges", async () => {
+test("every connection of an sshd killed mid-upload: the run fails at once naming the host (no waiting out its deadline), leaves no partial file, and the next run converges", async () => {
   const h = fleet[0];
   const inputs: NodeFilesInputs = {
-    connection: { ...conn(h), deadlineSeconds: 3 },
+    connection: { ...conn(h), deadlineSeconds: 30 },
     directory: path.join(h.root, "restart"),
-    files: { "big.bin": "y".repeat(8 << 20), "small.toml": "a = 1\n" },
+    files: { "big.bin": "y".repeat(32 << 20), "small.toml": "a = 1\n" },
   };
-  const pending = nodeFilesProvider.create(inputs).then(
-    () => "converged",
-    (e: Error) => e.message,
-  );
+  const started = Date.now();
+  const pending = nodeFilesProvider.create(inputs);
   const dir = inputs.directory;
-  const deadline = Date.now() + 20_000;
-  while (!(fs.existsSync(dir) && fs.readdirSync(dir).length > 0) && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 10));
+  // Condition, not time: the upload is under way once its temporary file exists (bounded by a deadline).
+  const until = Date.now() + 20_000;
+  while (!(fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.includes(".tmp-"))) && Date.now() < until)
+    await new Promise((r) => setImmediate(r));
   h.killConnections();
-  const outcome = await pending;
-  expect(outcome === "converged" || /127\.0\.0\.1/.test(outcome)).toBe(true);
+  await expect(pending).rejects.toThrow(/127\.0\.0\.1/);
+  // A lost connection is not a refused one: it fails at once instead of retrying for the 30 s deadline.
+  expect(Date.now() - started).toBeLessThan(20_000);
   expect(fs.readdirSync(dir).filter((f) => f === "big.bin" && fs.statSync(path.join(dir, f)).size !== 8 << 20)).toEqual(
     [],
   );

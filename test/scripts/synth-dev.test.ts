@@ -34,17 +34,88 @@ test("renders the operator and its key, in renderYamlToDirectory's layout with a
   expect(find("Namespace", "openshift-windows-machine-config-operator")?.metadata).toMatchObject({
     labels: { "openshift.io/cluster-monitoring": "true" },
   });
-  expect(find("OperatorGroup")).toBeDefined();
-  expect(find("Subscription")).toBeDefined();
+  // OwnNamespace install, as WMCO's bundle supports (hack/common.sh creates the OperatorGroup with targetNamespaces).
+  expect(find("OperatorGroup")).toMatchObject({
+    spec: { targetNamespaces: ["openshift-windows-machine-config-operator"] },
+  });
+  expect(find("Subscription")).toMatchObject({
+    metadata: { name: "windows-machine-config-operator", namespace: "openshift-windows-machine-config-operator" },
+    spec: {
+      name: "windows-machine-config-operator",
+      channel: "stable",
+      source: "redhat-operators",
+      sourceNamespace: "openshift-marketplace",
+      installPlanApproval: "Automatic",
+    },
+  });
   expect(find("Secret", "cloud-private-key")?.metadata.namespace).toBe("openshift-windows-machine-config-operator");
   expect(files.has("1-manifest/v1-namespace-default-openshift-windows-machine-config-operator.yaml")).toBe(true);
   const kustomization = parse(files.get("kustomization.yaml") ?? "") as { resources: string[] };
   expect(kustomization.resources.sort()).toEqual([...files.keys()].filter((p) => p.startsWith("1-manifest/")).sort());
 });
 
-test("renders the Azure MachineSet like seed 000's and its RuntimeClass; MachineSets wait for windows-user-data", () => {
-  expect(find("MachineSet", "winworker")).toBeDefined();
-  expect(find("RuntimeClass", "windows2022")).toBeDefined();
+test("renders the Azure MachineSet as WMCO's hack/machineset.sh does, its RuntimeClass as WMCO's docs show; MachineSets wait for windows-user-data", () => {
+  // hack/machineset.sh get_azure_ms (defaults) and get_spec (labels); the dev stack sets vmSize and zone "".
+  expect(find("MachineSet", "winworker")).toMatchObject({
+    metadata: {
+      namespace: "openshift-machine-api",
+      labels: { "machine.openshift.io/cluster-api-cluster": "win-tmk9g" },
+    },
+    spec: {
+      selector: {
+        matchLabels: {
+          "machine.openshift.io/cluster-api-cluster": "win-tmk9g",
+          "machine.openshift.io/cluster-api-machineset": "winworker",
+        },
+      },
+      template: {
+        metadata: {
+          labels: {
+            "machine.openshift.io/os-id": "Windows",
+            "machine.openshift.io/cluster-api-machine-role": "worker",
+            "machine.openshift.io/cluster-api-machine-type": "worker",
+          },
+        },
+        spec: {
+          metadata: { labels: { "node-role.kubernetes.io/worker": "" } },
+          providerSpec: {
+            value: {
+              kind: "AzureMachineProviderSpec",
+              image: {
+                publisher: "MicrosoftWindowsServer",
+                offer: "WindowsServer",
+                sku: "2022-datacenter-smalldisk",
+                version: "latest",
+                resourceID: "",
+              },
+              osDisk: { diskSizeGB: 128, managedDisk: { storageAccountType: "Premium_LRS" }, osType: "Windows" },
+              vmSize: "Standard_D2s_v3",
+              location: "westus",
+              zone: "",
+              resourceGroup: "win-tmk9g-rg",
+              networkResourceGroup: "win-tmk9g-rg",
+              vnet: "win-tmk9g-vnet",
+              subnet: "win-tmk9g-worker-subnet",
+              publicIP: false,
+              userDataSecret: { name: "windows-user-data", namespace: "openshift-machine-api" },
+            },
+          },
+        },
+      },
+    },
+  });
+  // docs/windows-workloads.md "Example Windows Server 2019 RuntimeClass", with 2022's build.
+  expect(find("RuntimeClass", "windows2022")).toMatchObject({
+    handler: "runhcs-wcow-process",
+    scheduling: {
+      nodeSelector: {
+        "kubernetes.io/os": "windows",
+        "kubernetes.io/arch": "amd64",
+        "node.kubernetes.io/windows-build": "10.0.20348",
+      },
+      tolerations: expect.arrayContaining([{ effect: "NoSchedule", key: "os", operator: "Equal", value: "Windows" }]),
+    },
+  });
   expect(result.stdout).toMatch(/pulumi-nodejs:dynamic\/windows-estate:ObjectExists {2}estate-windows-user-data/);
 });
 
@@ -57,7 +128,15 @@ test("shows the hosts.toml files every Windows node will get, as TOML, in the ou
     windowsRegistryConfig: Record<string, string>;
   };
   expect(Object.keys(outputs.windowsRegistryConfig).sort()).toEqual(["mcr.microsoft.com", "registry.redhat.io"]);
-  expect(find("ImageDigestMirrorSet")).toBeDefined();
+  expect(
+    objects()
+      .filter((o) => o.kind === "ImageDigestMirrorSet")
+      .map((o) => o.metadata.name)
+      .sort(),
+  ).toEqual([
+    "windows-estate-digest-mcr-microsoft-com-oss-kubernetes-pause",
+    "windows-estate-digest-registry-redhat-io-ubi9",
+  ]);
 });
 
 test("never declares windows-user-data: WMCO owns it", () => {

@@ -1,11 +1,16 @@
 import { identityIssues, linuxWorkerSpecs, mergeDiscovered } from "../../../components/machinesets/discovery";
 import { ClusterConfig } from "../../../stacks/schema/cluster";
 import { machineSetsSchema } from "../../../stacks/schema/machinesets";
+import { validateObject } from "../../helpers/schemas";
 
-// Recorded shapes: what `oc get machinesets -n openshift-machine-api -o json` and the Infrastructure return.
+// Hand-built in the shape `oc get machinesets -n openshift-machine-api -o json` returns (not recorded from a
+// cluster); each MachineSet is validated against the openshift/api schema below.
 const workerMs = (value: Record<string, unknown>, labels: Record<string, string> = {}) => ({
-  metadata: { name: "w" },
+  apiVersion: "machine.openshift.io/v1beta1",
+  kind: "MachineSet",
+  metadata: { name: "w", namespace: "openshift-machine-api" },
   spec: {
+    selector: { matchLabels: { "machine.openshift.io/cluster-api-cluster": "ocp-x" } },
     template: {
       metadata: { labels: { "machine.openshift.io/cluster-api-machine-role": "worker", ...labels } },
       spec: { providerSpec: { value } },
@@ -20,6 +25,11 @@ const awsWorker = (az: string) =>
     securityGroups: [{ filters: [{ name: "tag:Name", values: ["ocp-x-worker-sg"] }] }],
     iamInstanceProfile: { id: "ocp-x-worker-profile" },
   });
+
+test("the hand-built worker MachineSets are valid for the MachineSet schema", () => {
+  for (const ms of [awsWorker("us-east-1a"), workerMs({ kind: "AzureMachineProviderSpec" })])
+    expect(validateObject(ms)).toBe("");
+});
 
 test("only Linux workers are copied from", () => {
   const list = {

@@ -23,7 +23,7 @@ import {
 //               (snapshot 0be4b9cc), copied as data: TestGenerateConfig texts are verbatim, the mirror sets of
 //               TestGetMergedMirrorSets / TestMergeMirrorSets / TestMergeMirrors / TestExtractMirrorURL /
 //               TestExtractOrgPath likewise.
-//   "OKD docs"  the ubi9repo example of "Using Windows containers with a mirror registry" (shared seed 002).
+//   "OKD docs"  the ubi9repo example of the OKD documentation, "Using Windows containers with a mirror registry".
 //   the rest    ours, derived from the rules of pkg/registries/registries.go.
 
 const WMCO_PULL_SECRET = `{"auths":{"mirror.example.com":{"auth":"dXNlcjpwYXNz"},"mirror.example.net":{"auth":"dXNlcm5hbWU6cGFzc3dvcmQ="}}}`;

@@ -1,15 +1,33 @@
 import { objectPath, objectVerdict, operatorVerdict, pluralOf } from "../../../providers/kube-wait/conditions";
 import { pollUntil } from "../../../providers/kube-wait/poll";
 import { finalError as fatal } from "../../../providers/errors";
+import { validateObject } from "../../helpers/schemas";
 
 const t = { namespace: "openshift-windows-machine-config-operator", subscription: "windows-machine-config-operator" };
 const CSV = "windows-machine-config-operator.v10.19.3";
 
-// Recorded shapes of OLM objects at the states that matter.
+// Hand-built OLM objects at the states that matter (not recorded from a cluster); the Subscriptions and
+// InstallPlans are validated against operator-framework/api's schemas below.
 const sub = (status: Record<string, unknown>) => ({
   apiVersion: "operators.coreos.com/v1alpha1",
   kind: "Subscription",
-  status,
+  metadata: { name: t.subscription, namespace: t.namespace },
+  spec: {
+    name: "windows-machine-config-operator",
+    source: "redhat-operators",
+    sourceNamespace: "openshift-marketplace",
+  },
+  status: { lastUpdated: "2026-11-01T00:00:00Z", ...status },
+});
+
+test("the hand-built Subscriptions are valid for the Subscription schema", () => {
+  for (const s of [
+    sub({ state: "" }),
+    sub({ installedCSV: CSV, state: "AtLatestKnown" }),
+    sub({ installPlanRef: { name: "install-abc", namespace: t.namespace }, state: "UpgradePending" }),
+  ]) {
+    expect(validateObject(s)).toBe("");
+  }
 });
 const csv = (phase: string, extra: Record<string, unknown> = {}) => ({
   spec: { version: "10.19.3" },
