@@ -1,5 +1,4 @@
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { z } from "zod";
 import { KeyRejected, ParsedKey, parsePrivateKey } from "./key";
@@ -9,6 +8,7 @@ import { UNDECRYPTED_SECRET } from "./offline";
 import { isTopLevelKey, NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
 import { codeOf } from "../lib/errors";
 import { get } from "../lib/json";
+import { expandHome } from "../lib/paths";
 import { ByohHostConfig } from "./schema/byoh";
 import { ClusterConfig } from "./schema/cluster";
 import { MachineSetConfig } from "./schema/machinesets";
@@ -95,10 +95,6 @@ export interface ValidatorContext {
   secretKeys: ReadonlySet<string>;
 }
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
-
-function expandHome(p: string): string {
-  return p === "~" || p.startsWith("~/") ? path.join(os.homedir(), p.slice(1)) : p;
-}
 
 /** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
 function decode(key: TopLevelKey, text: string): unknown {

@@ -1,11 +1,11 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { WindowsHost } from "../../providers/windows-host";
 import { ByohDeconfigured } from "../../providers/kube-wait/resources";
 import { ClusterAccess } from "../cluster-access";
+import { expandHome } from "../../lib/paths";
 import { SshConnection } from "../../providers/ssh/types";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import { buildInstancesConfigMap } from "./instances-configmap";
@@ -28,7 +28,7 @@ export interface ByohHostsArgs {
 }
 
 function readKeyFile(p: string): string {
-  const abs = path.resolve(p.startsWith("~/") ? path.join(os.homedir(), p.slice(2)) : p);
+  const abs = path.resolve(expandHome(p));
   try {
     return fs.readFileSync(abs, "utf8");
   } catch {

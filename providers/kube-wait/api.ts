@@ -16,6 +16,7 @@ export interface KubeApi {
 
 import { finalError as fatal } from "../errors";
 import { obj, parseJson } from "../../lib/json";
+import { expandHome } from "../../lib/paths";
 import { messageOf } from "../../lib/errors";
 
 /**
@@ -25,14 +26,12 @@ import { messageOf } from "../../lib/errors";
  */
 export async function connectKube(access: KubeAccess, requestTimeoutMs: number): Promise<KubeApi> {
   const k8s: typeof import("@kubernetes/client-node") = require("@kubernetes/client-node");
-  const os: typeof import("os") = require("os");
-  const pathMod: typeof import("path") = require("path");
   const kc = new k8s.KubeConfig();
   const source = access.kubeconfig;
   try {
     if (source === undefined || source === "") kc.loadFromDefault();
     else if (source.includes("\n") || source.includes("apiVersion:")) kc.loadFromString(source);
-    else kc.loadFromFile(source.startsWith("~/") ? pathMod.join(os.homedir(), source.slice(2)) : source);
+    else kc.loadFromFile(expandHome(source));
     if (access.context) kc.setCurrentContext(access.context);
   } catch (e) {
     // The loader's messages can quote the file; say what failed without echoing content.

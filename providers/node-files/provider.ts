@@ -4,7 +4,7 @@ import { isUsablePin } from "../ssh/host-key";
 import { joinHostPath, relDir, relativePathProblem } from "../ssh/paths";
 import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
-import { describeTarget, SshConnection } from "../ssh/types";
+import { describeTarget, SshConnection, connectionProblems } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
 import { checksumScript, parseChecksums, pruneEmptyDirsScript, removeDirScript } from "./scripts";
 
@@ -84,22 +84,7 @@ export function checkInputs(news: NodeFilesInputs): pulumi.dynamic.CheckFailure[
   const failures: pulumi.dynamic.CheckFailure[] = [];
   const c = news.connection;
   if (isUnknown(c) || isUnknown(news.directory) || isUnknown(news.files)) return failures;
-  if (!c || typeof c.host !== "string" || c.host === "")
-    failures.push({ property: "connection", reason: "connection.host is required" });
-  if (c && (typeof c.user !== "string" || c.user === ""))
-    failures.push({ property: "connection", reason: "connection.user is required" });
-  if (c && !c.privateKey && !c.password)
-    failures.push({ property: "connection", reason: "connection needs a privateKey or a password" });
-  if (c && !c.hostKey && !c.trustOnFirstUse)
-    failures.push({
-      property: "connection",
-      reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified",
-    });
-  if (c?.hostKey && !isUnknown(c.hostKey) && !isUsablePin(c.hostKey))
-    failures.push({
-      property: "connection",
-      reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint",
-    });
+  for (const reason of connectionProblems(c, isUsablePin, isUnknown)) failures.push({ property: "connection", reason });
   const style = c?.pathStyle ?? "windows";
   const absolute = style === "windows" ? /^[A-Za-z]:\\/ : /^\//;
   if (typeof news.directory !== "string" || !absolute.test(news.directory)) {

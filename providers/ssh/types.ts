@@ -46,3 +46,24 @@ export const DEFAULTS = {
 export function describeTarget(c: Pick<SshConnection, "host" | "port" | "user">): string {
   return `${c.user}@${c.host}:${c.port ?? DEFAULTS.port}`;
 }
+
+/**
+ * What a connection needs before anything dials, each problem named by property and never quoting a credential:
+ * host, user, a credential, and a way to verify the host key. Shared by every provider's `check`.
+ */
+export function connectionProblems(
+  c: SshConnection | undefined,
+  isPin: (key: string) => boolean,
+  unknown: (v: unknown) => boolean,
+): string[] {
+  const out: string[] = [];
+  if (!c || typeof c.host !== "string" || c.host === "") out.push("connection.host is required");
+  if (c && (typeof c.user !== "string" || c.user === "")) out.push("connection.user is required");
+  if (c && !c.privateKey && !c.password)
+    out.push("connection needs a privateKey or a password (the bootstrap credential)");
+  if (c && !c.hostKey && !c.trustOnFirstUse)
+    out.push("connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified");
+  if (c?.hostKey && !unknown(c.hostKey) && !isPin(c.hostKey))
+    out.push("connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint");
+  return out;
+}

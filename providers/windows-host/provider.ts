@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { isUsablePin } from "../ssh/host-key";
 import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
-import { describeTarget, SshConnection } from "../ssh/types";
+import { describeTarget, SshConnection, connectionProblems } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
 import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
 import { versionOfBuild, WindowsServer } from "../../facts/wmco";
@@ -97,23 +97,7 @@ export function checkWindowsHost(news: WindowsHostInputs): pulumi.dynamic.CheckF
   const f: pulumi.dynamic.CheckFailure[] = [];
   const c = news.connection;
   if (isUnknown(c)) return f;
-  if (!c?.host) f.push({ property: "connection", reason: "connection.host is required" });
-  if (!c?.user) f.push({ property: "connection", reason: "connection.user is required" });
-  if (c && !c.privateKey && !c.password)
-    f.push({
-      property: "connection",
-      reason: "connection needs a privateKey or a password (the bootstrap credential)",
-    });
-  if (c && !c.hostKey && !c.trustOnFirstUse)
-    f.push({
-      property: "connection",
-      reason: "connection.hostKey is required (or trustOnFirstUse: true): host keys are always verified",
-    });
-  if (c?.hostKey && c.hostKey !== UNKNOWN && !isUsablePin(c.hostKey))
-    f.push({
-      property: "connection",
-      reason: "connection.hostKey must be an OpenSSH public-key line or a SHA256: fingerprint",
-    });
+  for (const reason of connectionProblems(c, isUsablePin, isUnknown)) f.push({ property: "connection", reason });
   if (
     news.wmcoPublicKey !== UNKNOWN &&
     !/^(ssh-(rsa|ed25519)|ecdsa-sha2-nistp\d+) AAAA[A-Za-z0-9+/]+=*$/.test(news.wmcoPublicKey ?? "")
