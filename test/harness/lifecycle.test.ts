@@ -6,7 +6,8 @@ import { FakeKube } from "../helpers/fake-kube";
 import { Ec2StandIn } from "./ec2-stand-in";
 import { LabHost, startLabHost } from "../lab/sshd";
 import { PROJECT_DIR, DynamicPlugin } from "./dynamic-plugin";
-import { destroy, refresh, renameStack, ResourceState, StackState, Step, ROOT_STACK_TYPE } from "./engine";
+import { ResourceState, StackState, Step, ROOT_STACK_TYPE } from "./engine";
+import { destroy, refresh, renameStack } from "./operations";
 import { runProgram, RunResult, stackConfig, StackConfig } from "./program";
 import { reveal, secret } from "./wire";
 
