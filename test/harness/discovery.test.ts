@@ -1,6 +1,7 @@
 import * as path from "path";
 import { FakeKube } from "../helpers/fake-kube";
 import { validateObject } from "../helpers/schemas";
+import { wmcoSubscription } from "../helpers/olm-objects";
 import { PROJECT_DIR } from "./dynamic-plugin";
 import { runProgram, RunResult, stackConfig } from "./program";
 
@@ -99,17 +100,7 @@ const clusterVersion = (version: string) => ({
     versionHash: "x",
   },
 });
-const subscription = (csv: string) => ({
-  apiVersion: "operators.coreos.com/v1alpha1",
-  kind: "Subscription",
-  metadata: { name: "windows-machine-config-operator", namespace: NS },
-  spec: {
-    name: "windows-machine-config-operator",
-    source: "redhat-operators",
-    sourceNamespace: "openshift-marketplace",
-  },
-  status: { installedCSV: csv, lastUpdated: "2026-11-01T00:00:00Z" },
-});
+const subscription = (csv: string) => wmcoSubscription(csv);
 // The OKD documentation's IDMS example (registry.access.redhat.com/ubi9/ubi-minimal mirrored to example.io), as another
 // team would have created it in the cluster, and one with the name this stack gives its own pause-image set.
 const docsIdms = {

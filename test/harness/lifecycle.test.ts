@@ -5,6 +5,8 @@ import * as path from "path";
 import { FakeKube } from "../helpers/fake-kube";
 import { Ec2StandIn } from "./ec2-stand-in";
 import { LabHost, startLabHost } from "../lab/sshd";
+import { freshWindowsState } from "../lab/windows-state";
+import { wmcoSubscription } from "../helpers/olm-objects";
 import { PROJECT_DIR, DynamicPlugin } from "./dynamic-plugin";
 import { ResourceState, StackState, Step, ROOT_STACK_TYPE } from "./engine";
 import { destroy, refresh, renameStack } from "./operations";
@@ -33,23 +35,7 @@ async function labWindows(address: string, hostname: string): Promise<LabWindows
   fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
   fs.chmodSync(path.join(dir, "powershell"), 0o755);
   const state = path.join(dir, "state.json");
-  fs.writeFileSync(
-    state,
-    JSON.stringify({
-      hostname,
-      osBuild: "20348",
-      updateRevision: 2700,
-      productName: "Windows Server 2022 Datacenter",
-      keyFileAclOk: false,
-      pubkeyAuthentication: "",
-      passwordAuthentication: "",
-      firewallPorts: [],
-      containerdInstalled: false,
-      wmcoServices: [],
-      sshdStartType: "Manual",
-      authorizedKeys: [],
-    }),
-  );
+  fs.writeFileSync(state, JSON.stringify(freshWindowsState(hostname)));
   // Port 22: WMCO always connects there (pkg/windows/connectivity.go), so the stack config allows nothing else. Each lab
   // host gets its own loopback address for it; binding 22 needs root (as CI runs) or CAP_NET_BIND_SERVICE.
   return { host: await startLabHost({ binDir: dir, address, port: 22 }), state, dir };
@@ -66,17 +52,7 @@ beforeAll(async () => {
     `/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`,
     () => ({
       status: 200,
-      body: {
-        apiVersion: "operators.coreos.com/v1alpha1",
-        kind: "Subscription",
-        metadata: { name: "windows-machine-config-operator", namespace: NS },
-        spec: {
-          name: "windows-machine-config-operator",
-          source: "redhat-operators",
-          sourceNamespace: "openshift-marketplace",
-        },
-        status: { installedCSV: CSV, currentCSV: CSV, state: "AtLatestKnown" },
-      },
+      body: wmcoSubscription(CSV, { currentCSV: CSV, state: "AtLatestKnown" }),
     }),
   );
   kube.route(`/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/clusterserviceversions/${CSV}`, () => ({

@@ -4,6 +4,7 @@ import * as path from "path";
 import { windowsHostProvider } from "../../../providers/windows-host";
 import { WindowsHostInputs, WindowsHostOutputs } from "../../../providers/windows-host/provider";
 import { LabHost, startLabHost } from "../../lab/sshd";
+import { freshWindowsState } from "../../lab/windows-state";
 
 // The provider's flow over real SSH against a simulated Windows host (test/lab/fake-powershell.js answers the
 // probe and prepare scripts from a state file). What is proven: transport, -EncodedCommand decoding, the
@@ -13,20 +14,7 @@ const state = path.join(bin, "state.json");
 fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
 fs.chmodSync(path.join(bin, "powershell"), 0o755);
 const WMCO_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
-const fresh = {
-  hostname: "win-byoh-1",
-  osBuild: "20348",
-  updateRevision: 2700,
-  productName: "Windows Server 2022 Datacenter",
-  keyFileAclOk: false,
-  pubkeyAuthentication: "",
-  passwordAuthentication: "",
-  firewallPorts: [],
-  containerdInstalled: false,
-  wmcoServices: [] as string[],
-  sshdStartType: "Manual",
-  authorizedKeys: [] as string[],
-};
+const fresh = freshWindowsState();
 
 let h: LabHost;
 beforeAll(async () => {
