@@ -2,7 +2,13 @@ import * as http from "http";
 import { AddressInfo } from "net";
 
 /** What a route answers on its n-th request (n counts from 1), as status and JSON body. */
-export type Route = (n: number) => { status: number; body?: unknown };
+/** The request a route sees: method, query string and the parsed JSON body (undefined for none). */
+export interface RouteRequest {
+  method: string;
+  query: string;
+  body: unknown;
+}
+export type Route = (n: number, req: RouteRequest) => { status: number; body?: unknown };
 
 /**
  * A local HTTP server on 127.0.0.1 that answers the Kubernetes API paths a test sets, with a token check like the
@@ -21,15 +27,23 @@ export class FakeKube {
 
   async start(): Promise<string> {
     this.server = http.createServer((req, res) => {
-      const path = (req.url ?? "").split("?")[0];
-      const n = (this.hits.get(path) ?? 0) + 1;
-      this.hits.set(path, n);
-      if (req.headers.authorization !== `Bearer ${this.token}`)
-        return this.reply(res, 401, { kind: "Status", code: 401, reason: "Unauthorized" });
-      const r = this.routes.get(path);
-      if (!r) return this.reply(res, 404, { kind: "Status", code: 404, reason: "NotFound" });
-      const { status, body } = r(n);
-      this.reply(res, status, body ?? { kind: "Status", code: status });
+      const [path, query = ""] = (req.url ?? "").split("?");
+      let text = "";
+      req.on("data", (d: Buffer) => (text += d.toString()));
+      req.on("end", () => {
+        const n = (this.hits.get(path) ?? 0) + 1;
+        this.hits.set(path, n);
+        if (req.headers.authorization !== `Bearer ${this.token}`)
+          return this.reply(res, 401, { kind: "Status", code: 401, reason: "Unauthorized" });
+        const r = this.routes.get(path);
+        if (!r) return this.reply(res, 404, { kind: "Status", code: 404, reason: "NotFound" });
+        const { status, body } = r(n, {
+          method: req.method ?? "GET",
+          query,
+          body: text ? JSON.parse(text) : undefined,
+        });
+        this.reply(res, status, body ?? { kind: "Status", code: status });
+      });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
     return this.url;

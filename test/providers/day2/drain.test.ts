@@ -1,4 +1,4 @@
-import { drainDecisions, DRAIN_DEFAULTS, evictionBody, evictionOutcome, podLeft } from "../../../components/day2/drain";
+import { drainDecisions, DRAIN_DEFAULTS, evictionBody, evictionOutcome, podLeft } from "../../../providers/day2/drain";
 import { validateObject } from "../../helpers/schemas";
 
 // Pods as `GET /api/v1/pods?fieldSelector=spec.nodeName=<node>` returns them (hand-built; each validated against the

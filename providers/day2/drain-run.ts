@@ -1,0 +1,101 @@
+/**
+ * Cordon, drain and uncordon one node through the Kubernetes API: the decisions of components/day2/drain.ts carried
+ * out with the Eviction API (PodDisruptionBudgets respected; a 429 is retried until the deadline), then each evicted
+ * pod is waited for until it is gone. Every failure names the node and the pod. Runs against any `NodeApi` (the
+ * cluster's, built from the kubeconfig, or a test's stand-in).
+ */
+import { drainDecisions, DrainOptions, DRAIN_DEFAULTS, evictionBody, evictionOutcome, podLeft, PodRef } from "./drain";
+import { messageOf } from "../../lib/errors";
+
+/** The API calls a drain needs; `body` is the parsed JSON answer. */
+export interface NodeApi {
+  request(
+    method: "GET" | "POST" | "PATCH" | "DELETE",
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: unknown }>;
+}
+
+export interface DrainRun extends DrainOptions {
+  /** Give up (leaving the node cordoned) after this long. */
+  deadlineMs: number;
+  /** Pause between tries when a PodDisruptionBudget says not now (429), and between checks that pods have left. */
+  retryDelayMs: number;
+  /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets (`--disable-eviction`). Only on request. */
+  disableEviction: boolean;
+  /** Progress lines for long operations. */
+  progress?: (line: string) => void;
+}
+
+export const DRAIN_RUN_DEFAULTS: Omit<DrainRun, "progress"> = {
+  ...DRAIN_DEFAULTS,
+  deadlineMs: 10 * 60_000,
+  retryDelayMs: 5_000,
+  disableEviction: false,
+};
+
+const podPath = (p: PodRef) =>
+  `/api/v1/namespaces/${encodeURIComponent(p.namespace)}/pods/${encodeURIComponent(p.name)}`;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `spec.unschedulable` on or off (what `oc adm cordon/uncordon` patch). */
+export async function setCordoned(api: NodeApi, node: string, cordoned: boolean): Promise<void> {
+  const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(node)}`, {
+    spec: { unschedulable: cordoned },
+  });
+  if (r.status < 200 || r.status >= 300)
+    throw new Error(`${cordoned ? "cordoning" : "uncordoning"} node ${node} failed: the API answered ${r.status}`);
+}
+
+/** Drains a (cordoned) node; returns the pods evicted. Throws, naming the node and pod, on what retrying cannot fix. */
+export async function drainNode(api: NodeApi, node: string, run: DrainRun): Promise<PodRef[]> {
+  const deadline = Date.now() + run.deadlineMs;
+  const list = await api.request("GET", `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`);
+  if (list.status !== 200) throw new Error(`listing the pods of node ${node} failed: the API answered ${list.status}`);
+  const pods = drainDecisions(list.body, run).flatMap((d) => (d.action === "evict" ? [d.pod] : []));
+  run.progress?.(`node ${node}: evicting ${pods.length} pod(s)`);
+  for (const pod of pods) {
+    for (;;) {
+      const r = run.disableEviction
+        ? await api.request("DELETE", podPath(pod))
+        : await api.request("POST", `${podPath(pod)}/eviction`, evictionBody(pod));
+      const outcome = run.disableEviction
+        ? r.status === 404
+          ? "gone"
+          : r.status < 300
+            ? "evicting"
+            : "failed"
+        : evictionOutcome(r.status);
+      if (outcome === "evicting" || outcome === "gone") break;
+      const who = `pod ${pod.namespace}/${pod.name} on node ${node}`;
+      if (outcome === "misconfigured")
+        throw new Error(`${who} is selected by more than one PodDisruptionBudget; fix the budgets`);
+      if (outcome === "failed") throw new Error(`evicting ${who} failed: the API answered ${r.status}`);
+      if (Date.now() + run.retryDelayMs > deadline) {
+        throw new Error(
+          `${who} could not be evicted before the deadline: a PodDisruptionBudget keeps refusing (429); the node stays cordoned. Free capacity for it, or set disableEviction: true to delete pods regardless of budgets`,
+        );
+      }
+      await pause(run.retryDelayMs);
+    }
+  }
+  // Evicted pods terminate at their own pace: wait until each is gone or replaced by a new pod of the same name.
+  for (const pod of pods) {
+    for (;;) {
+      let current: { status: number; body: unknown };
+      try {
+        current = await api.request("GET", podPath(pod));
+      } catch (e) {
+        throw new Error(`checking pod ${pod.namespace}/${pod.name} on node ${node} failed: ${messageOf(e)}`);
+      }
+      if (podLeft(pod, current.status === 404 ? undefined : current.body)) break;
+      if (Date.now() + run.retryDelayMs > deadline)
+        throw new Error(
+          `pod ${pod.namespace}/${pod.name} did not leave node ${node} before the deadline; the node stays cordoned`,
+        );
+      await pause(run.retryDelayMs);
+    }
+  }
+  run.progress?.(`node ${node}: drained`);
+  return pods;
+}
