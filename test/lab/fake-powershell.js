@@ -30,6 +30,24 @@ if (script.includes("Write-Output 'prepared'")) {
   });
   fs.writeFileSync(state, JSON.stringify(host));
   process.stdout.write("prepared\r\n");
+} else if (script.includes("LastBootUpTime")) {
+  process.stdout.write((host.bootTime || "2026-11-01T00:00:00.0000000Z") + "\r\n");
+} else if (script.includes("Restart-Computer -Force")) {
+  // The reboot: a new boot time; with `neverReturns` the host goes away for good (its sshd listener is killed,
+  // found by walking up from this process: shell, sshd session, sshd listener).
+  host.bootTime = new Date().toISOString();
+  fs.writeFileSync(state, JSON.stringify(host));
+  if (host.neverReturns) {
+    const parent = (pid) => Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+    let pid = process.ppid;
+    const chain = [];
+    for (let i = 0; i < 6 && pid > 1; i++) {
+      chain.push(pid);
+      pid = parent(pid);
+    }
+    const listener = chain.find((p) => fs.readFileSync(`/proc/${p}/cmdline`, "utf8").includes("sshd_config"));
+    if (listener) process.kill(listener, "SIGKILL");
+  }
 } else if (script.includes("ConvertTo-Json -Compress")) {
   const { authorizedKeys, ...rest } = host;
   process.stdout.write("\uFEFF" + JSON.stringify({ ...rest, keyAuthorized: authorizedKeys.includes(key) }) + "\r\n");

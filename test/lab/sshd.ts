@@ -147,7 +147,8 @@ export async function startLabHost(
       }
     },
     async stop() {
-      if (proc.exitCode === null) {
+      // Already gone (a simulated host that went down kills its own sshd): nothing to wait for.
+      if (proc.exitCode === null && proc.signalCode === null) {
         const exited = new Promise((r) => proc.once("exit", r));
         proc.kill("SIGTERM");
         await exited;

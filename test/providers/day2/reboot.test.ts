@@ -1,0 +1,66 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { rebootHost } from "../../../providers/day2/reboot";
+import { rebootScript } from "../../../providers/day2/scripts";
+import { LabHost, startLabHost } from "../../lab/sshd";
+import { freshWindowsState } from "../../lab/windows-state";
+
+// The reboot against a real sshd whose `powershell` is the lab's stand-in: Restart-Computer gives the host a new boot
+// time; with `neverReturns` it takes the host's sshd down for good. What only Windows proves: a real restart.
+const bin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-reboot-"));
+const state = path.join(bin, "state.json");
+fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
+fs.chmodSync(path.join(bin, "powershell"), 0o755);
+
+let h: LabHost;
+beforeEach(async () => {
+  h = await startLabHost({ binDir: bin });
+});
+afterEach(() => h.stop());
+afterAll(() => fs.rmSync(bin, { recursive: true, force: true }));
+
+const conn = () => ({
+  host: h.host,
+  port: h.port,
+  user: h.user,
+  privateKey: h.privateKey,
+  hostKey: h.hostKeyFingerprint,
+  deadlineSeconds: 5,
+});
+const opts = { upTimeoutMs: 3_000, pollMs: 50, attemptSeconds: 1 };
+
+test("reboots: the boot time changes and the script that ran is Restart-Computer -Force", async () => {
+  fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState(), bootTime: "2026-11-01T00:00:00.0000000Z" }));
+  const lines: string[] = [];
+  const r = await rebootHost(conn(), h.hostKeyFingerprint, "win-1", { ...opts, progress: (l) => lines.push(l) });
+  expect(r.before).toBe("2026-11-01T00:00:00.0000000Z");
+  expect(r.after).not.toBe(r.before);
+  expect(fs.readFileSync(state + ".log", "utf8")).toContain(rebootScript());
+  expect(lines).toEqual([`node win-1: restarting (booted ${r.before})`, `node win-1: back (booted ${r.after})`]);
+});
+
+test("a node that never comes back stops at the deadline, named, left cordoned", async () => {
+  fs.writeFileSync(
+    state,
+    JSON.stringify({ ...freshWindowsState(), bootTime: "2026-11-01T00:00:00.0000000Z", neverReturns: true }),
+  );
+  await expect(rebootHost(conn(), h.hostKeyFingerprint, "win-1", opts)).rejects.toThrow(
+    /node win-1 did not come back within 3s after Restart-Computer \(last: .*\); it stays cordoned/,
+  );
+});
+
+test("a host that answers with another host key is refused at once, never retried into acceptance", async () => {
+  fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState(), bootTime: "2026-11-01T00:00:00.0000000Z" }));
+  const other = await startLabHost({ binDir: bin });
+  try {
+    // Pinned to another host's key: the first connection is refused as a mismatch, with no retries.
+    const started = Date.now();
+    await expect(
+      rebootHost({ ...conn(), hostKey: other.hostKeyFingerprint }, other.hostKeyFingerprint, "win-1", opts),
+    ).rejects.toThrow(/host key mismatch/);
+    expect(Date.now() - started).toBeLessThan(4_000);
+  } finally {
+    await other.stop();
+  }
+});
