@@ -5,15 +5,8 @@
 import { discoveryEnabled, Validator } from "../stacks/load";
 import type { ClusterConfig } from "../stacks/schema/cluster";
 import { byohVersionIssues, validateByoh } from "./byoh/validate";
-import { KnownWmco, validateMachineSets } from "./machinesets/validate";
+import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
 import { validateMirrors } from "./mirrors/validate";
-import { parseWmcoVersion } from "../facts/wmco";
-
-/** The WMCO release a pinned `operator.startingCSV` names. */
-function pinnedWmco(csv: string | undefined): KnownWmco | undefined {
-  const version = parseWmcoVersion(csv);
-  return version ? { version, source: `operator.startingCSV ${csv}` } : undefined;
-}
 
 /**
  * Which WMCO the support rules follow: a pinned `operator.startingCSV`; else, with discovery on, what the cluster runs

@@ -70,9 +70,6 @@ function windowsMachineSet(r: ResourceView): WindowsMachineSet | undefined {
   };
 }
 
-/** Platforms whose Windows computer name is the Machine name: 15 characters, minus MAPI's `-xxxxx` suffix. */
-const SHORT_NAME_KINDS = SHORT_NAME_PROVIDER_KINDS;
-
 export const machineSetLabels: ResourceRule = {
   name: "windows-machineset-labels",
   description:
@@ -116,7 +113,8 @@ export const machineSetNameLimit: ResourceRule = {
     const name = ms?.name;
     if (!ms || !name) return;
     const kind = str(ms.providerSpec.kind) ?? "";
-    const limit = SHORT_NAME_KINDS.has(kind) ? SHORT_NAME_LIMIT : LABEL_VALUE_LIMIT;
+    // Where the Windows computer name is the Machine name: 15 characters, minus MAPI's `-xxxxx` suffix.
+    const limit = SHORT_NAME_PROVIDER_KINDS.has(kind) ? SHORT_NAME_LIMIT : LABEL_VALUE_LIMIT;
     if (name.length > limit)
       report(
         `MachineSet name "${name}" has ${name.length} characters; ${kind || "this platform"} allows at most ${limit}`,

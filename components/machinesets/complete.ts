@@ -2,10 +2,10 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
 import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
-import { publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
+import { pinnedWmco, publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
-import { format, NEWEST_WMCO, parseWmcoVersion } from "../../facts/wmco";
+import { format, NEWEST_WMCO } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
 
 /**
@@ -35,7 +35,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   const merged = mergeDiscovered(cfg.cluster, cfg.machineSets, facts);
   const missing = merged.machineSets.flatMap((s, i) => requiredFieldIssues(merged.cluster, s, i, true));
   // A pinned startingCSV was checked at load; otherwise the WMCO the cluster runs (or will run) decides.
-  const pinned = parseWmcoVersion(cfg.operator.startingCSV);
+  const pinned = pinnedWmco(cfg.operator.startingCSV);
   const wmco = pinned ? undefined : discoveredWmco(facts);
   // Unpinned: the cluster's WMCO, or the newest rules when the cluster does not say (load-time validation left it here).
   const versions = pinned
@@ -64,7 +64,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
         proxy,
         mirrorSets: facts.mirrorSets,
         wmco: pinned
-          ? `WMCO ${format(pinned)} (operator.startingCSV)`
+          ? `WMCO ${format(pinned.version)} (operator.startingCSV)`
           : wmco
             ? `WMCO ${format(wmco.version)} (${wmco.source})`
             : `the newest WMCO rules (${format(NEWEST_WMCO)}: the cluster names no WMCO or OpenShift version)`,

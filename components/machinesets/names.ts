@@ -1,12 +1,6 @@
 import { Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 
-import { machineSetNameLimit, SHORT_NAME_PLATFORMS } from "../../facts/wmco";
-
-/** The name limits live with the other WMCO facts (facts/wmco.ts). */
-export { SHORT_NAME_PLATFORMS };
-export const nameLimit = machineSetNameLimit;
-
 /**
  * The default name, as WMCO's `hack/machineset.sh` makes it: on AWS `<infraId>-winworker-<az>`, on GCP
  * `<infraId>-winworker-<zone suffix>` (the `a` of `us-central1-a`), elsewhere `winworker`; `winbyoh` for BYOH sets.

@@ -1,11 +1,18 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
-import { discoveryEnabled } from "../../stacks/load";
 import { get } from "../../lib/json";
-export { discoveryEnabled };
 import { ClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
-import { machineSetName, nameLimit, SHORT_NAME_PLATFORMS } from "./names";
-import { format, NEWEST_WMCO, supportedBy, supportedVersions, WmcoVersion } from "../../facts/wmco";
+import { machineSetName } from "./names";
+import {
+  format,
+  machineSetNameLimit,
+  NEWEST_WMCO,
+  parseWmcoVersion,
+  SHORT_NAME_PLATFORMS,
+  supportedBy,
+  supportedVersions,
+  WmcoVersion,
+} from "../../facts/wmco";
 
 const BLOCKS = ["aws", "azure", "gcp", "vsphere", "nutanix"] as const;
 type Block = (typeof BLOCKS)[number];
@@ -84,7 +91,7 @@ export function validateMachineSets(
 
     const name = machineSetName(platform, cluster.infrastructureId, set);
     if (name !== undefined) {
-      const limit = nameLimit(platform);
+      const limit = machineSetNameLimit(platform);
       const where = set.name !== undefined ? at("name") : at(expected);
       if (!DNS_LABEL.test(name)) {
         errors.push({
@@ -131,6 +138,12 @@ export function publicLoadBalancerWarnings(cluster: ClusterConfig, set: MachineS
         "or turn discovery on; without it the node may lack the outbound path its user data needs (leave it out only with user-defined routing)",
     },
   ];
+}
+
+/** The WMCO release a pinned `operator.startingCSV` names, if it is pinned. */
+export function pinnedWmco(csv: string | undefined): KnownWmco | undefined {
+  const version = parseWmcoVersion(csv);
+  return version ? { version, source: `operator.startingCSV ${csv}` } : undefined;
 }
 
 /** Which WMCO the rules are for, and where that came from (for messages). */

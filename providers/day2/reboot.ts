@@ -5,6 +5,7 @@
  * reconnection: a host that comes back with another key is refused, never trusted.
  */
 import { messageOf } from "../../lib/errors";
+import { isFinal, isUnreachable } from "../errors";
 import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
@@ -32,11 +33,6 @@ async function bootTime(s: Session, node: string): Promise<string> {
   return value;
 }
 
-/** Refusals that waiting will not fix, and that must never be retried into acceptance. */
-function final(e: unknown): boolean {
-  return /host key mismatch|authentication to .* was refused|no host key to verify/.test(messageOf(e));
-}
-
 export async function rebootHost(
   c: SshConnection,
   hostKey: string,
@@ -52,7 +48,7 @@ export async function rebootHost(
       if (r.code !== 0 && r.code !== -1)
         throw new Error(`Restart-Computer on node ${node} failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
     } catch (e) {
-      if (!/was lost|closed/.test(messageOf(e))) throw e;
+      if (!isUnreachable(e)) throw e;
     }
   });
   const deadline = Date.now() + o.upTimeoutMs;
@@ -66,7 +62,8 @@ export async function rebootHost(
       }
       last = "it still reports the old boot time";
     } catch (e) {
-      if (final(e)) throw e;
+      // Refusals (a changed host key, refused credentials) are final: never retried into acceptance.
+      if (isFinal(e)) throw e;
       last = messageOf(e);
     }
     if (Date.now() + o.pollMs > deadline) {

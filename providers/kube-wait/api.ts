@@ -14,7 +14,7 @@ export interface KubeApi {
   get(path: string): Promise<Fetched>;
 }
 
-import { finalError as fatal } from "../errors";
+import { finalError as fatal, isUnreachable, unreachableError } from "../errors";
 import { obj, parseJson } from "../../lib/json";
 import { expandHome } from "../../lib/paths";
 import { messageOf } from "../../lib/errors";
@@ -79,6 +79,7 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
                 ),
               );
             }
+            if (status >= 500) return reject(unreachableError(`GET ${path} answered ${status}`));
             if (status < 200 || status >= 300) return reject(new Error(`GET ${path} answered ${status}`));
             try {
               const body = obj(parseJson(Buffer.concat(chunks).toString("utf8")));
@@ -89,9 +90,15 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
             }
           });
         });
-        req.on("timeout", () => req.destroy(new Error(`GET ${server}${path} timed out after ${requestTimeoutMs} ms`)));
+        req.on("timeout", () =>
+          req.destroy(unreachableError(`GET ${server}${path} timed out after ${requestTimeoutMs} ms`)),
+        );
         req.on("error", (e: NodeJS.ErrnoException) =>
-          reject(new Error(`cannot reach the Kubernetes API at ${server}: ${e.code ?? e.message}`)),
+          reject(
+            isUnreachable(e)
+              ? e
+              : unreachableError(`cannot reach the Kubernetes API at ${server}: ${e.code ?? e.message}`),
+          ),
         );
         req.end();
       });

@@ -19,6 +19,7 @@ import {
 import { isUnknown } from "../unknown";
 import { pollUntil } from "./poll";
 import { messageOf } from "../../lib/errors";
+import { isUnreachable } from "../errors";
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
@@ -67,12 +68,6 @@ function settingsChanged(olds: object, news: object): boolean {
   });
 }
 
-/** A network or API failure, as opposed to an answer: refresh keeps the last known state for these. */
-function unreachable(e: unknown): boolean {
-  const m = e instanceof Error ? e.message : String(e);
-  return /cannot reach|timed out|answered 5\d\d/.test(m);
-}
-
 /**
  * A wait owns nothing in the cluster: create and update wait, read re-checks once (so `pulumi refresh` drops a wait
  * whose condition no longer holds and the next `up` waits again), delete does nothing.
@@ -112,7 +107,7 @@ function waitProvider<I extends WaitCommon, O extends object>(
       } catch (e) {
         // An API outage says nothing about the condition: keep the last known state, so one blip does not fail a
         // scheduled refresh. Refused credentials and the like still fail (they are final errors, not outages).
-        if (unreachable(e)) {
+        if (isUnreachable(e)) {
           console.error(`warning: ${describeWait(props).what}: refresh kept the last known state: ${messageOf(e)}`);
           return { id, props };
         }

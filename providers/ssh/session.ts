@@ -1,6 +1,6 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
 import { fingerprint, hostKeyMatches, keyLine } from "./host-key";
-import { finalError as permanent, isFinal as isPermanent } from "../errors";
+import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
 import { keyForSsh2 } from "./key-format";
 import { processSemaphore } from "./limits";
 import { toSftpPath } from "./paths";
@@ -108,7 +108,7 @@ function connectOnce(
       if (e.level === "client-authentication")
         return reject(permanent(`authentication to ${target} was refused; check the user and its key or password`));
       reject(
-        new Error(
+        unreachableError(
           `cannot connect to ${target}: ${/timed out/i.test(e.message) ? `no SSH handshake within ${cfg.readyTimeout! / 1000}s` : e.message}`,
         ),
       );
@@ -173,7 +173,7 @@ export async function withSession<T>(
         if (isPermanent(e) || Date.now() + wait >= deadline) {
           throw isPermanent(e)
             ? e
-            : new Error(
+            : unreachableError(
                 `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`,
               );
         }
@@ -195,7 +195,7 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
   let sftp: Promise<SFTPWrapper> | undefined;
   // A dropped connection fails whatever is in flight at once, instead of leaving it to the command timeout.
   const lost = new Promise<never>((_, reject) =>
-    client.once("close", () => reject(new Error(`the connection to ${target} was lost`))),
+    client.once("close", () => reject(unreachableError(`the connection to ${target} was lost`))),
   );
   lost.catch(() => undefined);
   const getSftp = () =>

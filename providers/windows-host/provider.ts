@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { isUsablePin } from "../ssh/host-key";
 import { powershellCommand } from "../ssh/powershell";
 import { Session, withSession } from "../ssh/session";
+import { isUnreachable } from "../errors";
 import { describeTarget, SshConnection, connectionProblems } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
 import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
@@ -36,16 +37,6 @@ function defined<T extends object>(o: T): T {
   const out = { ...o };
   for (const k of Object.keys(out)) if (Reflect.get(out, k) === undefined) Reflect.deleteProperty(out, k);
   return out;
-}
-
-/** A failure to reach the host at all (as opposed to a host that answered something wrong). */
-function unreachableReason(e: unknown): string | undefined {
-  const m = e instanceof Error ? e.message : String(e);
-  return /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|timed out|could not connect|cannot connect|connection (closed|lost|reset)/i.test(
-    m,
-  )
-    ? m.slice(0, 300)
-    : undefined;
 }
 
 async function probe(s: Session, publicKey: string): Promise<HostProbe> {
@@ -155,8 +146,9 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     } catch (e) {
       // One host down must not fail a scheduled refresh of the whole estate: keep the last known state and say
       // why. The next `pulumi up` sees `unreachable`, checks the host again and fails naming it if it is still down.
-      const why = unreachableReason(e);
-      if (why === undefined) throw e;
+      // Only a host that could not be reached (flagged by the SSH layer); a refusal or a wrong answer still fails.
+      if (!isUnreachable(e)) throw e;
+      const why = e.message.slice(0, 300);
       console.error(
         `warning: ${describeTarget(props.connection)} is unreachable; refresh kept its last known state: ${why}`,
       );
