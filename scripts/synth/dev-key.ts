@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
+import { codeOf } from "../../lib/errors";
 import { RawConfig } from "../../stacks/load";
 import { NAMESPACE } from "../../stacks/schema";
 
@@ -24,6 +25,17 @@ export function ensureDevKey(raw: RawConfig, projectDir: string): string | undef
     privateKeyEncoding: { type: "pkcs1", format: "pem" },
   });
   fs.mkdirSync(path.dirname(abs), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(abs, privateKey, { mode: 0o600 });
+  // Written beside the target and linked into place: two runs starting at once (parallel test workers, two
+  // terminals) never see a half-written key, and the first one to link wins; the other keeps that key.
+  const tmp = `${abs}.${process.pid}.${Date.now()}.tmp`;
+  fs.writeFileSync(tmp, privateKey, { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, abs);
+  } catch (e) {
+    if (codeOf(e) !== "EEXIST") throw e;
+    return undefined;
+  } finally {
+    fs.unlinkSync(tmp);
+  }
   return abs;
 }

@@ -6,6 +6,7 @@
 import { spawn } from "child_process";
 import * as fs from "fs";
 import { parse } from "yaml";
+import { ensureDevKey } from "../../scripts/synth/dev-key";
 import { DynamicPlugin, PROJECT_DIR } from "./dynamic-plugin";
 import { EngineStandIn, InvokeHandler, StackState, ROOT_STACK_TYPE } from "./engine";
 
@@ -51,6 +52,9 @@ export function stackConfig(
       config[k] = v;
       secretKeys.push(k);
     }
+  // A clean clone has no .dev/ yet: the dev key is generated the way `npm start` does (atomically, so parallel
+  // test files agree on one key), whichever test file runs first.
+  ensureDevKey({ values: config, secretKeys: new Set(secretKeys) }, PROJECT_DIR);
   return { config, secretKeys: [...new Set(secretKeys)] };
 }
 
