@@ -7,6 +7,7 @@ import type { ClusterConfig } from "../stacks/schema/cluster";
 import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
 import { validateMirrors } from "./mirrors/validate";
+import { validateDay2 } from "./day2/validate";
 
 /**
  * Which WMCO the support rules follow: a pinned `operator.startingCSV`; else, with discovery on, what the cluster runs
@@ -42,4 +43,6 @@ const machineSets: Validator = (cfg, ctx) =>
 
 const mirrors: Validator = (cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors) : { errors: [] });
 
-export const DOMAIN_VALIDATORS: readonly Validator[] = [byoh, machineSets, mirrors];
+const day2: Validator = (cfg) => ({ errors: validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot) });
+
+export const DOMAIN_VALIDATORS: readonly Validator[] = [byoh, machineSets, mirrors, day2];

@@ -11,6 +11,7 @@ import { get } from "../lib/json";
 import { expandHome } from "../lib/paths";
 import { ByohHostConfig } from "./schema/byoh";
 import { ClusterConfig } from "./schema/cluster";
+import { NodeAccessConfig, RebootConfig } from "./schema/day2";
 import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
@@ -33,6 +34,10 @@ export interface EstateConfig {
   machineSets: MachineSetConfig[];
   mirrors: MirrorsConfigInput;
   byoh: ByohHostConfig[];
+  /** How node operations reach Windows nodes. */
+  nodeAccess: NodeAccessConfig;
+  /** The rolling reboot asked for, if any. */
+  reboot?: RebootConfig;
   /** Registries the cluster's pull secret has credentials for (filled by discovery; never the credentials). */
   registriesWithCredentials?: string[];
   /** What discovery learned about the cluster beyond MachineSet values (undefined without discovery). */
@@ -200,7 +205,8 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
     const text = present.get(key);
     if (text === undefined) {
       if (!OPTIONAL_KEYS.has(key)) errors.push({ path: key, message: requiredMessage(key) });
-      if (key === "privateKey" || key === "privateKeyPath" || !OPTIONAL_KEYS.has(key)) return undefined;
+      if (key === "privateKey" || key === "privateKeyPath" || key === "reboot" || !OPTIONAL_KEYS.has(key))
+        return undefined;
       return schema.parse(emptyValueFor(schema));
     }
     const value = decode(key, text);
@@ -217,6 +223,8 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
     machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets),
     mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors),
     byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh),
+    nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess),
+    reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot),
   };
 
   const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
@@ -239,6 +247,8 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
     machineSets: parsed.machineSets ?? [],
     mirrors: parsed.mirrors ?? { digest: [], tag: [] },
     byoh: parsed.byoh ?? [],
+    nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
+    ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
     warnings,
   };
 }

@@ -12,6 +12,8 @@ export interface KubeAccess {
 export interface KubeApi {
   server: string;
   get(path: string): Promise<Fetched>;
+  /** Any call, answered with its status (errors only for refusals, timeouts and 5xx). */
+  request(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<KubeAnswer>;
 }
 
 import { finalError as fatal, isUnreachable, unreachableError } from "../errors";
@@ -19,12 +21,8 @@ import { obj, parseJson } from "../../lib/json";
 import { expandHome } from "../../lib/paths";
 import { messageOf } from "../../lib/errors";
 
-/**
- * Builds the API access with `@kubernetes/client-node` (kubeconfig loading, contexts, certificates, tokens, exec
- * plugins) over Node's own http(s) with a timeout per request. Modules are required here, at call time, because
- * this code runs inside the dynamic-provider host after being serialized.
- */
-export async function connectKube(access: KubeAccess, requestTimeoutMs: number): Promise<KubeApi> {
+/** Loads the kubeconfig the way every API user here does; messages name the source, never its content. */
+export function loadKubeConfig(access: KubeAccess): import("@kubernetes/client-node").KubeConfig {
   const k8s: typeof import("@kubernetes/client-node") = require("@kubernetes/client-node");
   const kc = new k8s.KubeConfig();
   const source = access.kubeconfig;
@@ -45,63 +43,91 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
       `cannot load ${what}${access.context ? ` with context ${access.context}` : ""}: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
     );
   }
-  const cluster = kc.getCurrentCluster();
-  if (!cluster?.server)
+  if (!kc.getCurrentCluster()?.server)
     throw fatal(
       `the kubeconfig has no cluster${access.context ? ` for context ${access.context}` : ""}; set windows-estate:cluster.kubeconfig/context`,
     );
-  const server = cluster.server.replace(/\/+$/, "");
+  return kc;
+}
+
+/** The answer to one request: status and parsed JSON body (undefined when the body is empty or not JSON). */
+export interface KubeAnswer {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Builds the API access with `@kubernetes/client-node` (kubeconfig loading, contexts, certificates, tokens, exec
+ * plugins) over Node's own http(s) with a timeout per request. Modules are required here, at call time, because
+ * this code runs inside the dynamic-provider host after being serialized.
+ */
+export async function connectKube(access: KubeAccess, requestTimeoutMs: number): Promise<KubeApi> {
+  const kc = loadKubeConfig(access);
+  const server = (kc.getCurrentCluster()?.server ?? "").replace(/\/+$/, "");
+
+  const send = async (method: string, path: string, body?: unknown): Promise<KubeAnswer> => {
+    const url = new URL(server + path);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = { Accept: "application/json" };
+    // Patches here are JSON merge patches (RFC 7386): small, explicit, and understood by every resource.
+    if (payload !== undefined)
+      headers["Content-Type"] = method === "PATCH" ? "application/merge-patch+json" : "application/json";
+    const opts: import("https").RequestOptions = { method, headers };
+    try {
+      await kc.applyToHTTPSOptions(opts);
+    } catch (e) {
+      throw fatal(
+        `cannot prepare the request to ${server} from the kubeconfig: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
+      );
+    }
+    const lib: typeof import("https") = url.protocol === "http:" ? require("http") : require("https");
+    return new Promise<KubeAnswer>((resolve, reject) => {
+      const req = lib.request(url, { ...opts, timeout: requestTimeoutMs }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const status = res.statusCode ?? 0;
+          if (status === 401 || status === 403) {
+            return reject(
+              fatal(
+                `the Kubernetes API at ${server} refused ${method} ${path} (${status}); check the credentials and RBAC of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
+              ),
+            );
+          }
+          if (status >= 500) return reject(unreachableError(`${method} ${path} answered ${status}`));
+          let parsed: unknown;
+          try {
+            parsed = chunks.length > 0 ? parseJson(Buffer.concat(chunks).toString("utf8")) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status, body: parsed });
+        });
+      });
+      req.on("timeout", () =>
+        req.destroy(unreachableError(`${method} ${server}${path} timed out after ${requestTimeoutMs} ms`)),
+      );
+      req.on("error", (e: NodeJS.ErrnoException) =>
+        reject(
+          isUnreachable(e)
+            ? e
+            : unreachableError(`cannot reach the Kubernetes API at ${server}: ${e.code ?? e.message}`),
+        ),
+      );
+      req.end(payload);
+    });
+  };
 
   return {
     server,
+    request: (method, path, body) => send(method, path, body),
     async get(path: string): Promise<Fetched> {
-      const url = new URL(server + path);
-      const opts: import("https").RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
-      try {
-        await kc.applyToHTTPSOptions(opts);
-      } catch (e) {
-        throw fatal(
-          `cannot prepare the request to ${server} from the kubeconfig: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
-        );
-      }
-      const lib: typeof import("https") = url.protocol === "http:" ? require("http") : require("https");
-      return new Promise<Fetched>((resolve, reject) => {
-        const req = lib.request(url, { ...opts, timeout: requestTimeoutMs }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => {
-            const status = res.statusCode ?? 0;
-            if (status === 404) return resolve(undefined);
-            if (status === 401 || status === 403) {
-              return reject(
-                fatal(
-                  `the Kubernetes API at ${server} refused GET ${path} (${status}); check the credentials of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
-                ),
-              );
-            }
-            if (status >= 500) return reject(unreachableError(`GET ${path} answered ${status}`));
-            if (status < 200 || status >= 300) return reject(new Error(`GET ${path} answered ${status}`));
-            try {
-              const body = obj(parseJson(Buffer.concat(chunks).toString("utf8")));
-              if (body) resolve(body);
-              else reject(new Error(`GET ${path} returned JSON that is not an object`));
-            } catch {
-              reject(new Error(`GET ${path} returned something that is not JSON`));
-            }
-          });
-        });
-        req.on("timeout", () =>
-          req.destroy(unreachableError(`GET ${server}${path} timed out after ${requestTimeoutMs} ms`)),
-        );
-        req.on("error", (e: NodeJS.ErrnoException) =>
-          reject(
-            isUnreachable(e)
-              ? e
-              : unreachableError(`cannot reach the Kubernetes API at ${server}: ${e.code ?? e.message}`),
-          ),
-        );
-        req.end();
-      });
+      const r = await send("GET", path);
+      if (r.status === 404) return undefined;
+      if (r.status < 200 || r.status >= 300) throw new Error(`GET ${path} answered ${r.status}`);
+      const body = obj(r.body);
+      if (!body) throw new Error(`GET ${path} returned something that is not a JSON object`);
+      return body;
     },
   };
 }

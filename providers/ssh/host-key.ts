@@ -1,4 +1,13 @@
 import { createHash } from "crypto";
+import type { ServerHostKeyAlgorithm } from "ssh2";
+
+/** Key types whose algorithm name is the key type itself. */
+const SINGLE_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = [
+  "ssh-ed25519",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+];
 
 /** OpenSSH's fingerprint of a public key blob: `SHA256:` + unpadded base64 of its SHA-256. */
 export function fingerprint(blob: Buffer): string {
@@ -27,4 +36,20 @@ export function hostKeyMatches(expected: string, presented: Buffer): boolean {
 export function isUsablePin(expected: string): boolean {
   const pin = expected.trim();
   return /^SHA256:[A-Za-z0-9+/]{43}=?$/.test(pin) || pin.split(/\s+/).some((p) => /^AAAA[A-Za-z0-9+/]+=*$/.test(p));
+}
+
+/**
+ * The host-key algorithms to offer when the pin is a key line: only the pinned key's own. Go's SSH client (WMCO)
+ * prefers ECDSA and ssh2 prefers Ed25519 (x/crypto/ssh `defaultHostKeyAlgos`, ssh2 `DEFAULT_SERVER_HOST_KEY`), so a
+ * host with both would otherwise present a key other than the one WMCO pinned. An RSA key may sign with SHA-2.
+ * Undefined for a fingerprint pin (the type is not known) or no pin.
+ */
+export function hostKeyAlgorithms(pin: string | undefined): ServerHostKeyAlgorithm[] | undefined {
+  if (!pin || pin.trim().startsWith("SHA256:")) return undefined;
+  const b64 = pin.split(/\s+/).find((part) => /^AAAA[A-Za-z0-9+/]+=*$/.test(part));
+  if (!b64) return undefined;
+  const type = keyLine(Buffer.from(b64, "base64")).split(" ")[0];
+  if (type === "ssh-rsa") return ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"];
+  const known = SINGLE_KEY_ALGORITHMS.find((a) => a === type);
+  return known ? [known] : undefined;
 }

@@ -1,6 +1,7 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
-import { fingerprint, hostKeyMatches, keyLine } from "./host-key";
+import { fingerprint, hostKeyAlgorithms as algorithmsFor, hostKeyMatches, keyLine } from "./host-key";
 import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
+import { openClusterTunnel } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
 import { processSemaphore } from "./limits";
 import { toSftpPath } from "./paths";
@@ -50,6 +51,7 @@ function connectOnce(
   const { Client: SshClient }: typeof import("ssh2") = require("ssh2");
   const target = describeTarget(c);
   const pin = c.hostKey ?? recorded;
+  const hostKeyAlgs = algorithmsFor(pin);
   let privateKey: string | undefined;
   try {
     privateKey = c.privateKey ? keyForSsh2(c.privateKey) : undefined;
@@ -70,6 +72,7 @@ function connectOnce(
       username: c.user,
       readyTimeout: secs(c.connectTimeoutSeconds, DEFAULTS.connectTimeoutSeconds),
       keepaliveInterval: 10_000,
+      ...(hostKeyAlgs ? { algorithms: { serverHostKey: hostKeyAlgs } } : {}),
       hostVerifier: (key: Buffer) => {
         presented = key;
         if (pin) {
@@ -133,6 +136,15 @@ async function connectVia(
   recorded: string | undefined,
 ): Promise<{ client: Client; presented: Buffer; jump?: Client }> {
   const proxy = c.proxy;
+  if (c.cluster) {
+    const sock = await openClusterTunnel(c.cluster, c.host, c.port ?? DEFAULTS.port, c.host);
+    try {
+      return await connectOnce(c, recorded, sock);
+    } catch (e) {
+      sock.destroy();
+      throw e;
+    }
+  }
   if (!proxy) return connectOnce(c, recorded);
   const jump = await connectOnce(proxy, undefined);
   const channel = await new Promise<ClientChannel>((resolve, reject) =>

@@ -22,6 +22,8 @@ export interface SshConnection {
   trustOnFirstUse?: boolean;
   /** A jump host (bastion) to reach `host` through, with the same fields. */
   proxy?: SshConnection;
+  /** Reach `host` through the cluster instead: a port-forward to the relay pod, then on to `host:port`. */
+  cluster?: ClusterTunnel;
   /** Per-attempt connect and handshake timeout, seconds. Default 15. */
   connectTimeoutSeconds?: number;
   /** How long connecting may keep retrying (with backoff), seconds. Default 120. */
@@ -33,6 +35,25 @@ export interface SshConnection {
    * through sh; used by the test lab's Linux sshd.
    */
   pathStyle?: "windows" | "posix";
+}
+
+/**
+ * Through the cluster: the Kubernetes API port-forwards one stream to a relay pod, which opens a TCP connection to
+ * the node (HTTP CONNECT, port 22 only). The SSH session runs end to end from the program over that stream, so the
+ * host key is verified against the node itself and the private key never leaves the program.
+ */
+export interface ClusterTunnel {
+  /** Kubeconfig content or path; undefined: KUBECONFIG, ~/.kube/config. Pass it as a secret. */
+  kubeconfig?: string;
+  context?: string;
+  /** Namespace of the relay pods. */
+  namespace: string;
+  /** Label selector of the relay pods (`app.kubernetes.io/name=windows-estate-node-relay`). */
+  selector: string;
+  /** The port the relay listens on inside its pod. */
+  port: number;
+  /** Timeout of each API step (finding the pod, opening the stream, the relay's answer), seconds. Default 15. */
+  timeoutSeconds?: number;
 }
 
 export const DEFAULTS = {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { byohSchema } from "./byoh";
+import { nodeAccessSchema, rebootSchema } from "./day2";
 import { clusterSchema } from "./cluster";
 import { machineSetsSchema } from "./machinesets";
 import { mirrorsSchema } from "./mirrors";
@@ -22,6 +23,8 @@ export const TOP_LEVEL_KEYS = {
   machineSets: machineSetsSchema,
   mirrors: mirrorsSchema,
   byoh: byohSchema,
+  nodeAccess: nodeAccessSchema,
+  reboot: rebootSchema,
 } as const;
 
 export type TopLevelKey = keyof typeof TOP_LEVEL_KEYS;
@@ -35,6 +38,8 @@ export const TOP_LEVEL_KEY_NAMES = [
   "machineSets",
   "mirrors",
   "byoh",
+  "nodeAccess",
+  "reboot",
 ] as const satisfies readonly TopLevelKey[];
 type Missing = Exclude<TopLevelKey, (typeof TOP_LEVEL_KEY_NAMES)[number]>;
 const _allListed: Missing extends never ? true : never = true;
@@ -49,6 +54,8 @@ export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set([
   "machineSets",
   "mirrors",
   "byoh",
+  "nodeAccess",
+  "reboot",
   "privateKey",
   "privateKeyPath",
 ]);

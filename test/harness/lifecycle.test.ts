@@ -4,8 +4,7 @@ import * as os from "os";
 import * as path from "path";
 import { FakeKube } from "../helpers/fake-kube";
 import { Ec2StandIn } from "./ec2-stand-in";
-import { LabHost, startLabHost } from "../lab/sshd";
-import { freshWindowsState } from "../lab/windows-state";
+import { labWindows, LabWindows } from "../lab/lab-windows";
 import { wmcoSubscription } from "../helpers/olm-objects";
 import { PROJECT_DIR, DynamicPlugin } from "./dynamic-plugin";
 import { ResourceState, StackState, Step, ROOT_STACK_TYPE } from "./engine";
@@ -20,26 +19,7 @@ jest.setTimeout(300_000);
 
 const NS = "openshift-windows-machine-config-operator";
 const CSV = "windows-machine-config-operator.v10.19.3";
-const FAKE_PS = path.join(__dirname, "..", "lab", "fake-powershell.js");
 const DEV_FILE = path.join(PROJECT_DIR, "Pulumi.dev.yaml");
-
-interface LabWindows {
-  host: LabHost;
-  state: string;
-  dir: string;
-}
-
-/** A lab host whose `powershell` is the simulated Windows of test/lab/fake-powershell.js, with its own state. */
-async function labWindows(address: string, hostname: string): Promise<LabWindows> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lc-win-"));
-  fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
-  fs.chmodSync(path.join(dir, "powershell"), 0o755);
-  const state = path.join(dir, "state.json");
-  fs.writeFileSync(state, JSON.stringify(freshWindowsState(hostname)));
-  // Port 22: WMCO always connects there (pkg/windows/connectivity.go), so the stack config allows nothing else. Each lab
-  // host gets its own loopback address for it; binding 22 needs root (as CI runs) or CAP_NET_BIND_SERVICE.
-  return { host: await startLabHost({ binDir: dir, address, port: 22 }), state, dir };
-}
 
 let kube: FakeKube;
 let nodes: { metadata: { name: string; labels: Record<string, string> } }[] = [];

@@ -14,6 +14,17 @@ if (i < 0) {
 const script = Buffer.from(process.argv[i + 1], "base64").toString("utf16le");
 fs.appendFileSync(state + ".log", script + "\n#---\n");
 const host = JSON.parse(fs.readFileSync(state, "utf8"));
+// Saves the simulated state. With `authorizedKeysFile`, the key list is also the real sshd's file: what a script
+// authorizes or removes decides which keys the next login may use (written whole and renamed into place).
+function save() {
+  fs.writeFileSync(state, JSON.stringify(host));
+  if (host.authorizedKeysFile) {
+    fs.writeFileSync(host.authorizedKeysFile + ".tmp", host.authorizedKeys.map((k) => k + "\n").join(""), {
+      mode: 0o600,
+    });
+    fs.renameSync(host.authorizedKeysFile + ".tmp", host.authorizedKeysFile);
+  }
+}
 const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
 if (script.includes("Write-Output 'prepared'")) {
   if (!host.authorizedKeys.includes(key)) host.authorizedKeys.push(key);
@@ -28,15 +39,34 @@ if (script.includes("Write-Output 'prepared'")) {
     firewallPorts: [22, 10250, 9182],
     sshdStartType: "Automatic",
   });
-  fs.writeFileSync(state, JSON.stringify(host));
+  save();
   process.stdout.write("prepared\r\n");
+} else if (script.includes("Write-Output ('retired ' +")) {
+  // Retiring old WMCO keys: every authorized line whose key is listed in $retire goes; $key must stay.
+  const retire = [...script.matchAll(/^\s*'((?:ssh|ecdsa)[^']*)',?$/gm)].map((m) => m[1]);
+  if (!host.authorizedKeys.includes(key)) {
+    process.stderr.write("the key to keep is not authorized; nothing was removed\n");
+    process.exit(4);
+  }
+  const before = host.authorizedKeys.length;
+  host.authorizedKeys = host.authorizedKeys.filter((k) => !retire.includes(k));
+  save();
+  process.stdout.write(`retired ${before - host.authorizedKeys.length}\r\n`);
+} else if (script.includes("169.254.169.254")) {
+  // The AWS metadata route step: re-added when the simulated host lost it; the endpoint answers unless told not to.
+  const added = host.metadataRouteMissing === true;
+  host.metadataRouteMissing = false;
+  host.routeChecks = (host.routeChecks || 0) + 1;
+  save();
+  const instanceId = host.metadataDown ? "" : "i-0123456789abcdef0";
+  process.stdout.write(JSON.stringify({ routeAdded: added, gateway: "10.0.0.1", instanceId }) + "\r\n");
 } else if (script.includes("LastBootUpTime")) {
   process.stdout.write((host.bootTime || "2026-11-01T00:00:00.0000000Z") + "\r\n");
 } else if (script.includes("Restart-Computer -Force")) {
   // The reboot: a new boot time; with `neverReturns` the host goes away for good (its sshd listener is killed,
   // found by walking up from this process: shell, sshd session, sshd listener).
   host.bootTime = new Date().toISOString();
-  fs.writeFileSync(state, JSON.stringify(host));
+  save();
   if (host.neverReturns) {
     const parent = (pid) => Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
     let pid = process.ppid;

@@ -18,6 +18,10 @@ export interface LabHost {
   hostKeyFingerprint: string;
   /** A scratch directory on this "host" for files the tests write. */
   root: string;
+  /** The file sshd reads authorized keys from (one line per key). */
+  authorizedKeysFile: string;
+  /** The user key's public line (`ssh-ed25519 AAAA…`), as it is authorized. */
+  publicKey: string;
   /** Kills every connection this sshd is serving (its child processes), leaving the listener up. */
   killConnections(): void;
   stop(): Promise<void>;
@@ -139,6 +143,8 @@ export async function startLabHost(
     hostKeyLine: hostKey.pub.split(" ").slice(0, 2).join(" "),
     hostKeyFingerprint: fp,
     root,
+    authorizedKeysFile: path.join(dir, "authorized_keys"),
+    publicKey: userKey.pub.split(" ").slice(0, 2).join(" "),
     killConnections() {
       try {
         execFileSync("pkill", ["-KILL", "-P", String(proc.pid)]);

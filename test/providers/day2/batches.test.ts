@@ -1,4 +1,4 @@
-import { describeRollout, planRollout } from "../../../components/day2/batches";
+import { describeRollout, planRollout } from "../../../providers/day2/batches";
 
 const nodes = Array.from({ length: 10 }, (_, i) => ({ name: `win-${String(i).padStart(2, "0")}` }));
 

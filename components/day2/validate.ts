@@ -1,0 +1,65 @@
+import { ConfigIssue } from "../../stacks/config-issue";
+import type { ClusterConfig } from "../../stacks/schema/cluster";
+import type { NodeAccessConfig, RebootConfig } from "../../stacks/schema/day2";
+import { isUsablePin } from "../../providers/ssh/host-key";
+
+/**
+ * Checks `windows-estate:nodeAccess` and `windows-estate:reboot` beyond their shape: each `via` has what it needs,
+ * pins are readable, and the operations that need a cluster are not asked of a render-only stack.
+ */
+export function validateDay2(
+  cluster: ClusterConfig | undefined,
+  access: NodeAccessConfig | undefined,
+  reboot: RebootConfig | undefined,
+): ConfigIssue[] {
+  const errors: ConfigIssue[] = [];
+  const render = cluster?.render !== undefined;
+  if (access) {
+    if (access.via === "jumpHost" && !access.jumpHost)
+      errors.push({
+        path: "nodeAccess.jumpHost",
+        message:
+          "is required with via: jumpHost: { address, username, hostKey } (or choose via: direct or via: cluster)",
+      });
+    if (access.via !== "jumpHost" && access.jumpHost)
+      errors.push({
+        path: "nodeAccess.jumpHost",
+        message: `is set but via is ${access.via}: set via: jumpHost to use it, or remove it`,
+      });
+    if (access.jumpHost && !isUsablePin(access.jumpHost.hostKey))
+      errors.push({
+        path: "nodeAccess.jumpHost.hostKey",
+        message: "must be an OpenSSH public-key line or a SHA256: fingerprint",
+      });
+    if (access.via !== "cluster" && (access.bastionImage || access.portForwardSubjects.length > 0))
+      errors.push({
+        path: "nodeAccess",
+        message: `bastionImage and portForwardSubjects apply to via: cluster only (via is ${access.via})`,
+      });
+    if (access.via === "cluster" && render)
+      errors.push({
+        path: "nodeAccess.via",
+        message:
+          "cluster needs a cluster to tunnel through; a render-only stack (cluster.render) has none: use direct or jumpHost",
+      });
+    for (const [node, value] of Object.entries(access.hostKeys))
+      if (!isUsablePin(value))
+        errors.push({
+          path: `nodeAccess.hostKeys.${node}`,
+          message: "must be an OpenSSH public-key line or a SHA256: fingerprint",
+        });
+  }
+  if (reboot && render)
+    errors.push({
+      path: "reboot",
+      message:
+        "a rolling reboot needs the cluster's API (cordon, drain, Ready); a render-only stack (cluster.render) cannot run one: remove windows-estate:reboot",
+    });
+  if (reboot && cluster?.discovery === false)
+    errors.push({
+      path: "reboot",
+      message:
+        "a rolling reboot reads the Windows nodes from the cluster to plan its batches; it needs cluster.discovery (on by default): remove cluster.discovery: false or windows-estate:reboot",
+    });
+  return errors;
+}

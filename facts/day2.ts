@@ -1,0 +1,54 @@
+/**
+ * Day-2 facts in one place: the node relay the program declares for `nodeAccess.via: cluster`, the annotations it
+ * keeps its own progress in, and what WMCO records on Windows Nodes that day-2 operations read.
+ */
+
+/** The relay Deployment (and its pods' `app.kubernetes.io/name` label) in the WMCO namespace. */
+export const RELAY_NAME = "windows-estate-node-relay";
+/** Selector of the relay pods, as the SSH layer looks them up. */
+export const RELAY_SELECTOR = `app.kubernetes.io/name=${RELAY_NAME}`;
+/** The port the relay listens on, on the pod's loopback only (a port-forward reaches it; other pods cannot). */
+export const RELAY_PORT = 2222;
+/**
+ * Default relay image: Red Hat's freely redistributable UBI Node.js runtime (the relay is a small Node.js program
+ * mounted from a ConfigMap). Mirrored or disconnected clusters set `nodeAccess.bastionImage`.
+ */
+export const RELAY_IMAGE = "registry.access.redhat.com/ubi9/nodejs-22-minimal:latest";
+/** The only port the relay opens on a node: WMCO's own SSH port (pkg/windows/connectivity.go `sshPort`). */
+export const RELAY_ALLOWED_PORTS = [22];
+
+/** Windows Nodes: `kubernetes.io/os=windows` (k8s.io/api core/v1 `LabelOSStable`), as WMCO selects them. */
+export const WINDOWS_NODE_SELECTOR = "kubernetes.io/os=windows";
+
+/**
+ * WMCO's host-key pin on the Node (pkg/windows/hostkey.go `SSHHostKeyAnnotation`, `SSHHostKeyTypeAnnotation`): the
+ * base64 SSH wire-format key and its algorithm. Set by WMCO from release-4.20 on (trust on first use).
+ */
+export const WMCO_HOST_KEY_ANNOTATION = "windowsmachineconfig.openshift.io/ssh-host-key";
+export const WMCO_HOST_KEY_TYPE_ANNOTATION = "windowsmachineconfig.openshift.io/ssh-host-key-type";
+/** WMCO's hash of the public key a node was configured with (pkg/nodeconfig/nodeconfig.go `PubKeyHashAnnotation`). */
+export const WMCO_PUB_KEY_HASH_ANNOTATION = "windowsmachineconfig.openshift.io/pub-key-hash";
+/** WMCO reboots a node carrying this, with any value (pkg/metadata `RebootAnnotation`). */
+export const WMCO_REBOOT_ANNOTATION = "windowsmachineconfig.openshift.io/reboot-required";
+/** Set on a node WMCO is upgrading (pkg/metadata/metadata.go `UpgradingLabel`). */
+export const WMCO_UPGRADING_LABEL = "windowsmachineconfig.openshift.io/upgrading";
+/** WMCO's user data Secret (pkg/secrets/secrets.go `UserDataSecret`, in `openshift-machine-api`). */
+export const WMCO_USER_DATA_SECRET = { namespace: "openshift-machine-api", name: "windows-user-data" };
+/** The Node annotation naming its Machine (`<namespace>/<name>`), set by the machine-api node link controller. */
+export const MACHINE_ANNOTATION = "machine.openshift.io/machine";
+/** The Machine label naming its MachineSet: every Windows MachineSet's template carries it (WMCO docs, our builder). */
+export const MACHINESET_LABEL = "machine.openshift.io/cluster-api-machineset";
+
+/** Our own progress records on Nodes (the kured pattern: progress where operators can see it). */
+export const REBOOTED_FOR_ANNOTATION = "windows-estate.io/rebooted-for";
+export const REBOOTING_FOR_ANNOTATION = "windows-estate.io/rebooting-for";
+/** Set when the node was already cordoned by someone else before our reboot: it is left cordoned afterwards. */
+export const KEEP_CORDONED_ANNOTATION = "windows-estate.io/was-unschedulable";
+
+/**
+ * The user WMCO logs in as on MachineSet nodes: `capi` on Azure, else `Administrator`
+ * (controllers/windowsmachine_controller.go `getDefaultUsername`). BYOH nodes use their `windows-instances` entry.
+ */
+export function machineSetNodeUser(platform: string): string {
+  return platform === "Azure" ? "capi" : "Administrator";
+}

@@ -1,0 +1,237 @@
+/**
+ * A rolling graceful reboot of Windows nodes, batch after batch (seed 002's seven steps, per node): cordon, drain,
+ * `Restart-Computer -Force` over SSH, wait until SSH answers with a new boot time, on AWS the metadata route, wait
+ * until the node is Ready with a heartbeat newer than before the restart, uncordon. The nodes of one batch run in
+ * parallel; a failure stops the rollout after its batch, leaves the failed node cordoned, and names node and step.
+ *
+ * Progress lives on the Node (the kured pattern): `windows-estate.io/rebooting-for` while we work on it,
+ * `windows-estate.io/rebooted-for` once it is done for this token, so a later `pulumi up` resumes where it stopped and
+ * never reboots a finished node twice. A node that was cordoned by someone else before we started stays cordoned.
+ */
+import { createHash } from "crypto";
+import { messageOf } from "../../lib/errors";
+import { KEEP_CORDONED_ANNOTATION, REBOOTED_FOR_ANNOTATION, REBOOTING_FOR_ANNOTATION } from "../../facts/day2";
+import { get, stringMap } from "../../lib/json";
+import { powershellCommand } from "../ssh/powershell";
+import { withSession } from "../ssh/session";
+import { SshConnection } from "../ssh/types";
+import { drainNode, DrainRun, NodeApi } from "./drain-run";
+import { readyCondition, WindowsNode, windowsNodes } from "./inventory";
+import { rebootHost, RebootOptions } from "./reboot";
+import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
+
+/** The token as it is recorded on Nodes: a short digest (any string may be a token; annotations stay small). */
+export function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("hex").slice(0, 16);
+}
+
+export interface RolloutOptions {
+  token: string;
+  /** Whether the nodes run on AWS (the metadata route step). */
+  aws: boolean;
+  drain: DrainRun;
+  reboot: RebootOptions;
+  /** How long a node may take to be Ready again after SSH is back. */
+  readyTimeoutMs: number;
+  /** Pause between checks of the Node's Ready condition. */
+  readyPollMs: number;
+  progress?: (line: string) => void;
+}
+
+/** How to reach one node (address, user, key, host-key pin, path); undefined with the reason when it cannot be. */
+export type Reach = (node: WindowsNode) => { connection: SshConnection; hostKey?: string } | { problem: string };
+
+export interface RolloutResult {
+  rebooted: string[];
+  skipped: string[];
+  /** Host keys seen at first contact (trust on first use), by node name. */
+  learnedHostKeys: Record<string, string>;
+}
+
+const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function readNode(api: NodeApi, name: string): Promise<unknown> {
+  const r = await api.request("GET", nodePath(name));
+  if (r.status === 404) throw new Error(`node ${name} no longer exists; run pulumi up again to plan without it`);
+  if (r.status !== 200) throw new Error(`reading node ${name} failed: the API answered ${r.status}`);
+  return r.body;
+}
+
+async function patchNode(api: NodeApi, name: string, patch: unknown, what: string): Promise<void> {
+  const r = await api.request("PATCH", nodePath(name), patch);
+  if (r.status < 200 || r.status >= 300) throw new Error(`${what} node ${name} failed: the API answered ${r.status}`);
+}
+
+/** Runs one step, and names the node and the step when it fails. */
+async function step<T>(node: string, name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw new Error(`node ${node}, step "${name}": ${messageOf(e)}`);
+  }
+}
+
+/**
+ * Everything that can be known before a node is touched: every planned node exists, has an address and a way to
+ * verify its host key, and WMCO is not working on it. Any problem stops the rollout before anything changes.
+ */
+export async function checkRollout(api: NodeApi, batches: string[][], reach: Reach): Promise<Map<string, WindowsNode>> {
+  const planned = batches.flat();
+  const list = await api.request(
+    "GET",
+    `/api/v1/nodes?labelSelector=${encodeURIComponent("kubernetes.io/os=windows")}`,
+  );
+  if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
+  const nodes = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
+  const problems: string[] = [];
+  for (const name of planned) {
+    const n = nodes.get(name);
+    if (!n) {
+      problems.push(`node ${name} is no longer in the cluster (run pulumi up again to plan without it)`);
+      continue;
+    }
+    if (n.wmcoBusy) problems.push(`node ${name}: ${n.wmcoBusy}; wait for WMCO to finish`);
+    const r = reach(n);
+    if ("problem" in r) problems.push(`node ${name}: ${r.problem}`);
+  }
+  if (problems.length > 0)
+    throw new Error(`the rolling reboot did not start; nothing was changed:\n  - ${problems.join("\n  - ")}`);
+  return nodes;
+}
+
+async function rebootOne(
+  api: NodeApi,
+  node: WindowsNode,
+  reach: Reach,
+  digest: string,
+  o: RolloutOptions,
+  learned: Record<string, string>,
+): Promise<"rebooted" | "skipped"> {
+  const name = node.name;
+  const current = await step(name, "read", () => readNode(api, name));
+  const annotations = stringMap(get(current, "metadata", "annotations"));
+  if (annotations[REBOOTED_FOR_ANNOTATION] === digest) return "skipped";
+  const resuming = annotations[REBOOTING_FOR_ANNOTATION] === digest;
+  // Cordoned by someone else before we began (not by an earlier run of this rollout): leave it cordoned after.
+  const keepCordoned = resuming
+    ? annotations[KEEP_CORDONED_ANNOTATION] === "true"
+    : get(current, "spec", "unschedulable") === true;
+  const target = reach(node);
+  if ("problem" in target) throw new Error(`node ${name}: ${target.problem}`);
+  // Reach it before touching it: a host that does not answer, or answers with another key than the pinned one,
+  // stops here with the node untouched. With trust on first use, the key seen now is the one every reconnection
+  // after the restart must present.
+  const hostKey = await step(name, "connect", () =>
+    withSession(target.connection, target.hostKey, async (s) => s.hostKey),
+  );
+  if (!target.hostKey) learned[name] = hostKey;
+
+  await step(name, "cordon", () =>
+    patchNode(
+      api,
+      name,
+      {
+        metadata: {
+          annotations: {
+            [REBOOTING_FOR_ANNOTATION]: digest,
+            [KEEP_CORDONED_ANNOTATION]: keepCordoned ? "true" : null,
+          },
+        },
+        spec: { unschedulable: true },
+      },
+      "cordoning",
+    ),
+  );
+  o.progress?.(`node ${name}: cordoned${keepCordoned ? " (it was already; it stays cordoned afterwards)" : ""}`);
+  await step(name, "drain", () => drainNode(api, name, o.drain));
+  const heartbeatBefore = readyCondition(await readNode(api, name)).heartbeat ?? "";
+
+  const pinned = { ...target.connection, hostKey, trustOnFirstUse: false };
+  await step(name, "restart", () => rebootHost(pinned, hostKey, name, o.reboot));
+
+  if (o.aws) {
+    const route = await step(name, "AWS metadata route", () =>
+      withSession(pinned, hostKey, async (s) => {
+        const r = await s.exec(powershellCommand(awsMetadataRouteScript()));
+        if (r.code !== 0) throw new Error(`the route script failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
+        return parseMetadataRoute(r.stdout);
+      }),
+    );
+    if (route.instanceId === "")
+      throw new Error(
+        `node ${name}, step "AWS metadata route": ${route.routeAdded ? `the route through ${route.gateway} was re-added but ` : ""}the instance metadata service does not answer; the node stays cordoned`,
+      );
+    o.progress?.(`node ${name}: metadata route ${route.routeAdded ? `re-added through ${route.gateway}` : "present"}`);
+  }
+
+  await step(name, "wait for Ready", async () => {
+    const deadline = Date.now() + o.readyTimeoutMs;
+    for (;;) {
+      const ready = readyCondition(await readNode(api, name));
+      // A fresh heartbeat, compared with the kubelet's own clock (the one before the restart), never with ours.
+      if (ready.status === "True" && (ready.heartbeat ?? "") > heartbeatBefore) return;
+      if (Date.now() + o.readyPollMs > deadline)
+        throw new Error(
+          `not Ready with a fresh kubelet heartbeat within ${Math.round(o.readyTimeoutMs / 1000)}s after the restart (Ready=${ready.status ?? "unknown"}, last heartbeat ${ready.heartbeat ?? "none"}); it stays cordoned`,
+        );
+      await pause(o.readyPollMs);
+    }
+  });
+
+  await step(name, "uncordon", () =>
+    patchNode(
+      api,
+      name,
+      {
+        metadata: {
+          annotations: {
+            [REBOOTED_FOR_ANNOTATION]: digest,
+            [REBOOTING_FOR_ANNOTATION]: null,
+            [KEEP_CORDONED_ANNOTATION]: null,
+          },
+        },
+        ...(keepCordoned ? {} : { spec: { unschedulable: false } }),
+      },
+      "uncordoning",
+    ),
+  );
+  o.progress?.(`node ${name}: done${keepCordoned ? " (left cordoned, as it was before)" : ", uncordoned"}`);
+  return "rebooted";
+}
+
+/** Runs the planned batches in order. Throws after the first batch with a failure, naming each failed node. */
+export async function runRollingReboot(
+  api: NodeApi,
+  batches: string[][],
+  reach: Reach,
+  o: RolloutOptions,
+): Promise<RolloutResult> {
+  const nodes = await checkRollout(api, batches, reach);
+  const digest = tokenDigest(o.token);
+  const result: RolloutResult = { rebooted: [], skipped: [], learnedHostKeys: {} };
+  for (const [i, batch] of batches.entries()) {
+    o.progress?.(`batch ${i + 1}/${batches.length}: ${batch.join(", ")}`);
+    const outcomes = await Promise.allSettled(
+      batch.map((name) => {
+        const node = nodes.get(name);
+        if (!node) return Promise.reject(new Error(`node ${name} is not in the inventory`));
+        return rebootOne(api, node, reach, digest, o, result.learnedHostKeys);
+      }),
+    );
+    const failed: string[] = [];
+    outcomes.forEach((r, j) => {
+      if (r.status === "rejected") failed.push(messageOf(r.reason));
+      else (r.value === "rebooted" ? result.rebooted : result.skipped).push(batch[j]);
+    });
+    if (failed.length > 0) {
+      const later = batches.slice(i + 1).flat();
+      throw new Error(
+        `the rolling reboot stopped in batch ${i + 1}/${batches.length}:\n  - ${failed.join("\n  - ")}\n` +
+          `Done so far: ${result.rebooted.join(", ") || "none"}. Not started: ${later.join(", ") || "none"}. ` +
+          `Fix the cause and run pulumi up again: finished nodes are not rebooted again.`,
+      );
+    }
+  }
+  return result;
+}

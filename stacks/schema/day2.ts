@@ -1,0 +1,78 @@
+import { z } from "zod";
+
+const pin = z.string().min(1);
+
+/** A jump host (bastion) every node session goes through. */
+const jumpHost = z.strictObject({
+  /** Address or DNS name of the jump host. */
+  address: z.string().min(1),
+  /** SSH port. Default 22. */
+  port: z.number().int().min(1).max(65535).default(22),
+  /** User on the jump host. */
+  username: z.string().min(1),
+  /** The jump host's key: an OpenSSH public-key line or a `SHA256:` fingerprint. Required: host keys are verified. */
+  hostKey: pin,
+  /** Path to the key the jump host accepts (`~` expanded). Default: the WMCO private key. */
+  privateKeyPath: z.string().min(1).optional(),
+});
+
+/** A subject allowed to open the port-forward to the relay (a RoleBinding is declared for them). */
+const subject = z.strictObject({
+  kind: z.enum(["User", "Group", "ServiceAccount"]),
+  name: z.string().min(1),
+  /** Namespace of a ServiceAccount. */
+  namespace: z.string().min(1).optional(),
+});
+
+/**
+ * `windows-estate:nodeAccess`: how node operations (reboots, key rotation, BYOH preparation) reach Windows nodes
+ * over SSH from where `pulumi up` runs.
+ */
+export const nodeAccessSchema = z
+  .strictObject({
+    /**
+     * `direct` (default): SSH to the node's address. `jumpHost`: through `jumpHost`. `cluster`: through the
+     * Kubernetes API, a port-forward to a relay pod the program declares in the WMCO namespace.
+     */
+    via: z.enum(["direct", "jumpHost", "cluster"]).default("direct"),
+    jumpHost: jumpHost.optional(),
+    /** The relay pod's image (`via: cluster`); a Node.js runtime. Default: UBI 9 Node.js 22 minimal. */
+    bastionImage: z.string().min(1).optional(),
+    /** Who may use the relay (`via: cluster`): a RoleBinding to the port-forward Role is declared for them. */
+    portForwardSubjects: z.array(subject).default([]),
+    /**
+     * Host keys of nodes WMCO has not pinned (vanilla nodes, WMCO before 4.20), by Node name or address: an OpenSSH
+     * public-key line or a `SHA256:` fingerprint. WMCO's own pin on the Node wins when both exist and agree.
+     */
+    hostKeys: z.record(z.string(), pin).default({}),
+    /** Accept and record the key of a node with no pin at first contact. Default false: an unpinned node is an error. */
+    trustOnFirstUse: z.boolean().default(false),
+    /** Per-attempt connect and handshake timeout, seconds. Default 15. */
+    connectTimeoutSeconds: z.number().int().min(1).max(600).default(15),
+  })
+  .default({ via: "direct", portForwardSubjects: [], hostKeys: {}, trustOnFirstUse: false, connectTimeoutSeconds: 15 });
+
+export type NodeAccessConfig = z.output<typeof nodeAccessSchema>;
+
+/**
+ * `windows-estate:reboot`: a rolling graceful reboot of the Windows nodes, run by `pulumi up` whenever `token`
+ * changes (and when the key first appears).
+ */
+export const rebootSchema = z
+  .strictObject({
+    /** Any string; changing it asks for a new rolling reboot (e.g. a date or a change ticket). */
+    token: z.string().min(1).max(253),
+    /** How many nodes may be down at once. Default 1. */
+    maxUnavailable: z.number().int().min(1).max(1000).default(1),
+    /** Only nodes with all these labels (besides `kubernetes.io/os=windows`). Default: every Windows node. */
+    nodeSelector: z.record(z.string(), z.string()).default({}),
+    /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets (`--disable-eviction`). Default false. */
+    disableEviction: z.boolean().default(false),
+    /** How long draining one node may take before the rollout stops (the node stays cordoned), seconds. Default 600. */
+    drainTimeoutSeconds: z.number().int().min(10).max(86400).default(600),
+    /** How long one node may take to come back Ready after the restart, seconds. Default 900. */
+    readyTimeoutSeconds: z.number().int().min(60).max(86400).default(900),
+  })
+  .optional();
+
+export type RebootConfig = z.output<typeof rebootSchema>;

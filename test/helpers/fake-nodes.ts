@@ -1,0 +1,150 @@
+import { FakeKube } from "./fake-kube";
+
+/** A Node as the API stand-in serves it (valid against core/v1 Node: test/schemas). */
+export interface NodeObject {
+  apiVersion: "v1";
+  kind: "Node";
+  metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
+  spec: { unschedulable?: boolean };
+  status: {
+    addresses: { type: string; address: string }[];
+    nodeInfo: Record<string, string>;
+    conditions: { type: string; status: string; lastHeartbeatTime: string; lastTransitionTime: string }[];
+  };
+}
+
+export interface FakeNodeOptions {
+  address: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  unschedulable?: boolean;
+  /** Once rebooted (its boot time changed), the kubelet never reports Ready again. */
+  neverReadyAfterReboot?: () => boolean;
+}
+
+/** The node info a Windows Server 2022 kubelet reports (kubelet `winstats`: `<maj>.<min>.<build>.<UBR>`). */
+const NODE_INFO = {
+  architecture: "amd64",
+  bootID: "",
+  containerRuntimeVersion: "containerd://1.7.27",
+  kernelVersion: "10.0.20348.2700",
+  kubeProxyVersion: "",
+  kubeletVersion: "v1.33.2",
+  machineID: "win",
+  operatingSystem: "windows",
+  osImage: "Windows Server 2022 Datacenter",
+  systemUUID: "ec2a0000-0000-0000-0000-000000000000",
+};
+
+/**
+ * Windows Nodes behind the local API stand-in, stateful: GET and list them, PATCH them with a JSON merge patch
+ * (RFC 7386: `null` removes a key), and a kubelet whose Ready heartbeat advances each time the node is read (the
+ * stand-in has no clock of its own; state changes come from requests). Every PATCH is recorded in `events`.
+ */
+export class FakeNodes {
+  readonly nodes = new Map<string, NodeObject>();
+  readonly events: string[] = [];
+  private readonly reads = new Map<string, number>();
+  private readonly neverReady = new Map<string, () => boolean>();
+
+  constructor(private readonly kube: FakeKube) {
+    kube.route("/api/v1/nodes", (_n, req) => {
+      if (req.method !== "GET") return { status: 405 };
+      const items = [...this.nodes.keys()].map((name) => this.serve(name));
+      return { status: 200, body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items } };
+    });
+    // Pods of a node (drain): none besides what a test adds with its own route.
+    kube.route("/api/v1/pods", () => ({
+      status: 200,
+      body: { apiVersion: "v1", kind: "PodList", metadata: {}, items: [] },
+    }));
+  }
+
+  add(name: string, o: FakeNodeOptions): NodeObject {
+    const node: NodeObject = {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name,
+        labels: {
+          "kubernetes.io/os": "windows",
+          "node.kubernetes.io/windows-build": "10.0.20348",
+          ...(o.labels ?? {}),
+        },
+        annotations: { ...(o.annotations ?? {}) },
+      },
+      spec: o.unschedulable ? { unschedulable: true } : {},
+      status: {
+        addresses: [
+          { type: "InternalIP", address: o.address },
+          { type: "Hostname", address: name },
+        ],
+        nodeInfo: { ...NODE_INFO },
+        conditions: [
+          {
+            type: "Ready",
+            status: "True",
+            lastHeartbeatTime: "2026-11-23T00:00:00Z",
+            lastTransitionTime: "2026-11-01T00:00:00Z",
+          },
+        ],
+      },
+    };
+    this.nodes.set(name, node);
+    if (o.neverReadyAfterReboot) this.neverReady.set(name, o.neverReadyAfterReboot);
+    this.kube.route(`/api/v1/nodes/${name}`, (_n, req) => {
+      if (req.method === "GET") return { status: 200, body: this.serve(name) };
+      if (req.method === "PATCH") {
+        const current = this.nodes.get(name);
+        if (!current) return { status: 404 };
+        this.nodes.set(name, mergePatch(current, req.body) as NodeObject);
+        this.events.push(`${name} ${describePatch(req.body)}`);
+        return { status: 200, body: this.serve(name) };
+      }
+      return { status: 405 };
+    });
+    return node;
+  }
+
+  /** The node as read now: each read is a kubelet heartbeat one second after the previous one. */
+  private serve(name: string): NodeObject {
+    const node = this.nodes.get(name) as NodeObject;
+    const n = (this.reads.get(name) ?? 0) + 1;
+    this.reads.set(name, n);
+    const beat = new Date(Date.parse("2026-11-23T00:00:00Z") + n * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+    const down = this.neverReady.get(name)?.() === true;
+    node.status.conditions = [
+      {
+        type: "Ready",
+        status: down ? "Unknown" : "True",
+        lastHeartbeatTime: down ? "2026-11-23T00:00:00Z" : beat,
+        lastTransitionTime: "2026-11-01T00:00:00Z",
+      },
+    ];
+    return JSON.parse(JSON.stringify(node));
+  }
+}
+
+/** RFC 7386 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    typeof target === "object" && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** `cordon`/`uncordon` plus the annotations a patch sets, for readable event lists. */
+function describePatch(patch: unknown): string {
+  const p = patch as { spec?: { unschedulable?: boolean }; metadata?: { annotations?: Record<string, unknown> } };
+  const parts: string[] = [];
+  if (p.spec?.unschedulable === true) parts.push("cordon");
+  if (p.spec?.unschedulable === false) parts.push("uncordon");
+  for (const [k, v] of Object.entries(p.metadata?.annotations ?? {})) parts.push(v === null ? `-${k}` : `+${k}`);
+  return parts.join(" ");
+}

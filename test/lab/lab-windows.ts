@@ -1,0 +1,53 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { LabHost, startLabHost } from "./sshd";
+import { freshWindowsState } from "./windows-state";
+
+const FAKE_PS = path.join(__dirname, "fake-powershell.js");
+
+/** A lab host whose `powershell` is the simulated Windows of fake-powershell.js, with its own state file. */
+export interface LabWindows {
+  host: LabHost;
+  /** The simulated Windows state (JSON) the stand-in answers from; its `.log` beside it lists every script run. */
+  state: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one on `address`:22. Port 22: WMCO always connects there (pkg/windows/connectivity.go), so node
+ * operations allow nothing else. Each lab host gets its own loopback address for it; binding 22 needs root (as CI
+ * runs) or CAP_NET_BIND_SERVICE. `state` is merged over a fresh Windows Server 2022 host.
+ */
+export async function labWindows(
+  address: string,
+  hostname: string,
+  state: Record<string, unknown> = {},
+): Promise<LabWindows> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lab-win-"));
+  fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
+  fs.chmodSync(path.join(dir, "powershell"), 0o755);
+  const file = path.join(dir, "state.json");
+  const host = await startLabHost({ binDir: dir, address, port: 22 });
+  fs.writeFileSync(file, JSON.stringify({ ...freshWindowsState(hostname), ...state }));
+  return {
+    host,
+    state: file,
+    dir,
+    async stop() {
+      await host.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The scripts the simulated host ran, in order (split from its log). */
+export function scriptsRun(w: LabWindows): string[] {
+  const log = w.state + ".log";
+  if (!fs.existsSync(log)) return [];
+  return fs
+    .readFileSync(log, "utf8")
+    .split("\n#---\n")
+    .filter((s) => s.trim() !== "");
+}

@@ -1,0 +1,206 @@
+import * as fs from "fs";
+import { RollingReboot } from "../../../providers/rolling-reboot";
+import { planRollout } from "../../../providers/day2/batches";
+import { tokenDigest } from "../../../providers/day2/rollout";
+import { WMCO_HOST_KEY_ANNOTATION, WMCO_HOST_KEY_TYPE_ANNOTATION } from "../../../facts/day2";
+import { serializedProviderOf } from "../../helpers/dynamic-host";
+import { FakeKube } from "../../helpers/fake-kube";
+import { FakeNodes } from "../../helpers/fake-nodes";
+import { validateObject } from "../../helpers/schemas";
+import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
+
+// The rolling reboot as `pulumi up` runs it: the RollingReboot provider, serialized by the SDK, run by the real
+// dynamic-provider plugin over gRPC, against ten lab hosts (real sshd on 127.0.0.31-40:22, the simulated PowerShell
+// answering boot time, Restart-Computer and the AWS route) and Windows Nodes behind the local Kubernetes API
+// stand-in (cordon, drain, Ready, our progress annotations). What only a cluster and Windows prove: a real restart,
+// a real kubelet coming back.
+jest.setTimeout(240_000);
+
+const URN = "urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::estate-reboot";
+const HOSTS = 10;
+let kube: FakeKube;
+let nodes: FakeNodes;
+let labs: LabWindows[] = [];
+let plugin: DynamicPlugin;
+let providerText: string;
+let neverReady = "";
+
+const name = (i: number) => `win-${String(i).padStart(2, "0")}`;
+
+beforeAll(async () => {
+  kube = new FakeKube();
+  await kube.start();
+  nodes = new FakeNodes(kube);
+  labs = await Promise.all(
+    Array.from({ length: HOSTS }, (_, i) =>
+      labWindows(`127.0.0.${31 + i}`, name(i), {
+        bootTime: "2026-11-01T00:00:00.0000000Z",
+        metadataRouteMissing: i === 4,
+      }),
+    ),
+  );
+  labs.forEach((l, i) =>
+    nodes.add(name(i), {
+      address: l.host.host,
+      labels: { "windowsmachineconfig.openshift.io/byoh": "true" },
+      // WMCO's pin (pkg/windows/hostkey.go): the host key's wire format in base64, and its type.
+      annotations: {
+        [WMCO_HOST_KEY_ANNOTATION]: l.host.hostKeyLine.split(" ")[1],
+        [WMCO_HOST_KEY_TYPE_ANNOTATION]: l.host.hostKeyLine.split(" ")[0],
+      },
+      unschedulable: i === 7,
+      neverReadyAfterReboot: () => neverReady === name(i),
+    }),
+  );
+  providerText = (await serializedProviderOf(() => new RollingReboot("r", { token: "t", batches: [], reach: reach() })))
+    .text;
+  plugin = new DynamicPlugin();
+  await plugin.start("127.0.0.1:1");
+});
+afterAll(async () => {
+  await plugin?.stop();
+  await kube?.stop();
+  await Promise.all(labs.map((l) => l.stop()));
+});
+
+function reach() {
+  return {
+    platform: "AWS",
+    // One WMCO key for every node: host 0's user key, authorized on all ten hosts (below).
+    privateKey: labs[0]?.host.privateKey ?? "",
+    byohUsers: Object.fromEntries(labs.map((l) => [l.host.host, l.host.user])),
+    hostKeys: {},
+    trustOnFirstUse: false,
+    connectTimeoutSeconds: 5,
+  };
+}
+
+function inputs(token: string, batches: string[][]) {
+  return {
+    token,
+    batches,
+    disableEviction: false,
+    drainTimeoutSeconds: 30,
+    readyTimeoutSeconds: 3,
+    pollSeconds: 0.05,
+    kubeconfig: kube.kubeconfig(),
+    reach: reach(),
+    __provider: providerText,
+  };
+}
+
+const restarts = (l: LabWindows) => scriptsRun(l).filter((s) => s.includes("Restart-Computer -Force")).length;
+
+/** The most nodes cordoned at once, from the API stand-in's event list (a node starts out cordoned only if given). */
+function maxCordonedAtOnce(events: string[], initially: Set<string>): number {
+  const cordoned = new Set(initially);
+  let max = 0;
+  for (const e of events) {
+    const [node, ...what] = e.split(" ");
+    if (what.includes("cordon")) cordoned.add(node);
+    if (what.includes("uncordon")) cordoned.delete(node);
+    if (!initially.has(node) || what.includes("cordon"))
+      max = Math.max(max, [...cordoned].filter((n) => !initially.has(n)).length);
+  }
+  return max;
+}
+
+test("the Node objects the stand-in serves are valid core/v1 Nodes", () => {
+  for (const n of nodes.nodes.values()) expect(validateObject(n, { closed: true })).toBe("");
+});
+
+describe("ten nodes, maxUnavailable 3", () => {
+  beforeAll(() => {
+    // One WMCO key for every node, as in a real cluster: host 0's user key, authorized on all ten hosts.
+    const pub = fs.readFileSync(labs[0].host.authorizedKeysFile, "utf8");
+    for (const l of labs) fs.writeFileSync(l.host.authorizedKeysFile, pub);
+  });
+
+  test("reboots all ten in 4 batches, each node cordoned and uncordoned through the API, none twice", async () => {
+    const plan = planRollout(
+      [...nodes.nodes.keys()].map((n) => ({ name: n })),
+      "2026-11-patch",
+      3,
+    );
+    expect(plan.batches.map((b) => b.length)).toEqual([3, 3, 3, 1]);
+    const r = await plugin.create(URN, inputs("2026-11-patch", plan.batches));
+    expect(r.outputs.rebooted).toEqual(plan.batches.flat());
+    for (const l of labs) expect(restarts(l)).toBe(1);
+    // Per node: cordon (marking the work), then uncordon (recording the token); never more than 3 at once.
+    const digest = tokenDigest("2026-11-patch");
+    for (let i = 0; i < HOSTS; i++) {
+      const mine = nodes.events.filter((e) => e.startsWith(`${name(i)} `));
+      expect(mine[0]).toBe(
+        `${name(i)} cordon +windows-estate.io/rebooting-for ${i === 7 ? "+" : "-"}windows-estate.io/was-unschedulable`,
+      );
+      expect(mine[mine.length - 1]).toMatch(
+        new RegExp(
+          `^${name(i)} ${i === 7 ? "" : "uncordon "}\\+windows-estate.io/rebooted-for -windows-estate.io/rebooting-for -windows-estate.io/was-unschedulable$`,
+        ),
+      );
+      expect(nodes.nodes.get(name(i))?.metadata.annotations["windows-estate.io/rebooted-for"]).toBe(digest);
+    }
+    // Batches in order: every node of batch k is uncordoned before any node of batch k+1 is cordoned.
+    const position = (node: string, what: string) =>
+      nodes.events.findIndex((e) => e.startsWith(`${node} `) && e.includes(what));
+    for (let b = 0; b + 1 < plan.batches.length; b++) {
+      const lastDone = Math.max(...plan.batches[b].map((n) => position(n, "rebooted-for")));
+      const nextStart = Math.min(...plan.batches[b + 1].map((n) => position(n, "rebooting-for")));
+      expect(lastDone).toBeLessThan(nextStart);
+    }
+    expect(maxCordonedAtOnce(nodes.events, new Set([name(7)]))).toBeLessThanOrEqual(3);
+    // The node that was cordoned before we began stays cordoned; the others are schedulable again.
+    expect(nodes.nodes.get(name(7))?.spec.unschedulable).toBe(true);
+    expect(nodes.nodes.get(name(0))?.spec.unschedulable).toBe(false);
+    // AWS: the metadata route was checked on every node and re-added where it was missing.
+    const state = JSON.parse(fs.readFileSync(labs[4].state, "utf8"));
+    expect({ missing: state.metadataRouteMissing, checks: state.routeChecks }).toEqual({ missing: false, checks: 1 });
+  });
+
+  test("the same token again: every node is already done, nothing is rebooted", async () => {
+    const before = nodes.events.length;
+    const r = await plugin.create(URN, inputs("2026-11-patch", [[name(0), name(1), name(2)]]));
+    expect(r.outputs.rebooted).toEqual([]);
+    for (const l of labs) expect(restarts(l)).toBe(1);
+    expect(nodes.events.slice(before)).toEqual([]);
+  });
+
+  test("a node that never comes back Ready stops the rollout after its batch, named with the step; the next up resumes without rebooting finished nodes", async () => {
+    neverReady = name(4);
+    const plan = planRollout(
+      [...nodes.nodes.keys()].map((n) => ({ name: n })),
+      "2026-12",
+      3,
+    );
+    await expect(plugin.create(URN, inputs("2026-12", plan.batches))).rejects.toThrow(
+      /stopped in batch 2\/4:\n  - node win-04, step "wait for Ready": not Ready with a fresh kubelet heartbeat within 3s after the restart \(Ready=Unknown[^\n]*it stays cordoned\n.*Not started: win-06, win-07, win-08, win-09/,
+    );
+    expect(nodes.nodes.get(name(4))?.spec.unschedulable).toBe(true);
+    expect(labs.map(restarts)).toEqual([2, 2, 2, 2, 2, 2, 1, 1, 1, 1]);
+    neverReady = "";
+    const again = await plugin.create(URN, inputs("2026-12", plan.batches));
+    // win-04 had been restarted already but never finished: it is done again from the start; the others resume.
+    expect(again.outputs.rebooted).toEqual([name(4), name(6), name(7), name(8), name(9)]);
+    expect(labs.map(restarts)).toEqual([2, 2, 2, 2, 3, 2, 2, 2, 2, 2]);
+    expect(nodes.nodes.get(name(4))?.spec.unschedulable).toBe(false);
+  });
+
+  test("a node whose host presents another key than WMCO pinned is refused before it is touched", async () => {
+    const pinned = nodes.nodes.get(name(2))?.metadata.annotations ?? {};
+    const saved = pinned[WMCO_HOST_KEY_ANNOTATION];
+    pinned[WMCO_HOST_KEY_ANNOTATION] = labs[3].host.hostKeyLine.split(" ")[1];
+    const before = nodes.events.length;
+    try {
+      await expect(plugin.create(URN, inputs("2027-01", [[name(2)]]))).rejects.toThrow(
+        /node win-02, step "connect": host key mismatch for .*@127\.0\.0\.33:22/,
+      );
+    } finally {
+      pinned[WMCO_HOST_KEY_ANNOTATION] = saved;
+    }
+    expect(restarts(labs[2])).toBe(2);
+    // Refused at the first contact: not cordoned, not drained, not rebooted.
+    expect(nodes.events.slice(before)).toEqual([]);
+    expect(nodes.nodes.get(name(2))?.spec.unschedulable).toBe(false);
+  });
+});
