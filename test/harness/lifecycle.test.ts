@@ -1,6 +1,5 @@
 import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { FakeKube } from "../helpers/fake-kube";
 import { Ec2StandIn } from "./ec2-stand-in";
