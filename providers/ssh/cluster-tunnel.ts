@@ -88,7 +88,8 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
     if (typeof opened === "function") throw finalError("the port-forward did not open a WebSocket");
     socket = opened;
   } catch (e) {
-    const msg = messageOf(e);
+    // The WebSocket layer rejects with an ErrorEvent ({ message, error }), not an Error.
+    const msg = str(get(e, "message")) ?? messageOf(e);
     if (/\b(401|403)\b/.test(msg))
       throw finalError(
         `the Kubernetes API refused a port-forward to ${where} (${msg.slice(0, 120)}): the identity needs get and create on pods/portforward in ${t.namespace} (see README, Node access)`,
