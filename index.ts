@@ -51,5 +51,7 @@ export = async () => {
     clusterProxy: config.discovered?.proxy ?? null,
     /** Bring-your-own hosts as prepared (hostname, Windows Server version, host key fingerprint). */
     byohHosts: estate.byohHosts,
+    /** The rolling reboot (`windows-estate:reboot`): token and the nodes in their batches, as preview shows them. */
+    ...(estate.reboot ? { windowsReboot: { token: estate.reboot.token, plan: estate.reboot.plan } } : {}),
   };
 };

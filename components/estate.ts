@@ -11,6 +11,13 @@ import { WindowsMachineSet } from "./machinesets/machineset";
 import { machineSetName } from "./machinesets/names";
 import { WmcoOperator } from "./operator/operator";
 import { WindowsRuntimeClasses } from "./scheduling/runtime-classes";
+import { NodeRelay } from "./node-access/relay";
+import { nodePath } from "./node-access/path";
+import { RollingReboot } from "../providers/rolling-reboot";
+import { describeRollout, planRollout } from "../providers/day2/batches";
+import { tokenDigest } from "../providers/day2/rollout";
+import { RELAY_IMAGE } from "../facts/day2";
+import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
 
 export interface WindowsEstateArgs {
   /** The stack's validated config (`loadEstateConfig`). */
@@ -39,6 +46,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly windowsNodeFiles: Record<string, string>;
   /** Which mirror sets each registry's file comes from, and what the files cover. */
   readonly windowsRegistrySources: { scope: string; byRegistry: Record<string, string[]> };
+  /** The rolling reboot asked for (`windows-estate:reboot`): its token and the batches planned; undefined if none. */
+  readonly reboot?: { token: string; plan: string; batches: pulumi.Output<string[][]> };
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
   readonly byohHosts: pulumi.Output<
     { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
@@ -50,6 +59,42 @@ export class WindowsEstate extends pulumi.ComponentResource {
     const access = clusterAccess(cfg.cluster);
 
     const operator = new WmcoOperator(`${name}-operator`, { operator: cfg.operator, access }, { parent: this });
+    // Node access through the cluster: the relay runs beside the operator, and every node session waits for it.
+    const relay =
+      cfg.nodeAccess.via === "cluster" && access
+        ? new NodeRelay(
+            `${name}-node-relay`,
+            {
+              namespace: operator.namespace,
+              image: cfg.nodeAccess.bastionImage ?? RELAY_IMAGE,
+              subjects: cfg.nodeAccess.portForwardSubjects,
+            },
+            { parent: this, dependsOn: [operator] },
+          )
+        : undefined;
+    const hop = nodePath(cfg);
+
+    // Key rotation without lockout, in the order WMCO needs (day2-facts §4.2): every BYOH host authorizes the key
+    // first (beside the old one) → cloud-private-key changes in place → WMCO adopts it (WmcoKeyAdopted) → the old key
+    // leaves the hosts (RetiredWmcoKeys). So the hosts come before the Secret, and windows-instances after it.
+    let keyDeclared: (r: pulumi.Resource[]) => void = () => undefined;
+    const afterKey = new Promise<pulumi.Resource[]>((resolve) => (keyDeclared = resolve));
+    const byoh =
+      cfg.byoh.length > 0
+        ? new ByohHosts(
+            `${name}-byoh`,
+            {
+              hosts: cfg.byoh,
+              path: hop,
+              namespace: operator.namespace,
+              wmcoPublicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
+              wmcoPrivateKey: pulumi.secret(cfg.privateKey.pem),
+              access,
+              keepUntilDeconfigured: afterKey,
+            },
+            { parent: this, dependsOn: relay ? [operator, relay.ready] : [operator] },
+          )
+        : undefined;
     // The Secret waits for the running operator: WMCO only starts watching it once its CSV has succeeded, and a
     // Secret in a namespace that OLM is still setting up would race the OperatorGroup.
     const key = new WmcoPrivateKey(
@@ -60,8 +105,38 @@ export class WindowsEstate extends pulumi.ComponentResource {
         privateKey: cfg.privateKey,
         declareSecret: cfg.cluster.render === undefined || cfg.cluster.renderKeySecret === true,
       },
-      { parent: this, dependsOn: [operator] },
+      { parent: this, dependsOn: [operator, ...(byoh?.prepared ?? [])] },
     );
+    keyDeclared([key, operator]);
+    if (byoh && access) {
+      const adopted = new WmcoKeyAdopted(
+        `${name}-key-adopted`,
+        {
+          publicKey: key.publicKey.apply((k) => k ?? ""),
+          kubeconfig: access.kubeconfig,
+          context: access.context,
+        },
+        { parent: this, dependsOn: [key] },
+      );
+      byoh.prepared.forEach(
+        (host, i) =>
+          new RetiredWmcoKeys(
+            `${name}-byoh-${cfg.byoh[i].address}-retired-keys`,
+            {
+              connection: pulumi.all([host.connection, key.privateKeyPem]).apply(([c, pem]) => ({
+                ...c,
+                privateKey: pem,
+                password: undefined,
+              })),
+              hostKey: host.hostKey,
+              keep: key.publicKey.apply((k) => k ?? ""),
+              retire: host.retiringKeys.apply((k) => k ?? []),
+            },
+            { parent: byoh, dependsOn: [adopted, host] },
+          ),
+      );
+    }
+    this.byohHosts = byoh ? byoh.hosts : pulumi.output([]);
 
     // MachineSets must not exist before windows-user-data: the Machine API would fail every Machine on the missing
     // Secret. WMCO writes it once it sees cloud-private-key, so the gate is a wait on the Secret itself. In render
@@ -127,22 +202,45 @@ export class WindowsEstate extends pulumi.ComponentResource {
     );
     this.windowsRegistrySources = mirrors.windowsRegistrySources;
     this.windowsRegistryConfig = mirrors.windowsRegistryConfig;
-    if (cfg.byoh.length > 0) {
-      const byoh = new ByohHosts(
-        `${name}-byoh`,
-        {
-          hosts: cfg.byoh,
-          namespace: operator.namespace,
-          wmcoPublicKey: key.publicKey,
-          wmcoPrivateKey: key.privateKeyPem,
-          access,
-          keepUntilDeconfigured: [key, operator],
-        },
-        { parent: this, dependsOn: [key] },
+    if (cfg.reboot && access) {
+      const r = cfg.reboot;
+      const digest = tokenDigest(r.token);
+      // Planned from the Windows nodes discovery read; nodes already rebooted for this token are left out.
+      const nodes = (cfg.discovered?.windowsNodes ?? []).filter((n) =>
+        Object.entries(r.nodeSelector).every(([k, v]) => n.labels[k] === v),
       );
-      this.byohHosts = byoh.hosts;
-    } else {
-      this.byohHosts = pulumi.output([]);
+      const plan = planRollout(
+        nodes.map((n) => ({ name: n.name, doneFor: n.rebootedFor })),
+        digest,
+        r.maxUnavailable,
+      );
+      const hostKeys: Record<string, string> = {};
+      for (const h of cfg.byoh) if (h.hostKey) hostKeys[h.address] = h.hostKey;
+      const rolling = new RollingReboot(
+        `${name}-reboot`,
+        {
+          token: r.token,
+          batches: plan.batches,
+          disableEviction: r.disableEviction,
+          drainTimeoutSeconds: r.drainTimeoutSeconds,
+          readyTimeoutSeconds: r.readyTimeoutSeconds,
+          kubeconfig: access.kubeconfig,
+          context: access.context,
+          reach: key.privateKeyPem.apply((pem) => ({
+            platform: cfg.cluster.platform,
+            privateKey: pem,
+            byohUsers: Object.fromEntries(cfg.byoh.map((h) => [h.address, h.username])),
+            hostKeys: { ...hostKeys, ...cfg.nodeAccess.hostKeys },
+            trustOnFirstUse: cfg.nodeAccess.trustOnFirstUse,
+            connectTimeoutSeconds: cfg.nodeAccess.connectTimeoutSeconds,
+            ...(hop.proxy ? { jumpHost: hop.proxy } : {}),
+            ...(hop.cluster ? { cluster: hop.cluster } : {}),
+          })),
+        },
+        // After everything else of this update: a reboot never races WMCO configuring a node we just changed.
+        { parent: this, dependsOn: [operator, key, ...sets, ...(relay ? [relay.ready] : [])] },
+      );
+      this.reboot = { token: r.token, plan: describeRollout(plan), batches: rolling.batches };
     }
     this.windowsNodeFiles = mirrors.windowsNodeFiles;
     this.operatorNamespace = operator.namespace;

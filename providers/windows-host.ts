@@ -21,6 +21,7 @@ export interface WindowsHostArgs {
  * pre-installed containerd and a supported OS build. `pulumi refresh` probes the host again and shows drift.
  */
 export class WindowsHost extends pulumi.dynamic.Resource {
+  declare readonly connection: pulumi.Output<SshConnection>;
   declare readonly hostname: pulumi.Output<string>;
   declare readonly osBuild: pulumi.Output<string>;
   declare readonly windowsServer: pulumi.Output<string>;
@@ -28,6 +29,8 @@ export class WindowsHost extends pulumi.dynamic.Resource {
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
   /** Set when the last refresh could not reach the host (why); the other outputs are then the last known state. */
   declare readonly unreachable: pulumi.Output<string | undefined>;
+  /** Earlier WMCO public keys still authorized until WMCO has adopted the current one. */
+  declare readonly retiringKeys: pulumi.Output<string[] | undefined>;
 
   constructor(name: string, args: WindowsHostArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -44,6 +47,7 @@ export class WindowsHost extends pulumi.dynamic.Resource {
         hostKey: undefined,
         hostKeyFingerprint: undefined,
         unreachable: undefined,
+        retiringKeys: undefined,
       },
       { ...opts, additionalSecretOutputs: ["connection", "wmcoPrivateKey"] },
       "windows-estate",

@@ -26,6 +26,18 @@ export interface PrivateKeyConfig {
   parsed?: ParsedKey;
 }
 
+/** A Windows node as discovery saw it (providers/day2/inventory.ts reads it from the API objects). */
+export interface DiscoveredNode {
+  name: string;
+  address?: string;
+  build?: string;
+  /** `MachineSet <name>`, `BYOH <address>` or `other`. */
+  from: string;
+  /** Digest of the reboot token this node was last rebooted for. */
+  rebootedFor?: string;
+  labels: Record<string, string>;
+}
+
 /** One typed, validated view of a stack's `windows-estate:*` config, defaults applied. */
 export interface EstateConfig {
   cluster: ClusterConfig & { discovery: boolean; clusterIdentifier: string };
@@ -48,6 +60,8 @@ export interface EstateConfig {
     mirrorSets?: { idms: unknown[]; itms: unknown[] };
     /** Which WMCO the support rules were checked against, and why. */
     wmco?: string;
+    /** The cluster's Windows nodes (day-2 inventory), when a day-2 operation needs them. */
+    windowsNodes?: DiscoveredNode[];
   };
   /** Things worth saying that do not stop the run. */
   warnings: ConfigIssue[];

@@ -9,10 +9,13 @@ import { expandHome } from "../../lib/paths";
 import { SshConnection } from "../../providers/ssh/types";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import { buildInstancesConfigMap } from "./instances-configmap";
+import type { NodePath } from "../node-access/path";
 
 export interface ByohHostsArgs {
   /** The validated `windows-estate:byoh` entries. */
   hosts: readonly ByohHostConfig[];
+  /** The hop to the hosts (`windows-estate:nodeAccess`): a jump host or the cluster relay; none means direct. */
+  path?: NodePath;
   /** WMCO's namespace, where `windows-instances` lives. */
   namespace: pulumi.Input<string>;
   /** The WMCO key pair, from the key component. */
@@ -23,8 +26,11 @@ export interface ByohHostsArgs {
    * where nothing is destroyed in a cluster.
    */
   access?: ClusterAccess;
-  /** Resources WMCO needs while it deconfigures nodes (its key Secret, the operator): deleted only after. */
-  keepUntilDeconfigured?: pulumi.Resource[];
+  /**
+   * Resources WMCO needs while it deconfigures nodes (its key Secret, the operator): deleted only after. Also what
+   * `windows-instances` waits for besides the prepared hosts: WMCO configures a listed host with its key at once.
+   */
+  keepUntilDeconfigured?: pulumi.Input<pulumi.Resource[]>;
 }
 
 function readKeyFile(p: string): string {
@@ -46,6 +52,9 @@ export class ByohHosts extends pulumi.ComponentResource {
   readonly hosts: pulumi.Output<
     { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
   >;
+
+  /** The hosts as prepared, in config order (key rotation's later steps depend on them). */
+  readonly prepared: WindowsHost[];
 
   constructor(name: string, args: ByohHostsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:ByohHosts", name, {}, opts);
@@ -70,6 +79,8 @@ export class ByohHosts extends pulumi.ComponentResource {
             pathStyle: "windows" as const,
             ...(h.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: h.sshDeadlineSeconds }),
             ...credential,
+            ...(args.path?.proxy ? { proxy: args.path.proxy } : {}),
+            ...(args.path?.cluster ? { cluster: args.path.cluster } : {}),
           };
         });
       return new WindowsHost(
@@ -94,6 +105,7 @@ export class ByohHosts extends pulumi.ComponentResource {
           ),
         ]
       : [];
+    this.prepared = prepared;
     new k8s.core.v1.ConfigMap(
       `${name}-windows-instances`,
       pulumi.output(args.namespace).apply((ns) => buildInstancesConfigMap(ns, args.hosts)),
@@ -101,8 +113,8 @@ export class ByohHosts extends pulumi.ComponentResource {
       {
         parent: this,
         dependsOn: pulumi
-          .output(opts?.dependsOn ?? [])
-          .apply((d) => [...prepared, ...gate, ...(Array.isArray(d) ? d : [d])]),
+          .all([pulumi.output(opts?.dependsOn ?? []), pulumi.output(args.keepUntilDeconfigured ?? [])])
+          .apply(([d, keep]) => [...prepared, ...gate, ...keep, ...(Array.isArray(d) ? d : [d])]),
       },
     );
     this.hosts = pulumi.all(

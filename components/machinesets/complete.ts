@@ -2,6 +2,7 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
 import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
+import { windowsNodes } from "../../providers/day2/inventory";
 import { pinnedWmco, publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
@@ -62,6 +63,23 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       warnings: [...cfg.warnings, ...warnings],
       discovered: {
         proxy,
+        windowsNodes: windowsNodes(
+          facts.windowsNodes,
+          facts.machines,
+          cfg.byoh.map((h) => h.address),
+        ).map((n) => ({
+          name: n.name,
+          ...(n.address ? { address: n.address } : {}),
+          ...(n.build ? { build: n.build } : {}),
+          from:
+            n.source.kind === "MachineSet"
+              ? `MachineSet ${n.source.name}`
+              : n.source.kind === "BYOH"
+                ? `BYOH ${n.source.address}`
+                : "other",
+          ...(n.rebootedFor ? { rebootedFor: n.rebootedFor } : {}),
+          labels: n.labels,
+        })),
         mirrorSets: facts.mirrorSets,
         wmco: pinned
           ? `WMCO ${format(pinned.version)} (operator.startingCSV)`

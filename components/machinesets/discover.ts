@@ -1,5 +1,6 @@
 import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
 import { objects } from "../../lib/json";
+import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { ClusterFacts, linuxWorkerSpecs, registriesIn } from "./discovery";
 
 /**
@@ -23,6 +24,8 @@ export async function discoverCluster(
     subscription,
     idms,
     itms,
+    windowsNodes,
+    machines,
   ] = await Promise.all([
     get("/apis/config.openshift.io/v1/infrastructures/cluster"),
     get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets"),
@@ -34,6 +37,8 @@ export async function discoverCluster(
     get(`/apis/operators.coreos.com/v1alpha1/namespaces/${operator.namespace}/subscriptions/${operator.subscription}`),
     get("/apis/config.openshift.io/v1/imagedigestmirrorsets"),
     get("/apis/config.openshift.io/v1/imagetagmirrorsets"),
+    get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
+    get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines"),
   ]);
   return {
     infrastructure,
@@ -44,6 +49,8 @@ export async function discoverCluster(
     clusterVersion,
     subscription,
     mirrorSets: { idms: itemsOf(idms), itms: itemsOf(itms) },
+    windowsNodes,
+    machines,
   };
 }
 

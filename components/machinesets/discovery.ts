@@ -22,6 +22,9 @@ export interface ClusterFacts {
   subscription?: Obj;
   /** Every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster (WMCO merges them all). */
   mirrorSets?: { idms: Obj[]; itms: Obj[] };
+  /** The `kubernetes.io/os=windows` NodeList and the Machines of `openshift-machine-api` (day-2 inventory). */
+  windowsNodes?: Obj;
+  machines?: Obj;
 }
 
 /**

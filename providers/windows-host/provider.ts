@@ -27,6 +27,8 @@ export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
   hostKeyFingerprint: string;
   /** Why the last refresh could not reach the host; absent when it could. */
   unreachable?: string;
+  /** Earlier WMCO public keys still authorized beside the current one, until WMCO has adopted it (RetiredWmcoKeys). */
+  retiringKeys?: string[];
 }
 
 /**
@@ -129,7 +131,7 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
   },
   async create(inputs: WindowsHostInputs) {
     const outs = await prepare(inputs, undefined, true);
-    return { id: describeTarget(inputs.connection), outs: defined(outs) };
+    return { id: describeTarget(inputs.connection), outs: defined({ ...outs, retiringKeys: [] }) };
   },
   async read(id: string, props?: WindowsHostOutputs) {
     if (!props) return { id, props: {} };
@@ -160,7 +162,13 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     const via = olds.wmcoPrivateKey ? { ...news, connection: accessConnection(olds) } : news;
     // Not a first preparation: WMCO may have joined the host since, with its own containerd and services.
     const outs = await prepare(via, olds.hostKey, false);
-    return { outs: defined({ ...outs, connection: news.connection, wmcoPrivateKey: news.wmcoPrivateKey }) };
+    // The old key stays authorized beside the new one until WMCO has adopted the new one; RetiredWmcoKeys removes it.
+    const earlier = [olds.wmcoPublicKey, ...(olds.retiringKeys ?? [])].filter((k) => k && k !== news.wmcoPublicKey);
+    const retiringKeys =
+      olds.wmcoPublicKey !== news.wmcoPublicKey ? [...new Set(earlier)].slice(0, 5) : (olds.retiringKeys ?? []);
+    return {
+      outs: defined({ ...outs, connection: news.connection, wmcoPrivateKey: news.wmcoPrivateKey, retiringKeys }),
+    };
   },
   async delete() {
     // Intentionally leaves the host prepared: see the provider's comment.

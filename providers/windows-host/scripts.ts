@@ -209,3 +209,31 @@ export function preparationDrift(p: HostProbe): string[] {
   if (p.sshdStartType !== "Automatic") out.push("sshd start type");
   return out;
 }
+
+/**
+ * Key rotation's last step: removes the retired WMCO keys from `administrators_authorized_keys`, only once the new
+ * key (`keep`) is authorized, so the host never holds zero usable keys. Written whole and moved into place, ASCII
+ * (sshd ignores UTF-16, Win32-OpenSSH #2070), ACL limited to Administrators and SYSTEM. Prints `retired <n>`.
+ */
+export function retireKeysScript(keep: string, retire: readonly string[]): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$key = ${psQuote(keep)}`,
+    "$retire = @(",
+    ...retire.map((k, i) => `  ${psQuote(k)}${i < retire.length - 1 ? "," : ""}`),
+    ")",
+    "$keyFile = Join-Path $env:ProgramData 'ssh\\administrators_authorized_keys'",
+    "$lines = @(Get-Content -LiteralPath $keyFile)",
+    "$kept = @($lines | Where-Object { $retire -notcontains $_.Trim() })",
+    "if (-not ($kept | Where-Object { $_.Trim() -eq $key })) { throw 'the new WMCO key is not authorized; nothing was removed' }",
+    "$removed = $lines.Count - $kept.Count",
+    "if ($removed -gt 0) {",
+    "  $tmp = $keyFile + '.windows-estate.tmp'",
+    "  Set-Content -LiteralPath $tmp -Value $kept -Encoding ascii",
+    "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
+    `  icacls.exe $keyFile /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
+    "  if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys' }",
+    "}",
+    "Write-Output ('retired ' + $removed)",
+  ].join("\n");
+}

@@ -4,6 +4,8 @@ import { validateObject } from "../helpers/schemas";
 import { wmcoSubscription } from "../helpers/olm-objects";
 import { PROJECT_DIR } from "./dynamic-plugin";
 import { runProgram, RunResult, stackConfig } from "./program";
+import { isSecret, reveal } from "./wire";
+import { tokenDigest } from "../../providers/day2/rollout";
 
 // `pulumi preview` with discovery on, through the real language host, against a local Kubernetes API stand-in that
 // serves an OpenShift cluster's objects (hand-built, each validated against its openshift/api schema below). What
@@ -288,4 +290,70 @@ test("on OpenShift 5 (WMCO 11) a 2019 BYOH host is refused, naming the key and w
   expect(errorsOf(r)).toMatch(
     /windows-estate:byoh\[0\]\.windowsServer: Windows Server 2019 is not supported on Azure by WMCO 11\.0 \(from the cluster version 5\.0\.1\)/,
   );
+});
+
+describe("a rolling reboot previews its batches from the cluster's Windows nodes", () => {
+  // Ten Windows nodes from a MachineSet (Node → Machine → MachineSet label), two of them already rebooted for this
+  // token (our own annotation with the token's digest), one left out by the nodeSelector.
+  const digest = tokenDigest("2026-11-patch");
+  const windowsNode = (i: number) => ({
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: {
+      name: `win-tmk9g-ms-${i}`,
+      labels: {
+        "kubernetes.io/os": "windows",
+        "node.kubernetes.io/windows-build": "10.0.20348",
+        pool: i === 11 ? "canary" : "main",
+      },
+      annotations: {
+        "machine.openshift.io/machine": `openshift-machine-api/win-tmk9g-ms-m${i}`,
+        ...(i === 0 || i === 5 ? { "windows-estate.io/rebooted-for": digest } : {}),
+      },
+    },
+    status: { addresses: [{ type: "InternalIP", address: `10.0.1.${10 + i}` }] },
+  });
+  const nodes = Array.from({ length: 12 }, (_, i) => windowsNode(i));
+  let r: RunResult;
+  beforeAll(async () => {
+    const kube = cluster({ hybrid: true, csv: "windows-machine-config-operator.v10.22.2" });
+    kube.route("/api/v1/nodes", (_n, req) => ({
+      status: 200,
+      body: {
+        apiVersion: "v1",
+        kind: "NodeList",
+        metadata: {},
+        items: decodeURIComponent(req.query).includes("labelSelector=kubernetes.io/os=windows") ? nodes : [],
+      },
+    }));
+    r = await preview(kube, { reboot: { token: "2026-11-patch", maxUnavailable: 3, nodeSelector: { pool: "main" } } });
+  });
+
+  test("the served Nodes are valid core/v1 Nodes", () => {
+    for (const n of nodes) expect(validateObject(n)).toBe("");
+  });
+
+  test("preview declares the RollingReboot with the batches and shows them as a stack output", () => {
+    expect(r.exitCode).toBe(0);
+    const reboot = declared(r, "pulumi-nodejs:dynamic/windows-estate:RollingReboot");
+    expect(reboot).toHaveLength(1);
+    // Sorted by name; win-tmk9g-ms-0 and -5 are done for this token; -11 is not in pool=main.
+    const batches = [
+      ["win-tmk9g-ms-1", "win-tmk9g-ms-10", "win-tmk9g-ms-2"],
+      ["win-tmk9g-ms-3", "win-tmk9g-ms-4", "win-tmk9g-ms-6"],
+      ["win-tmk9g-ms-7", "win-tmk9g-ms-8", "win-tmk9g-ms-9"],
+    ];
+    expect(reveal(reboot[0].inputs)).toMatchObject({ token: "2026-11-patch", batches });
+    expect(r.outputs.windowsReboot).toEqual({
+      token: "2026-11-patch",
+      plan: [
+        "batch 1/3: win-tmk9g-ms-1, win-tmk9g-ms-10, win-tmk9g-ms-2",
+        "batch 2/3: win-tmk9g-ms-3, win-tmk9g-ms-4, win-tmk9g-ms-6",
+        "batch 3/3: win-tmk9g-ms-7, win-tmk9g-ms-8, win-tmk9g-ms-9",
+        "already done: win-tmk9g-ms-0, win-tmk9g-ms-5",
+      ].join("\n"),
+    });
+    // The SSH credentials the reboot needs travel only as a secret input.
+    expect(isSecret(reboot[0].inputs.reach)).toBe(true);
+  });
 });

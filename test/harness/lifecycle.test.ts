@@ -4,6 +4,7 @@ import * as path from "path";
 import { FakeKube } from "../helpers/fake-kube";
 import { Ec2StandIn } from "./ec2-stand-in";
 import { labWindows, LabWindows } from "../lab/lab-windows";
+import { withSession } from "../../providers/ssh/session";
 import { wmcoSubscription } from "../helpers/olm-objects";
 import { PROJECT_DIR, DynamicPlugin } from "./dynamic-plugin";
 import { ResourceState, StackState, Step, ROOT_STACK_TYPE } from "./engine";
@@ -24,6 +25,8 @@ let kube: FakeKube;
 let nodes: { metadata: { name: string; labels: Record<string, string> } }[] = [];
 let hosts: LabWindows[] = [];
 let keyFile: string;
+/** The public key WMCO's stand-in puts in windows-user-data (default: the WMCO key of these tests). */
+let userDataKey: string | undefined;
 
 beforeAll(async () => {
   kube = new FakeKube();
@@ -50,7 +53,13 @@ beforeAll(async () => {
       apiVersion: "v1",
       kind: "Secret",
       metadata: { name: "windows-user-data", namespace: "openshift-machine-api", resourceVersion: "5", uid: "ud-1" },
-      data: { userData: "PHBvd2Vyc2hlbGw+" },
+      // WMCO's user data carries the public half of cloud-private-key (pkg/secrets/secrets.go GenerateUserData): here the
+      // WMCO key of these tests, the first lab host's user key.
+      data: {
+        userData: Buffer.from(`<powershell>\n${userDataKey ?? hosts[0]?.host.publicKey ?? ""}\n</powershell>`).toString(
+          "base64",
+        ),
+      },
     },
   }));
   kube.route("/api/v1/nodes", () => ({
@@ -258,14 +267,85 @@ describe("bring-your-own hosts", () => {
     const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
     expect(changed(two.engine.steps).sort()).toEqual([
       "create estate-byoh-127.0.0.22",
+      "create estate-byoh-127.0.0.22-retired-keys",
       "update estate-byoh-windows-instances",
     ]);
     expect(Object.keys(instances(two.state)).sort()).toEqual(["127.0.0.21", "127.0.0.22"]);
     const back = await up(config({ machineSets: [], byoh: [byoh(hosts[0])] }), two.state);
     expect(changed(back.engine.steps).sort()).toEqual([
       "delete estate-byoh-127.0.0.22",
+      "delete estate-byoh-127.0.0.22-retired-keys",
       "update estate-byoh-windows-instances",
     ]);
+  });
+
+  test("rotating the WMCO key: each host authorizes the new key first, then the Secret, then WMCO adopts it, then the old key leaves", async () => {
+    // sshd on each lab host reads exactly the keys the simulated PowerShell keeps (prepare writes them).
+    for (const h of hosts) {
+      const st = JSON.parse(fs.readFileSync(h.state, "utf8"));
+      fs.writeFileSync(h.state, JSON.stringify({ ...st, authorizedKeysFile: h.host.authorizedKeysFile }));
+    }
+    const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
+    const oldKey = fs.readFileSync(keyFile, "utf8");
+    const newFile = path.join(hosts[0].dir, "wmco-new.pem");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", newFile]);
+    const newKey = fs.readFileSync(newFile, "utf8");
+    userDataKey = fs.readFileSync(`${newFile}.pub`, "utf8").trim();
+    try {
+      const r = await up(
+        config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])], privateKeyPath: newFile }),
+        two.state,
+      );
+      const order = changed(r.engine.steps);
+      const at = (step: string) => order.indexOf(step);
+      for (const host of ["estate-byoh-127.0.0.21", "estate-byoh-127.0.0.22"]) {
+        expect(at(`update ${host}`)).toBeGreaterThanOrEqual(0);
+        expect(at(`update ${host}`)).toBeLessThan(at("update estate-key-secret"));
+        expect(at(`update ${host}-retired-keys`)).toBeGreaterThan(at("update estate-key-adopted"));
+      }
+      expect(at("update estate-key-secret")).toBeLessThan(at("update estate-key-adopted"));
+      expect(order.filter((o) => !o.startsWith("update"))).toEqual([]);
+      // Every host: the new key logs in, the old one no longer does.
+      for (const h of hosts) {
+        const login = (pem: string) =>
+          withSession(
+            {
+              host: h.host.host,
+              port: 22,
+              user: h.host.user,
+              privateKey: pem,
+              hostKey: h.host.hostKeyLine,
+              pathStyle: "posix",
+              deadlineSeconds: 2,
+            },
+            undefined,
+            async () => true,
+          ).catch(() => false);
+        expect([await login(newKey), await login(oldKey)]).toEqual([true, false]);
+      }
+    } finally {
+      userDataKey = undefined;
+    }
+  });
+
+  test("a host that cannot be reached stops the rotation before cloud-private-key changes", async () => {
+    const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
+    const newFile = path.join(hosts[0].dir, "wmco-newer.pem");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", newFile]);
+    const down = await labWindowsDown(hosts[1]);
+    try {
+      const r = await runProgram({
+        ...config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])], privateKeyPath: newFile }),
+        stack: "dev",
+        preview: false,
+        previous: two.state,
+      });
+      expect(r.exitCode).not.toBe(0);
+      expect(r.engine.errors.join("\n")).toMatch(/127\.0\.0\.22/);
+      expect(changed(r.engine.steps).filter((s) => s.includes("estate-key"))).toEqual([]);
+    } finally {
+      await down();
+    }
   });
 
   test("refresh with a host unreachable keeps its last known state and names it; the next up fails naming it", async () => {
@@ -324,9 +404,10 @@ describe("bring-your-own hosts", () => {
 });
 
 /** Stops a lab host's sshd (as a host that went down); returns how to bring a replacement up on the same address. */
+/** Takes a lab host off the network; returns how to bring the same host back. */
 async function labWindowsDown(h: LabWindows): Promise<() => Promise<void>> {
-  await h.host.stop();
-  return async () => undefined;
+  await h.host.down();
+  return () => h.host.up();
 }
 
 describe("AWS: the Windows AMI is pinned", () => {

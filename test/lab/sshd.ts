@@ -24,6 +24,9 @@ export interface LabHost {
   publicKey: string;
   /** Kills every connection this sshd is serving (its child processes), leaving the listener up. */
   killConnections(): void;
+  /** Takes the host off the network (sshd stopped, its files kept); `up` brings the same host back. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -128,9 +131,26 @@ export async function startLabHost(
   ].join("\n");
   fs.writeFileSync(path.join(dir, "sshd_config"), config + "\n");
   let stderr = "";
-  const proc = spawn(SSHD, ["-D", "-e", "-f", path.join(dir, "sshd_config")], { stdio: ["ignore", "ignore", "pipe"] });
-  proc.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  await waitForBanner(port, proc, () => stderr, address);
+  const launch = async () => {
+    const p = spawn(SSHD, ["-D", "-e", "-f", path.join(dir, "sshd_config")], { stdio: ["ignore", "ignore", "pipe"] });
+    p.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    await waitForBanner(port, p, () => stderr, address);
+    return p;
+  };
+  const halt = async (p: ChildProcess) => {
+    // Already gone (a simulated host that went down kills its own sshd): nothing to wait for.
+    if (p.exitCode === null && p.signalCode === null) {
+      const exited = new Promise((r) => p.once("exit", r));
+      p.kill("SIGTERM");
+      await exited;
+    }
+    try {
+      execFileSync("pkill", ["-KILL", "-P", String(p.pid)]);
+    } catch {
+      // Nothing left.
+    }
+  };
+  let proc = await launch();
   const root = path.join(dir, "host-files");
   fs.mkdirSync(root);
   const blob = Buffer.from(hostKey.pub.split(" ")[1], "base64");
@@ -152,18 +172,14 @@ export async function startLabHost(
         // No connection was open.
       }
     },
+    async down() {
+      await halt(proc);
+    },
+    async up() {
+      proc = await launch();
+    },
     async stop() {
-      // Already gone (a simulated host that went down kills its own sshd): nothing to wait for.
-      if (proc.exitCode === null && proc.signalCode === null) {
-        const exited = new Promise((r) => proc.once("exit", r));
-        proc.kill("SIGTERM");
-        await exited;
-      }
-      try {
-        execFileSync("pkill", ["-KILL", "-P", String(proc.pid)]);
-      } catch {
-        // Nothing left.
-      }
+      await halt(proc);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -26,6 +26,58 @@ interface Case {
 }
 
 const cases: Case[] = [
+  {
+    name: "nodeAccess via jumpHost without the jump host",
+    config: { ...good(), nodeAccess: { via: "jumpHost" } },
+    paths: ["nodeAccess.jumpHost"],
+    says: /is required with via: jumpHost/,
+  },
+  {
+    name: "nodeAccess via an unknown path",
+    config: { ...good(), nodeAccess: { via: "bastion" } },
+    paths: ["nodeAccess.via"],
+    says: /direct.*jumpHost.*cluster/,
+  },
+  {
+    name: "an unreadable host-key pin",
+    config: { ...good(), nodeAccess: { hostKeys: { "win-1": "not a key" } } },
+    paths: ["nodeAccess.hostKeys.win-1"],
+    says: /OpenSSH public-key line or a SHA256: fingerprint/,
+  },
+  {
+    name: "bastionImage without via: cluster",
+    config: { ...good(), nodeAccess: { bastionImage: "registry.example.com/node:22" } },
+    paths: ["nodeAccess"],
+    says: /apply to via: cluster only/,
+  },
+  {
+    name: "reboot without a token",
+    config: { ...good(), reboot: { maxUnavailable: 2 } },
+    paths: ["reboot.token"],
+  },
+  {
+    name: "reboot with maxUnavailable 0",
+    config: { ...good(), reboot: { token: "t", maxUnavailable: 0 } },
+    paths: ["reboot.maxUnavailable"],
+  },
+  {
+    name: "reboot with a misspelt field",
+    config: { ...good(), reboot: { token: "t", maxUnavailble: 2 } },
+    paths: ["reboot.maxUnavailble"],
+    says: /did you mean 'maxUnavailable'/,
+  },
+  {
+    name: "reboot with discovery off",
+    config: { ...good(), cluster: { ...cluster, discovery: false }, reboot: { token: "t" } },
+    paths: ["reboot"],
+    says: /needs cluster.discovery/,
+  },
+  {
+    name: "reboot on a render-only stack",
+    config: { ...good(), cluster: { ...cluster, render: "rendered" }, reboot: { token: "t" } },
+    paths: ["reboot"],
+    says: /render-only stack/,
+  },
   { name: "no cluster at all", config: { privateKeyPath: s.keyPath }, paths: ["cluster"] },
   {
     name: "platform in the wrong case",

@@ -4,6 +4,7 @@ import {
   prepareScript,
   preparationDrift,
   probeScript,
+  retireKeysScript,
 } from "../../../providers/windows-host/scripts";
 import { powershellErrors } from "../../helpers/powershell-parser";
 
@@ -13,6 +14,8 @@ test.each([
   ["probe", probeScript(KEY)],
   ["prepare", prepareScript(KEY)],
   ["probe with a quote in the key comment", probeScript("ssh-ed25519 AAAAC3Nz it's")],
+  ["retire one key", retireKeysScript(KEY, ["ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ"])],
+  ["retire two keys", retireKeysScript(KEY, ["ssh-rsa AAAAB3Nza", "ecdsa-sha2-nistp256 AAAAE2Vj it's"])],
 ])("the %s script parses as PowerShell without errors", async (_n, script) => {
   expect(await powershellErrors(script)).toEqual([]);
 });
@@ -96,4 +99,12 @@ test("builds: unsupported, not the declared version, and 2022 without KB5012637 
 
 test("garbage instead of JSON is a clear error", () => {
   expect(() => parseProbe("Access is denied.")).toThrow(/printed no JSON/);
+});
+
+test("retiring keys refuses to run unless the new key is authorized, and writes ASCII with the restricted ACL", () => {
+  const s = retireKeysScript(KEY, ["ssh-rsa AAAAB3Nza"]);
+  // The refusal comes before any write: the host never holds zero usable keys.
+  expect(s.indexOf("the new WMCO key is not authorized")).toBeLessThan(s.indexOf("Set-Content"));
+  expect(s).toContain("-Encoding ascii");
+  expect(s).toContain("/inheritance:r /grant '*S-1-5-32-544:F' /grant '*S-1-5-18:F'");
 });

@@ -1,0 +1,55 @@
+import * as pulumi from "@pulumi/pulumi";
+import * as fs from "fs";
+import * as path from "path";
+import { EstateConfig } from "../../stacks/load";
+import { expandHome } from "../../lib/paths";
+import { RELAY_PORT, RELAY_SELECTOR } from "../../facts/day2";
+import { ClusterTunnel, SshConnection } from "../../providers/ssh/types";
+
+/** The hop every node session takes, from `windows-estate:nodeAccess`: nothing (direct), a jump host, or the relay. */
+export interface NodePath {
+  proxy?: SshConnection;
+  cluster?: ClusterTunnel;
+}
+
+/**
+ * Builds the hop. The jump host's key is read from its `privateKeyPath` (default: the WMCO key); the tunnel uses the
+ * stack's kubeconfig. Both end up only in secret inputs.
+ */
+export function nodePath(cfg: EstateConfig): NodePath {
+  const a = cfg.nodeAccess;
+  if (a.via === "jumpHost" && a.jumpHost) {
+    const j = a.jumpHost;
+    let privateKey = cfg.privateKey.pem;
+    if (j.privateKeyPath) {
+      const abs = path.resolve(expandHome(j.privateKeyPath));
+      try {
+        privateKey = fs.readFileSync(abs, "utf8");
+      } catch {
+        throw new pulumi.RunError(`windows-estate:nodeAccess.jumpHost.privateKeyPath ${abs} cannot be read`);
+      }
+    }
+    return {
+      proxy: {
+        host: j.address,
+        port: j.port,
+        user: j.username,
+        hostKey: j.hostKey,
+        privateKey,
+        connectTimeoutSeconds: a.connectTimeoutSeconds,
+        pathStyle: "posix",
+      },
+    };
+  }
+  if (a.via === "cluster")
+    return {
+      cluster: {
+        ...(cfg.cluster.kubeconfig ? { kubeconfig: cfg.cluster.kubeconfig } : {}),
+        ...(cfg.cluster.context ? { context: cfg.cluster.context } : {}),
+        namespace: cfg.operator.namespace,
+        selector: RELAY_SELECTOR,
+        port: RELAY_PORT,
+      },
+    };
+  return {};
+}

@@ -1,0 +1,77 @@
+/**
+ * Key rotation's wait: WMCO has adopted the new key once every BYOH Node's `pub-key-hash` annotation is the new key's
+ * hash and `windows-user-data` carries the new public key. That is the order WMCO's secret controller works in
+ * (controllers/secret_controller.go `updateUserData`: annotate BYOH nodes, then rewrite the user data Secret); the
+ * hash is SHA-256 of the authorized_keys form without newline (pkg/nodeconfig/nodeconfig.go
+ * `CreatePubKeyHashAnnotation`). Only after this may the old key leave the hosts.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { createHash } from "crypto";
+import { BYOH_NODE_LABEL } from "../../facts/wmco";
+import { WMCO_PUB_KEY_HASH_ANNOTATION, WMCO_USER_DATA_SECRET } from "../../facts/day2";
+import { get, objects, str, stringMap } from "../../lib/json";
+import { connectKube, KubeApi } from "../kube-wait/api";
+
+export function pubKeyHash(publicKey: string): string {
+  return createHash("sha256").update(publicKey.trim().split(/\s+/).slice(0, 2).join(" ")).digest("hex");
+}
+
+/** What is still missing, or an empty list once WMCO has adopted the key. */
+export async function adoptionGaps(api: KubeApi, publicKey: string): Promise<string[]> {
+  const want = pubKeyHash(publicKey);
+  const gaps: string[] = [];
+  const nodes = await api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${BYOH_NODE_LABEL}=true`)}`);
+  for (const n of objects(get(nodes, "items"))) {
+    const hash = stringMap(get(n, "metadata", "annotations"))[WMCO_PUB_KEY_HASH_ANNOTATION];
+    if (hash !== want) gaps.push(`BYOH node ${str(get(n, "metadata", "name"))} still has the old pub-key-hash`);
+  }
+  const { namespace, name } = WMCO_USER_DATA_SECRET;
+  const secret = await api.get(`/api/v1/namespaces/${namespace}/secrets/${name}`);
+  const userData = Buffer.from(str(get(secret, "data", "userData")) ?? "", "base64").toString("utf8");
+  const keyBody = publicKey.trim().split(/\s+/)[1] ?? "";
+  if (!keyBody || !userData.includes(keyBody)) gaps.push(`${namespace}/${name} does not carry the new public key yet`);
+  return gaps;
+}
+
+export interface WmcoKeyAdoptedInputs {
+  publicKey: string;
+  kubeconfig?: string;
+  context?: string;
+  timeoutSeconds: number;
+  intervalSeconds: number;
+  __provider?: string;
+}
+
+async function waitForAdoption(i: WmcoKeyAdoptedInputs): Promise<void> {
+  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const deadline = Date.now() + i.timeoutSeconds * 1000;
+  for (;;) {
+    const gaps = await adoptionGaps(api, i.publicKey);
+    if (gaps.length === 0) return;
+    if (Date.now() + i.intervalSeconds * 1000 > deadline)
+      throw new Error(
+        `WMCO has not adopted the new key within ${i.timeoutSeconds}s: ${gaps.join("; ")}. The old key stays authorized on the hosts; check the WMCO logs and run pulumi up again`,
+      );
+    console.error(`key rotation: waiting for WMCO: ${gaps.join("; ")}`);
+    await new Promise((r) => setTimeout(r, i.intervalSeconds * 1000));
+  }
+}
+
+export const wmcoKeyAdoptedProvider: pulumi.dynamic.ResourceProvider = {
+  async diff(_id: string, olds: WmcoKeyAdoptedInputs, news: WmcoKeyAdoptedInputs) {
+    const changes =
+      olds.publicKey !== news.publicKey ||
+      olds.kubeconfig !== news.kubeconfig ||
+      olds.context !== news.context ||
+      olds.__provider !== news.__provider;
+    return { changes, replaces: [], deleteBeforeReplace: false };
+  },
+  async create(inputs: WmcoKeyAdoptedInputs) {
+    await waitForAdoption(inputs);
+    return { id: "wmco-key-adopted", outs: inputs };
+  },
+  async update(_id: string, olds: WmcoKeyAdoptedInputs, news: WmcoKeyAdoptedInputs) {
+    if (olds.publicKey !== news.publicKey) await waitForAdoption(news);
+    return { outs: news };
+  },
+};

@@ -1,0 +1,54 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { powershellCommand } from "../ssh/powershell";
+import { withSession } from "../ssh/session";
+import { describeTarget, SshConnection } from "../ssh/types";
+import { retireKeysScript } from "./scripts";
+
+export interface RetiredKeysInputs {
+  /** Access with the new WMCO key, pinned to the host key WindowsHost recorded. */
+  connection: SshConnection;
+  hostKey: string;
+  /** The new WMCO public key: must stay authorized. */
+  keep: string;
+  /** Earlier WMCO public keys to remove. */
+  retire: string[];
+  __provider?: string;
+}
+
+async function retire(i: RetiredKeysInputs): Promise<{ retired: number }> {
+  if (i.retire.length === 0) return { retired: 0 };
+  const target = describeTarget(i.connection);
+  const removed = await withSession(i.connection, i.hostKey, async (s) => {
+    const r = await s.exec(powershellCommand(retireKeysScript(i.keep, i.retire)));
+    const m = /retired (\d+)/.exec(r.stdout);
+    if (r.code !== 0 || !m)
+      throw new Error(
+        `removing the old WMCO key from ${target} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`,
+      );
+    return Number(m[1]);
+  });
+  // The proof that the host is still reachable with the key WMCO now uses: a fresh login.
+  await withSession(i.connection, i.hostKey, async () => undefined).catch((e: Error) => {
+    throw new Error(`${target}: after removing the old key, logging in with the new WMCO key fails: ${e.message}`);
+  });
+  return { retired: removed };
+}
+
+/**
+ * Removes retired WMCO keys from a BYOH host once WMCO has adopted the new one (the resource depends on that wait).
+ * Idempotent: removing keys that are already gone is a no-op.
+ */
+export const retiredKeysProvider: pulumi.dynamic.ResourceProvider = {
+  async diff(_id: string, olds: RetiredKeysInputs, news: RetiredKeysInputs) {
+    const changes =
+      JSON.stringify([olds.keep, olds.retire, olds.connection, olds.hostKey, olds.__provider]) !==
+      JSON.stringify([news.keep, news.retire, news.connection, news.hostKey, news.__provider]);
+    return { changes, replaces: [], deleteBeforeReplace: false };
+  },
+  async create(inputs: RetiredKeysInputs) {
+    return { id: describeTarget(inputs.connection), outs: { ...inputs, ...(await retire(inputs)) } };
+  },
+  async update(_id: string, _olds: RetiredKeysInputs, news: RetiredKeysInputs) {
+    return { outs: { ...news, ...(await retire(news)) } };
+  },
+};

@@ -1,0 +1,225 @@
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { WindowsHost } from "../../../providers/windows-host";
+import { RetiredWmcoKeys, WmcoKeyAdopted } from "../../../providers/key-rotation";
+import { pubKeyHash } from "../../../providers/day2/key-adopted";
+import { withSession } from "../../../providers/ssh/session";
+import { serializedProviderOf } from "../../helpers/dynamic-host";
+import { FakeKube } from "../../helpers/fake-kube";
+import { validateObject } from "../../helpers/schemas";
+import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { labWindows, LabWindows } from "../../lab/lab-windows";
+
+// Key rotation on BYOH hosts, each step as the engine runs it (the real dynamic-provider plugin): WindowsHost
+// authorizes the new key beside the old one; WmcoKeyAdopted waits for WMCO (BYOH Nodes' pub-key-hash, then
+// windows-user-data, served by the API stand-in the way WMCO's secret controller changes them); RetiredWmcoKeys
+// removes the old key. The lab hosts' sshd reads exactly the keys the simulated PowerShell keeps, so every login
+// below is a real SSH authentication. What only Windows proves: administrators_authorized_keys and its ACL.
+jest.setTimeout(120_000);
+
+const URN = (t: string, n: string) => `urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::${t}-${n}`;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rotation-"));
+function keypair(name: string): { priv: string; pub: string } {
+  const file = path.join(dir, name);
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", file]);
+  return { priv: fs.readFileSync(file, "utf8"), pub: fs.readFileSync(`${file}.pub`, "utf8").trim() };
+}
+const OLD = keypair("old");
+const NEW = keypair("new");
+
+let kube: FakeKube;
+let labs: LabWindows[] = [];
+let plugin: DynamicPlugin;
+const text: Record<string, string> = {};
+const hostState: Record<string, unknown>[] = [];
+/** WMCO's progress in the stand-in: how far it has got with the new key. */
+let wmco: "old" | "annotated" | "done" = "old";
+
+const byohNode = (i: number, key: string) => ({
+  apiVersion: "v1",
+  kind: "Node",
+  metadata: {
+    name: `win-rot-${i}`,
+    labels: { "kubernetes.io/os": "windows", "windowsmachineconfig.openshift.io/byoh": "true" },
+    annotations: { "windowsmachineconfig.openshift.io/pub-key-hash": pubKeyHash(key) },
+  },
+  status: { addresses: [{ type: "InternalIP", address: `127.0.0.${41 + i}` }] },
+});
+
+beforeAll(async () => {
+  labs = await Promise.all(
+    [0, 1, 2].map(async (i) => {
+      const w = await labWindows(`127.0.0.${41 + i}`, `win-rot-${i}`);
+      // The host trusts the old WMCO key, and the simulated key list is sshd's own file.
+      fs.writeFileSync(w.host.authorizedKeysFile, OLD.pub + "\n");
+      const s = JSON.parse(fs.readFileSync(w.state, "utf8"));
+      fs.writeFileSync(
+        w.state,
+        JSON.stringify({ ...s, authorizedKeys: [OLD.pub], authorizedKeysFile: w.host.authorizedKeysFile }),
+      );
+      return w;
+    }),
+  );
+  kube = new FakeKube();
+  kube.route("/api/v1/nodes", () => ({
+    status: 200,
+    body: {
+      apiVersion: "v1",
+      kind: "NodeList",
+      metadata: {},
+      items: [0, 1, 2].map((i) => byohNode(i, wmco === "old" ? OLD.pub : NEW.pub)),
+    },
+  }));
+  kube.route("/api/v1/namespaces/openshift-machine-api/secrets/windows-user-data", () => ({
+    status: 200,
+    body: {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "windows-user-data", namespace: "openshift-machine-api" },
+      data: {
+        userData: Buffer.from(`<powershell>\n$key = '${wmco === "done" ? NEW.pub : OLD.pub}'\n</powershell>`).toString(
+          "base64",
+        ),
+      },
+    },
+  }));
+  await kube.start();
+  const conn = { host: "x", user: "u", privateKey: "k", hostKey: "SHA256:x" };
+  text.host = (await serializedProviderOf(() => new WindowsHost("h", { connection: conn, wmcoPublicKey: "k" }))).text;
+  text.adopted = (await serializedProviderOf(() => new WmcoKeyAdopted("a", { publicKey: "k" }))).text;
+  text.retired = (
+    await serializedProviderOf(
+      () => new RetiredWmcoKeys("r", { connection: conn, hostKey: "k", keep: "k", retire: [] }),
+    )
+  ).text;
+  plugin = new DynamicPlugin();
+  await plugin.start("127.0.0.1:1");
+});
+afterAll(async () => {
+  await plugin?.stop();
+  await kube?.stop();
+  await Promise.all(labs.map((l) => l.stop()));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const connection = (l: LabWindows, priv: string) => ({
+  host: l.host.host,
+  port: 22,
+  user: l.host.user,
+  privateKey: priv,
+  hostKey: l.host.hostKeyLine,
+  deadlineSeconds: 3,
+});
+const hostInputs = (l: LabWindows, k: { priv: string; pub: string }) => ({
+  connection: connection(l, k.priv),
+  wmcoPublicKey: k.pub,
+  wmcoPrivateKey: k.priv,
+  __provider: text.host,
+});
+
+/** Whether a real SSH login with this key succeeds on the lab host. */
+async function logsIn(l: LabWindows, priv: string): Promise<boolean> {
+  return withSession(
+    { ...connection(l, priv), pathStyle: "posix", deadlineSeconds: 2 },
+    undefined,
+    async () => true,
+  ).catch(() => false);
+}
+/** What sshd would accept right now: never empty. */
+const authorized = (l: LabWindows) => fs.readFileSync(l.host.authorizedKeysFile, "utf8").trim().split("\n");
+
+test("the Node objects WMCO's stand-in serves are valid core/v1 Nodes", () => {
+  expect(validateObject(byohNode(0, OLD.pub), { closed: true })).toBe("");
+});
+
+test("rotation: new key authorized beside the old, WMCO adopts it, the old key leaves; every host stays reachable", async () => {
+  // Prepared with the old key.
+  for (const l of labs) hostState.push((await plugin.create(URN("host", l.host.host), hostInputs(l, OLD))).outputs);
+  for (const l of labs) expect(authorized(l)).toEqual([OLD.pub]);
+
+  // 1. Each host authorizes the new key beside the old one (logging in with the old one), then proves the new one.
+  for (const [i, l] of labs.entries()) {
+    const outs = await plugin.update(URN("host", l.host.host), "id", hostState[i], hostInputs(l, NEW));
+    expect(outs.retiringKeys).toEqual([OLD.pub]);
+    hostState[i] = outs;
+    expect(authorized(l)).toEqual([OLD.pub, NEW.pub]);
+    expect([await logsIn(l, OLD.priv), await logsIn(l, NEW.priv)]).toEqual([true, true]);
+  }
+
+  // 2. (cloud-private-key changes here.) 3. The wait holds until WMCO has annotated the nodes and rewritten the user
+  // data: the stand-in gets there on the third and fifth look.
+  let looks = 0;
+  kube.route("/api/v1/nodes", () => {
+    looks++;
+    if (looks >= 3) wmco = looks >= 5 ? "done" : "annotated";
+    return {
+      status: 200,
+      body: {
+        apiVersion: "v1",
+        kind: "NodeList",
+        metadata: {},
+        items: [0, 1, 2].map((i) => byohNode(i, wmco === "old" ? OLD.pub : NEW.pub)),
+      },
+    };
+  });
+  await plugin.create(URN("adopted", "x"), {
+    publicKey: NEW.pub,
+    kubeconfig: kube.kubeconfig(),
+    timeoutSeconds: 30,
+    intervalSeconds: 0.05,
+    __provider: text.adopted,
+  });
+  expect(wmco).toBe("done");
+  expect(looks).toBe(5);
+  expect(plugin.stderr.join("")).toMatch(/windows-user-data does not carry the new public key yet/);
+
+  // 4. The old key leaves each host; the new one still logs in, the old one no longer does.
+  for (const l of labs) {
+    const r = await plugin.create(URN("retired", l.host.host), {
+      connection: connection(l, NEW.priv),
+      hostKey: l.host.hostKeyLine,
+      keep: NEW.pub,
+      retire: [OLD.pub],
+      __provider: text.retired,
+    });
+    expect(r.outputs.retired).toBe(1);
+    expect(authorized(l)).toEqual([NEW.pub]);
+    expect([await logsIn(l, NEW.priv), await logsIn(l, OLD.priv)]).toEqual([true, false]);
+  }
+});
+
+test("WMCO that never adopts the key: the wait fails naming what is missing, and the old key stays", async () => {
+  wmco = "old";
+  kube.route("/api/v1/nodes", () => ({
+    status: 200,
+    body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: [byohNode(0, OLD.pub)] },
+  }));
+  await expect(
+    plugin.create(URN("adopted", "y"), {
+      publicKey: NEW.pub,
+      kubeconfig: kube.kubeconfig(),
+      timeoutSeconds: 0.3,
+      intervalSeconds: 0.05,
+      __provider: text.adopted,
+    }),
+  ).rejects.toThrow(
+    /WMCO has not adopted the new key within 0.3s: BYOH node win-rot-0 still has the old pub-key-hash; .*windows-user-data does not carry the new public key yet\. The old key stays authorized/,
+  );
+});
+
+test("removing old keys never leaves a host without the new key: refused when the new key is not authorized", async () => {
+  const l = labs[0];
+  // The host holds only NEW now; asking to keep OLD (not authorized) and retire NEW must change nothing.
+  await expect(
+    plugin.create(URN("retired", "z"), {
+      connection: connection(l, NEW.priv),
+      hostKey: l.host.hostKeyLine,
+      keep: OLD.pub,
+      retire: [NEW.pub],
+      __provider: text.retired,
+    }),
+  ).rejects.toThrow(/removing the old WMCO key from .*127\.0\.0\.41:22 failed/);
+  expect(authorized(l)).toEqual([NEW.pub]);
+});
