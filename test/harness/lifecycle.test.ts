@@ -253,6 +253,20 @@ describe("bring-your-own hosts", () => {
     withOne = await up(config({ machineSets: [], byoh: [byoh(hosts[0])] }));
   });
 
+  /** Ties each lab host's simulated key list to its sshd (so an authorized key really logs in), or unties it and
+   * puts back the WMCO key of the other tests. */
+  function linkKeys(on: boolean): void {
+    const pub = execFileSync("ssh-keygen", ["-y", "-f", keyFile]).toString().trim();
+    for (const h of hosts) {
+      const st = JSON.parse(fs.readFileSync(h.state, "utf8"));
+      if (on) fs.writeFileSync(h.state, JSON.stringify({ ...st, authorizedKeysFile: h.host.authorizedKeysFile }));
+      else {
+        fs.writeFileSync(h.state, JSON.stringify({ ...st, authorizedKeys: [pub], authorizedKeysFile: undefined }));
+        fs.writeFileSync(h.host.authorizedKeysFile, pub + "\n");
+      }
+    }
+  }
+
   const instances = (s: StackState) =>
     (reveal(byName(s, "estate-byoh-windows-instances").inputs) as { data: Record<string, string> }).data;
 
@@ -281,10 +295,7 @@ describe("bring-your-own hosts", () => {
 
   test("rotating the WMCO key: each host authorizes the new key first, then the Secret, then WMCO adopts it, then the old key leaves", async () => {
     // sshd on each lab host reads exactly the keys the simulated PowerShell keeps (prepare writes them).
-    for (const h of hosts) {
-      const st = JSON.parse(fs.readFileSync(h.state, "utf8"));
-      fs.writeFileSync(h.state, JSON.stringify({ ...st, authorizedKeysFile: h.host.authorizedKeysFile }));
-    }
+    linkKeys(true);
     const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
     const oldKey = fs.readFileSync(keyFile, "utf8");
     const newFile = path.join(hosts[0].dir, "wmco-new.pem");
@@ -325,6 +336,7 @@ describe("bring-your-own hosts", () => {
       }
     } finally {
       userDataKey = undefined;
+      linkKeys(false);
     }
   });
 
@@ -332,6 +344,7 @@ describe("bring-your-own hosts", () => {
     const two = await up(config({ machineSets: [], byoh: [byoh(hosts[0]), byoh(hosts[1])] }), withOne.state);
     const newFile = path.join(hosts[0].dir, "wmco-newer.pem");
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", newFile]);
+    linkKeys(true);
     const down = await labWindowsDown(hosts[1]);
     try {
       const r = await runProgram({
@@ -345,6 +358,7 @@ describe("bring-your-own hosts", () => {
       expect(changed(r.engine.steps).filter((s) => s.includes("estate-key"))).toEqual([]);
     } finally {
       await down();
+      linkKeys(false);
     }
   });
 
