@@ -2,7 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { kubernetesProvider } from "./components/cluster-access";
 import { WindowsEstate } from "./components/estate";
 import { completeWithCluster } from "./components/machinesets/complete";
-import { formatIssues } from "./stacks/load";
+import { formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
+import { completeVanilla } from "./components/vanilla/complete";
+import { VanillaEstate } from "./components/vanilla/estate";
 import { loadStackConfig } from "./stacks/from-pulumi";
 import { DOMAIN_VALIDATORS } from "./components/validators";
 
@@ -11,7 +13,9 @@ import { DOMAIN_VALIDATORS } from "./components/validators";
  * resource is declared: a config error declares nothing.
  */
 export = async () => {
-  const loaded = loadStackConfig(DOMAIN_VALIDATORS);
+  const any = loadStackConfig(DOMAIN_VALIDATORS);
+  if (isVanillaConfig(any)) return vanilla(any);
+  const loaded = any;
   const { config, issues } = await completeWithCluster(loaded);
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).
@@ -55,3 +59,23 @@ export = async () => {
     ...(estate.reboot ? { windowsReboot: { token: estate.reboot.token, plan: estate.reboot.plan } } : {}),
   };
 };
+
+/** A vanilla Kubernetes stack (`cluster.platform: Kubernetes`): no WMCO; the Windows side of a kubeadm cluster. */
+async function vanilla(loaded: VanillaEstateConfig) {
+  const { config, resolved, facts, issues } = await completeVanilla(loaded);
+  if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatIssues(issues));
+  const provider = kubernetesProvider(config.cluster);
+  const estate = new VanillaEstate(
+    "estate",
+    { config, resolved, ...(facts ? { facts } : {}) },
+    { providers: { kubernetes: provider } },
+  );
+  return {
+    /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
+    kubernetes: resolved,
+    /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
+    runtimeClasses: estate.runtimeClasses,
+    /** Per node: the files it gets (exact text; the join token as a placeholder), downloads and steps, in order. */
+    windowsNodePlans: estate.nodePlans,
+  };
+}

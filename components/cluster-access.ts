@@ -11,8 +11,11 @@ export interface ClusterAccess {
   context?: string;
 }
 
+/** How a stack reaches its cluster, whichever kind it is (OpenShift or vanilla). */
+export type ClusterConnection = Pick<EstateConfig["cluster"], "kubeconfig" | "context" | "render">;
+
 /** Access for wait resources, or undefined in render mode, where there is no cluster to ask. */
-export function clusterAccess(cluster: EstateConfig["cluster"]): ClusterAccess | undefined {
+export function clusterAccess(cluster: ClusterConnection): ClusterAccess | undefined {
   if (cluster.render !== undefined) return undefined;
   return {
     kubeconfig: cluster.kubeconfig === undefined ? undefined : pulumi.secret(cluster.kubeconfig),
@@ -32,7 +35,7 @@ export function clusterAccess(cluster: EstateConfig["cluster"]): ClusterAccess |
  * `clusterIdentifier` changes).
  */
 export function kubernetesProvider(
-  cluster: EstateConfig["cluster"],
+  cluster: ClusterConnection & { clusterIdentifier: string },
   opts?: pulumi.CustomResourceOptions,
 ): k8s.Provider {
   return new k8s.Provider(

@@ -3,7 +3,8 @@
  * Each check runs only on keys whose shape already passed, so it can trust its types.
  */
 import { discoveryEnabled, Validator } from "../stacks/load";
-import type { ClusterConfig } from "../stacks/schema/cluster";
+import { asOpenShift, isVanilla, OpenShiftClusterConfig } from "../stacks/schema/cluster";
+import { validateVanilla } from "./vanilla/validate";
 import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
 import { validateMirrors } from "./mirrors/validate";
@@ -14,35 +15,44 @@ import { validateDay2 } from "./day2/validate";
  * (checked at preview/up, components/machinesets/complete.ts); else the newest rules.
  */
 function wmcoRules(
-  cluster: ClusterConfig,
+  cluster: OpenShiftClusterConfig,
   csv: string | undefined,
   offline: boolean,
 ): KnownWmco | "cluster" | undefined {
   return pinnedWmco(csv) ?? (discoveryEnabled(cluster, offline) ? "cluster" : undefined);
 }
 
+// The WMCO checks run on OpenShift stacks only (a Kubernetes stack with these keys is refused by the loader).
 const byoh: Validator = (cfg, ctx) => {
-  if (!cfg.byoh) return { errors: [] };
-  const rules = cfg.cluster ? wmcoRules(cfg.cluster, cfg.operator?.startingCSV, ctx.offline) : "cluster";
+  if (!cfg.byoh || (cfg.cluster && isVanilla(cfg.cluster.platform))) return { errors: [] };
+  const cluster = cfg.cluster && asOpenShift(cfg.cluster);
+  const rules = cluster ? wmcoRules(cluster, cfg.operator?.startingCSV, ctx.offline) : "cluster";
   return {
     errors: [
       ...validateByoh(cfg.byoh, ctx.secretKeys),
-      ...(cfg.cluster && rules !== "cluster" ? byohVersionIssues(cfg.cluster.platform, cfg.byoh, rules) : []),
+      ...(cluster && rules !== "cluster" ? byohVersionIssues(cluster.platform, cfg.byoh, rules) : []),
     ],
   };
 };
 
-const machineSets: Validator = (cfg, ctx) =>
-  cfg.cluster && cfg.machineSets
-    ? validateMachineSets(cfg.cluster, cfg.machineSets, {
-        discovery: discoveryEnabled(cfg.cluster, ctx.offline),
+const machineSets: Validator = (cfg, ctx) => {
+  const cluster = cfg.cluster && asOpenShift(cfg.cluster);
+  return cluster && cfg.machineSets
+    ? validateMachineSets(cluster, cfg.machineSets, {
+        discovery: discoveryEnabled(cluster, ctx.offline),
         offline: ctx.offline,
-        wmco: wmcoRules(cfg.cluster, cfg.operator?.startingCSV, ctx.offline),
+        wmco: wmcoRules(cluster, cfg.operator?.startingCSV, ctx.offline),
       })
+    : { errors: [] };
+};
+
+const vanilla: Validator = (cfg) =>
+  cfg.cluster && isVanilla(cfg.cluster.platform)
+    ? { errors: validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.nodeAccess, cfg.mirrors) }
     : { errors: [] };
 
 const mirrors: Validator = (cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors) : { errors: [] });
 
 const day2: Validator = (cfg) => ({ errors: validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot) });
 
-export const DOMAIN_VALIDATORS: readonly Validator[] = [byoh, machineSets, mirrors, day2];
+export const DOMAIN_VALIDATORS: readonly Validator[] = [byoh, machineSets, mirrors, day2, vanilla];

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ConfigErrors, EstateConfig, loadEstateConfig, RawConfig, Validator } from "./load";
+import { AnyEstateConfig, ConfigErrors, loadAnyConfig, RawConfig, Validator } from "./load";
 import { isOffline } from "./offline";
 
 /**
@@ -27,12 +27,13 @@ export function rawConfigFromRuntime(): RawConfig {
  * Loads and validates the stack config inside a Pulumi program. A config problem ends the run with a RunError:
  * every problem listed, no stack trace, nothing declared.
  */
-export function loadStackConfig(validators: readonly Validator[]): EstateConfig {
+export function loadStackConfig(validators: readonly Validator[]): AnyEstateConfig {
   const denied = defaultProviderProblem(pulumi.runtime.allConfig()["pulumi:disable-default-providers"]);
   if (denied) throw new pulumi.RunError(denied);
   try {
-    const cfg = loadEstateConfig(rawConfigFromRuntime(), {
+    const cfg = loadAnyConfig(rawConfigFromRuntime(), {
       projectDir: process.cwd(),
+      stackName: pulumi.getStack(),
       offline: isOffline(),
       validators,
     });

@@ -10,7 +10,8 @@ import { codeOf } from "../lib/errors";
 import { get } from "../lib/json";
 import { expandHome } from "../lib/paths";
 import { ByohHostConfig } from "./schema/byoh";
-import { ClusterConfig } from "./schema/cluster";
+import { asOpenShift, ClusterConfig, isVanilla, OpenShiftClusterConfig } from "./schema/cluster";
+import { KubernetesConfig, VanillaNodeConfig } from "./schema/kubernetes";
 import { NodeAccessConfig, RebootConfig } from "./schema/day2";
 import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
@@ -40,7 +41,7 @@ export interface DiscoveredNode {
 
 /** One typed, validated view of a stack's `windows-estate:*` config, defaults applied. */
 export interface EstateConfig {
-  cluster: ClusterConfig & { discovery: boolean; clusterIdentifier: string };
+  cluster: OpenShiftClusterConfig & { discovery: boolean; clusterIdentifier: string };
   operator: OperatorConfig;
   privateKey: PrivateKeyConfig;
   machineSets: MachineSetConfig[];
@@ -67,6 +68,34 @@ export interface EstateConfig {
   warnings: ConfigIssue[];
 }
 
+/** A vanilla Kubernetes stack (`cluster.platform: Kubernetes`): no WMCO; Windows nodes joined by this program. */
+export interface VanillaEstateConfig {
+  cluster: Omit<ClusterConfig, "platform" | "infrastructureId"> & {
+    platform: "Kubernetes";
+    /** A name for the cluster in object names: `cluster.infrastructureId`, default the stack name. */
+    infrastructureId: string;
+    discovery: boolean;
+    clusterIdentifier: string;
+  };
+  kubernetes: KubernetesConfig;
+  nodes: VanillaNodeConfig[];
+  /** The SSH key the nodes authorize (the same keys as the WMCO key: `privateKey`/`privateKeyPath`). */
+  privateKey: PrivateKeyConfig;
+  mirrors: MirrorsConfigInput;
+  nodeAccess: NodeAccessConfig;
+  reboot?: RebootConfig;
+  /** What discovery read from the cluster (version, networks, API endpoint). */
+  discovered?: { windowsNodes?: DiscoveredNode[] };
+  warnings: ConfigIssue[];
+}
+
+/** Either kind of stack, told apart by `cluster.platform`. */
+export type AnyEstateConfig = EstateConfig | VanillaEstateConfig;
+
+export function isVanillaConfig(c: AnyEstateConfig): c is VanillaEstateConfig {
+  return c.cluster.platform === "Kubernetes";
+}
+
 /** The stack's raw config as Pulumi hands it to a program: `namespace:key` → string (objects as JSON). */
 export interface RawConfig {
   values: Readonly<Record<string, string>>;
@@ -74,6 +103,8 @@ export interface RawConfig {
 }
 
 export interface LoadOptions {
+  /** The stack's name: a vanilla cluster's default `infrastructureId`. Default `kubernetes`. */
+  stackName?: string;
   /** Directory relative `privateKeyPath`s are resolved against (the Pulumi project directory). */
   projectDir: string;
   /** True under synth: nothing can be asked of a cluster, so discovery is off. */
@@ -191,10 +222,26 @@ function loadPrivateKey(
 }
 
 /**
- * Turns a stack's raw config into one typed EstateConfig, or throws ConfigErrors listing every problem at once.
- * Nothing may be declared before this returns.
+ * Turns an OpenShift stack's raw config into one typed EstateConfig, or throws ConfigErrors listing every problem at
+ * once. Nothing may be declared before this returns.
  */
 export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfig {
+  const cfg = loadAnyConfig(raw, opts);
+  if (isVanillaConfig(cfg))
+    throw new ConfigErrors([
+      {
+        path: "cluster.platform",
+        message: "Kubernetes stacks are loaded with loadAnyConfig (this caller expects OpenShift)",
+      },
+    ]);
+  return cfg;
+}
+
+/**
+ * Turns a stack's raw config into its typed config (OpenShift with WMCO, or vanilla Kubernetes), or throws
+ * ConfigErrors listing every problem at once. Nothing may be declared before this returns.
+ */
+export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfig {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   const known = TOP_LEVEL_KEY_NAMES;
@@ -219,7 +266,13 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
     const text = present.get(key);
     if (text === undefined) {
       if (!OPTIONAL_KEYS.has(key)) errors.push({ path: key, message: requiredMessage(key) });
-      if (key === "privateKey" || key === "privateKeyPath" || key === "reboot" || !OPTIONAL_KEYS.has(key))
+      if (
+        key === "privateKey" ||
+        key === "privateKeyPath" ||
+        key === "reboot" ||
+        key === "kubernetes" ||
+        !OPTIONAL_KEYS.has(key)
+      )
         return undefined;
       return schema.parse(emptyValueFor(schema));
     }
@@ -239,7 +292,27 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
     byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh),
     nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess),
     reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot),
+    kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes),
+    nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes),
   };
+  // Keys of the other kind of cluster are mistakes, not silently ignored settings.
+  const vanilla = parsed.cluster !== undefined && isVanilla(parsed.cluster.platform);
+  if (parsed.cluster) {
+    const misplaced = vanilla ? (["operator", "machineSets", "byoh"] as const) : (["kubernetes", "nodes"] as const);
+    for (const key of misplaced)
+      if (present.has(key))
+        errors.push({
+          path: key,
+          message: vanilla
+            ? `applies to OpenShift/OKD with WMCO; with cluster.platform Kubernetes, Windows hosts go in ${NAMESPACE}:nodes`
+            : `applies to cluster.platform Kubernetes (vanilla); on OpenShift (${parsed.cluster.platform}) Windows hosts come from machineSets or byoh`,
+        });
+    if (!vanilla && parsed.cluster.infrastructureId === undefined)
+      errors.push({
+        path: "cluster.infrastructureId",
+        message: `is required on OpenShift: \`oc get infrastructure cluster -o jsonpath='{.status.infrastructureName}'\``,
+      });
+  }
 
   const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
   for (const validate of opts.validators) {
@@ -249,7 +322,29 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
   }
   if (errors.length > 0 || !parsed.cluster || !parsed.operator || !privateKey) throw new ConfigErrors(errors);
 
-  const cluster = parsed.cluster;
+  const parsedCluster = parsed.cluster;
+  const { platform } = parsedCluster;
+  if (isVanilla(platform)) {
+    const infrastructureId = parsedCluster.infrastructureId ?? opts.stackName ?? "kubernetes";
+    return {
+      cluster: {
+        ...parsedCluster,
+        platform,
+        infrastructureId,
+        discovery: discoveryEnabled(parsedCluster, opts.offline),
+        clusterIdentifier: parsedCluster.clusterIdentifier ?? infrastructureId,
+      },
+      kubernetes: parsed.kubernetes ?? TOP_LEVEL_KEYS.kubernetes.unwrap().parse({}),
+      nodes: parsed.nodes ?? [],
+      privateKey,
+      mirrors: parsed.mirrors ?? { digest: [], tag: [] },
+      nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
+      ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
+      warnings,
+    };
+  }
+  const cluster = asOpenShift(parsedCluster);
+  if (!cluster) throw new ConfigErrors(errors); // ruled out above: a WMCO platform with its infrastructure ID
   return {
     cluster: {
       ...cluster,

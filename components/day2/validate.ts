@@ -1,4 +1,4 @@
-import { ConfigIssue } from "../../stacks/config-issue";
+import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import type { ClusterConfig } from "../../stacks/schema/cluster";
 import type { NodeAccessConfig, RebootConfig } from "../../stacks/schema/day2";
 import { isUsablePin } from "../../providers/ssh/host-key";
@@ -45,7 +45,7 @@ export function validateDay2(
     for (const [node, value] of Object.entries(access.hostKeys))
       if (!isUsablePin(value))
         errors.push({
-          path: `nodeAccess.hostKeys.${node}`,
+          path: joinPath(["nodeAccess", "hostKeys", node]),
           message: "must be an OpenSSH public-key line or a SHA256: fingerprint",
         });
   }

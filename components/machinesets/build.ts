@@ -1,4 +1,4 @@
-import { ClusterConfig, Platform } from "../../stacks/schema/cluster";
+import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { awsProviderSpec } from "./aws";
 import { azureProviderSpec } from "./azure";
@@ -19,7 +19,7 @@ export interface Resolved {
  * guarantees every required field is present; a missing one here is a bug, reported as such.
  */
 export function buildMachineSet(
-  cluster: Pick<ClusterConfig, "platform" | "infrastructureId" | "region">,
+  cluster: Pick<OpenShiftClusterConfig, "platform" | "infrastructureId" | "region">,
   set: MachineSetConfig,
   resolved: Resolved = {},
 ): MachineSetObject {

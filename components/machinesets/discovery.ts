@@ -1,5 +1,5 @@
 import { ConfigIssue } from "../../stacks/config-issue";
-import { ClusterConfig } from "../../stacks/schema/cluster";
+import { OpenShiftClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { parseWmcoVersion, wmcoForOpenShift, WmcoVersion } from "../../facts/wmco";
 
@@ -65,7 +65,7 @@ export function linuxWorkerSpecs(machineSetList: unknown): Obj[] {
 }
 
 /** Config and cluster must describe the same cluster: a wrong kubeconfig context must not get another cluster's MachineSets. */
-export function identityIssues(cluster: ClusterConfig, facts: ClusterFacts): ConfigIssue[] {
+export function identityIssues(cluster: OpenShiftClusterConfig, facts: ClusterFacts): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const infra = facts.infrastructure;
   if (!infra) return out;
@@ -88,7 +88,7 @@ export function identityIssues(cluster: ClusterConfig, facts: ClusterFacts): Con
 }
 
 /** The cluster's region as the Infrastructure or a worker states it. */
-function discoveredRegion(cluster: ClusterConfig, facts: ClusterFacts): string | undefined {
+function discoveredRegion(cluster: OpenShiftClusterConfig, facts: ClusterFacts): string | undefined {
   const infra = facts.infrastructure;
   const w = facts.workerSpecs[0];
   switch (cluster.platform) {
@@ -126,10 +126,10 @@ function pickWorker(specs: Obj[], zone: string | undefined, zoneOf: (s: Obj) => 
  * Linux worker instead of recomputing tag names, so installs whose tags were named differently still work.
  */
 export function mergeDiscovered(
-  cluster: ClusterConfig,
+  cluster: OpenShiftClusterConfig,
   sets: readonly MachineSetConfig[],
   facts: ClusterFacts,
-): { cluster: ClusterConfig; machineSets: MachineSetConfig[] } {
+): { cluster: OpenShiftClusterConfig; machineSets: MachineSetConfig[] } {
   const merged = { ...cluster, region: cluster.region ?? discoveredRegion(cluster, facts) };
   const out = sets.map((set) => {
     const s: MachineSetConfig = { ...set };

@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { ClusterConfig } from "../../stacks/schema/cluster";
+import { OpenShiftClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { buildMachineSet } from "./build";
 import { awsAmiFilter } from "./images";
@@ -10,7 +10,7 @@ import { PinnedAmi } from "../../providers/aws-ami/resource";
 
 export interface WindowsMachineSetArgs {
   /** Platform, infrastructure ID and region of the cluster (validated, discovery applied). */
-  cluster: Pick<ClusterConfig, "platform" | "infrastructureId" | "region">;
+  cluster: Pick<OpenShiftClusterConfig, "platform" | "infrastructureId" | "region">;
   /** One validated `windows-estate:machineSets[i]` entry, discovery applied. */
   set: MachineSetConfig;
   /**

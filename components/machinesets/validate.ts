@@ -1,6 +1,6 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { get } from "../../lib/json";
-import { ClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
+import { OpenShiftClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { machineSetName } from "./names";
 import {
@@ -36,7 +36,7 @@ function platformBlock(platform: Platform): Block | undefined {
  * name rules, duplicates, and (when nothing can be discovered) every value the MachineSet needs.
  */
 export function validateMachineSets(
-  cluster: ClusterConfig,
+  cluster: OpenShiftClusterConfig,
   sets: readonly MachineSetConfig[],
   /** `wmco`: the pinned release, undefined for the newest rules, or "cluster" when discovery will say at preview/up. */
   opts: { discovery: boolean; offline: boolean; wmco?: KnownWmco | "cluster" },
@@ -128,7 +128,11 @@ export function validateMachineSets(
  * Azure: WMCO's machineset.sh copies `publicLoadBalancer` from the Linux worker (and its e2e tests from the cluster);
  * without it a Windows node may have no outbound path for what its user data downloads.
  */
-export function publicLoadBalancerWarnings(cluster: ClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
+export function publicLoadBalancerWarnings(
+  cluster: OpenShiftClusterConfig,
+  set: MachineSetConfig,
+  i: number,
+): ConfigIssue[] {
   if (cluster.platform !== "Azure" || !set.azure || set.azure.publicLoadBalancer !== undefined) return [];
   return [
     {
@@ -175,7 +179,7 @@ export function versionIssues(platform: Platform, set: MachineSetConfig, i: numb
  * no Linux worker to copy from, so the message says that instead of suggesting discovery.
  */
 export function requiredFieldIssues(
-  cluster: ClusterConfig,
+  cluster: OpenShiftClusterConfig,
   set: MachineSetConfig,
   i: number,
   afterDiscovery = false,
@@ -203,7 +207,7 @@ export function requiredFieldIssues(
   return out;
 }
 
-function zoneIssues(cluster: ClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
+function zoneIssues(cluster: OpenShiftClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
   const region = cluster.region;
   if (!region) return [];
   const zone =

@@ -1,6 +1,6 @@
 import * as path from "path";
 import { parseArgs } from "util";
-import { ConfigErrors, loadEstateConfig } from "../../stacks/load";
+import { ConfigErrors, loadAnyConfig } from "../../stacks/load";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { ensureDevKey } from "./dev-key";
 import { runProgram } from "./mock-run";
@@ -71,7 +71,12 @@ export async function synth(argv: string[], io: Io): Promise<number> {
 
   let config;
   try {
-    config = loadEstateConfig(file.raw, { projectDir: PROJECT_DIR, offline: true, validators: DOMAIN_VALIDATORS });
+    config = loadAnyConfig(file.raw, {
+      projectDir: PROJECT_DIR,
+      offline: true,
+      validators: DOMAIN_VALIDATORS,
+      stackName: stack,
+    });
   } catch (e) {
     if (e instanceof ConfigErrors) {
       io.err(`synth: ${path.relative(process.cwd(), stackFile) || stackFile}: ${e.message}`);

@@ -39,20 +39,27 @@ export function isKubernetesObject(r: DeclaredResource): boolean {
   return r.custom && r.type.startsWith("kubernetes:") && !r.type.startsWith("pulumi:providers:");
 }
 
-/** The file name `renderYamlToDirectory` gives an object: `<apiVersion>-<kind>-<namespace|default>-<name>.yaml`. */
-export function renderPath(obj: KubeObject): string {
+/**
+ * The file name `renderYamlToDirectory` gives an object: `<apiVersion>-<kind>-<namespace|default>-<name>.yaml`. A
+ * patch (`*Patch` resources: server-side apply of the fields shown, onto an object someone else created) goes to
+ * `2-patch/`, so a reviewer never mistakes it for the whole object.
+ */
+export function renderPath(obj: KubeObject, patch = false): string {
   const sanitise = (s: string) => s.replace(/[/:]/g, "_");
   const file = `${sanitise(obj.apiVersion)}-${obj.kind.toLowerCase()}-${obj.metadata.namespace || "default"}-${obj.metadata.name}.yaml`;
-  return path.posix.join(obj.kind === "CustomResourceDefinition" ? "0-crd" : "1-manifest", file);
+  return path.posix.join(obj.kind === "CustomResourceDefinition" ? "0-crd" : patch ? "2-patch" : "1-manifest", file);
 }
 
-/** Windows paths of node files become a relative tree under `windows-node-files/`, e.g. `C/k/containerd/...`. */
-export function nodeFilePath(windowsPath: string): string {
+/**
+ * Windows paths of node files become a relative tree under `windows-node-files/`, e.g. `C/k/containerd/...`; a
+ * vanilla node's files go under its address (`windows-node-files/10.0.0.21/C/...`).
+ */
+export function nodeFilePath(windowsPath: string, node?: string): string {
   const parts = windowsPath
     .replace(/^([A-Za-z]):\\?/, "$1\\")
     .split("\\")
     .filter((p) => p !== "");
-  return path.posix.join("windows-node-files", ...parts);
+  return path.posix.join("windows-node-files", ...(node ? [node] : []), ...parts);
 }
 
 /**
@@ -69,7 +76,7 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
     const obj = asKubeObject(c.value);
     if (!obj) throw new Error(`internal: ${r.type} ${r.name} rendered without apiVersion, kind or metadata.name`);
     objects.push(obj);
-    files.set(renderPath(obj), stringify(obj, { lineWidth: 0 }));
+    files.set(renderPath(obj, r.type.endsWith("Patch")), stringify(obj, { lineWidth: 0 }));
   }
   const resources = [...files.keys()].sort();
   files.set(
@@ -87,6 +94,10 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
 
   const nodeFiles = outputs.windowsNodeFiles;
   for (const [winPath, text] of Object.entries(stringMap(nodeFiles))) files.set(nodeFilePath(winPath), text);
+  // Vanilla nodes: each node's plan carries its own files.
+  for (const [address, plan] of Object.entries(obj(outputs.windowsNodePlans) ?? {}))
+    for (const [winPath, text] of Object.entries(stringMap(get(plan, "files"))))
+      files.set(nodeFilePath(winPath, address), text);
   return { files, objects, hadSecret };
 }
 

@@ -4,6 +4,18 @@ import { z } from "zod";
 export const PLATFORMS = ["AWS", "Azure", "GCP", "VSphere", "Nutanix", "None"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
+/**
+ * What `cluster.platform` may say: an OpenShift/OKD platform (WMCO), or `Kubernetes` for a vanilla kubeadm cluster
+ * with flannel (no WMCO: Windows nodes are joined and converged by this program, `windows-estate:nodes`).
+ */
+export const CLUSTER_PLATFORMS = [...PLATFORMS, "Kubernetes"] as const;
+export type ClusterPlatform = (typeof CLUSTER_PLATFORMS)[number];
+
+/** Whether the stack manages a vanilla Kubernetes cluster rather than an OpenShift one with WMCO. */
+export function isVanilla(platform: ClusterPlatform): platform is "Kubernetes" {
+  return platform === "Kubernetes";
+}
+
 /** The MachineSet platform block key for each platform (`machineSets[i].<block>`); `None` has no MachineSets. */
 export const PLATFORM_BLOCK = {
   AWS: "aws",
@@ -19,15 +31,17 @@ export const PLATFORM_BLOCK = {
  */
 export const clusterSchema = z.strictObject({
   /** The cluster's platform type (`oc get infrastructure cluster -o jsonpath='{.spec.platformSpec.type}'`). */
-  platform: z.enum(PLATFORMS),
+  platform: z.enum(CLUSTER_PLATFORMS),
   /**
    * The infrastructure ID (`oc get infrastructure cluster -o jsonpath='{.status.infrastructureName}'`), e.g. `win-tmk9g`.
-   * MachineSet names, labels and default network names derive from it.
+   * MachineSet names, labels and default network names derive from it. Required on OpenShift; with `Kubernetes` a
+   * name for the cluster used in object names, default the stack name.
    */
   infrastructureId: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a lowercase DNS label like `win-tmk9g` (letters, digits, '-')")
-    .max(63),
+    .max(63)
+    .optional(),
   /** Cloud region (AWS, GCP) or location (Azure). Required for MachineSets on those platforms unless discovered. */
   region: z.string().min(1).optional(),
   /** Kubeconfig content or a path to one (`~` expanded). Default: the usual loading order (KUBECONFIG, ~/.kube/config). */
@@ -57,4 +71,18 @@ export const clusterSchema = z.strictObject({
   discovery: z.boolean().optional(),
 });
 
+/** `windows-estate:cluster` as parsed: any platform, `infrastructureId` possibly left out. */
 export type ClusterConfig = z.infer<typeof clusterSchema>;
+
+/** The cluster of an OpenShift/OKD stack, after validation: a WMCO platform and its infrastructure ID. */
+export type OpenShiftClusterConfig = Omit<ClusterConfig, "platform" | "infrastructureId"> & {
+  platform: Platform;
+  infrastructureId: string;
+};
+
+/** Narrows a parsed cluster to an OpenShift one; undefined for `Kubernetes` or a missing infrastructure ID. */
+export function asOpenShift(c: ClusterConfig): OpenShiftClusterConfig | undefined {
+  const { platform, infrastructureId } = c;
+  if (isVanilla(platform) || infrastructureId === undefined) return undefined;
+  return { ...c, platform, infrastructureId };
+}

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { byohSchema } from "./byoh";
 import { nodeAccessSchema, rebootSchema } from "./day2";
+import { kubernetesSchema, nodesSchema } from "./kubernetes";
 import { clusterSchema } from "./cluster";
 import { machineSetsSchema } from "./machinesets";
 import { mirrorsSchema } from "./mirrors";
@@ -25,6 +26,8 @@ export const TOP_LEVEL_KEYS = {
   byoh: byohSchema,
   nodeAccess: nodeAccessSchema,
   reboot: rebootSchema,
+  kubernetes: kubernetesSchema,
+  nodes: nodesSchema,
 } as const;
 
 export type TopLevelKey = keyof typeof TOP_LEVEL_KEYS;
@@ -40,6 +43,8 @@ export const TOP_LEVEL_KEY_NAMES = [
   "byoh",
   "nodeAccess",
   "reboot",
+  "kubernetes",
+  "nodes",
 ] as const satisfies readonly TopLevelKey[];
 type Missing = Exclude<TopLevelKey, (typeof TOP_LEVEL_KEY_NAMES)[number]>;
 const _allListed: Missing extends never ? true : never = true;
@@ -56,6 +61,8 @@ export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set([
   "byoh",
   "nodeAccess",
   "reboot",
+  "kubernetes",
+  "nodes",
   "privateKey",
   "privateKeyPath",
 ]);

@@ -57,11 +57,22 @@ function newAjv(): Ajv {
 
 const cache = new Map<string, ValidateFunction>();
 
-function compiled(file: string, closed: boolean): ValidateFunction {
-  const key = `${closed ? "closed" : "loose"}:${file}`;
+/** A patch sets some fields of an object: the same schema, nothing required. */
+export function withoutRequired(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutRequired);
+  if (typeof node !== "object" || node === null) return node;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(node as JsonObject))
+    if (!(k === "required" && Array.isArray(v))) out[k] = k === "enum" || k === "const" ? v : withoutRequired(v);
+  return out;
+}
+
+function compiled(file: string, closed: boolean, partial = false): ValidateFunction {
+  const key = `${closed ? "closed" : "loose"}:${partial ? "partial" : "whole"}:${file}`;
   let v = cache.get(key);
   if (!v) {
-    const schema = readJson(file) as JsonObject;
+    const whole = readJson(file) as JsonObject;
+    const schema = partial ? (withoutRequired(whole) as JsonObject) : whole;
     const body = closed ? (closeSchema(schema) as JsonObject) : schema;
     v = newAjv().compile({ ...body, $id: undefined } as AnySchema);
     cache.set(key, v);
@@ -86,12 +97,19 @@ function format(errors: ErrorObject[] | null | undefined): string {
 }
 
 /** Validates an object against a schema file; returns the problems as text, empty when valid. */
-export function validateAgainstSchema(obj: unknown, schemaFile: string, opts: { closed?: boolean } = {}): string {
-  const v = compiled(schemaFile, opts.closed ?? false);
+export function validateAgainstSchema(
+  obj: unknown,
+  schemaFile: string,
+  opts: { closed?: boolean; partial?: boolean } = {},
+): string {
+  const v = compiled(schemaFile, opts.closed ?? false, opts.partial ?? false);
   return v(obj) ? "" : format(v.errors);
 }
 
 /** Validates a Kubernetes object against the schema index.json routes it to. */
-export function validateObject(obj: { apiVersion: string; kind: string }, opts: { closed?: boolean } = {}): string {
+export function validateObject(
+  obj: { apiVersion: string; kind: string },
+  opts: { closed?: boolean; partial?: boolean } = {},
+): string {
   return validateAgainstSchema(obj, schemaFileFor(obj.apiVersion, obj.kind), opts);
 }

@@ -23,6 +23,8 @@ type Obj = {
 };
 
 const rendered = new Map<string, Obj[]>();
+const patches = new Map<string, Obj[]>();
+const nodeFiles = new Map<string, Map<string, string>>();
 const logs = new Map<string, string>();
 const outputs = new Map<string, Record<string, unknown>>();
 beforeAll(async () => {
@@ -47,6 +49,11 @@ beforeAll(async () => {
       stack,
       [...files].filter(([p]) => p.startsWith("1-manifest/")).map(([, t]) => parse(t) as Obj),
     );
+    patches.set(
+      stack,
+      [...files].filter(([p]) => p.startsWith("2-patch/")).map(([, t]) => parse(t) as Obj),
+    );
+    nodeFiles.set(stack, new Map([...files].filter(([p]) => p.startsWith("windows-node-files/"))));
   }
 }, 180_000);
 
@@ -67,6 +74,63 @@ test("every object of every example is valid against its schema (closed), provid
         ).toBe(`${stack} ${v.kind}: `);
     }
   }
+});
+
+test("every patch is valid against its kind's schema (closed; a patch sets some fields, so nothing is required)", () => {
+  for (const [stack, objs] of patches)
+    for (const o of objs)
+      expect(`${stack} ${o.kind}/${o.metadata.name}: ${validateObject(o, { closed: true, partial: true })}`).toBe(
+        `${stack} ${o.kind}/${o.metadata.name}: `,
+      );
+});
+
+describe("the vanilla kubeadm example", () => {
+  test("patches flannel's backend to what Windows flanneld accepts and pins the Linux DaemonSets, replacing nothing", () => {
+    const p = patches.get("kubeadm") ?? [];
+    expect(p.map((o) => `${o.kind} ${o.metadata.name}`).sort()).toEqual([
+      "ConfigMap kube-flannel-cfg",
+      "DaemonSet kube-flannel-ds",
+      "DaemonSet kube-proxy",
+    ]);
+    const cm = p.find((o) => o.kind === "ConfigMap") as unknown as { data: Record<string, string> };
+    expect(JSON.parse(cm.data["net-conf.json"]).Backend).toEqual({ Type: "vxlan", VNI: 4096, Port: 4789 });
+    // No WMCO, operator, key Secret or MachineSet on a vanilla cluster: RuntimeClasses only.
+    expect((rendered.get("kubeadm") ?? []).map((o) => `${o.kind} ${o.metadata.name}`).sort()).toEqual([
+      "RuntimeClass windows2022",
+      "RuntimeClass windows2025",
+    ]);
+  });
+
+  test("shows every node's files, with no token in them, and its steps", () => {
+    const files = nodeFiles.get("kubeadm") ?? new Map();
+    for (const node of ["10.0.0.21", "10.0.0.22", "win-vm3.lab.example.com"]) {
+      for (const f of [
+        "C/Program Files/containerd/config.toml",
+        "C/etc/kube-flannel/net-conf.json",
+        "C/etc/cni/net.d/10-flannel.conf",
+        "C/k/join.yaml",
+        "C/k/containerd/registries/registry.k8s.io/hosts.toml",
+      ])
+        expect(files.has(`windows-node-files/${node}/${f}`)).toBe(true);
+      expect(files.get(`windows-node-files/${node}/C/k/join.yaml`)).toContain("<bootstrap token: secret");
+    }
+    const plans = outputs.get("kubeadm")?.windowsNodePlans as Record<string, { steps: { name: string }[] }>;
+    expect(plans["10.0.0.21"].steps.map((s) => s.name)).toEqual([
+      "os",
+      "features",
+      "host settings",
+      "containerd",
+      "containerd config",
+      "containerd service",
+      "kubernetes binaries",
+      "cni",
+      "kubelet service",
+      "join",
+      "identity",
+      "flanneld",
+      "kube-proxy",
+    ]);
+  });
 });
 
 test("every example passes the policy pack", () => {

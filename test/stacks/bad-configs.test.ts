@@ -41,7 +41,7 @@ const cases: Case[] = [
   {
     name: "an unreadable host-key pin",
     config: { ...good(), nodeAccess: { hostKeys: { "win-1": "not a key" } } },
-    paths: ["nodeAccess.hostKeys.win-1"],
+    paths: [`nodeAccess.hostKeys["win-1"]`],
     says: /OpenSSH public-key line or a SHA256: fingerprint/,
   },
   {
@@ -403,6 +403,167 @@ const cases: Case[] = [
   },
 ];
 
+// Vanilla Kubernetes (`cluster.platform: Kubernetes`): each case is one mistake on an otherwise good stack.
+const vanillaNode = { address: "10.0.0.21", username: "Administrator", trustOnFirstUse: true };
+const vanillaGood = () => ({
+  cluster: { platform: "Kubernetes" },
+  privateKeyPath: s.keyPath,
+  kubernetes: {
+    version: "1.36.2",
+    podNetworkCidr: "10.244.0.0/16",
+    serviceCidr: "10.96.0.0/12",
+    dnsServiceIp: "10.96.0.10",
+  },
+  nodes: [vanillaNode],
+});
+const vk = (over: Record<string, unknown>) => ({
+  ...vanillaGood(),
+  kubernetes: { ...vanillaGood().kubernetes, ...over },
+});
+const vn = (over: Record<string, unknown>, more: Record<string, unknown>[] = []) => ({
+  ...vanillaGood(),
+  nodes: [{ ...vanillaNode, ...over }, ...more],
+});
+const vanillaCases: Case[] = [
+  {
+    name: "vanilla: an unsupported Kubernetes release",
+    config: vk({ version: "1.30.1" }),
+    paths: ["kubernetes.version"],
+    says: /supported minors: 1\.35, 1\.36, 1\.37/,
+  },
+  {
+    name: "vanilla: a version without its patch level",
+    config: vk({ version: "1.36" }),
+    paths: ["kubernetes.version"],
+    says: /release version like 1\.36\.2/,
+  },
+  {
+    name: "vanilla: a pod network that is not a CIDR",
+    config: vk({ podNetworkCidr: "10.244.0.0" }),
+    paths: ["kubernetes.podNetworkCidr"],
+    says: /IPv4 CIDR/,
+  },
+  {
+    name: "vanilla: service network overlapping the pod network",
+    config: vk({ serviceCidr: "10.244.128.0/20" }),
+    paths: ["kubernetes.serviceCidr"],
+    says: /overlaps the pod network/,
+  },
+  {
+    name: "vanilla: a class E pod network",
+    config: vk({ podNetworkCidr: "240.16.0.0/16" }),
+    paths: ["kubernetes.podNetworkCidr"],
+    says: /class E/,
+  },
+  {
+    name: "vanilla: DNS Service IP outside the service network",
+    config: vk({ dnsServiceIp: "10.244.0.10" }),
+    paths: ["kubernetes.dnsServiceIp"],
+    says: /outside the service network/,
+  },
+  {
+    name: "vanilla: flannel's Linux default VNI",
+    config: vk({ flannel: { vni: 1 } }),
+    paths: ["kubernetes.flannel.vni"],
+    says: /below 4096/,
+  },
+  {
+    name: "vanilla: flannel's Linux default port",
+    config: vk({ flannel: { port: 8472 } }),
+    paths: ["kubernetes.flannel.port"],
+    says: /only UDP 4789.*NSX/,
+  },
+  {
+    name: "vanilla: a containerd too old for the Kubernetes release",
+    config: vk({ containerd: { version: "2.1.5" } }),
+    paths: ["kubernetes.containerd.version"],
+    says: /does not support Kubernetes 1\.36/,
+  },
+  {
+    name: "vanilla: binaries from plain http",
+    config: vk({ artifacts: { baseUrl: "http://mirror.example.com" } }),
+    paths: ["kubernetes.artifacts.baseUrl"],
+    says: /https/,
+  },
+  {
+    name: "vanilla: a misspelt kubernetes field",
+    config: vk({ podNetworkCIDR: "10.244.0.0/16" }),
+    paths: ["kubernetes.podNetworkCIDR"],
+    says: /did you mean 'podNetworkCidr'/,
+  },
+  {
+    name: "vanilla: the same node twice",
+    config: vn({}, [{ ...vanillaNode }]),
+    paths: ["nodes[1].address"],
+    says: /listed twice/,
+  },
+  {
+    name: "vanilla: an IPv6 node address",
+    config: vn({ address: "fd00::21" }),
+    paths: ["nodes[0].address"],
+    says: /IPv6/,
+  },
+  {
+    name: "vanilla: a node inside the pod network",
+    config: vn({ address: "10.244.3.4" }),
+    paths: ["nodes[0].address"],
+    says: /inside podNetworkCidr/,
+  },
+  {
+    name: "vanilla: a node with no way to verify its host key",
+    config: vn({ trustOnFirstUse: false }),
+    paths: ["nodes[0].hostKey"],
+    says: /host keys are always verified/,
+  },
+  {
+    name: "vanilla: an unreadable host key",
+    config: vn({ trustOnFirstUse: false, hostKey: "AAAA" }),
+    paths: ["nodes[0].hostKey"],
+    says: /OpenSSH public-key line/,
+  },
+  {
+    name: "vanilla: Windows Server 2019 (no longer supported by Kubernetes)",
+    config: vn({ windowsServer: "2019" }),
+    paths: ["nodes[0].windowsServer"],
+  },
+  {
+    name: "vanilla: a bad label key",
+    config: vn({ labels: { "bad key": "x" } }),
+    paths: [`nodes[0].labels["bad key"]`],
+    says: /label key/,
+  },
+  {
+    name: "vanilla: an upper-case node name",
+    config: vn({ name: "WIN-A" }),
+    paths: ["nodes[0].name"],
+    says: /lower-case/,
+  },
+  {
+    name: "vanilla: a taint with an unknown effect",
+    config: vn({ taints: [{ key: "os", value: "windows", effect: "NoRun" }] }),
+    paths: ["nodes[0].taints[0].effect"],
+  },
+  {
+    name: "vanilla: MachineSets on a vanilla cluster",
+    config: { ...vanillaGood(), machineSets: [] },
+    paths: ["machineSets"],
+    says: /applies to OpenShift\/OKD with WMCO/,
+  },
+  {
+    name: "vanilla: nodes on an OpenShift cluster",
+    config: { ...good(), nodes: [vanillaNode] },
+    paths: ["nodes"],
+    says: /applies to cluster\.platform Kubernetes/,
+  },
+  {
+    name: "OpenShift without an infrastructure ID",
+    config: { ...good(), cluster: { platform: "Azure", region: "westus" } },
+    paths: ["cluster.infrastructureId"],
+    says: /required on OpenShift/,
+  },
+];
+cases.push(...vanillaCases);
+
 describe("bad configs exit 2, name the key, and write nothing", () => {
   test.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const file = writeStack(s.dir, "bad", c.config);
@@ -418,6 +579,7 @@ describe("bad configs exit 2, name the key, and write nothing", () => {
 
   test("the corpus is big enough to mean something", () => {
     expect(cases.length).toBeGreaterThanOrEqual(20);
+    expect(vanillaCases.length).toBeGreaterThanOrEqual(15);
   });
 });
 

@@ -1,12 +1,12 @@
 import { buildMachineSet } from "../../../components/machinesets/build";
 import { LABEL } from "../../../components/machinesets/common";
 import { awsAmiFilter } from "../../../components/machinesets/images";
-import { ClusterConfig } from "../../../stacks/schema/cluster";
+import { Platform } from "../../../stacks/schema/cluster";
 import { machineSetSchema } from "../../../stacks/schema/machinesets";
 import { schemaFileFor, validateAgainstSchema, validateObject } from "../../helpers/schemas";
 
 const set = (raw: Record<string, unknown>) => machineSetSchema.parse(raw);
-const cluster = (platform: ClusterConfig["platform"], region?: string) => ({
+const cluster = (platform: Platform, region?: string) => ({
   platform,
   infrastructureId: "ocp-x7k2p",
   region,

@@ -1,5 +1,5 @@
 import { identityIssues, linuxWorkerSpecs, mergeDiscovered } from "../../../components/machinesets/discovery";
-import { ClusterConfig } from "../../../stacks/schema/cluster";
+import { OpenShiftClusterConfig } from "../../../stacks/schema/cluster";
 import { machineSetsSchema } from "../../../stacks/schema/machinesets";
 import { validateObject } from "../../helpers/schemas";
 
@@ -47,7 +47,7 @@ test("AWS: zone, subnet, security groups and profile are copied from the worker 
     infrastructure: { status: { platformStatus: { type: "AWS", aws: { region: "us-east-1" } } } },
     workerSpecs: linuxWorkerSpecs({ items: [awsWorker("us-east-1a"), awsWorker("us-east-1b")] }),
   };
-  const c: ClusterConfig = { platform: "AWS", infrastructureId: "ocp-x" };
+  const c: OpenShiftClusterConfig = { platform: "AWS", infrastructureId: "ocp-x" };
   const merged = mergeDiscovered(
     c,
     machineSetsSchema.parse([{ aws: { availabilityZone: "us-east-1b" } }, { aws: {} }]),
@@ -69,7 +69,7 @@ test("config always wins over discovery", () => {
       items: [workerMs({ location: "eastus", zone: "2", vnet: "other-vnet", subnet: "other-subnet" })],
     }),
   };
-  const c: ClusterConfig = { platform: "Azure", infrastructureId: "ocp-x", region: "westus" };
+  const c: OpenShiftClusterConfig = { platform: "Azure", infrastructureId: "ocp-x", region: "westus" };
   const merged = mergeDiscovered(c, machineSetsSchema.parse([{ azure: { zone: "", vnet: "mine" } }]), facts);
   expect(merged.cluster.region).toBe("westus");
   expect(merged.machineSets[0].azure).toMatchObject({ zone: "", vnet: "mine", subnet: "other-subnet" });

@@ -1,13 +1,13 @@
 import { validateMachineSets } from "../../../components/machinesets/validate";
-import { ClusterConfig } from "../../../stacks/schema/cluster";
+import { OpenShiftClusterConfig } from "../../../stacks/schema/cluster";
 import { machineSetsSchema } from "../../../stacks/schema/machinesets";
 
-const cluster = (platform: ClusterConfig["platform"], region?: string): ClusterConfig => ({
+const cluster = (platform: OpenShiftClusterConfig["platform"], region?: string): OpenShiftClusterConfig => ({
   platform,
   infrastructureId: "ocp-x7k2p",
   region,
 });
-const check = (c: ClusterConfig, raw: unknown[], discovery = false) =>
+const check = (c: OpenShiftClusterConfig, raw: unknown[], discovery = false) =>
   validateMachineSets(c, machineSetsSchema.parse(raw), { discovery, offline: !discovery });
 const paths = (r: ReturnType<typeof check>) => r.errors.map((e) => e.path);
 

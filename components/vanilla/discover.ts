@@ -1,0 +1,175 @@
+/**
+ * What a vanilla cluster says about itself, read at `pulumi preview/up` (never in synth): the API server's version,
+ * kubeadm's networks (`kube-system/kubeadm-config`), the DNS Service IP (`kube-system/kube-dns`), the API endpoint and
+ * CA (`kube-public/cluster-info`, what `kubeadm join` discovers), and flannel's `net-conf.json`. Parsing is pure.
+ */
+import { X509Certificate, createHash } from "crypto";
+import { parse } from "yaml";
+import { ConfigIssue } from "../../stacks/config-issue";
+import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
+import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
+import { get, objects, str } from "../../lib/json";
+import {
+  DEFAULT_CONTAINERD,
+  FLANNEL_VERSION,
+  KUBELET_MAX_MINORS_BEHIND,
+  minorOf,
+  SUPPORTED_MINORS,
+} from "../../facts/kubernetes";
+import { ResolvedKubernetes } from "./node-plan";
+
+export interface VanillaFacts {
+  serverVersion?: string;
+  podNetworkCidr?: string;
+  serviceCidr?: string;
+  dnsServiceIp?: string;
+  apiServerEndpoint?: string;
+  /** `sha256:<hex>` of the CA's SubjectPublicKeyInfo (kubeadm `--discovery-token-ca-cert-hash`). */
+  caCertHash?: string;
+  /** flannel's current `net-conf.json`, parsed; undefined when flannel's ConfigMap is missing. */
+  netConf?: Record<string, unknown>;
+}
+
+/** kubeadm's CA pin: SHA-256 of the DER SubjectPublicKeyInfo (RFC 7469; kubeadm implementation-details.md). */
+export function caCertHash(pem: string): string {
+  const der = new X509Certificate(pem).publicKey.export({ type: "spki", format: "der" });
+  return `sha256:${createHash("sha256").update(der).digest("hex")}`;
+}
+
+function yamlOf(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses the objects discovery read; each argument may be undefined (404). */
+export function parseVanillaFacts(o: {
+  version?: unknown;
+  kubeadmConfig?: unknown;
+  kubeDns?: unknown;
+  clusterInfo?: unknown;
+  flannelConfig?: unknown;
+}): VanillaFacts {
+  const facts: VanillaFacts = {};
+  const git = str(get(o.version, "gitVersion"));
+  const m = git && /^v?(\d+\.\d+\.\d+)/.exec(git);
+  if (m) facts.serverVersion = m[1];
+  const clusterConfiguration = yamlOf(str(get(o.kubeadmConfig, "data", "ClusterConfiguration")));
+  facts.podNetworkCidr = str(get(clusterConfiguration, "networking", "podSubnet"));
+  facts.serviceCidr = str(get(clusterConfiguration, "networking", "serviceSubnet"));
+  facts.dnsServiceIp = str(get(o.kubeDns, "spec", "clusterIP"));
+  const kubeconfig = yamlOf(str(get(o.clusterInfo, "data", "kubeconfig")));
+  const cluster = objects(get(kubeconfig, "clusters"))[0];
+  const server = str(get(cluster, "cluster", "server"));
+  if (server) facts.apiServerEndpoint = new URL(server).host;
+  const ca = str(get(cluster, "cluster", "certificate-authority-data"));
+  if (ca) {
+    try {
+      facts.caCertHash = caCertHash(Buffer.from(ca, "base64").toString("utf8"));
+    } catch {
+      // An unreadable CA leaves the hash undiscovered; resolve says what is missing.
+    }
+  }
+  const netConfText = str(get(o.flannelConfig, "data", "net-conf.json"));
+  if (netConfText) {
+    try {
+      const parsed: unknown = JSON.parse(netConfText);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+        facts.netConf = Object.fromEntries(Object.entries(parsed));
+    } catch {
+      facts.netConf = {};
+    }
+  }
+  return facts;
+}
+
+export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts> {
+  const api = await connectKube(access, 15_000);
+  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig] = await Promise.all([
+    api.get("/version"),
+    api.get("/api/v1/namespaces/kube-system/configmaps/kubeadm-config"),
+    api.get("/api/v1/namespaces/kube-system/services/kube-dns"),
+    api.get("/api/v1/namespaces/kube-public/configmaps/cluster-info"),
+    api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
+  ]);
+  return parseVanillaFacts({ version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig });
+}
+
+/**
+ * Config and discovered facts into what node files need; config wins, and what is still missing is named with its
+ * key. The node version must lie within the skew the control plane allows (not newer, at most 3 minors older).
+ */
+export function resolveKubernetes(
+  k: KubernetesConfig,
+  facts: VanillaFacts | undefined,
+): { resolved?: ResolvedKubernetes; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  const version = k.version ?? facts?.serverVersion;
+  const need = (key: string, value: string | undefined, where: string): string => {
+    if (value === undefined)
+      issues.push({
+        path: `kubernetes.${key}`,
+        message: `is needed and ${facts ? `the cluster does not say it (${where})` : "synth cannot discover it"}; set it`,
+      });
+    return value ?? "";
+  };
+  need("version", version, "GET /version");
+  if (version && !SUPPORTED_MINORS.some((m) => m === minorOf(version)))
+    issues.push({
+      path: "kubernetes.version",
+      message: `${version}${k.version ? "" : " (the API server's)"} is not a supported Kubernetes release for Windows nodes (supported: ${SUPPORTED_MINORS.join(", ")})`,
+    });
+  if (version && facts?.serverVersion) {
+    const [sMaj, sMin] = facts.serverVersion.split(".").map(Number);
+    const [nMaj, nMin] = version.split(".").map(Number);
+    if (nMaj !== sMaj || nMin > sMin || sMin - nMin > KUBELET_MAX_MINORS_BEHIND)
+      issues.push({
+        path: "kubernetes.version",
+        message: `${version} is outside the skew the API server (${facts.serverVersion}) allows: kubelets may be at most ${KUBELET_MAX_MINORS_BEHIND} minors older and never newer (version-skew-policy)`,
+      });
+  }
+  const podNetworkCidr = need(
+    "podNetworkCidr",
+    k.podNetworkCidr ?? facts?.podNetworkCidr,
+    "kubeadm-config networking.podSubnet",
+  );
+  const serviceCidr = need(
+    "serviceCidr",
+    k.serviceCidr ?? facts?.serviceCidr,
+    "kubeadm-config networking.serviceSubnet",
+  );
+  const dnsServiceIp = need("dnsServiceIp", k.dnsServiceIp ?? facts?.dnsServiceIp, "kube-system/kube-dns clusterIP");
+  if (issues.length > 0 || !version) return { issues };
+  const apiServerEndpoint = k.apiServerEndpoint ?? facts?.apiServerEndpoint;
+  return {
+    issues,
+    resolved: {
+      version,
+      podNetworkCidr,
+      serviceCidr,
+      dnsServiceIp,
+      ...(apiServerEndpoint ? { apiServerEndpoint } : {}),
+      containerdVersion: k.containerd.version ?? DEFAULT_CONTAINERD,
+      flannel: { vni: k.flannel.vni, port: k.flannel.port, version: k.flannel.version ?? FLANNEL_VERSION },
+      ...(k.artifacts.baseUrl ? { artifactsBaseUrl: k.artifacts.baseUrl } : {}),
+    },
+  };
+}
+
+/**
+ * flannel's `net-conf.json` with the VXLAN backend Windows needs, everything else kept; undefined when it already
+ * has it. With `flannel.manage: false` the program refuses with this exact change instead of making it.
+ */
+export function netConfFix(current: Record<string, unknown>, vni: number, port: number): string | undefined {
+  const backend = get(current, "Backend");
+  if (get(backend, "Type") === "vxlan" && get(backend, "VNI") === vni && get(backend, "Port") === port)
+    return undefined;
+  const b =
+    backend && typeof backend === "object" && !Array.isArray(backend)
+      ? Object.fromEntries(Object.entries(backend))
+      : {};
+  return JSON.stringify({ ...current, Backend: { ...b, Type: "vxlan", VNI: vni, Port: port } }, null, 2) + "\n";
+}

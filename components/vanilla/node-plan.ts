@@ -1,0 +1,232 @@
+/**
+ * What one Windows node of a vanilla cluster gets, as plain data: the files (exact text) and the ordered steps that
+ * converge it (vanilla-windows-facts §9). Synth and the stack output show it before anything touches a host; the
+ * node-side providers apply it. Pure.
+ */
+import { isIP } from "net";
+import { stringify } from "yaml";
+import type { VanillaNodeConfig } from "../../stacks/schema/kubernetes";
+import {
+  CONTAINERD_PIPE,
+  DOWNLOADS,
+  mirrored,
+  PAUSE_IMAGE,
+  WINDOWS_TAINT,
+  CNI_PLUGINS_VERSION,
+  FLANNEL_CNI_PLUGIN_VERSION,
+} from "../../facts/kubernetes";
+import { REGISTRIES_DIR } from "../mirrors/registry-mirrors";
+
+/** The cluster facts a node's files need, after config and discovery. */
+export interface ResolvedKubernetes {
+  version: string;
+  podNetworkCidr: string;
+  serviceCidr: string;
+  dnsServiceIp: string;
+  /** `host:port` of the API server; undefined until discovery (the join file then says so). */
+  apiServerEndpoint?: string;
+  containerdVersion: string;
+  flannel: { vni: number; port: number; version: string };
+  artifactsBaseUrl?: string;
+}
+
+export const PATHS = {
+  containerdDir: "C:\\Program Files\\containerd",
+  containerdConfig: "C:\\Program Files\\containerd\\config.toml",
+  cniBin: "C:\\opt\\cni\\bin",
+  cniConf: "C:\\etc\\cni\\net.d",
+  flannelNetConf: "C:\\etc\\kube-flannel\\net-conf.json",
+  kubeDir: "C:\\k",
+  joinConfig: "C:\\k\\join.yaml",
+} as const;
+
+/** One converge step: what it does, and what `read` compares to find drift. */
+export interface NodeStep {
+  name: string;
+  does: string;
+  check: string;
+}
+
+export interface NodePlan {
+  address: string;
+  /** Full Windows path → exact text (the join file's token shown as a placeholder: it is a secret). */
+  files: Record<string, string>;
+  steps: NodeStep[];
+  /** Downloads with where their checksum comes from. */
+  downloads: { url: string; checksum: string }[];
+}
+
+/**
+ * containerd's config (version 3, containerd 2.x; image-builder `runtimes/templates/config.toml`): the pause image
+ * that works on Windows Server 2025, the CNI directories flannel's files use (containerd's Windows defaults differ,
+ * config_windows.go), and the registry directory the mirrors' hosts.toml files live in (Windows has no default).
+ */
+export function containerdConfigToml(): string {
+  return [
+    "version = 3",
+    "",
+    "[plugins.'io.containerd.cri.v1.images'.pinned_images]",
+    `  sandbox = '${PAUSE_IMAGE}'`,
+    "",
+    "[plugins.'io.containerd.cri.v1.images'.registry]",
+    `  config_path = '${REGISTRIES_DIR}'`,
+    "",
+    "[plugins.'io.containerd.cri.v1.runtime'.cni]",
+    `  bin_dirs = ['${PATHS.cniBin}']`,
+    `  conf_dir = '${PATHS.cniConf}'`,
+    "",
+  ].join("\n");
+}
+
+/** flannel's net-conf.json as Windows flanneld reads it: VXLAN with the VNI and port it accepts. */
+export function flannelNetConf(k: Pick<ResolvedKubernetes, "podNetworkCidr" | "flannel">): string {
+  return (
+    JSON.stringify(
+      { Network: k.podNetworkCidr, Backend: { Type: "vxlan", VNI: k.flannel.vni, Port: k.flannel.port } },
+      null,
+      2,
+    ) + "\n"
+  );
+}
+
+/**
+ * The CNI config for containerd: flannel delegating to `sdnoverlay`, with OutBoundNAT except the pod and service
+ * networks, a route for the service network through the overlay, and the node's own address as provider address (the
+ * `cni-conf-containerd.json` of sig-windows-tools' flannel HostProcess setup, removed upstream in #385, filled the way
+ * its start script did). The `dns` capability gives pods cluster DNS.
+ */
+export function flannelCniConf(
+  k: Pick<ResolvedKubernetes, "podNetworkCidr" | "serviceCidr" | "flannel">,
+  nodeIp: string,
+): string {
+  const conf = {
+    name: `flannel.${k.flannel.vni}`,
+    cniVersion: "0.3.1",
+    type: "flannel",
+    capabilities: { portMappings: true, dns: true },
+    delegate: {
+      type: "sdnoverlay",
+      AdditionalArgs: [
+        {
+          Name: "EndpointPolicy",
+          Value: { Type: "OutBoundNAT", Settings: { Exceptions: [k.podNetworkCidr, k.serviceCidr] } },
+        },
+        {
+          Name: "EndpointPolicy",
+          Value: { Type: "SDNROUTE", Settings: { DestinationPrefix: k.serviceCidr, NeedEncap: true } },
+        },
+        { Name: "EndpointPolicy", Value: { Type: "ProviderAddress", Settings: { ProviderAddress: nodeIp } } },
+      ],
+    },
+  };
+  return JSON.stringify(conf, null, 2) + "\n";
+}
+
+/** Filled in on the host: the node's IP (for a node given by DNS name) and its hostname (when `name` is not set). */
+export const NODE_IP_PLACEHOLDER = "<node IP, read on the host>";
+export const HOSTNAME_PLACEHOLDER = "<hostname, lower case, read on the host>";
+
+/** The token placeholder in shown join files: the token itself is a secret and only reaches the host. */
+export const TOKEN_PLACEHOLDER = "<bootstrap token: secret, written on the host only>";
+
+/**
+ * kubeadm's JoinConfiguration (`kubeadm.k8s.io/v1beta4`): token discovery pinned to the cluster CA's hash, the
+ * containerd pipe as CRI socket, the node's name (lower case, as the kubelet registers it), its taints, and labels
+ * through `kubeletExtraArgs` (a list of name/value pairs in v1beta4).
+ */
+export function joinConfiguration(
+  n: Pick<VanillaNodeConfig, "labels" | "taints">,
+  nodeName: string,
+  k: Pick<ResolvedKubernetes, "apiServerEndpoint">,
+  discovery: { token: string; caCertHash: string },
+): string {
+  const labels = Object.entries(n.labels)
+    .map(([key, v]) => `${key}=${v}`)
+    .join(",");
+  const doc = {
+    apiVersion: "kubeadm.k8s.io/v1beta4",
+    kind: "JoinConfiguration",
+    discovery: {
+      bootstrapToken: {
+        token: discovery.token,
+        apiServerEndpoint: k.apiServerEndpoint ?? "<discovered at preview/up from kube-public/cluster-info>",
+        caCertHashes: [discovery.caCertHash],
+      },
+    },
+    nodeRegistration: {
+      name: nodeName === HOSTNAME_PLACEHOLDER ? nodeName : nodeName.toLowerCase(),
+      criSocket: CONTAINERD_PIPE,
+      taints: (n.taints ?? [WINDOWS_TAINT]).map((t) => ({ key: t.key, value: t.value ?? "", effect: t.effect })),
+      ...(labels ? { kubeletExtraArgs: [{ name: "node-labels", value: labels }] } : {}),
+    },
+  };
+  return stringify(doc);
+}
+
+/** The node's plan: files with their exact text, downloads with checksums, and the steps in order. */
+export function vanillaNodePlan(
+  n: VanillaNodeConfig,
+  k: ResolvedKubernetes,
+  registryFiles: Record<string, string>,
+  discovery: { caCertHash: string } = { caCertHash: "<discovered at preview/up from kube-public/cluster-info>" },
+): NodePlan {
+  const files: Record<string, string> = {
+    [PATHS.containerdConfig]: containerdConfigToml(),
+    [PATHS.flannelNetConf]: flannelNetConf(k),
+    // A node given by DNS name gets its IP filled in on the host (the provider address must be an IP).
+    [`${PATHS.cniConf}\\10-flannel.conf`]: flannelCniConf(k, isIP(n.address) === 4 ? n.address : NODE_IP_PLACEHOLDER),
+    [PATHS.joinConfig]: joinConfiguration(n, n.name ?? HOSTNAME_PLACEHOLDER, k, {
+      token: TOKEN_PLACEHOLDER,
+      caCertHash: discovery.caCertHash,
+    }),
+  };
+  for (const [dir, text] of Object.entries(registryFiles)) files[`${REGISTRIES_DIR}\\${dir}\\hosts.toml`] = text;
+  const base = k.artifactsBaseUrl;
+  const downloads = [
+    ...["kubelet", "kubeadm", "kube-proxy"].map((b) => ({
+      url: mirrored(DOWNLOADS.kubernetes(k.version, b), base),
+      checksum: `${mirrored(DOWNLOADS.kubernetes(k.version, b), base)}.sha256`,
+    })),
+    {
+      url: mirrored(DOWNLOADS.containerd(k.containerdVersion), base),
+      checksum: `${mirrored(DOWNLOADS.containerd(k.containerdVersion), base)}.sha256sum`,
+    },
+    {
+      url: mirrored(DOWNLOADS.cniPlugins(CNI_PLUGINS_VERSION), base),
+      checksum: `${mirrored(DOWNLOADS.cniPlugins(CNI_PLUGINS_VERSION), base)}.sha256`,
+    },
+    { url: mirrored(DOWNLOADS.flanneld(k.flannel.version), base), checksum: "pinned in facts when published" },
+    {
+      url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), base),
+      checksum: "pinned in facts when published",
+    },
+  ];
+  const steps: NodeStep[] = [
+    { name: "os", does: `Windows Server ${n.windowsServer} with its required updates`, check: "build, UBR" },
+    { name: "features", does: "Containers feature installed (reboot if pending)", check: "feature state" },
+    {
+      name: "host settings",
+      does: `firewall TCP 10250 (kubelet) and UDP ${k.flannel.port} (VXLAN); lower-case hostname`,
+      check: "rules, hostname",
+    },
+    { name: "containerd", does: `containerd ${k.containerdVersion}, checksum verified`, check: "version" },
+    { name: "containerd config", does: "config.toml and registry hosts.toml files", check: "file hashes" },
+    { name: "containerd service", does: "Automatic and Running, pipe present", check: "service, pipe" },
+    {
+      name: "kubernetes binaries",
+      does: `kubelet, kubeadm, kube-proxy ${k.version}, checksums verified`,
+      check: "versions",
+    },
+    { name: "cni", does: `CNI plugins ${CNI_PLUGINS_VERSION}, flannel ${k.flannel.version}`, check: "file hashes" },
+    { name: "kubelet service", does: "service `kubelet`, depends on containerd, auto start", check: "service config" },
+    { name: "join", does: "kubeadm join with a bootstrap token and the CA hash", check: "kubelet.conf, Node Ready" },
+    {
+      name: "identity",
+      does: `labels, taints${n.providerId === "auto" ? ", providerID from the BIOS serial" : ""}`,
+      check: "Node fields",
+    },
+    { name: "flanneld", does: `flanneld service on flannel.${k.flannel.vni}`, check: "service, subnet = podCIDR" },
+    { name: "kube-proxy", does: "kube-proxy service with the source VIP", check: "service, source VIP in podCIDR" },
+  ];
+  return { address: n.address, files, steps, downloads };
+}

@@ -1,0 +1,152 @@
+import { isIP } from "net";
+import { ConfigIssue, joinPath } from "../../stacks/config-issue";
+import type { KubernetesConfig, VanillaNodeConfig } from "../../stacks/schema/kubernetes";
+import type { NodeAccessConfig } from "../../stacks/schema/day2";
+import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
+import { cidrContains, cidrsOverlap, parseCidr } from "../../lib/cidr";
+import { isUsablePin } from "../../providers/ssh/host-key";
+import { isClassE } from "../wmco/prerequisites";
+import {
+  compareVersions,
+  CONTAINERD_MINIMUM,
+  FLANNEL_WINDOWS,
+  minorOf,
+  SUPPORTED_MINORS,
+} from "../../facts/kubernetes";
+
+const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
+// Kubernetes label keys: optional DNS-subdomain prefix and a name of at most 63 characters (apimachinery validation).
+const LABEL_KEY =
+  /^(([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+
+/**
+ * Checks a vanilla Kubernetes stack beyond its shape: a supported Kubernetes version and a containerd that supports
+ * it, networks that parse and do not overlap (and no class E), the VXLAN backend Windows flanneld accepts, and nodes
+ * that can be told apart and verified. Each problem names its key and the fix.
+ */
+export function validateVanilla(
+  k: KubernetesConfig | undefined,
+  nodes: readonly VanillaNodeConfig[],
+  access: NodeAccessConfig | undefined,
+  mirrors: MirrorsConfigInput | undefined,
+): ConfigIssue[] {
+  const errors: ConfigIssue[] = [];
+  void access;
+  void mirrors;
+  if (k?.version) {
+    const minor = minorOf(k.version);
+    if (!SUPPORTED_MINORS.some((m) => m === minor))
+      errors.push({
+        path: "kubernetes.version",
+        message: `${k.version} is not a supported Kubernetes release for Windows nodes (supported minors: ${SUPPORTED_MINORS.join(", ")})`,
+      });
+    const minimum = CONTAINERD_MINIMUM[minor];
+    const cd = k.containerd.version;
+    if (cd && minimum) {
+      const line = minimum.find((m) => minorOf(m) === minorOf(cd));
+      if (!line || compareVersions(cd, line) < 0)
+        errors.push({
+          path: "kubernetes.containerd.version",
+          message: `containerd ${cd} does not support Kubernetes ${minor} (containerd RELEASES.md: ${minimum.map((m) => `${m}+`).join(", ")})`,
+        });
+    }
+  }
+  const nets: [string, string | undefined][] = [
+    ["kubernetes.podNetworkCidr", k?.podNetworkCidr],
+    ["kubernetes.serviceCidr", k?.serviceCidr],
+  ];
+  const parsed = new Map<string, { address: string; prefix: number }>();
+  for (const [key, value] of nets) {
+    if (value === undefined) continue;
+    const c = parseCidr(value);
+    if (!c) errors.push({ path: key, message: `${JSON.stringify(value)} is not an IPv4 CIDR like 10.244.0.0/16` });
+    else if (isClassE(value))
+      errors.push({
+        path: key,
+        message: `${value} is in 240.0.0.0/4 (class E), which Windows does not route; choose another range`,
+      });
+    else parsed.set(key, c);
+  }
+  const pod = parsed.get("kubernetes.podNetworkCidr");
+  const svc = parsed.get("kubernetes.serviceCidr");
+  if (pod && svc && cidrsOverlap(pod, svc))
+    errors.push({
+      path: "kubernetes.serviceCidr",
+      message: `${k?.serviceCidr} overlaps the pod network ${k?.podNetworkCidr}; they must be disjoint`,
+    });
+  if (k?.dnsServiceIp !== undefined) {
+    if (isIP(k.dnsServiceIp) !== 4)
+      errors.push({ path: "kubernetes.dnsServiceIp", message: `${k.dnsServiceIp} is not an IPv4 address` });
+    else if (svc && !cidrContains(svc, k.dnsServiceIp))
+      errors.push({
+        path: "kubernetes.dnsServiceIp",
+        message: `${k.dnsServiceIp} is outside the service network ${k.serviceCidr}; the cluster DNS Service IP lies inside it`,
+      });
+  }
+  if (k && k.flannel.vni < FLANNEL_WINDOWS.minVni)
+    errors.push({
+      path: "kubernetes.flannel.vni",
+      message: `${k.flannel.vni} is below ${FLANNEL_WINDOWS.minVni}, which Windows flanneld refuses (vxlan_windows.go); use 4096`,
+    });
+  if (k && k.flannel.port !== FLANNEL_WINDOWS.port)
+    errors.push({
+      path: "kubernetes.flannel.port",
+      message: `Windows flanneld accepts only UDP ${FLANNEL_WINDOWS.port} (vxlan_windows.go); set 4789, and on vSphere check that no NSX overlay already uses 4789 (move NSX's port, not flannel's)`,
+    });
+  if (k?.artifacts.baseUrl && !k.artifacts.baseUrl.startsWith("https://"))
+    errors.push({
+      path: "kubernetes.artifacts.baseUrl",
+      message: "must be an https:// URL: binaries and their checksums both come from it",
+    });
+
+  const seen = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    const at = (...p: (string | number)[]) => joinPath(["nodes", i, ...p]);
+    const family = isIP(n.address);
+    if (family === 6 || n.address.includes(":"))
+      errors.push({
+        path: at("address"),
+        message: `${n.address} is IPv6 (or has a port); give an IPv4 address or a DNS name`,
+      });
+    else if (family !== 4 && !DNS_NAME.test(n.address))
+      errors.push({
+        path: at("address"),
+        message: `${JSON.stringify(n.address)} is neither an IPv4 address nor a DNS name`,
+      });
+    if (family === 4)
+      for (const [key, c] of parsed)
+        if (cidrContains(c, n.address))
+          errors.push({
+            path: at("address"),
+            message: `${n.address} lies inside ${key.split(".")[1]} ${c.address}/${c.prefix}; a node's own address must not`,
+          });
+    const first = seen.get(n.address.toLowerCase());
+    if (first !== undefined)
+      errors.push({
+        path: at("address"),
+        message: `${n.address} is listed twice (also nodes[${first}]); each host appears once`,
+      });
+    else seen.set(n.address.toLowerCase(), i);
+    if (!n.hostKey && !n.trustOnFirstUse)
+      errors.push({
+        path: at("hostKey"),
+        message:
+          "is required (or trustOnFirstUse: true): host keys are always verified; `ssh-keyscan <address>` shows it",
+      });
+    if (n.hostKey && !isUsablePin(n.hostKey))
+      errors.push({ path: at("hostKey"), message: "must be an OpenSSH public-key line or a SHA256: fingerprint" });
+    if (n.bootstrap?.privateKeyPath && n.bootstrap.passwordSecret)
+      errors.push({ path: at("bootstrap"), message: "set either privateKeyPath or passwordSecret, not both" });
+    for (const [key, value] of Object.entries(n.labels)) {
+      if (!LABEL_KEY.test(key))
+        errors.push({ path: at("labels", key), message: "is not a valid Kubernetes label key" });
+      if (!LABEL_VALUE.test(value))
+        errors.push({ path: at("labels", key), message: `${JSON.stringify(value)} is not a valid label value` });
+    }
+    (n.taints ?? []).forEach((t, j) => {
+      if (!LABEL_KEY.test(t.key)) errors.push({ path: at("taints", j, "key"), message: "is not a valid taint key" });
+    });
+  });
+  return errors;
+}

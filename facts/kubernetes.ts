@@ -1,0 +1,110 @@
+/**
+ * Vanilla Kubernetes facts for Windows nodes, in one place (like facts/wmco.ts): supported versions, containerd and
+ * pause image per version, kubelet flags that no longer exist, flannel's Windows limits, download URLs. Sources are
+ * cited per entry; `../shared/reference/vanilla-windows-facts.md` gathers them.
+ */
+
+/** Kubernetes minors supported upstream as of 2026-08 (kubernetes.io releases page; 1.37 released 2026-08-26). */
+export const SUPPORTED_MINORS = ["1.35", "1.36", "1.37"] as const;
+
+/** The kubelet may be up to 3 minors older than the API server and never newer (version-skew-policy). */
+export const KUBELET_MAX_MINORS_BEHIND = 3;
+
+/** Windows Server versions Kubernetes supports on nodes: 2022 and 2025 (website concepts/windows/intro, PR #53724). */
+export const WINDOWS_BUILDS = { "2022": "10.0.20348", "2025": "10.0.26100" } as const;
+
+/**
+ * The lowest containerd release per Kubernetes minor, by containerd line (containerd RELEASES.md "Kubernetes
+ * support"): a configured containerd below these is refused.
+ */
+export const CONTAINERD_MINIMUM: Record<string, readonly string[]> = {
+  "1.35": ["2.2.0", "2.1.5", "1.7.28"],
+  "1.36": ["2.3.0", "2.2.0"],
+  "1.37": ["2.3.0"],
+};
+
+/** containerd installed when the stack names none: 2.3.x is the LTS line (supported to 2028-04, RELEASES.md). */
+export const DEFAULT_CONTAINERD = "2.3.4";
+
+/**
+ * The sandbox (pause) image: 3.10.2 is the first with a Windows Server 2025 variant (containerd PR #13156; k/k PRs
+ * #136960, #138195); 3.10 and 3.10.1 fail on 2025 under Hyper-V isolation (windows-testing PR #557).
+ */
+export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10.2";
+
+/**
+ * kubelet flags removed upstream: passing any of them stops the kubelet at start (`unknown flag`). The program never
+ * writes them, and refuses them in extra arguments. `--pod-infra-container-image`: CHANGELOG-1.35 "Urgent Upgrade
+ * Notes" (PR #133779) says 1.35; sig-windows-tools #397 says 1.34: treated as gone from 1.34 on.
+ */
+export const REMOVED_KUBELET_FLAGS: readonly { flag: string; removedIn: string }[] = [
+  { flag: "--network-plugin", removedIn: "1.24" },
+  { flag: "--image-pull-progress-deadline", removedIn: "1.24" },
+  { flag: "--log-dir", removedIn: "1.26" },
+  { flag: "--logtostderr", removedIn: "1.26" },
+  { flag: "--container-runtime", removedIn: "1.27" },
+  { flag: "--pod-infra-container-image", removedIn: "1.34" },
+];
+
+/**
+ * Windows flanneld's limits (flannel pkg/backend/vxlan/vxlan_windows.go): VNI at least 4096, port exactly 4789, no
+ * DirectRouting or GBP. Its network is named `flannel.<VNI>`.
+ */
+export const FLANNEL_WINDOWS = { minVni: 4096, port: 4789 } as const;
+
+/** flannel, its CNI plugin and the CNI reference plugins, as RKE2 pins them (rancher/rke2 Dockerfile.windows). */
+export const FLANNEL_VERSION = "v0.28.9";
+export const FLANNEL_CNI_PLUGIN_VERSION = "v1.9.1-flannel3";
+export const CNI_PLUGINS_VERSION = "v1.9.1";
+
+/** containerd's named pipe on Windows (containerd defaults/defaults_windows.go), as kubeadm's `criSocket`. */
+export const CONTAINERD_PIPE = "npipe:////./pipe/containerd-containerd";
+
+/** The taint Kubernetes' Windows guide uses to keep Linux pods off Windows nodes (user-guide.md). */
+export const WINDOWS_TAINT = { key: "os", value: "windows", effect: "NoSchedule" } as const;
+
+/** The runtime handler of process-isolated Windows containers (containerd internal/cri/config/config_windows.go). */
+export const WINDOWS_RUNTIME_HANDLER = "runhcs-wcow-process";
+
+/** The group every kubeadm bootstrap binding targets (bootstrap-tokens.md; kubeadm implementation-details.md). */
+export const BOOTSTRAP_GROUP = "system:bootstrappers:kubeadm:default-node-token";
+
+/** Public download URLs; `artifacts.baseUrl` replaces the scheme and host (same paths below it). */
+export const DOWNLOADS = {
+  /** dl.k8s.io: each `<name>.exe` has `<name>.exe.sha256` beside it (hex digest only). */
+  kubernetes: (v: string, name: string) => `https://dl.k8s.io/release/v${v}/bin/windows/amd64/${name}.exe`,
+  /** containerd releases: `.sha256sum` beside the archive (containerd Makefile `release`). */
+  containerd: (v: string) =>
+    `https://github.com/containerd/containerd/releases/download/v${v}/containerd-${v}-windows-amd64.tar.gz`,
+  /** CNI reference plugins for Windows (host-local, win-overlay): `.sha256` beside it. */
+  cniPlugins: (v: string) =>
+    `https://github.com/containernetworking/plugins/releases/download/${v}/cni-plugins-windows-amd64-${v}.tgz`,
+  /** flanneld for Windows. */
+  flanneld: (v: string) => `https://github.com/flannel-io/flannel/releases/download/${v}/flanneld.exe`,
+  /** flannel's CNI plugin for Windows. */
+  flannelCni: (v: string) =>
+    `https://github.com/flannel-io/cni-plugin/releases/download/${v}/cni-plugin-flannel-windows-amd64-${v}.tgz`,
+} as const;
+
+/** A URL moved under a mirror: the same path below `baseUrl`. */
+export function mirrored(url: string, baseUrl: string | undefined): string {
+  if (!baseUrl) return url;
+  const u = new URL(url);
+  return `${baseUrl.replace(/\/+$/, "")}/${u.host}${u.pathname}`;
+}
+
+/** `1.36.2` → `1.36`. */
+export function minorOf(version: string): string {
+  return version.split(".").slice(0, 2).join(".");
+}
+
+/** Compares dotted versions numerically. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+
+/** `X.Y.Z` (a `v` prefix is accepted and dropped). */
+const version = z
+  .string()
+  .regex(/^v?\d+\.\d+\.\d+$/, "must be a release version like 1.36.2")
+  .transform((v) => v.replace(/^v/, ""));
+
+/**
+ * `windows-estate:kubernetes` (with `cluster.platform: Kubernetes`): the vanilla cluster the Windows nodes join. What
+ * the cluster says itself (version, CIDRs, DNS service IP) is discovered at preview/up when left out.
+ */
+export const kubernetesSchema = z
+  .strictObject({
+    /** The Kubernetes version of the Windows nodes' kubelet, kubeadm and kube-proxy. Default: the API server's. */
+    version: version.optional(),
+    /** The pod network (kubeadm `podSubnet`, flannel's `Network`). Default: discovered from `kubeadm-config`. */
+    podNetworkCidr: z.string().min(1).optional(),
+    /** The service network (kubeadm `serviceSubnet`). Default: discovered from `kubeadm-config`. */
+    serviceCidr: z.string().min(1).optional(),
+    /** The cluster DNS Service IP (the kubelet's `clusterDNS`). Default: discovered from `kube-system/kube-dns`. */
+    dnsServiceIp: z.string().min(1).optional(),
+    /** The API server the nodes join (`host:port`). Default: discovered from `kube-public/cluster-info`. */
+    apiServerEndpoint: z.string().min(1).optional(),
+    /** flannel's VXLAN backend as Windows requires it. */
+    flannel: z
+      .strictObject({
+        /** VXLAN network identifier. Windows flanneld refuses anything below 4096. Default 4096. */
+        vni: z.number().int().min(1).max(16777215).default(4096),
+        /** VXLAN UDP port. Windows flanneld accepts 4789 only. Default 4789. */
+        port: z.number().int().min(1).max(65535).default(4789),
+        /**
+         * Patch the cluster's flannel ConfigMap (`kube-flannel/kube-flannel-cfg` `net-conf.json`) to this VNI and
+         * port. Default true; false only checks it and refuses with the exact fix.
+         */
+        manage: z.boolean().default(true),
+        /** flannel's version for the Windows flanneld and its CNI plugin. Default: the pinned one (facts). */
+        version: z.string().min(1).optional(),
+      })
+      .default({ vni: 4096, port: 4789, manage: true }),
+    /** containerd on the Windows nodes. */
+    containerd: z
+      .strictObject({
+        /** containerd release. Default: the one pinned for the Kubernetes version (facts/kubernetes.ts). */
+        version: version.optional(),
+      })
+      .default({}),
+    /** Where binaries come from. */
+    artifacts: z
+      .strictObject({
+        /**
+         * A mirror of the public release URLs for disconnected sites: `https://dl.k8s.io/release/…` becomes
+         * `<baseUrl>/dl.k8s.io/release/…` (host and path kept below it). Default: the public URLs.
+         */
+        baseUrl: z.string().url().optional(),
+      })
+      .default({}),
+    /** Bootstrap token lifetime for joins, in hours (kubeadm's default is 24). Default 2. */
+    tokenTtlHours: z.number().int().min(1).max(168).default(2),
+  })
+  .optional();
+
+export type KubernetesConfig = NonNullable<z.output<typeof kubernetesSchema>>;
+
+const taint = z.strictObject({
+  key: z.string().min(1),
+  value: z.string().optional(),
+  effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
+});
+
+/** One Windows host joined to the vanilla cluster. */
+const node = z.strictObject({
+  /** IPv4 address or DNS name the program reaches over SSH; also the node IP flannel uses. */
+  address: z.string().min(1),
+  /** An administrator account on the host. */
+  username: z.string().min(1),
+  /**
+   * The Node's name. Default: the host's hostname in lower case, as the kubelet registers it (component-helpers
+   * `GetHostname`), read from the host.
+   */
+  name: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a lower-case DNS label (the kubelet registers lower case)")
+    .max(63)
+    .optional(),
+  /** SSH port. Default 22. */
+  port: z.number().int().min(1).max(65535).default(22),
+  /** The host's SSH key: an OpenSSH public-key line or a `SHA256:` fingerprint. Required unless `trustOnFirstUse`. */
+  hostKey: z.string().min(1).optional(),
+  /** Record the host key at first contact and enforce it afterwards. Default false. */
+  trustOnFirstUse: z.boolean().default(false),
+  /** Credential for the first connection; afterwards the stack's node key. Default: the stack's key itself. */
+  bootstrap: z
+    .strictObject({
+      privateKeyPath: z.string().min(1).optional(),
+      passwordSecret: z.string().min(1).optional(),
+    })
+    .optional(),
+  /** Windows Server version the host runs (`2022` or `2025`, as Kubernetes supports them). Default 2022. */
+  windowsServer: z.enum(["2022", "2025"]).default("2022"),
+  /** Labels for the Node (besides what the kubelet sets). */
+  labels: z.record(z.string(), z.string()).default({}),
+  /** Taints for the Node. Default: `os=windows:NoSchedule` (Kubernetes' Windows convention). */
+  taints: z.array(taint).optional(),
+  /** `auto`: on vSphere, set `spec.providerID` from the BIOS serial (`vsphere://<uuid>`); `none` (default): leave it. */
+  providerId: z.enum(["auto", "none"]).default("none"),
+});
+
+/** `windows-estate:nodes`: Windows hosts joined to a vanilla Kubernetes cluster (`cluster.platform: Kubernetes`). */
+export const nodesSchema = z.array(node).default([]);
+
+export type VanillaNodeConfig = z.output<typeof node>;

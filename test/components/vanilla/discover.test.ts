@@ -1,0 +1,166 @@
+import { execFileSync, execSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { stringify } from "yaml";
+import { caCertHash, netConfFix, parseVanillaFacts, resolveKubernetes } from "../../../components/vanilla/discover";
+import { kubernetesSchema } from "../../../stacks/schema/kubernetes";
+import { validateObject } from "../../helpers/schemas";
+
+// What a kubeadm cluster with flannel serves, hand-built in the shapes kubeadm and kube-flannel.yml write (each
+// validated against its core/v1 schema), with a CA made here by openssl.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vanilla-ca-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+execFileSync(
+  "openssl",
+  [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    path.join(dir, "ca.key"),
+    "-out",
+    path.join(dir, "ca.crt"),
+    "-days",
+    "1",
+    "-subj",
+    "/CN=kubernetes",
+  ],
+  { stdio: "ignore" },
+);
+const caPem = fs.readFileSync(path.join(dir, "ca.crt"), "utf8");
+
+const kubeadmConfig = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "kubeadm-config", namespace: "kube-system" },
+  data: {
+    ClusterConfiguration: stringify({
+      apiVersion: "kubeadm.k8s.io/v1beta4",
+      kind: "ClusterConfiguration",
+      kubernetesVersion: "v1.36.2",
+      controlPlaneEndpoint: "10.0.0.10:6443",
+      networking: { dnsDomain: "cluster.local", podSubnet: "10.244.0.0/16", serviceSubnet: "10.96.0.0/12" },
+    }),
+  },
+};
+const kubeDns = {
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name: "kube-dns", namespace: "kube-system" },
+  spec: { clusterIP: "10.96.0.10", ports: [{ name: "dns", port: 53, protocol: "UDP" }] },
+};
+const clusterInfo = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "cluster-info", namespace: "kube-public" },
+  data: {
+    kubeconfig: stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [
+        {
+          name: "",
+          cluster: {
+            server: "https://10.0.0.10:6443",
+            "certificate-authority-data": Buffer.from(caPem).toString("base64"),
+          },
+        },
+      ],
+    }),
+  },
+};
+const flannelConfig = (netConf: object) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "kube-flannel-cfg", namespace: "kube-flannel" },
+  data: { "net-conf.json": JSON.stringify(netConf) },
+});
+// kube-flannel.yml's default: VXLAN without VNI/port (Linux defaults 1 and 8472, which Windows cannot use).
+const upstreamNetConf = { Network: "10.244.0.0/16", EnableNFTables: false, Backend: { Type: "vxlan" } };
+
+test("the objects served here are valid core/v1 objects", () => {
+  for (const o of [kubeadmConfig, clusterInfo, flannelConfig(upstreamNetConf)]) expect(validateObject(o)).toBe("");
+});
+
+test("the CA pin is the SHA-256 of the CA's SubjectPublicKeyInfo, as kubeadm's docs compute it with openssl", () => {
+  // kubeadm docs (kubeadm join, "discovery-token-ca-cert-hash"): openssl x509 -pubkey | openssl rsa -pubin -outform der | sha256
+  const expected = execSync(
+    `openssl x509 -pubkey -in ${path.join(dir, "ca.crt")} | openssl rsa -pubin -outform der 2>/dev/null | openssl dgst -sha256 -hex`,
+  )
+    .toString()
+    .trim()
+    .split(" ")
+    .pop();
+  expect(caCertHash(caPem)).toBe(`sha256:${expected}`);
+});
+
+test("facts: version from /version, networks from kubeadm-config, DNS IP from kube-dns, endpoint and CA from cluster-info", () => {
+  const f = parseVanillaFacts({
+    version: { gitVersion: "v1.36.2", major: "1", minor: "36" },
+    kubeadmConfig,
+    kubeDns,
+    clusterInfo,
+    flannelConfig: flannelConfig(upstreamNetConf),
+  });
+  expect(f).toMatchObject({
+    serverVersion: "1.36.2",
+    podNetworkCidr: "10.244.0.0/16",
+    serviceCidr: "10.96.0.0/12",
+    dnsServiceIp: "10.96.0.10",
+    apiServerEndpoint: "10.0.0.10:6443",
+    caCertHash: caCertHash(caPem),
+    netConf: upstreamNetConf,
+  });
+});
+
+test("config wins over discovery; what neither gives is named with its key", () => {
+  const k = kubernetesSchema.unwrap().parse({ serviceCidr: "10.100.0.0/16" });
+  const r = resolveKubernetes(k, {
+    serverVersion: "1.36.2",
+    podNetworkCidr: "10.244.0.0/16",
+    serviceCidr: "10.96.0.0/12",
+  });
+  expect(r.issues).toEqual([
+    {
+      path: "kubernetes.dnsServiceIp",
+      message: "is needed and the cluster does not say it (kube-system/kube-dns clusterIP); set it",
+    },
+  ]);
+  const ok = resolveKubernetes(
+    kubernetesSchema.unwrap().parse({ serviceCidr: "10.100.0.0/16", dnsServiceIp: "10.100.0.10" }),
+    {
+      serverVersion: "1.36.2",
+      podNetworkCidr: "10.244.0.0/16",
+    },
+  );
+  expect(ok.resolved).toMatchObject({ version: "1.36.2", serviceCidr: "10.100.0.0/16", containerdVersion: "2.3.4" });
+});
+
+test("skew: nodes never newer than the API server, at most 3 minors older (version-skew-policy)", () => {
+  const at = (version: string, server: string) =>
+    resolveKubernetes(
+      kubernetesSchema
+        .unwrap()
+        .parse({ version, podNetworkCidr: "10.244.0.0/16", serviceCidr: "10.96.0.0/12", dnsServiceIp: "10.96.0.10" }),
+      { serverVersion: server },
+    ).issues.map((i) => i.message);
+  expect(at("1.36.2", "1.36.0")).toEqual([]);
+  expect(at("1.35.0", "1.37.1")).toEqual([]);
+  expect(at("1.37.0", "1.36.4")).toEqual([
+    "1.37.0 is outside the skew the API server (1.36.4) allows: kubelets may be at most 3 minors older and never newer (version-skew-policy)",
+  ]);
+});
+
+test("flannel's net-conf: only the backend changes, other settings stay; nothing to do when it is already right", () => {
+  expect(JSON.parse(netConfFix(upstreamNetConf, 4096, 4789) ?? "")).toEqual({
+    Network: "10.244.0.0/16",
+    EnableNFTables: false,
+    Backend: { Type: "vxlan", VNI: 4096, Port: 4789 },
+  });
+  expect(
+    netConfFix({ Network: "10.244.0.0/16", Backend: { Type: "vxlan", VNI: 4096, Port: 4789 } }, 4096, 4789),
+  ).toBeUndefined();
+});

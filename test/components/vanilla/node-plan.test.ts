@@ -1,0 +1,104 @@
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
+import {
+  containerdConfigToml,
+  flannelCniConf,
+  flannelNetConf,
+  HOSTNAME_PLACEHOLDER,
+  NODE_IP_PLACEHOLDER,
+  ResolvedKubernetes,
+  TOKEN_PLACEHOLDER,
+  vanillaNodePlan,
+} from "../../../components/vanilla/node-plan";
+import { nodesSchema } from "../../../stacks/schema/kubernetes";
+import { mirrored } from "../../../facts/kubernetes";
+
+const k: ResolvedKubernetes = {
+  version: "1.36.2",
+  podNetworkCidr: "10.244.0.0/16",
+  serviceCidr: "10.96.0.0/12",
+  dnsServiceIp: "10.96.0.10",
+  apiServerEndpoint: "10.0.0.10:6443",
+  containerdVersion: "2.3.4",
+  flannel: { vni: 4096, port: 4789, version: "v0.28.9" },
+};
+const node = (over: Record<string, unknown> = {}) =>
+  nodesSchema.parse([{ address: "10.0.0.21", username: "Administrator", trustOnFirstUse: true, ...over }])[0];
+
+test("containerd's config is TOML version 3 with the pause image, CNI dirs and registry dir (image-builder config.toml; containerd 2.x keys)", () => {
+  const t = parseToml(containerdConfigToml()) as Record<string, Record<string, Record<string, unknown>>>;
+  expect(t.version).toBe(3);
+  expect(t.plugins["io.containerd.cri.v1.images"]).toEqual({
+    pinned_images: { sandbox: "registry.k8s.io/pause:3.10.2" },
+    registry: { config_path: "C:\\k\\containerd\\registries" },
+  });
+  // containerd 2.1+ reads bin_dirs (a list); CNI files live where flannel's Windows setup puts them.
+  expect(t.plugins["io.containerd.cri.v1.runtime"]).toEqual({
+    cni: { bin_dirs: ["C:\\opt\\cni\\bin"], conf_dir: "C:\\etc\\cni\\net.d" },
+  });
+});
+
+test("flannel's net-conf has the VXLAN backend Windows flanneld accepts (VNI 4096, port 4789: sig-windows-tools guides/flannel.md)", () => {
+  expect(JSON.parse(flannelNetConf(k))).toEqual({
+    Network: "10.244.0.0/16",
+    Backend: { Type: "vxlan", VNI: 4096, Port: 4789 },
+  });
+});
+
+test("the CNI conf delegates to sdnoverlay with NAT exceptions, the service route and the provider address (sig-windows-tools flannel cni-conf-containerd.json)", () => {
+  const c = JSON.parse(flannelCniConf(k, "10.0.0.21"));
+  expect(c).toMatchObject({ name: "flannel.4096", type: "flannel", capabilities: { portMappings: true, dns: true } });
+  expect(c.delegate.type).toBe("sdnoverlay");
+  expect(c.delegate.AdditionalArgs.map((a: { Value: unknown }) => a.Value)).toEqual([
+    { Type: "OutBoundNAT", Settings: { Exceptions: ["10.244.0.0/16", "10.96.0.0/12"] } },
+    { Type: "SDNROUTE", Settings: { DestinationPrefix: "10.96.0.0/12", NeedEncap: true } },
+    { Type: "ProviderAddress", Settings: { ProviderAddress: "10.0.0.21" } },
+  ]);
+});
+
+test("the join file is a kubeadm v1beta4 JoinConfiguration: token discovery with the CA hash, containerd's pipe, the Windows taint, labels as a list; the token is never in it", () => {
+  const plan = vanillaNodePlan(node({ labels: { pool: "windows" } }), k, {}, { caCertHash: "sha256:abc" });
+  const join = parseYaml(plan.files["C:\\k\\join.yaml"]);
+  expect(join).toEqual({
+    apiVersion: "kubeadm.k8s.io/v1beta4",
+    kind: "JoinConfiguration",
+    discovery: {
+      bootstrapToken: { token: TOKEN_PLACEHOLDER, apiServerEndpoint: "10.0.0.10:6443", caCertHashes: ["sha256:abc"] },
+    },
+    nodeRegistration: {
+      name: HOSTNAME_PLACEHOLDER,
+      criSocket: "npipe:////./pipe/containerd-containerd",
+      taints: [{ key: "os", value: "windows", effect: "NoSchedule" }],
+      kubeletExtraArgs: [{ name: "node-labels", value: "pool=windows" }],
+    },
+  });
+});
+
+test("a named node registers under its name; a node given by DNS name gets its IP filled in on the host", () => {
+  const named = vanillaNodePlan(node({ name: "win-a" }), k, {});
+  expect(parseYaml(named.files["C:\\k\\join.yaml"]).nodeRegistration.name).toBe("win-a");
+  const byName = vanillaNodePlan(node({ address: "win-b.lab.example.com" }), k, {});
+  const cni = JSON.parse(byName.files["C:\\etc\\cni\\net.d\\10-flannel.conf"]);
+  expect(cni.delegate.AdditionalArgs[2].Value.Settings.ProviderAddress).toBe(NODE_IP_PLACEHOLDER);
+});
+
+test("downloads come from the public release URLs with their checksum files, or from the mirror with the same path", () => {
+  const plan = vanillaNodePlan(node(), k, {});
+  expect(plan.downloads[0]).toEqual({
+    url: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe",
+    checksum: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe.sha256",
+  });
+  expect(plan.downloads[3].url).toBe(
+    "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
+  );
+  expect(
+    mirrored("https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe", "https://mirror.example.com/k8s/"),
+  ).toBe("https://mirror.example.com/k8s/dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe");
+});
+
+test("registry files land in the registry directory containerd is pointed at", () => {
+  const plan = vanillaNodePlan(node(), k, { "registry.k8s.io": 'server = "https://registry.k8s.io"\n' });
+  expect(plan.files["C:\\k\\containerd\\registries\\registry.k8s.io\\hosts.toml"]).toBe(
+    'server = "https://registry.k8s.io"\n',
+  );
+});
