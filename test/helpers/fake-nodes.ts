@@ -93,13 +93,18 @@ export class FakeNodes {
     this.nodes.set(name, node);
     if (o.neverReadyAfterReboot) this.neverReady.set(name, o.neverReadyAfterReboot);
     this.kube.route(`/api/v1/nodes/${name}`, (_n, req) => {
-      if (req.method === "GET") return { status: 200, body: this.serve(name) };
+      if (req.method === "GET") return this.nodes.has(name) ? { status: 200, body: this.serve(name) } : { status: 404 };
       if (req.method === "PATCH") {
         const current = this.nodes.get(name);
         if (!current) return { status: 404 };
         this.nodes.set(name, mergePatch(current, req.body) as NodeObject);
         this.events.push(`${name} ${describePatch(req.body)}`);
         return { status: 200, body: this.serve(name) };
+      }
+      if (req.method === "DELETE") {
+        if (!this.nodes.delete(name)) return { status: 404 };
+        this.events.push(`${name} deleted`);
+        return { status: 200, body: { kind: "Status", status: "Success" } };
       }
       return { status: 405 };
     });

@@ -26,6 +26,114 @@ function save() {
   }
 }
 const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
+// A Windows node of a vanilla cluster (providers/vanilla-node/scripts.ts): probe and each converge step.
+const svc = () => (host.services ||= {});
+if (script.includes("$feature = Get-WindowsFeature -Name Containers")) {
+  const names = [...(/^\$names = @\((.*)\)$/m.exec(script) || ["", ""])[1].matchAll(/'([^']*)'/g)].map((m) => m[1]);
+  const versions = Object.fromEntries(names.map((n) => [n, (host.versions || {})[n] || ""]));
+  const services = {};
+  for (const n of ["containerd", "kubelet"]) services[n] = svc()[n] || { status: "Missing", startType: "" };
+  process.stdout.write(
+    "\uFEFF" +
+      JSON.stringify({
+        hostname: host.hostname,
+        osBuild: host.osBuild,
+        containersFeature: host.containersFeature || "Available",
+        versions,
+        services,
+        firewall: { kubelet: !!host.firewallKubelet, vxlan: !!host.firewallVxlan },
+        vxlanPort: 4789,
+        joined: !!host.joined,
+      }) +
+      "\r\n",
+  );
+  process.exit(0);
+}
+if (script.includes("Install-WindowsFeature -Name Containers")) {
+  host.containersFeature = "Installed";
+  save();
+  process.stdout.write("features ok\r\n");
+  process.exit(0);
+}
+if (script.includes("Write-Output 'host settings ok'")) {
+  host.firewallKubelet = true;
+  host.firewallVxlan = true;
+  save();
+  process.stdout.write("host settings ok\r\n");
+  process.exit(0);
+}
+if (script.includes("Write-Output 'installed'")) {
+  // Each item: @{ name = '…'; url = '…'; …; version = '…' }. A host told to see a bad checksum refuses that item.
+  const items = [...script.matchAll(/@\{ name = '([^']*)'; url = '([^']*)'.*version = '([^']*)' \}/g)];
+  host.downloaded = host.downloaded || [];
+  for (const [, name, url, version] of items) {
+    if (host.badChecksum === name) {
+      process.stderr.write(`${name}: checksum mismatch, published aaaa, downloaded bbbb; nothing was replaced\r\n`);
+      save();
+      process.exit(1);
+    }
+    (host.versions ||= {})[name] = version;
+    host.downloaded.push(url);
+  }
+  save();
+  process.stdout.write("installed\r\n");
+  process.exit(0);
+}
+if (script.includes("--register-service --config $config")) {
+  const config = (/^\$config = '([^']*)'/m.exec(script) || [])[1];
+  svc().containerd = { status: "Running", startType: "Automatic" };
+  host.containerdConfig = config;
+  host.containerdRestarts = (host.containerdRestarts || 0) + 1;
+  save();
+  process.stdout.write("containerd ok\r\n");
+  process.exit(0);
+}
+if (script.includes("Write-Output 'kubelet service ok'")) {
+  const running = svc().kubelet && svc().kubelet.status === "Running";
+  svc().kubelet = { status: running ? "Running" : "Stopped", startType: "Automatic" };
+  save();
+  process.stdout.write("kubelet service ok\r\n");
+  process.exit(0);
+}
+if (script.includes("join --config $join")) {
+  // The join reads the file the provider wrote over SFTP, then the real script removes it (it holds the token).
+  const join = (/^\$join = '([^']*)'/m.exec(script) || [])[1];
+  if (!host.joined) {
+    const text = fs.readFileSync(join, "utf8");
+    host.joinedWithToken = (/token: "?([a-z0-9]{6}\.[a-z0-9]{16})"?/.exec(text) || [])[1] || "";
+    host.joined = true;
+    host.joins = (host.joins || 0) + 1;
+  }
+  fs.rmSync(join, { force: true });
+  svc().kubelet = { status: "Running", startType: "Automatic" };
+  save();
+  process.stdout.write("joined\r\n");
+  process.exit(0);
+}
+if (script.includes("Write-Output 'services stopped'")) {
+  const names = [...(/foreach \(\$s in @\((.*)\)\)/.exec(script) || ["", ""])[1].matchAll(/'([^']*)'/g)].map(
+    (m) => m[1],
+  );
+  for (const n of names) if (svc()[n]) svc()[n] = { ...svc()[n], status: "Stopped" };
+  host.stopped = [...(host.stopped || []), ...names];
+  save();
+  process.stdout.write("services stopped\r\n");
+  process.exit(0);
+}
+if (script.includes("Write-Output 'services ok'")) {
+  for (const n of ["containerd", "kubelet"]) svc()[n] = { status: "Running", startType: "Automatic" };
+  save();
+  process.stdout.write("services ok\r\n");
+  process.exit(0);
+}
+if (script.includes("Write-Output 'reset'")) {
+  host.joined = false;
+  host.resets = (host.resets || 0) + 1;
+  delete svc().kubelet;
+  save();
+  process.stdout.write("reset\r\n");
+  process.exit(0);
+}
 if (script.includes("Write-Output 'prepared'")) {
   if (!host.authorizedKeys.includes(key)) host.authorizedKeys.push(key);
   if (!script.includes("Set-Service -Name sshd -StartupType Automatic")) {

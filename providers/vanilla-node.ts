@@ -1,0 +1,66 @@
+import * as pulumi from "@pulumi/pulumi";
+import { vanillaNodeProvider } from "./vanilla-node/provider";
+import { Download } from "./vanilla-node/scripts";
+import { SshConnection } from "./ssh/types";
+
+export { vanillaNodeProvider };
+
+export interface VanillaNodeArgs {
+  /** How to reach the host (address, user, key, host key). Stored as a secret. */
+  connection: pulumi.Input<SshConnection>;
+  /** Binaries and archives, each with its published checksum and version (from the node plan). */
+  downloads: pulumi.Input<Download[]>;
+  /** flannel's VXLAN port (4789). */
+  vxlanPort: pulumi.Input<number>;
+  /** containerd's config file on the node. */
+  containerdConfigPath: pulumi.Input<string>;
+  /** Where the join file is written for `kubeadm join`; it is removed right after. */
+  joinConfigPath: pulumi.Input<string>;
+  /** The JoinConfiguration with the bootstrap token. Stored as a secret. */
+  joinConfig: pulumi.Input<string>;
+  /** Kubeconfig for drain, Ready and removal; stored as a secret. */
+  kubeconfig?: pulumi.Input<string>;
+  context?: pulumi.Input<string>;
+  /** Pause between checks, seconds. Default 5. */
+  pollSeconds?: pulumi.Input<number>;
+}
+
+/**
+ * One Windows node of a vanilla cluster, converged over SSH (`providers/vanilla-node/`): `pulumi refresh` reports the
+ * steps that drifted in `pendingSteps`, `pulumi up` runs exactly those; removing it drains, resets and deletes the Node.
+ */
+export class VanillaNode extends pulumi.dynamic.Resource {
+  declare readonly nodeName: pulumi.Output<string>;
+  declare readonly hostname: pulumi.Output<string>;
+  declare readonly osBuild: pulumi.Output<string>;
+  declare readonly versions: pulumi.Output<Record<string, string>>;
+  declare readonly pendingSteps: pulumi.Output<string[]>;
+  declare readonly hostKeyFingerprint: pulumi.Output<string>;
+
+  constructor(name: string, args: VanillaNodeArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      vanillaNodeProvider,
+      name,
+      {
+        connection: pulumi.secret(args.connection),
+        downloads: args.downloads,
+        vxlanPort: args.vxlanPort,
+        containerdConfigPath: args.containerdConfigPath,
+        joinConfigPath: args.joinConfigPath,
+        joinConfig: pulumi.secret(args.joinConfig),
+        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
+        context: args.context,
+        pollSeconds: args.pollSeconds,
+        nodeName: undefined,
+        hostname: undefined,
+        osBuild: undefined,
+        versions: undefined,
+        pendingSteps: undefined,
+        hostKeyFingerprint: undefined,
+      },
+      { ...opts, additionalSecretOutputs: ["connection", "joinConfig", "kubeconfig"] },
+      "windows-estate",
+      "VanillaNode",
+    );
+  }
+}

@@ -1,0 +1,260 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { isUsablePin } from "../ssh/host-key";
+import { powershellCommand } from "../ssh/powershell";
+import { Session, withSession } from "../ssh/session";
+import { connectionProblems, describeTarget, SshConnection } from "../ssh/types";
+import { isUnreachable } from "../errors";
+import { isUnknown } from "../unknown";
+import { connectKube, KubeApi } from "../kube-wait/api";
+import { drainNode, DRAIN_RUN_DEFAULTS, setCordoned } from "../day2/drain-run";
+import { readyCondition } from "../day2/inventory";
+import { rebootHost, REBOOT_DEFAULTS } from "../day2/reboot";
+import {
+  containerdServiceScript,
+  Download,
+  featuresScript,
+  hostSettingsScript,
+  installScript,
+  joinScript,
+  kubeletServiceScript,
+  probeScript,
+  resetScript,
+  startServicesScript,
+  stopServicesScript,
+} from "./scripts";
+import { NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
+
+export interface VanillaNodeInputs {
+  connection: SshConnection;
+  /** Every binary and archive, pinned with its published checksum. */
+  downloads: Download[];
+  vxlanPort: number;
+  /** containerd's config file on the node (written by NodeFiles; the service is registered with it). */
+  containerdConfigPath: string;
+  /** Where the join file is written for `kubeadm join` (removed right after). */
+  joinConfigPath: string;
+  /** The JoinConfiguration text; it holds the bootstrap token, so it is a secret input. */
+  joinConfig: string;
+  /** How to reach the API for drain, Ready and removal. Undefined: those steps are skipped (said in the log). */
+  kubeconfig?: string;
+  context?: string;
+  /** Pause between checks, seconds. Default 5. */
+  pollSeconds?: number;
+  /** How long a node may take to be Ready after an upgrade, seconds. Default 600. */
+  readyTimeoutSeconds?: number;
+  __provider?: string;
+}
+
+export interface VanillaNodeOutputs extends VanillaNodeInputs, NodeProbe {
+  /** The Node's name: the hostname in lower case, as the kubelet registers it. */
+  nodeName: string;
+  /** Steps the node still needs, with why (set by `read` when it finds drift; empty after a successful `up`). */
+  pendingSteps: string[];
+  hostKey: string;
+  hostKeyFingerprint: string;
+  unreachable?: string;
+}
+
+const progress = (line: string) => console.error(`vanilla node: ${line}`);
+
+async function run(s: Session, target: string, what: string, script: string): Promise<string> {
+  const r = await s.exec(powershellCommand(script));
+  if (r.code !== 0) throw new Error(`${target}: ${what} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
+  return r.stdout;
+}
+
+async function probe(s: Session, i: VanillaNodeInputs): Promise<NodeProbe> {
+  const target = describeTarget(i.connection);
+  return parseNodeProbe(
+    await run(
+      s,
+      target,
+      "the probe",
+      probeScript(
+        i.downloads.map((d) => d.name),
+        i.vxlanPort,
+      ),
+    ),
+  );
+}
+
+function parentOf(p: string, style: "windows" | "posix"): string {
+  const sep = style === "windows" ? "\\" : "/";
+  return p.slice(0, p.lastIndexOf(sep));
+}
+
+async function waitReady(api: KubeApi, node: string, before: string, i: VanillaNodeInputs): Promise<void> {
+  const deadline = Date.now() + (i.readyTimeoutSeconds ?? 600) * 1000;
+  const poll = (i.pollSeconds ?? 5) * 1000;
+  for (;;) {
+    const r = await api.request("GET", `/api/v1/nodes/${encodeURIComponent(node)}`);
+    const ready = readyCondition(r.body);
+    if (r.status === 200 && ready.status === "True" && (ready.heartbeat ?? "") > before) return;
+    if (Date.now() + poll > deadline)
+      throw new Error(
+        `node ${node} was not Ready with a fresh heartbeat within ${i.readyTimeoutSeconds ?? 600}s after the upgrade; it stays cordoned`,
+      );
+    await new Promise((res) => setTimeout(res, poll));
+  }
+}
+
+/** Runs what the node still needs, in order; a joined node being upgraded is cordoned and drained around it. */
+async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefined): Promise<VanillaNodeOutputs> {
+  const target = describeTarget(i.connection);
+  const style = i.connection.pathStyle ?? "windows";
+  const first = await withSession(i.connection, recordedHostKey, async (s) => ({
+    probe: await probe(s, i),
+    hostKey: recordedHostKey ?? s.hostKey,
+    fingerprint: s.hostKeyFingerprint,
+  }));
+  const pinned: SshConnection = { ...i.connection, hostKey: first.hostKey, trustOnFirstUse: false };
+  const nodeName = first.probe.hostname.toLowerCase();
+  let steps = pendingSteps(first.probe, i.downloads).map((p) => p.step);
+  if (steps.includes("features")) {
+    const out = await withSession(pinned, first.hostKey, (s) =>
+      run(s, target, "installing Containers", featuresScript()),
+    );
+    if (out.includes("reboot")) {
+      progress(`${target}: the Containers feature needs a reboot`);
+      await rebootHost(pinned, first.hostKey, nodeName || target, { ...REBOOT_DEFAULTS, progress });
+    }
+    steps = steps.filter((s) => s !== "features");
+  }
+  // An upgrade of a node in service: cordon and drain first, uncordon once it is Ready again.
+  const api =
+    i.kubeconfig !== undefined
+      ? await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000)
+      : undefined;
+  const upgrading = first.probe.joined && steps.includes("binaries") && api !== undefined;
+  let heartbeat = "";
+  if (upgrading && api) {
+    progress(`node ${nodeName}: upgrading (${steps.join(", ")}); cordon and drain`);
+    await setCordoned(api, nodeName, true);
+    await drainNode(api, nodeName, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (i.pollSeconds ?? 5) * 1000, progress });
+    heartbeat =
+      readyCondition((await api.request("GET", `/api/v1/nodes/${encodeURIComponent(nodeName)}`)).body).heartbeat ?? "";
+  }
+  const scripts: Record<Exclude<Step, "features" | "join">, string> = {
+    "host settings": hostSettingsScript(i.vxlanPort),
+    binaries: installScript(i.downloads),
+    "containerd service": containerdServiceScript(i.containerdConfigPath),
+    "kubelet service": kubeletServiceScript(),
+    services: startServicesScript(["containerd", "kubelet"]),
+  };
+  // Windows cannot overwrite a running executable: stop what the new binaries replace, and start it again after.
+  const replaced = i.downloads.filter((d) => first.probe.versions[d.name] !== d.version).map((d) => d.name);
+  const toStop = [
+    ...(replaced.includes("containerd") ? ["kubelet", "containerd"] : []),
+    ...(replaced.some((n) => n !== "containerd") ? ["kubelet"] : []),
+  ].filter((n, k, all) => all.indexOf(n) === k && first.probe.services[n]?.status === "Running");
+  if (steps.includes("binaries") && toStop.length > 0 && !steps.includes("services") && first.probe.joined)
+    steps.push("services");
+  await withSession(pinned, first.hostKey, async (s) => {
+    for (const step of steps) {
+      if (step === "binaries" && toStop.length > 0)
+        await run(s, target, `stopping ${toStop.join(", ")}`, stopServicesScript(toStop));
+      progress(`${target}: ${step}`);
+      if (step === "features") continue;
+      if (step === "join") {
+        await s.mkdirp(parentOf(i.joinConfigPath, style));
+        await s.writeFileAtomic(i.joinConfigPath, Buffer.from(i.joinConfig, "utf8"));
+        await run(s, target, "kubeadm join", joinScript(i.joinConfigPath));
+        continue;
+      }
+      await run(s, target, step, scripts[step]);
+    }
+  });
+  if (upgrading && api) {
+    await waitReady(api, nodeName, heartbeat, i);
+    await setCordoned(api, nodeName, false);
+    progress(`node ${nodeName}: upgraded, uncordoned`);
+  }
+  const after = await withSession(pinned, first.hostKey, (s) => probe(s, i));
+  const left = pendingSteps(after, i.downloads);
+  if (left.length > 0) throw new Error(`${target} still needs: ${left.map((l) => `${l.step} (${l.why})`).join("; ")}`);
+  return {
+    ...i,
+    ...after,
+    nodeName: after.hostname.toLowerCase(),
+    pendingSteps: [],
+    hostKey: first.hostKey,
+    hostKeyFingerprint: first.fingerprint,
+  };
+}
+
+/** Outputs go to the engine as a protobuf Struct, which has no `undefined`. */
+function defined<T extends object>(o: T): T {
+  const out = { ...o };
+  for (const k of Object.keys(out)) if (Reflect.get(out, k) === undefined) Reflect.deleteProperty(out, k);
+  return out;
+}
+
+/**
+ * A Windows node of a vanilla cluster, converged over SSH: Containers feature, firewall, pinned binaries with their
+ * checksums verified, containerd and kubelet services, `kubeadm join`. `read` probes the host and reports the steps
+ * that drifted (`pendingSteps`); `up` runs exactly those. Delete drains the node, resets it and removes the Node.
+ */
+export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
+  async check(_olds: VanillaNodeInputs, news: VanillaNodeInputs) {
+    const failures: pulumi.dynamic.CheckFailure[] = [];
+    if (!isUnknown(news.connection))
+      for (const reason of connectionProblems(news.connection, isUsablePin, isUnknown))
+        failures.push({ property: "connection", reason });
+    return { inputs: news, failures };
+  },
+  async diff(_id: string, olds: VanillaNodeOutputs, news: VanillaNodeInputs) {
+    const host = (c: SshConnection | undefined) => `${c?.host}:${c?.port ?? 22}`;
+    const replaces = host(olds.connection) !== host(news.connection) ? ["connection"] : [];
+    const changed =
+      JSON.stringify(olds.downloads) !== JSON.stringify(news.downloads) ||
+      olds.joinConfig !== news.joinConfig ||
+      olds.containerdConfigPath !== news.containerdConfigPath ||
+      olds.vxlanPort !== news.vxlanPort ||
+      JSON.stringify(olds.connection) !== JSON.stringify(news.connection) ||
+      olds.kubeconfig !== news.kubeconfig ||
+      olds.__provider !== news.__provider;
+    // Drift found by refresh (or a host refresh could not reach) makes the next up converge it.
+    const drift = (olds.pendingSteps ?? []).length > 0 || olds.unreachable !== undefined;
+    return { changes: replaces.length > 0 || changed || drift, replaces, deleteBeforeReplace: true };
+  },
+  async create(inputs: VanillaNodeInputs) {
+    const outs = await converge(inputs, undefined);
+    return { id: describeTarget(inputs.connection), outs: defined(outs) };
+  },
+  async read(id: string, props?: VanillaNodeOutputs) {
+    if (!props) return { id, props: {} };
+    const { unreachable: _was, ...last } = props;
+    try {
+      const conn = { ...props.connection, deadlineSeconds: Math.min(props.connection.deadlineSeconds ?? 120, 30) };
+      const p = await withSession(conn, props.hostKey, (s) => probe(s, props));
+      const pending = pendingSteps(p, props.downloads).map((x) => `${x.step}: ${x.why}`);
+      return { id, props: defined({ ...last, ...p, pendingSteps: pending }) };
+    } catch (e) {
+      if (!isUnreachable(e)) throw e;
+      console.error(`warning: ${describeTarget(props.connection)} is unreachable; refresh kept its last known state`);
+      return { id, props: defined({ ...last, unreachable: e.message.slice(0, 300) }) };
+    }
+  },
+  async update(_id: string, olds: VanillaNodeOutputs, news: VanillaNodeInputs) {
+    return { outs: defined(await converge(news, olds.hostKey)) };
+  },
+  async delete(_id: string, props: VanillaNodeOutputs) {
+    const name = props.nodeName;
+    const api =
+      props.kubeconfig !== undefined
+        ? await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000)
+        : undefined;
+    if (api && name) {
+      await setCordoned(api, name, true);
+      await drainNode(api, name, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (props.pollSeconds ?? 5) * 1000, progress });
+    }
+    await withSession(props.connection, props.hostKey, (s) =>
+      run(s, describeTarget(props.connection), "kubeadm reset", resetScript()),
+    );
+    if (api && name) {
+      const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
+      if (r.status >= 300 && r.status !== 404)
+        throw new Error(`deleting Node ${name} failed: the API answered ${r.status}`);
+    }
+  },
+};

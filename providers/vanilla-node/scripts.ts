@@ -1,0 +1,259 @@
+/**
+ * The PowerShell that converges a Windows node of a vanilla cluster (vanilla-windows-facts §9), one script per step
+ * so each step is one launch, plus the probe `read` runs. Proven by the tree-sitter parse and the lab's PowerShell
+ * stand-in; only a real Windows host proves their effect (README, Vanilla Kubernetes).
+ */
+import { psQuote } from "../ssh/powershell";
+
+/** A binary or archive the node needs: where it comes from, its checksum file, and where it goes. */
+export interface Download {
+  /** What it is, for messages and the probe (`containerd`, `kubelet`, …). */
+  name: string;
+  url: string;
+  /** URL of the published checksum (first hex word of the file is the SHA-256). */
+  checksumUrl: string;
+  /** `file`: saved as `target`; `tgz`: extracted into `target` (tar.exe, top directory stripped when `strip`). */
+  kind: "file" | "tgz";
+  target: string;
+  strip?: boolean;
+  /** The version it provides, recorded beside it so the probe can tell without running it. */
+  version: string;
+}
+
+/** Where version records live: one `<name>.version` file per download. */
+export const VERSIONS_DIR = "C:\\k\\windows-estate\\versions";
+
+/**
+ * The probe: everything the steps depend on, as one JSON object. Reads only; fails only when PowerShell itself does.
+ */
+export function probeScript(names: readonly string[], vxlanPort: number): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$versionsDir = ${psQuote(VERSIONS_DIR)}`,
+    `$names = @(${names.map(psQuote).join(", ")})`,
+    "$os = Get-CimInstance -ClassName Win32_OperatingSystem",
+    "$feature = Get-WindowsFeature -Name Containers",
+    "$versions = @{}",
+    "foreach ($n in $names) {",
+    "  $f = Join-Path $versionsDir ($n + '.version')",
+    "  if (Test-Path -LiteralPath $f) { $versions[$n] = (Get-Content -LiteralPath $f -Raw).Trim() } else { $versions[$n] = '' }",
+    "}",
+    "$services = @{}",
+    "foreach ($s in @('containerd', 'kubelet')) {",
+    "  $svc = Get-Service -Name $s -ErrorAction SilentlyContinue",
+    "  if ($svc) { $services[$s] = @{ status = [string]$svc.Status; startType = [string]$svc.StartType } }",
+    "  else { $services[$s] = @{ status = 'Missing'; startType = '' } }",
+    "}",
+    "$rules = @{",
+    "  kubelet = [bool](Get-NetFirewallRule -Name 'windows-estate-kubelet' -ErrorAction SilentlyContinue)",
+    "  vxlan = [bool](Get-NetFirewallRule -Name 'windows-estate-vxlan' -ErrorAction SilentlyContinue)",
+    "}",
+    "[pscustomobject]@{",
+    "  hostname = $env:COMPUTERNAME",
+    "  osBuild = [string]$os.BuildNumber",
+    "  containersFeature = [string]$feature.InstallState",
+    "  versions = $versions",
+    "  services = $services",
+    "  firewall = $rules",
+    `  vxlanPort = ${vxlanPort}`,
+    "  joined = (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\kubelet.conf')",
+    "} | ConvertTo-Json -Compress -Depth 5",
+  ].join("\n");
+}
+
+/** Installs the Containers feature; prints `reboot` when Windows needs one to finish. */
+export function featuresScript(): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    "$r = Install-WindowsFeature -Name Containers",
+    "if ($r.RestartNeeded -eq 'Yes') { Write-Output 'reboot' } else { Write-Output 'features ok' }",
+  ].join("\n");
+}
+
+/** Opens TCP 10250 (kubelet) and UDP <vxlanPort> (flannel VXLAN): the ports the facts name, nothing wider. */
+export function hostSettingsScript(vxlanPort: number): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    "if (-not (Get-NetFirewallRule -Name 'windows-estate-kubelet' -ErrorAction SilentlyContinue)) {",
+    "  New-NetFirewallRule -Name 'windows-estate-kubelet' -DisplayName 'kubelet (windows-estate)' -Direction Inbound -Protocol TCP -LocalPort 10250 -Action Allow | Out-Null",
+    "}",
+    "if (-not (Get-NetFirewallRule -Name 'windows-estate-vxlan' -ErrorAction SilentlyContinue)) {",
+    `  New-NetFirewallRule -Name 'windows-estate-vxlan' -DisplayName 'flannel VXLAN (windows-estate)' -Direction Inbound -Protocol UDP -LocalPort ${vxlanPort} -Action Allow | Out-Null`,
+    "}",
+    "Write-Output 'host settings ok'",
+  ].join("\n");
+}
+
+/**
+ * Downloads each item to a temp file, checks its SHA-256 against the published checksum before anything is placed,
+ * then moves it into place (or extracts it) and records its version. A mismatch stops with both hashes, nothing
+ * replaced.
+ */
+export function installScript(items: readonly Download[]): string {
+  const lines = [
+    "$ErrorActionPreference = 'Stop'",
+    "$ProgressPreference = 'SilentlyContinue'",
+    `$versionsDir = ${psQuote(VERSIONS_DIR)}`,
+    "New-Item -ItemType Directory -Force -Path $versionsDir | Out-Null",
+    "$items = @(",
+  ];
+  items.forEach((d, i) =>
+    lines.push(
+      `  @{ name = ${psQuote(d.name)}; url = ${psQuote(d.url)}; sum = ${psQuote(d.checksumUrl)}; kind = ${psQuote(d.kind)}; target = ${psQuote(d.target)}; strip = $${d.strip ? "true" : "false"}; version = ${psQuote(d.version)} }${i < items.length - 1 ? "," : ""}`,
+    ),
+  );
+  lines.push(
+    ")",
+    "foreach ($it in $items) {",
+    "  $tmp = Join-Path $env:TEMP ('windows-estate-' + $it.name + '-' + [guid]::NewGuid().ToString('N'))",
+    "  Invoke-WebRequest -UseBasicParsing -Uri $it.url -OutFile $tmp",
+    "  $published = ((Invoke-WebRequest -UseBasicParsing -Uri $it.sum).Content -split '\\s+')[0].ToLowerInvariant()",
+    "  $actual = (Get-FileHash -LiteralPath $tmp -Algorithm SHA256).Hash.ToLowerInvariant()",
+    "  if ($published -ne $actual) {",
+    "    Remove-Item -LiteralPath $tmp -Force",
+    "    throw ($it.name + ': checksum mismatch, published ' + $published + ', downloaded ' + $actual + '; nothing was replaced')",
+    "  }",
+    "  if ($it.kind -eq 'tgz') {",
+    "    New-Item -ItemType Directory -Force -Path $it.target | Out-Null",
+    // Quoted: a bare `--` token means "end of parameters" to PowerShell's parser.
+    "    if ($it.strip) { tar.exe -xf $tmp -C $it.target '--strip-components=1' } else { tar.exe -xf $tmp -C $it.target }",
+    "    if ($LASTEXITCODE -ne 0) { throw ($it.name + ': tar.exe failed with ' + $LASTEXITCODE) }",
+    "    Remove-Item -LiteralPath $tmp -Force",
+    "  } else {",
+    "    New-Item -ItemType Directory -Force -Path (Split-Path -Parent $it.target) | Out-Null",
+    "    Move-Item -LiteralPath $tmp -Destination $it.target -Force",
+    "  }",
+    "  Set-Content -LiteralPath (Join-Path $versionsDir ($it.name + '.version')) -Value $it.version -Encoding ascii",
+    "}",
+    "Write-Output 'installed'",
+  );
+  return lines.join("\n");
+}
+
+/**
+ * containerd as a Windows service reading our config (containerd's `--register-service`; re-registered when it
+ * exists, since registering twice fails), Automatic, started.
+ */
+export function containerdServiceScript(configPath: string): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    "$exe = Join-Path $env:ProgramFiles 'containerd\\containerd.exe'",
+    `$config = ${psQuote(configPath)}`,
+    "if (Get-Service -Name containerd -ErrorAction SilentlyContinue) {",
+    "  Stop-Service -Name containerd -Force",
+    "  sc.exe delete containerd | Out-Null",
+    "}",
+    "& $exe --register-service --config $config",
+    "if ($LASTEXITCODE -ne 0) { throw ('containerd --register-service failed with ' + $LASTEXITCODE) }",
+    "Set-Service -Name containerd -StartupType Automatic",
+    "Start-Service -Name containerd",
+    "Write-Output 'containerd ok'",
+  ].join("\n");
+}
+
+/**
+ * The kubelet as the service kubeadm expects (`kubelet`, it only starts and stops it: kubeadm initsystem_windows.go),
+ * Automatic, after containerd, through kube-log-runner (the kubelet has no log file flags since 1.26). Its flags
+ * are the Windows ones kubeadm's files complete; removed flags are never passed (facts/kubernetes.ts).
+ */
+export function kubeletServiceScript(): string {
+  const flags = [
+    "--cert-dir=C:\\var\\lib\\kubelet\\pki",
+    "--config=C:\\var\\lib\\kubelet\\config.yaml",
+    "--bootstrap-kubeconfig=C:\\etc\\kubernetes\\bootstrap-kubelet.conf",
+    "--kubeconfig=C:\\etc\\kubernetes\\kubelet.conf",
+    "--enable-debugging-handlers",
+    "--cgroups-per-qos=false",
+    '--enforce-node-allocatable=\\"\\"',
+    '--resolv-conf=\\"\\"',
+    "--windows-service",
+  ].join(" ");
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$bin = 'C:\\k\\kube-log-runner.exe --log-file=C:\\var\\log\\kubelet\\kubelet.log C:\\k\\kubelet.exe ${flags}'`,
+    "New-Item -ItemType Directory -Force -Path 'C:\\var\\log\\kubelet', 'C:\\var\\lib\\kubelet\\pki' | Out-Null",
+    "if (Get-Service -Name kubelet -ErrorAction SilentlyContinue) {",
+    "  sc.exe config kubelet binPath= $bin depend= containerd start= auto | Out-Null",
+    "} else {",
+    "  sc.exe create kubelet binPath= $bin depend= containerd start= auto | Out-Null",
+    "}",
+    "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE) }",
+    "Write-Output 'kubelet service ok'",
+  ].join("\n");
+}
+
+/**
+ * `kubeadm join` with the join file (it holds the token: written over SFTP, removed after), once: skipped when the
+ * node already has its kubelet.conf. A partial earlier attempt is reset first (vanilla-windows-facts §4, §7).
+ */
+export function joinScript(joinConfigPath: string): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$join = ${psQuote(joinConfigPath)}`,
+    "if (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\kubelet.conf') { Remove-Item -LiteralPath $join -Force -ErrorAction SilentlyContinue; Write-Output 'already joined'; exit 0 }",
+    "if (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\bootstrap-kubelet.conf') {",
+    "  & 'C:\\k\\kubeadm.exe' reset -f --cri-socket 'npipe:////./pipe/containerd-containerd' | Out-Null",
+    "}",
+    "try {",
+    "  & 'C:\\k\\kubeadm.exe' join --config $join",
+    "  if ($LASTEXITCODE -ne 0) { throw ('kubeadm join failed with ' + $LASTEXITCODE) }",
+    "} finally {",
+    "  Remove-Item -LiteralPath $join -Force -ErrorAction SilentlyContinue",
+    "}",
+    // The service's command line holds the flags, so kubeadm's per-node flags are added to it after the join (as
+    // image-builder's RestartKubelet.ps1 does); a flag the kubelet no longer knows is dropped (facts/kubernetes.ts).
+    "$envFile = 'C:\\var\\lib\\kubelet\\kubeadm-flags.env'",
+    "if (Test-Path -LiteralPath $envFile) {",
+    "  $extra = ((Get-Content -LiteralPath $envFile -Raw).Trim() -replace '^KUBELET_KUBEADM_ARGS=\"?', '' -replace '\"$', '')",
+    "  $extra = $extra -replace '--pod-infra-container-image=\\S+', ''",
+    "  $current = (Get-CimInstance -ClassName Win32_Service -Filter \"Name='kubelet'\").PathName",
+    "  sc.exe config kubelet binPath= ($current + ' ' + $extra.Trim()) | Out-Null",
+    "  Restart-Service -Name kubelet",
+    "}",
+    "Write-Output 'joined'",
+  ].join("\n");
+}
+
+/** Stops services before their binaries are replaced (Windows cannot overwrite a running executable). */
+export function stopServicesScript(names: readonly string[]): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `foreach ($s in @(${names.map(psQuote).join(", ")})) {`,
+    "  if (Get-Service -Name $s -ErrorAction SilentlyContinue) { Stop-Service -Name $s -Force }",
+    "}",
+    "Write-Output 'services stopped'",
+  ].join("\n");
+}
+
+/** Starts the services that should run, Automatic. */
+export function startServicesScript(names: readonly string[]): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `foreach ($s in @(${names.map(psQuote).join(", ")})) {`,
+    "  Set-Service -Name $s -StartupType Automatic",
+    "  Start-Service -Name $s",
+    "}",
+    "Write-Output 'services ok'",
+  ].join("\n");
+}
+
+/**
+ * Leaves the cluster cleanly on the host (vanilla-windows-facts §7): `kubeadm reset`, the kubelet service removed, CNI
+ * config and flannel's state deleted. containerd stays (it may serve other things). Succeeds when already clean.
+ */
+export function resetScript(): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    "if (Test-Path -LiteralPath 'C:\\k\\kubeadm.exe') {",
+    "  & 'C:\\k\\kubeadm.exe' reset -f --cri-socket 'npipe:////./pipe/containerd-containerd' | Out-Null",
+    "}",
+    "if (Get-Service -Name kubelet -ErrorAction SilentlyContinue) {",
+    "  Stop-Service -Name kubelet -Force",
+    "  sc.exe delete kubelet | Out-Null",
+    "}",
+    "foreach ($p in @('C:\\etc\\cni\\net.d', 'C:\\run\\flannel', 'C:\\var\\lib\\cni\\networks')) {",
+    "  if (Test-Path -LiteralPath $p) { Remove-Item -LiteralPath $p -Recurse -Force }",
+    "}",
+    "Write-Output 'reset'",
+  ].join("\n");
+}

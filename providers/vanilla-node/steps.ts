@@ -1,0 +1,96 @@
+/**
+ * Which converge steps a vanilla Windows node still needs, decided from its probe and the desired versions. Pure:
+ * `read` reports the steps as drift (`pendingSteps`), `update` runs exactly those, in order.
+ */
+import { get, obj, parseJson, str } from "../../lib/json";
+import { Download } from "./scripts";
+
+export interface NodeProbe {
+  hostname: string;
+  osBuild: string;
+  /** `Installed`, `Available`, `InstallPending`, … (Get-WindowsFeature InstallState). */
+  containersFeature: string;
+  /** Download name → the version recorded when it was installed ("" when never). */
+  versions: Record<string, string>;
+  services: Record<string, { status: string; startType: string }>;
+  firewall: { kubelet: boolean; vxlan: boolean };
+  joined: boolean;
+}
+
+/** The steps, in the order they run. */
+export const STEPS = [
+  "features",
+  "host settings",
+  "binaries",
+  "containerd service",
+  "kubelet service",
+  "join",
+  "services",
+] as const;
+export type Step = (typeof STEPS)[number];
+
+export function parseNodeProbe(output: string): NodeProbe {
+  const text = output.replace(/^\uFEFF/, "").trim();
+  const start = text.indexOf("{");
+  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
+  if (!raw) throw new Error(`the node probe printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  const versions: Record<string, string> = {};
+  for (const [k, v] of Object.entries(obj(raw.versions) ?? {})) versions[k] = typeof v === "string" ? v : "";
+  const services: NodeProbe["services"] = {};
+  for (const [k, v] of Object.entries(obj(raw.services) ?? {}))
+    services[k] = { status: str(get(v, "status")) ?? "Missing", startType: str(get(v, "startType")) ?? "" };
+  return {
+    hostname: str(raw.hostname) ?? "",
+    osBuild: str(raw.osBuild) ?? "",
+    containersFeature: str(raw.containersFeature) ?? "",
+    versions,
+    services,
+    firewall: { kubelet: get(raw, "firewall", "kubelet") === true, vxlan: get(raw, "firewall", "vxlan") === true },
+    joined: raw.joined === true,
+  };
+}
+
+const running = (p: NodeProbe, s: string) =>
+  p.services[s]?.status === "Running" && p.services[s]?.startType === "Automatic";
+
+/**
+ * The steps still to run, each with why. A changed version of any download re-runs `binaries` and restarts what uses
+ * them (an upgrade); a stopped or manual service re-runs its step; a node that is not joined joins.
+ */
+export function pendingSteps(p: NodeProbe, downloads: readonly Download[]): { step: Step; why: string }[] {
+  const out: { step: Step; why: string }[] = [];
+  if (p.containersFeature !== "Installed")
+    out.push({ step: "features", why: `Containers feature is ${p.containersFeature || "unknown"}` });
+  if (!p.firewall.kubelet || !p.firewall.vxlan)
+    out.push({
+      step: "host settings",
+      why: `firewall rule missing: ${[!p.firewall.kubelet && "kubelet 10250/TCP", !p.firewall.vxlan && "VXLAN"].filter(Boolean).join(", ")}`,
+    });
+  const stale = downloads.filter((d) => p.versions[d.name] !== d.version);
+  if (stale.length > 0)
+    out.push({
+      step: "binaries",
+      why: stale.map((d) => `${d.name} ${p.versions[d.name] || "absent"} → ${d.version}`).join(", "),
+    });
+  const upgraded = (name: string) => stale.some((d) => d.name === name);
+  if (!running(p, "containerd") || upgraded("containerd"))
+    out.push({
+      step: "containerd service",
+      why: upgraded("containerd") ? "containerd upgraded" : `containerd is ${serviceState(p, "containerd")}`,
+    });
+  if (p.services.kubelet?.status === "Missing" || p.services.kubelet?.startType !== "Automatic" || upgraded("kubelet"))
+    out.push({
+      step: "kubelet service",
+      why: upgraded("kubelet") ? "kubelet upgraded" : `kubelet service is ${serviceState(p, "kubelet")}`,
+    });
+  if (!p.joined) out.push({ step: "join", why: "the node has not joined (no kubelet.conf)" });
+  if (p.joined && (!running(p, "kubelet") || upgraded("kubelet")))
+    out.push({ step: "services", why: `kubelet is ${serviceState(p, "kubelet")}` });
+  return out;
+}
+
+function serviceState(p: NodeProbe, s: string): string {
+  const svc = p.services[s];
+  if (!svc || svc.status === "Missing") return "not registered";
+  return `${svc.status.toLowerCase()} (${svc.startType || "unknown start type"})`;
+}

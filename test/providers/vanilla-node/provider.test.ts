@@ -1,0 +1,207 @@
+import * as fs from "fs";
+import * as path from "path";
+import { VanillaNode } from "../../../providers/vanilla-node";
+import { Download } from "../../../providers/vanilla-node/scripts";
+import { serializedProviderOf } from "../../helpers/dynamic-host";
+import { FakeKube } from "../../helpers/fake-kube";
+import { FakeNodes } from "../../helpers/fake-nodes";
+import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
+
+// Three vanilla Windows nodes converged by the VanillaNode provider in the real dynamic-provider plugin, over real
+// SSH to lab hosts (127.0.0.51-53:22) whose PowerShell is the lab's stand-in (it keeps features, firewall rules,
+// recorded versions, services and the join in its state; the join file is a real file written over SFTP), with the
+// Node objects behind the Kubernetes API stand-in. What only Windows proves: the scripts' effect (downloads,
+// tar.exe, services, kubeadm); the scripts are parsed by tree-sitter in scripts.test.ts.
+jest.setTimeout(180_000);
+
+const TOKEN = "abcdef.0123456789abcdef";
+let kube: FakeKube;
+let nodes: FakeNodes;
+let labs: LabWindows[] = [];
+let plugin: DynamicPlugin;
+let text: string;
+const states: Record<string, unknown>[] = [];
+
+function downloads(kubelet = "1.36.2"): Download[] {
+  const k8s = (name: string, v: string): Download => ({
+    name,
+    url: `https://dl.k8s.io/release/v${v}/bin/windows/amd64/${name}.exe`,
+    checksumUrl: `https://dl.k8s.io/release/v${v}/bin/windows/amd64/${name}.exe.sha256`,
+    kind: "file",
+    target: `C:\\k\\${name}.exe`,
+    version: v,
+  });
+  return [
+    {
+      name: "containerd",
+      url: "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
+      checksumUrl:
+        "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz.sha256sum",
+      kind: "tgz",
+      target: "C:\\Program Files\\containerd",
+      strip: true,
+      version: "2.3.4",
+    },
+    k8s("kubelet", kubelet),
+    k8s("kubeadm", kubelet),
+    k8s("kube-proxy", kubelet),
+  ];
+}
+
+const state = (l: LabWindows) => JSON.parse(fs.readFileSync(l.state, "utf8"));
+const setState = (l: LabWindows, over: Record<string, unknown>) =>
+  fs.writeFileSync(l.state, JSON.stringify({ ...state(l), ...over }));
+const urn = (l: LabWindows) =>
+  `urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::estate-node-${l.host.host}`;
+function inputs(l: LabWindows, over: Record<string, unknown> = {}) {
+  return {
+    connection: {
+      host: l.host.host,
+      port: 22,
+      user: l.host.user,
+      privateKey: l.host.privateKey,
+      hostKey: l.host.hostKeyLine,
+      pathStyle: "posix",
+      deadlineSeconds: 5,
+    },
+    downloads: downloads(),
+    vxlanPort: 4789,
+    containerdConfigPath: "C:\\k\\containerd\\config.toml",
+    joinConfigPath: path.join(l.dir, "kubeadm", "join.yaml"),
+    joinConfig: `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    token: "${TOKEN}"\n`,
+    kubeconfig: kube.kubeconfig(),
+    pollSeconds: 0.05,
+    readyTimeoutSeconds: 5,
+    __provider: text,
+    ...over,
+  };
+}
+
+beforeAll(async () => {
+  kube = new FakeKube();
+  await kube.start();
+  nodes = new FakeNodes(kube);
+  labs = await Promise.all([0, 1, 2].map((i) => labWindows(`127.0.0.${51 + i}`, `WIN-VAN-${i}`)));
+  // The kubelet registers each node under its hostname in lower case once it has joined.
+  labs.forEach((l, i) => nodes.add(`win-van-${i}`, { address: l.host.host }));
+  text = (
+    await serializedProviderOf(
+      () =>
+        new VanillaNode("n", {
+          connection: { host: "x", user: "u", privateKey: "k", hostKey: "SHA256:x" },
+          downloads: [],
+          vxlanPort: 4789,
+          containerdConfigPath: "c",
+          joinConfigPath: "j",
+          joinConfig: "t",
+        }),
+    )
+  ).text;
+  plugin = new DynamicPlugin();
+  await plugin.start("127.0.0.1:1");
+});
+afterAll(async () => {
+  await plugin?.stop();
+  await kube?.stop();
+  await Promise.all(labs.map((l) => l.stop()));
+});
+
+test("three fresh hosts converge: feature, firewall, pinned binaries, services, join; the token file does not stay", async () => {
+  const created = await Promise.all(labs.map((l) => plugin.create(urn(l), inputs(l))));
+  created.forEach((c, i) => {
+    states[i] = c.outputs;
+    expect(c.outputs).toMatchObject({
+      nodeName: `win-van-${i}`,
+      pendingSteps: [],
+      joined: true,
+      containersFeature: "Installed",
+      versions: { containerd: "2.3.4", kubelet: "1.36.2", kubeadm: "1.36.2", "kube-proxy": "1.36.2" },
+      services: {
+        containerd: { status: "Running", startType: "Automatic" },
+        kubelet: { status: "Running", startType: "Automatic" },
+      },
+    });
+  });
+  for (const l of labs) {
+    expect(state(l)).toMatchObject({
+      joinedWithToken: TOKEN,
+      joins: 1,
+      containerdConfig: "C:\\k\\containerd\\config.toml",
+    });
+    expect(fs.existsSync(path.join(l.dir, "kubeadm", "join.yaml"))).toBe(false);
+  }
+  // Outputs never carry the token.
+  expect(
+    JSON.stringify(created.map((c) => ({ ...c.outputs, joinConfig: undefined, connection: undefined }))),
+  ).not.toContain(TOKEN);
+});
+
+test("drift: a stopped kubelet and a deleted firewall rule are found by refresh, and up repairs only those", async () => {
+  const l = labs[1];
+  setState(l, {
+    firewallVxlan: false,
+    services: { ...state(l).services, kubelet: { status: "Stopped", startType: "Automatic" } },
+  });
+  const refreshed = await plugin.read(urn(l), "id", states[1], inputs(l));
+  expect(refreshed.outputs.pendingSteps).toEqual([
+    "host settings: firewall rule missing: VXLAN",
+    "services: kubelet is stopped (Automatic)",
+  ]);
+  expect((await plugin.diff(urn(l), "id", refreshed.outputs, inputs(l))).changes).toBe(true);
+  const ran = scriptsRun(l).length;
+  const updated = await plugin.update(urn(l), "id", refreshed.outputs, inputs(l));
+  expect(updated.pendingSteps).toEqual([]);
+  const steps = scriptsRun(l)
+    .slice(ran)
+    .map((s) => (/Write-Output '([^']+)'/.exec(s) || /\$feature = (Get-WindowsFeature)/.exec(s) || ["", "?"])[1]);
+  // probe, the two repairs, probe again: nothing reinstalled, nothing re-joined.
+  expect(steps).toEqual(["Get-WindowsFeature", "host settings ok", "services ok", "Get-WindowsFeature"]);
+  states[1] = updated;
+  // Refresh of a converged node finds nothing.
+  const again = await plugin.read(urn(l), "id", states[1], inputs(l));
+  expect(again.outputs.pendingSteps).toEqual([]);
+  expect((await plugin.diff(urn(l), "id", again.outputs, inputs(l))).changes).toBe(false);
+});
+
+test("a download whose checksum does not match stops the upgrade naming it, and nothing is replaced", async () => {
+  const l = labs[2];
+  setState(l, { badChecksum: "kubelet" });
+  try {
+    await expect(plugin.update(urn(l), "id", states[2], inputs(l, { downloads: downloads("1.36.3") }))).rejects.toThrow(
+      /binaries failed.*kubelet: checksum mismatch.*nothing was replaced/,
+    );
+    expect(state(l).versions.kubelet).toBe("1.36.2");
+    expect(state(l).stopped).toEqual(["kubelet"]);
+  } finally {
+    setState(l, { badChecksum: undefined });
+    // The failed upgrade left the node cordoned (drained first), as a failed rollout does.
+    expect(nodes.nodes.get("win-van-2")?.spec.unschedulable).toBe(true);
+  }
+});
+
+test("an upgrade cordons and drains the node, replaces the binaries, waits for Ready, uncordons", async () => {
+  const l = labs[2];
+  // Back to a running node (the failed attempt above stopped the kubelet before its download failed).
+  setState(l, {
+    stopped: [],
+    services: { ...state(l).services, kubelet: { status: "Running", startType: "Automatic" } },
+  });
+  const before = nodes.events.length;
+  const updated = await plugin.update(urn(l), "id", states[2], inputs(l, { downloads: downloads("1.36.3") }));
+  expect(updated).toMatchObject({ pendingSteps: [], versions: { kubelet: "1.36.3", kubeadm: "1.36.3" } });
+  expect(nodes.events.slice(before)).toEqual(["win-van-2 cordon", "win-van-2 uncordon"]);
+  // The kubelet was stopped before its binary was replaced (Windows locks running executables), and runs again.
+  expect(state(l).stopped).toEqual(["kubelet"]);
+  expect(updated.services).toMatchObject({ kubelet: { status: "Running", startType: "Automatic" } });
+  expect(state(l).joins).toBe(1);
+  states[2] = updated;
+});
+
+test("removing a node drains it, resets it on the host and deletes the Node object", async () => {
+  const l = labs[0];
+  await plugin.delete(urn(l), "id", states[0]);
+  expect(state(l)).toMatchObject({ joined: false, resets: 1 });
+  expect(nodes.events.filter((e) => e.startsWith("win-van-0"))).toEqual(["win-van-0 cordon", "win-van-0 deleted"]);
+  expect(nodes.nodes.has("win-van-0")).toBe(false);
+});

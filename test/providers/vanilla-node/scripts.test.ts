@@ -1,0 +1,115 @@
+import {
+  containerdServiceScript,
+  Download,
+  featuresScript,
+  hostSettingsScript,
+  installScript,
+  joinScript,
+  kubeletServiceScript,
+  probeScript,
+  resetScript,
+  startServicesScript,
+  stopServicesScript,
+} from "../../../providers/vanilla-node/scripts";
+import { parseNodeProbe, pendingSteps } from "../../../providers/vanilla-node/steps";
+import { REMOVED_KUBELET_FLAGS } from "../../../facts/kubernetes";
+import { powershellErrors } from "../../helpers/powershell-parser";
+
+const items: Download[] = [
+  {
+    name: "containerd",
+    url: "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
+    checksumUrl:
+      "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz.sha256sum",
+    kind: "tgz",
+    target: "C:\\Program Files\\containerd",
+    strip: true,
+    version: "2.3.4",
+  },
+  {
+    name: "kubelet",
+    url: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe",
+    checksumUrl: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe.sha256",
+    kind: "file",
+    target: "C:\\k\\kubelet.exe",
+    version: "1.36.2",
+  },
+];
+
+test.each([
+  ["probe", probeScript(["containerd", "kubelet"], 4789)],
+  ["features", featuresScript()],
+  ["host settings", hostSettingsScript(4789)],
+  ["install", installScript(items)],
+  ["containerd service", containerdServiceScript("C:\\k\\containerd\\config.toml")],
+  ["kubelet service", kubeletServiceScript()],
+  ["join", joinScript("C:\\k\\kubeadm\\join.yaml")],
+  ["start services", startServicesScript(["containerd", "kubelet"])],
+  ["stop services", stopServicesScript(["kubelet"])],
+  ["reset", resetScript()],
+])("the %s script parses as PowerShell without errors", async (_n, script) => {
+  expect(await powershellErrors(script)).toEqual([]);
+});
+
+test("the checksum is compared before anything is placed, and a mismatch names both hashes", () => {
+  const s = installScript(items);
+  expect(s.indexOf("Get-FileHash")).toBeLessThan(s.indexOf("Move-Item"));
+  expect(s.indexOf("Get-FileHash")).toBeLessThan(s.indexOf("tar.exe"));
+  expect(s).toContain("checksum mismatch, published ' + $published + ', downloaded ' + $actual");
+});
+
+test("the kubelet is registered as the service kubeadm drives (`kubelet`, after containerd) and never with a removed flag", () => {
+  const s = kubeletServiceScript();
+  expect(s).toContain("sc.exe create kubelet binPath= $bin depend= containerd start= auto");
+  for (const { flag } of REMOVED_KUBELET_FLAGS) expect(s).not.toContain(flag + "=");
+  // kubeadm's own flags file may still carry one from an older kubeadm: the join drops it.
+  expect(joinScript("C:\\k\\kubeadm\\join.yaml")).toContain("--pod-infra-container-image=\\S+', ''");
+});
+
+test("the join removes the token file whatever happens, and never runs twice", () => {
+  const s = joinScript("C:\\k\\kubeadm\\join.yaml");
+  expect(s).toMatch(/finally \{\n\s+Remove-Item -LiteralPath \$join/);
+  expect(s).toContain("if (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\kubelet.conf')");
+});
+
+const probe = (over: Record<string, unknown> = {}) =>
+  parseNodeProbe(
+    "\uFEFF" +
+      JSON.stringify({
+        hostname: "WIN-A",
+        osBuild: "20348",
+        containersFeature: "Installed",
+        versions: { containerd: "2.3.4", kubelet: "1.36.2" },
+        services: {
+          containerd: { status: "Running", startType: "Automatic" },
+          kubelet: { status: "Running", startType: "Automatic" },
+        },
+        firewall: { kubelet: true, vxlan: true },
+        joined: true,
+        ...over,
+      }) +
+      "\r\n",
+  );
+
+test("a converged node needs nothing; each kind of drift maps to its step", () => {
+  expect(pendingSteps(probe(), items)).toEqual([]);
+  expect(pendingSteps(probe({ containersFeature: "InstallPending" }), items).map((p) => p.step)).toEqual(["features"]);
+  expect(pendingSteps(probe({ versions: { containerd: "2.3.4", kubelet: "1.36.1" } }), items)).toEqual([
+    { step: "binaries", why: "kubelet 1.36.1 → 1.36.2" },
+    { step: "kubelet service", why: "kubelet upgraded" },
+    { step: "services", why: "kubelet is running (Automatic)" },
+  ]);
+  expect(
+    pendingSteps(
+      probe({ joined: false, services: { containerd: { status: "Running", startType: "Automatic" } } }),
+      items,
+    ),
+  ).toEqual([
+    { step: "kubelet service", why: "kubelet service is not registered" },
+    { step: "join", why: "the node has not joined (no kubelet.conf)" },
+  ]);
+});
+
+test("garbage from the probe is a clear error", () => {
+  expect(() => parseNodeProbe("Get-WindowsFeature : not recognized")).toThrow(/the node probe printed no JSON/);
+});
