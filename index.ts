@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { kubernetesProvider } from "./components/cluster-access";
+import { clusterAccess, kubernetesProvider } from "./components/cluster-access";
 import { WindowsEstate } from "./components/estate";
 import { completeWithCluster } from "./components/machinesets/complete";
 import { formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
@@ -65,9 +65,10 @@ async function vanilla(loaded: VanillaEstateConfig) {
   const { config, resolved, facts, issues } = await completeVanilla(loaded);
   if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatIssues(issues));
   const provider = kubernetesProvider(config.cluster);
+  const access = clusterAccess(config.cluster);
   const estate = new VanillaEstate(
     "estate",
-    { config, resolved, ...(facts ? { facts } : {}) },
+    { config, resolved, ...(facts ? { facts } : {}), ...(access ? { access } : {}) },
     { providers: { kubernetes: provider } },
   );
   return {

@@ -1,9 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { vanillaNodeProvider } from "./vanilla-node/provider";
+import { bootstrapTokenProvider } from "./vanilla-node/bootstrap-token";
 import { Download } from "./vanilla-node/scripts";
 import { SshConnection } from "./ssh/types";
 
-export { vanillaNodeProvider };
+export { vanillaNodeProvider, bootstrapTokenProvider };
 
 export interface VanillaNodeArgs {
   /** How to reach the host (address, user, key, host key). Stored as a secret. */
@@ -61,6 +62,39 @@ export class VanillaNode extends pulumi.dynamic.Resource {
       { ...opts, additionalSecretOutputs: ["connection", "joinConfig", "kubeconfig"] },
       "windows-estate",
       "VanillaNode",
+    );
+  }
+}
+
+export interface BootstrapTokenArgs {
+  /** Lifetime in hours; replaced once half of it has passed. */
+  ttlHours: pulumi.Input<number>;
+  /** Kubeconfig content or path; stored only as a secret. */
+  kubeconfig?: pulumi.Input<string>;
+  context?: pulumi.Input<string>;
+}
+
+/** A kubeadm bootstrap token (`kube-system/bootstrap-token-<id>`) for joins; `token` is a secret output. */
+export class BootstrapToken extends pulumi.dynamic.Resource {
+  declare readonly token: pulumi.Output<string>;
+  declare readonly tokenId: pulumi.Output<string>;
+  declare readonly expiration: pulumi.Output<string>;
+
+  constructor(name: string, args: BootstrapTokenArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      bootstrapTokenProvider,
+      name,
+      {
+        ttlHours: args.ttlHours,
+        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
+        context: args.context,
+        token: undefined,
+        tokenId: undefined,
+        expiration: undefined,
+      },
+      { ...opts, additionalSecretOutputs: ["token", "kubeconfig"] },
+      "windows-estate",
+      "BootstrapToken",
     );
   }
 }

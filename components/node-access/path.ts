@@ -16,7 +16,13 @@ export interface NodePath {
  * Builds the hop. The jump host's key is read from its `privateKeyPath` (default: the WMCO key); the tunnel uses the
  * stack's kubeconfig. Both end up only in secret inputs.
  */
-export function nodePath(cfg: EstateConfig): NodePath {
+export function nodePath(
+  cfg: Pick<EstateConfig, "nodeAccess" | "privateKey"> & {
+    cluster: Pick<EstateConfig["cluster"], "kubeconfig" | "context">;
+    /** WMCO's namespace on OpenShift; the relay's namespace on a vanilla cluster is kube-system. */
+    operator?: { namespace: string };
+  },
+): NodePath {
   const a = cfg.nodeAccess;
   if (a.via === "jumpHost" && a.jumpHost) {
     const j = a.jumpHost;
@@ -46,7 +52,7 @@ export function nodePath(cfg: EstateConfig): NodePath {
       cluster: {
         ...(cfg.cluster.kubeconfig ? { kubeconfig: cfg.cluster.kubeconfig } : {}),
         ...(cfg.cluster.context ? { context: cfg.cluster.context } : {}),
-        namespace: cfg.operator.namespace,
+        namespace: cfg.operator?.namespace ?? "kube-system",
         selector: RELAY_SELECTOR,
         port: RELAY_PORT,
       },

@@ -5,10 +5,46 @@ import { WindowsRuntimeClasses } from "../scheduling/runtime-classes";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "../mirrors/mirror-sets";
 import { renderHostsToml } from "../mirrors/hosts-toml";
 import { netConfFix, VanillaFacts } from "./discover";
-import { flannelNetConf, NodePlan, ResolvedKubernetes, vanillaNodePlan } from "./node-plan";
 import { flannelConfigPatch, LINUX_ONLY_DAEMONSETS, linuxOnlyPatch } from "./objects";
+import { ClusterAccess } from "../cluster-access";
+import { nodePath } from "../node-access/path";
+import { nodeConnection } from "./connection";
+import {
+  flannelCniConf,
+  flannelNetConf,
+  HOSTNAME_PLACEHOLDER,
+  joinConfiguration,
+  NODE_IP_PLACEHOLDER,
+  NodePlan,
+  PATHS,
+  ResolvedKubernetes,
+  vanillaNodePlan,
+} from "./node-plan";
+import { NodeRelay } from "../node-access/relay";
+import { RELAY_IMAGE } from "../../facts/day2";
+import { isOffline } from "../../stacks/offline";
+import { isIP } from "net";
+import { promises as dns } from "dns";
+
+import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
+import { NodeFiles } from "../../providers/node-files";
+
+/** The node's IPv4 address: as given, or resolved from where the program runs (offline: a placeholder). */
+async function nodeIPv4(address: string): Promise<string> {
+  if (isIP(address) === 4) return address;
+  if (isOffline()) return NODE_IP_PLACEHOLDER;
+  try {
+    return (await dns.lookup(address, { family: 4 })).address;
+  } catch {
+    throw new pulumi.RunError(
+      `windows-estate:nodes: ${address} does not resolve to an IPv4 address from here; flannel needs the node's IP (give the address as an IP)`,
+    );
+  }
+}
 
 export interface VanillaEstateArgs {
+  /** How node operations reach the API (drain, Ready, removal, the join token); undefined in render mode. */
+  access?: ClusterAccess;
   /** The stack's validated config. */
   config: VanillaEstateConfig;
   /** What node files need, from config and discovery (`completeVanilla`). */
@@ -31,11 +67,14 @@ export class VanillaEstate extends pulumi.ComponentResource {
     super("windows-estate:index:VanillaEstate", name, {}, opts);
     const { config: cfg, resolved, facts } = args;
     const flannel = cfg.kubernetes.flannel;
+    const flannelPatch: pulumi.Resource[] = [];
     if (flannel.manage) {
       // With the cluster's own net-conf, only the backend changes; offline, the whole file from the config is shown.
       const text = facts?.netConf ? netConfFix(facts.netConf, flannel.vni, flannel.port) : flannelNetConf(resolved);
       if (text !== undefined)
-        new k8s.core.v1.ConfigMapPatch(`${name}-flannel-net-conf`, flannelConfigPatch(text), { parent: this });
+        flannelPatch.push(
+          new k8s.core.v1.ConfigMapPatch(`${name}-flannel-net-conf`, flannelConfigPatch(text), { parent: this }),
+        );
     }
     for (const ds of LINUX_ONLY_DAEMONSETS)
       new k8s.apps.v1.DaemonSetPatch(`${name}-linux-only-${ds.name}`, linuxOnlyPatch(ds.namespace, ds.name), {
@@ -57,6 +96,78 @@ export class VanillaEstate extends pulumi.ComponentResource {
         vanillaNodePlan(n, resolved, registryFiles, facts?.caCertHash ? { caCertHash: facts.caCertHash } : undefined),
       ]),
     );
+    // Converging the nodes needs the API (the join token, drain, Ready); render mode shows the plans only.
+    if (args.access) {
+      const access = args.access;
+      const token = new BootstrapToken(
+        `${name}-bootstrap-token`,
+        { ttlHours: cfg.kubernetes.tokenTtlHours, kubeconfig: access.kubeconfig, context: access.context },
+        { parent: this },
+      );
+      const settings = new pulumi.Config("windows-estate");
+      // Through the cluster: the relay runs in kube-system on a vanilla cluster.
+      const relay =
+        cfg.nodeAccess.via === "cluster"
+          ? new NodeRelay(
+              `${name}-node-relay`,
+              {
+                namespace: "kube-system",
+                image: cfg.nodeAccess.bastionImage ?? RELAY_IMAGE,
+                subjects: cfg.nodeAccess.portForwardSubjects,
+              },
+              { parent: this },
+            )
+          : undefined;
+      cfg.nodes.forEach((n) => {
+        const plan = this.nodePlans[n.address];
+        const connection = nodeConnection(n, cfg.privateKey.pem, settings, nodePath(cfg));
+        // flannel's provider address must be an IP: a node given by DNS name is resolved from here at preview/up.
+        const cniConf = pulumi.output(nodeIPv4(n.address)).apply((ip) => flannelCniConf(resolved, ip));
+        const files = [
+          { dir: PATHS.containerdConfigDir, prefix: `${PATHS.containerdConfigDir}\\` },
+          { dir: PATHS.cniConf, prefix: `${PATHS.cniConf}\\` },
+          { dir: "C:\\etc\\kube-flannel", prefix: "C:\\etc\\kube-flannel\\" },
+        ].map(
+          ({ dir, prefix }) =>
+            new NodeFiles(
+              `${name}-node-${n.address}-files-${dir.split("\\").pop()}`,
+              {
+                connection,
+                directory: dir,
+                files: Object.fromEntries(
+                  Object.entries(plan.files)
+                    .filter(([p]) => p.startsWith(prefix))
+                    .map(([p, text]): [string, pulumi.Input<string>] => [
+                      p.slice(prefix.length),
+                      p.endsWith("10-flannel.conf") ? cniConf : text,
+                    ]),
+                ),
+              },
+              { parent: this },
+            ),
+        );
+        new VanillaNode(
+          `${name}-node-${n.address}`,
+          {
+            connection,
+            downloads: plan.downloads,
+            vxlanPort: resolved.flannel.port,
+            containerdConfigPath: PATHS.containerdConfig,
+            joinConfigPath: PATHS.joinConfig,
+            joinConfig: token.token.apply((t) =>
+              joinConfiguration(n, n.name ?? HOSTNAME_PLACEHOLDER, resolved, {
+                token: t,
+                caCertHash: facts?.caCertHash ?? "",
+              }),
+            ),
+            kubeconfig: access.kubeconfig,
+            context: access.context,
+          },
+          // The files first (containerd is registered with its config), and flannel's backend fixed.
+          { parent: this, dependsOn: [...files, ...flannelPatch, ...(relay ? [relay.ready] : [])] },
+        );
+      });
+    }
     this.registerOutputs({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });
   }
 }

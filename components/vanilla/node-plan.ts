@@ -16,6 +16,7 @@ import {
   FLANNEL_CNI_PLUGIN_VERSION,
 } from "../../facts/kubernetes";
 import { REGISTRIES_DIR } from "../mirrors/registry-mirrors";
+import type { Download } from "../../providers/vanilla-node/scripts";
 
 /** The cluster facts a node's files need, after config and discovery. */
 export interface ResolvedKubernetes {
@@ -32,12 +33,14 @@ export interface ResolvedKubernetes {
 
 export const PATHS = {
   containerdDir: "C:\\Program Files\\containerd",
-  containerdConfig: "C:\\Program Files\\containerd\\config.toml",
+  /** Our containerd config and its registry files live together, owned by one NodeFiles directory. */
+  containerdConfigDir: "C:\\k\\containerd",
+  containerdConfig: "C:\\k\\containerd\\config.toml",
   cniBin: "C:\\opt\\cni\\bin",
   cniConf: "C:\\etc\\cni\\net.d",
   flannelNetConf: "C:\\etc\\kube-flannel\\net-conf.json",
   kubeDir: "C:\\k",
-  joinConfig: "C:\\k\\join.yaml",
+  joinConfig: "C:\\k\\kubeadm\\join.yaml",
 } as const;
 
 /** One converge step: what it does, and what `read` compares to find drift. */
@@ -52,8 +55,10 @@ export interface NodePlan {
   /** Full Windows path → exact text (the join file's token shown as a placeholder: it is a secret). */
   files: Record<string, string>;
   steps: NodeStep[];
-  /** Downloads with where their checksum comes from. */
-  downloads: { url: string; checksum: string }[];
+  /** What the node downloads, each with its published checksum, version and target (VanillaNode installs them). */
+  downloads: Download[];
+  /** Downloads the plan names but no step installs yet (flanneld, flannel's CNI plugin: README, what is left). */
+  notYetInstalled: { url: string }[];
 }
 
 /**
@@ -182,24 +187,45 @@ export function vanillaNodePlan(
   };
   for (const [dir, text] of Object.entries(registryFiles)) files[`${REGISTRIES_DIR}\\${dir}\\hosts.toml`] = text;
   const base = k.artifactsBaseUrl;
-  const downloads = [
-    ...["kubelet", "kubeadm", "kube-proxy"].map((b) => ({
-      url: mirrored(DOWNLOADS.kubernetes(k.version, b), base),
-      checksum: `${mirrored(DOWNLOADS.kubernetes(k.version, b), base)}.sha256`,
-    })),
+  const k8sBinary = (name: string): Download => {
+    const url = mirrored(DOWNLOADS.kubernetes(k.version, name), base);
+    return {
+      name,
+      url,
+      checksumUrl: `${url}.sha256`,
+      kind: "file",
+      target: `${PATHS.kubeDir}\\${name}.exe`,
+      version: k.version,
+    };
+  };
+  const containerdUrl = mirrored(DOWNLOADS.containerd(k.containerdVersion), base);
+  const cniUrl = mirrored(DOWNLOADS.cniPlugins(CNI_PLUGINS_VERSION), base);
+  const downloads: Download[] = [
     {
-      url: mirrored(DOWNLOADS.containerd(k.containerdVersion), base),
-      checksum: `${mirrored(DOWNLOADS.containerd(k.containerdVersion), base)}.sha256sum`,
+      name: "containerd",
+      url: containerdUrl,
+      checksumUrl: `${containerdUrl}.sha256sum`,
+      kind: "tgz",
+      target: "C:\\Program Files\\containerd",
+      strip: true,
+      version: k.containerdVersion,
     },
+    k8sBinary("kubelet"),
+    k8sBinary("kubeadm"),
+    k8sBinary("kube-proxy"),
+    k8sBinary("kube-log-runner"),
     {
-      url: mirrored(DOWNLOADS.cniPlugins(CNI_PLUGINS_VERSION), base),
-      checksum: `${mirrored(DOWNLOADS.cniPlugins(CNI_PLUGINS_VERSION), base)}.sha256`,
+      name: "cni-plugins",
+      url: cniUrl,
+      checksumUrl: `${cniUrl}.sha256`,
+      kind: "tgz",
+      target: PATHS.cniBin,
+      version: CNI_PLUGINS_VERSION,
     },
-    { url: mirrored(DOWNLOADS.flanneld(k.flannel.version), base), checksum: "pinned in facts when published" },
-    {
-      url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), base),
-      checksum: "pinned in facts when published",
-    },
+  ];
+  const notYetInstalled = [
+    { url: mirrored(DOWNLOADS.flanneld(k.flannel.version), base) },
+    { url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), base) },
   ];
   const steps: NodeStep[] = [
     { name: "os", does: `Windows Server ${n.windowsServer} with its required updates`, check: "build, UBR" },
@@ -228,5 +254,5 @@ export function vanillaNodePlan(
     { name: "flanneld", does: `flanneld service on flannel.${k.flannel.vni}`, check: "service, subnet = podCIDR" },
     { name: "kube-proxy", does: "kube-proxy service with the source VIP", check: "service, source VIP in podCIDR" },
   ];
-  return { address: n.address, files, steps, downloads };
+  return { address: n.address, files, steps, downloads, notYetInstalled };
 }

@@ -207,7 +207,8 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     const replaces = host(olds.connection) !== host(news.connection) ? ["connection"] : [];
     const changed =
       JSON.stringify(olds.downloads) !== JSON.stringify(news.downloads) ||
-      olds.joinConfig !== news.joinConfig ||
+      // A rotated bootstrap token matters only to a node that has not joined yet.
+      (olds.joinConfig !== news.joinConfig && !olds.joined) ||
       olds.containerdConfigPath !== news.containerdConfigPath ||
       olds.vxlanPort !== news.vxlanPort ||
       JSON.stringify(olds.connection) !== JSON.stringify(news.connection) ||

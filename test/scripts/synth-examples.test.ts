@@ -105,14 +105,14 @@ describe("the vanilla kubeadm example", () => {
     const files = nodeFiles.get("kubeadm") ?? new Map();
     for (const node of ["10.0.0.21", "10.0.0.22", "win-vm3.lab.example.com"]) {
       for (const f of [
-        "C/Program Files/containerd/config.toml",
+        "C/k/containerd/config.toml",
         "C/etc/kube-flannel/net-conf.json",
         "C/etc/cni/net.d/10-flannel.conf",
-        "C/k/join.yaml",
+        "C/k/kubeadm/join.yaml",
         "C/k/containerd/registries/registry.k8s.io/hosts.toml",
       ])
         expect(files.has(`windows-node-files/${node}/${f}`)).toBe(true);
-      expect(files.get(`windows-node-files/${node}/C/k/join.yaml`)).toContain("<bootstrap token: secret");
+      expect(files.get(`windows-node-files/${node}/C/k/kubeadm/join.yaml`)).toContain("<bootstrap token: secret");
     }
     const plans = outputs.get("kubeadm")?.windowsNodePlans as Record<string, { steps: { name: string }[] }>;
     expect(plans["10.0.0.21"].steps.map((s) => s.name)).toEqual([

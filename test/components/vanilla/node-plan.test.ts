@@ -58,7 +58,7 @@ test("the CNI conf delegates to sdnoverlay with NAT exceptions, the service rout
 
 test("the join file is a kubeadm v1beta4 JoinConfiguration: token discovery with the CA hash, containerd's pipe, the Windows taint, labels as a list; the token is never in it", () => {
   const plan = vanillaNodePlan(node({ labels: { pool: "windows" } }), k, {}, { caCertHash: "sha256:abc" });
-  const join = parseYaml(plan.files["C:\\k\\join.yaml"]);
+  const join = parseYaml(plan.files["C:\\k\\kubeadm\\join.yaml"]);
   expect(join).toEqual({
     apiVersion: "kubeadm.k8s.io/v1beta4",
     kind: "JoinConfiguration",
@@ -76,7 +76,7 @@ test("the join file is a kubeadm v1beta4 JoinConfiguration: token discovery with
 
 test("a named node registers under its name; a node given by DNS name gets its IP filled in on the host", () => {
   const named = vanillaNodePlan(node({ name: "win-a" }), k, {});
-  expect(parseYaml(named.files["C:\\k\\join.yaml"]).nodeRegistration.name).toBe("win-a");
+  expect(parseYaml(named.files["C:\\k\\kubeadm\\join.yaml"]).nodeRegistration.name).toBe("win-a");
   const byName = vanillaNodePlan(node({ address: "win-b.lab.example.com" }), k, {});
   const cni = JSON.parse(byName.files["C:\\etc\\cni\\net.d\\10-flannel.conf"]);
   expect(cni.delegate.AdditionalArgs[2].Value.Settings.ProviderAddress).toBe(NODE_IP_PLACEHOLDER);
@@ -84,13 +84,22 @@ test("a named node registers under its name; a node given by DNS name gets its I
 
 test("downloads come from the public release URLs with their checksum files, or from the mirror with the same path", () => {
   const plan = vanillaNodePlan(node(), k, {});
-  expect(plan.downloads[0]).toEqual({
+  expect(plan.downloads.find((d) => d.name === "kubelet")).toEqual({
+    name: "kubelet",
     url: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe",
-    checksum: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe.sha256",
+    checksumUrl: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe.sha256",
+    kind: "file",
+    target: "C:\\k\\kubelet.exe",
+    version: "1.36.2",
   });
-  expect(plan.downloads[3].url).toBe(
-    "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
-  );
+  // containerd's archive has a top-level bin/ directory: extracted with it stripped (Install-Containerd.ps1).
+  expect(plan.downloads.find((d) => d.name === "containerd")).toMatchObject({
+    url: "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
+    checksumUrl:
+      "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz.sha256sum",
+    kind: "tgz",
+    strip: true,
+  });
   expect(
     mirrored("https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe", "https://mirror.example.com/k8s/"),
   ).toBe("https://mirror.example.com/k8s/dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe");

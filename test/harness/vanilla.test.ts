@@ -1,0 +1,173 @@
+import * as path from "path";
+import { stringify } from "yaml";
+import { FakeKube } from "../helpers/fake-kube";
+import { validateObject } from "../helpers/schemas";
+import { PROJECT_DIR, UNKNOWN } from "./dynamic-plugin";
+import { runProgram, RunResult, stackConfig } from "./program";
+import { isSecret, reveal } from "./wire";
+
+// `pulumi preview` of the vanilla example through the real language host, with discovery against a Kubernetes API
+// stand-in serving a kubeadm cluster with flannel (objects in the shapes kubeadm and kube-flannel.yml write).
+jest.setTimeout(120_000);
+
+const EXAMPLE = path.join(PROJECT_DIR, "stacks", "examples", "Pulumi.kubeadm.yaml");
+const flannelCfg = (backend: Record<string, unknown>) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "kube-flannel-cfg", namespace: "kube-flannel" },
+  data: { "net-conf.json": JSON.stringify({ Network: "10.244.0.0/16", EnableNFTables: false, Backend: backend }) },
+});
+const kubeadmConfig = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "kubeadm-config", namespace: "kube-system" },
+  data: {
+    ClusterConfiguration: stringify({
+      apiVersion: "kubeadm.k8s.io/v1beta4",
+      kind: "ClusterConfiguration",
+      networking: { podSubnet: "10.244.0.0/16", serviceSubnet: "10.96.0.0/12" },
+    }),
+  },
+};
+
+function cluster(o: { server: string; backend: Record<string, unknown> }): FakeKube {
+  const kube = new FakeKube();
+  const ok = (body: unknown) => () => ({ status: 200, body });
+  kube.route("/version", ok({ major: "1", minor: o.server.split(".")[1], gitVersion: `v${o.server}` }));
+  kube.route("/api/v1/namespaces/kube-system/configmaps/kubeadm-config", ok(kubeadmConfig));
+  kube.route(
+    "/api/v1/namespaces/kube-system/services/kube-dns",
+    ok({ apiVersion: "v1", kind: "Service", metadata: { name: "kube-dns" }, spec: { clusterIP: "10.96.0.10" } }),
+  );
+  kube.route("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg", ok(flannelCfg(o.backend)));
+  return kube;
+}
+
+async function preview(kube: FakeKube, over: Record<string, unknown> = {}): Promise<RunResult> {
+  await kube.start();
+  try {
+    const base = stackConfig(EXAMPLE);
+    const k = JSON.parse(base.config["windows-estate:kubernetes"]);
+    // The example's third node is a DNS name that resolves nowhere; here it is one that resolves (to 127.0.0.1).
+    const nodes = JSON.parse(base.config["windows-estate:nodes"]).map((n: { address: string }, i: number) =>
+      i === 2 ? { ...n, address: "localhost" } : n,
+    );
+    const c = stackConfig(EXAMPLE, {
+      cluster: { platform: "Kubernetes", infrastructureId: "lab-kubeadm", kubeconfig: kube.kubeconfig() },
+      // Version and networks from the cluster; the rest as the example has them.
+      kubernetes: {
+        ...k,
+        version: undefined,
+        podNetworkCidr: undefined,
+        serviceCidr: undefined,
+        dnsServiceIp: undefined,
+      },
+      nodes,
+      ...over,
+    });
+    return await runProgram({ ...c, stack: "kubeadm", preview: true });
+  } finally {
+    await kube.stop();
+  }
+}
+const errorsOf = (r: RunResult) =>
+  r.engine.logs
+    .filter((l) => l.severity === "error")
+    .map((l) => l.message)
+    .join("\n");
+const declared = (r: RunResult, type: string) => r.engine.registrations.filter((x) => x.type === type);
+
+test("the served ConfigMaps are valid core/v1 ConfigMaps", () => {
+  for (const o of [kubeadmConfig, flannelCfg({ Type: "vxlan" })]) expect(validateObject(o, { closed: true })).toBe("");
+});
+
+describe("a kubeadm cluster with flannel's Linux defaults", () => {
+  let r: RunResult;
+  beforeAll(async () => {
+    r = await preview(cluster({ server: "1.36.2", backend: { Type: "vxlan" } }));
+  });
+
+  test("previews with the cluster's version and networks", () => {
+    expect({ exit: r.exitCode, errors: errorsOf(r) }).toEqual({ exit: 0, errors: "" });
+    expect(r.outputs.kubernetes).toMatchObject({
+      version: "1.36.2",
+      podNetworkCidr: "10.244.0.0/16",
+      serviceCidr: "10.96.0.0/12",
+      dnsServiceIp: "10.96.0.10",
+    });
+  });
+
+  test("flannel's backend is patched to VNI 4096 / port 4789 in place, its other settings kept", () => {
+    const [patch] = declared(r, "kubernetes:core/v1:ConfigMapPatch");
+    const data = (reveal(patch.inputs) as { data: Record<string, string> }).data;
+    expect(JSON.parse(data["net-conf.json"])).toEqual({
+      Network: "10.244.0.0/16",
+      EnableNFTables: false,
+      Backend: { Type: "vxlan", VNI: 4096, Port: 4789 },
+    });
+  });
+
+  test("each node: its files, then the node itself after them; a bootstrap token; credentials and the join file only as secrets", () => {
+    expect(r.engine.registrations.map((x) => x.type)).toContain("pulumi-nodejs:dynamic/windows-estate:BootstrapToken");
+    const nodes = declared(r, "pulumi-nodejs:dynamic/windows-estate:VanillaNode");
+    expect(nodes.map((n) => n.name).sort()).toEqual([
+      "estate-node-10.0.0.21",
+      "estate-node-10.0.0.22",
+      "estate-node-localhost",
+    ]);
+    const files = declared(r, "pulumi-nodejs:dynamic/windows-estate:NodeFiles");
+    expect(files).toHaveLength(9);
+    for (const n of nodes) {
+      const mine = files.filter((f) => f.name.startsWith(`${n.name}-files-`)).map((f) => f.urn);
+      expect(mine).toHaveLength(3);
+      expect(n.dependencies).toEqual(expect.arrayContaining(mine));
+      expect(isSecret(n.inputs.connection)).toBe(true);
+      // At preview the join file waits on the token, which exists only after up: unknown, or a secret.
+      expect(isSecret(n.inputs.joinConfig) || n.inputs.joinConfig === UNKNOWN).toBe(true);
+      expect((reveal(n.inputs.downloads) as { name: string }[]).map((d) => d.name)).toEqual([
+        "containerd",
+        "kubelet",
+        "kubeadm",
+        "kube-proxy",
+        "kube-log-runner",
+        "cni-plugins",
+      ]);
+    }
+  });
+});
+
+test("flannel.manage: false with the wrong backend stops the preview with the exact fix, before anything is declared", async () => {
+  const base = JSON.parse(stackConfig(EXAMPLE).config["windows-estate:kubernetes"]);
+  const r = await preview(cluster({ server: "1.36.2", backend: { Type: "vxlan" } }), {
+    kubernetes: { ...base, version: undefined, flannel: { manage: false } },
+  });
+  expect(r.exitCode).not.toBe(0);
+  expect(errorsOf(r)).toContain(
+    "windows-estate:kubernetes.flannel.manage: flannel's VXLAN backend is not what Windows needs",
+  );
+  expect(errorsOf(r)).toContain(
+    `kubectl -n kube-flannel patch configmap kube-flannel-cfg --type merge -p '{"data":{"net-conf.json":`,
+  );
+  expect(declared(r, "pulumi-nodejs:dynamic/windows-estate:VanillaNode")).toEqual([]);
+});
+
+test("a node version newer than the API server is refused (version-skew-policy)", async () => {
+  const base = JSON.parse(stackConfig(EXAMPLE).config["windows-estate:kubernetes"]);
+  const r = await preview(cluster({ server: "1.35.4", backend: { Type: "vxlan", VNI: 4096, Port: 4789 } }), {
+    kubernetes: { ...base, version: "1.36.2" },
+  });
+  expect(r.exitCode).not.toBe(0);
+  expect(errorsOf(r)).toContain(
+    "windows-estate:kubernetes.version: 1.36.2 is outside the skew the API server (1.35.4) allows",
+  );
+});
+
+test("a node given by a DNS name that does not resolve stops the preview naming it (flannel needs the node's IP)", async () => {
+  const r = await preview(cluster({ server: "1.36.2", backend: { Type: "vxlan", VNI: 4096, Port: 4789 } }), {
+    nodes: JSON.parse(stackConfig(EXAMPLE).config["windows-estate:nodes"]),
+  });
+  expect(r.exitCode).not.toBe(0);
+  expect(errorsOf(r)).toContain(
+    "windows-estate:nodes: win-vm3.lab.example.com does not resolve to an IPv4 address from here; flannel needs the node's IP",
+  );
+});
