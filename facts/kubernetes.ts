@@ -1,7 +1,7 @@
 /**
  * Vanilla Kubernetes facts for Windows nodes, in one place (like facts/wmco.ts): supported versions, containerd and
  * pause image per version, kubelet flags that no longer exist, flannel's Windows limits, download URLs. Sources are
- * cited per entry; `../shared/reference/vanilla-windows-facts.md` gathers them.
+ * cited per entry (the source file and identifier, or the document).
  */
 
 /** Kubernetes minors supported upstream as of 2026-08 (kubernetes.io releases page; 1.37 released 2026-08-26). */

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { vanillaNodeProvider } from "./vanilla-node/provider";
 import { bootstrapTokenProvider } from "./vanilla-node/bootstrap-token";
 import { Download } from "./vanilla-node/scripts";
+import { Taint } from "./vanilla-node/identity";
 import { SshConnection } from "./ssh/types";
 
 export { vanillaNodeProvider, bootstrapTokenProvider };
@@ -24,6 +25,10 @@ export interface VanillaNodeArgs {
   context?: pulumi.Input<string>;
   /** Pause between checks, seconds. Default 5. */
   pollSeconds?: pulumi.Input<number>;
+  /** The Node's name when the stack sets it; default the hostname in lower case. */
+  nodeName?: pulumi.Input<string>;
+  /** Labels and taints the Node must carry, and whether to set its providerID from the vSphere BIOS serial. */
+  identity?: pulumi.Input<{ labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean }>;
 }
 
 /**
@@ -52,7 +57,9 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         context: args.context,
         pollSeconds: args.pollSeconds,
-        nodeName: undefined,
+        identity: args.identity,
+        nodeName: args.nodeName,
+        providerId: undefined,
         hostname: undefined,
         osBuild: undefined,
         versions: undefined,

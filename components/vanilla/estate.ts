@@ -22,6 +22,7 @@ import {
 } from "./node-plan";
 import { NodeRelay } from "../node-access/relay";
 import { RELAY_IMAGE } from "../../facts/day2";
+import { WINDOWS_TAINT } from "../../facts/kubernetes";
 import { isOffline } from "../../stacks/offline";
 import { isIP } from "net";
 import { promises as dns } from "dns";
@@ -162,6 +163,12 @@ export class VanillaEstate extends pulumi.ComponentResource {
             ),
             kubeconfig: access.kubeconfig,
             context: access.context,
+            ...(n.name ? { nodeName: n.name } : {}),
+            identity: {
+              labels: n.labels,
+              taints: (n.taints ?? [WINDOWS_TAINT]).map((t) => ({ ...t })),
+              providerIdAuto: n.providerId === "auto",
+            },
           },
           // The files first (containerd is registered with its config), and flannel's backend fixed.
           { parent: this, dependsOn: [...files, ...flannelPatch, ...(relay ? [relay.ready] : [])] },

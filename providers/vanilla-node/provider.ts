@@ -21,8 +21,10 @@ import {
   resetScript,
   startServicesScript,
   stopServicesScript,
+  biosSerialScript,
 } from "./scripts";
 import { NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
+import { identityPatch, Taint, vsphereProviderId } from "./identity";
 
 export interface VanillaNodeInputs {
   connection: SshConnection;
@@ -40,14 +42,20 @@ export interface VanillaNodeInputs {
   context?: string;
   /** Pause between checks, seconds. Default 5. */
   pollSeconds?: number;
-  /** How long a node may take to be Ready after an upgrade, seconds. Default 600. */
+  /** How long a node may take to be Ready after an upgrade (or to register after its join), seconds. Default 600. */
   readyTimeoutSeconds?: number;
+  /** The Node's name when the stack sets it (`nodes[].name`); default the hostname in lower case. */
+  nodeName?: string;
+  /** What the Node object must carry: the declared labels and taints, and on vSphere the providerID. */
+  identity?: { labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean };
   __provider?: string;
 }
 
-export interface VanillaNodeOutputs extends VanillaNodeInputs, NodeProbe {
-  /** The Node's name: the hostname in lower case, as the kubelet registers it. */
+export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">, NodeProbe {
+  /** The Node's name: `nodes[].name`, or the hostname in lower case, as the kubelet registers it. */
   nodeName: string;
+  /** `vsphere://<uuid>` when `providerId: auto` set it. */
+  providerId?: string;
   /** Steps the node still needs, with why (set by `read` when it finds drift; empty after a successful `up`). */
   pendingSteps: string[];
   hostKey: string;
@@ -96,6 +104,33 @@ async function waitReady(api: KubeApi, node: string, before: string, i: VanillaN
       );
     await new Promise((res) => setTimeout(res, poll));
   }
+}
+
+/**
+ * Makes the Node carry the declared labels and taints, and the providerID while it is empty. The Node appears once the
+ * kubelet registers after the join: waited for within the ready timeout.
+ */
+async function applyIdentity(
+  api: KubeApi,
+  node: string,
+  want: { labels: Record<string, string>; taints: Taint[]; providerId?: string },
+  i: VanillaNodeInputs,
+): Promise<void> {
+  const path = `/api/v1/nodes/${encodeURIComponent(node)}`;
+  const deadline = Date.now() + (i.readyTimeoutSeconds ?? 600) * 1000;
+  let current = await api.request("GET", path);
+  while (current.status === 404) {
+    if (Date.now() > deadline)
+      throw new Error(`node ${node} did not register within ${i.readyTimeoutSeconds ?? 600}s after its join`);
+    await new Promise((res) => setTimeout(res, (i.pollSeconds ?? 5) * 1000));
+    current = await api.request("GET", path);
+  }
+  const { patch, conflict } = identityPatch(current.body, want);
+  if (conflict) throw new Error(`node ${node}: ${conflict}`);
+  if (!patch) return;
+  const r = await api.request("PATCH", path, patch);
+  if (r.status < 200 || r.status >= 300) throw new Error(`labelling node ${node} failed: the API answered ${r.status}`);
+  progress(`node ${node}: identity set (${Object.keys(patch).join(", ")})`);
 }
 
 /** Runs what the node still needs, in order; a joined node being upgraded is cordoned and drained around it. */
@@ -169,13 +204,28 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
     await setCordoned(api, nodeName, false);
     progress(`node ${nodeName}: upgraded, uncordoned`);
   }
+  let providerId: string | undefined;
+  if (i.identity && api) {
+    if (i.identity.providerIdAuto) {
+      const serial = await withSession(pinned, first.hostKey, (s) =>
+        run(s, target, "reading the BIOS serial", biosSerialScript()),
+      );
+      providerId = vsphereProviderId(serial.replace(/^\uFEFF/, ""));
+      if (!providerId)
+        throw new Error(
+          `${target}: providerId is auto, but the BIOS serial ${JSON.stringify(serial.trim().slice(0, 60))} is not a vSphere VM's (VMware-…); set providerId: none`,
+        );
+    }
+    await applyIdentity(api, i.nodeName ?? nodeName, { ...i.identity, providerId }, i);
+  }
   const after = await withSession(pinned, first.hostKey, (s) => probe(s, i));
   const left = pendingSteps(after, i.downloads);
   if (left.length > 0) throw new Error(`${target} still needs: ${left.map((l) => `${l.step} (${l.why})`).join("; ")}`);
   return {
     ...i,
     ...after,
-    nodeName: after.hostname.toLowerCase(),
+    nodeName: i.nodeName ?? after.hostname.toLowerCase(),
+    ...(providerId ? { providerId } : {}),
     pendingSteps: [],
     hostKey: first.hostKey,
     hostKeyFingerprint: first.fingerprint,
@@ -213,6 +263,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       olds.vxlanPort !== news.vxlanPort ||
       JSON.stringify(olds.connection) !== JSON.stringify(news.connection) ||
       olds.kubeconfig !== news.kubeconfig ||
+      JSON.stringify(olds.identity) !== JSON.stringify(news.identity) ||
       olds.__provider !== news.__provider;
     // Drift found by refresh (or a host refresh could not reach) makes the next up converge it.
     const drift = (olds.pendingSteps ?? []).length > 0 || olds.unreachable !== undefined;
@@ -229,6 +280,15 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       const conn = { ...props.connection, deadlineSeconds: Math.min(props.connection.deadlineSeconds ?? 120, 30) };
       const p = await withSession(conn, props.hostKey, (s) => probe(s, props));
       const pending = pendingSteps(p, props.downloads).map((x) => `${x.step}: ${x.why}`);
+      // The Node's labels, taints and providerID, when the API can be asked.
+      if (props.identity && props.kubeconfig !== undefined && p.joined) {
+        const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);
+        const node = await api.get(`/api/v1/nodes/${encodeURIComponent(props.nodeName)}`);
+        const want = { ...props.identity, ...(props.providerId ? { providerId: props.providerId } : {}) };
+        const d = node ? identityPatch(node, want) : { conflict: "the Node object is gone" };
+        if (d.conflict || d.patch)
+          pending.push(`identity: ${d.conflict ?? `Node differs (${Object.keys(d.patch ?? {}).join(", ")})`}`);
+      }
       return { id, props: defined({ ...last, ...p, pendingSteps: pending }) };
     } catch (e) {
       if (!isUnreachable(e)) throw e;

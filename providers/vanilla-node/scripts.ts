@@ -257,3 +257,8 @@ export function resetScript(): string {
     "Write-Output 'reset'",
   ].join("\n");
 }
+
+/** The VM's BIOS serial (`Win32_BIOS`; wmic is deprecated and may be absent). */
+export function biosSerialScript(): string {
+  return ["$ErrorActionPreference = 'Stop'", "(Get-CimInstance -ClassName Win32_BIOS).SerialNumber"].join("\n");
+}

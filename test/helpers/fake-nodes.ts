@@ -146,10 +146,16 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 
 /** `cordon`/`uncordon` plus the annotations a patch sets, for readable event lists. */
 function describePatch(patch: unknown): string {
-  const p = patch as { spec?: { unschedulable?: boolean }; metadata?: { annotations?: Record<string, unknown> } };
+  const p = patch as {
+    spec?: { unschedulable?: boolean; taints?: unknown; providerID?: string };
+    metadata?: { annotations?: Record<string, unknown>; labels?: Record<string, unknown> };
+  };
   const parts: string[] = [];
   if (p.spec?.unschedulable === true) parts.push("cordon");
   if (p.spec?.unschedulable === false) parts.push("uncordon");
+  for (const k of Object.keys(p.metadata?.labels ?? {})) parts.push(`label ${k}`);
+  if (p.spec?.taints) parts.push("taints");
+  if (p.spec?.providerID) parts.push(`providerID ${p.spec.providerID}`);
   for (const [k, v] of Object.entries(p.metadata?.annotations ?? {})) parts.push(v === null ? `-${k}` : `+${k}`);
   return parts.join(" ");
 }

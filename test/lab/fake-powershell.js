@@ -126,6 +126,10 @@ if (script.includes("Write-Output 'services ok'")) {
   process.stdout.write("services ok\r\n");
   process.exit(0);
 }
+if (script.includes("(Get-CimInstance -ClassName Win32_BIOS).SerialNumber")) {
+  process.stdout.write((host.biosSerial || "To be filled by O.E.M.") + "\r\n");
+  process.exit(0);
+}
 if (script.includes("Write-Output 'reset'")) {
   host.joined = false;
   host.resets = (host.resets || 0) + 1;
