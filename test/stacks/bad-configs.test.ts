@@ -426,6 +426,12 @@ const vn = (over: Record<string, unknown>, more: Record<string, unknown>[] = [])
 });
 const vanillaCases: Case[] = [
   {
+    name: "vanilla: a rolling reboot (not wired for vanilla nodes yet)",
+    config: { ...vanillaGood(), reboot: { token: "t" } },
+    paths: ["reboot"],
+    says: /not available on cluster\.platform Kubernetes yet/,
+  },
+  {
     name: "vanilla: an unsupported Kubernetes release",
     config: vk({ version: "1.30.1" }),
     paths: ["kubernetes.version"],
