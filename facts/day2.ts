@@ -52,3 +52,14 @@ export const KEEP_CORDONED_ANNOTATION = "windows-estate.io/was-unschedulable";
 export function machineSetNodeUser(platform: string): string {
   return platform === "Azure" ? "capi" : "Administrator";
 }
+
+/**
+ * A MachineHealthCheck carrying this annotation (any value) remediates nothing (OCP "Pausing a MachineHealthCheck
+ * resource"; ARO-RP's MHC controller `MHCPausedAnnotation`). A rolling reboot pauses the checks that select its
+ * nodes' Machines, so a node that is NotReady while it restarts is not deleted (the sample MHC remediates after 300s).
+ */
+export const MHC_PAUSED_ANNOTATION = "cluster.x-k8s.io/paused";
+/** Our mark on a MachineHealthCheck we paused (with the token's digest), so we only ever unpause our own pauses. */
+export const PAUSED_FOR_ROLLOUT_ANNOTATION = "windows-estate.io/paused-for-rollout";
+/** Where the Machine API keeps Machines and MachineHealthChecks. */
+export const MACHINE_API_NAMESPACE = "openshift-machine-api";

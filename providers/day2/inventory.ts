@@ -30,6 +30,8 @@ export interface WindowsNode {
   /** WMCO's pin as an OpenSSH key line (`<type> <base64>`), from the Node's annotations. */
   wmcoHostKey?: string;
   unschedulable: boolean;
+  /** The Machine it came from (`<namespace>/<name>`), from the Machine API's Node annotation. */
+  machine?: string;
   /** Our record of the token this node was last rebooted for (a digest). */
   rebootedFor?: string;
   /** Why WMCO is working on this node right now (its reboot annotation, its upgrade label), if it is. */
@@ -99,6 +101,7 @@ export function windowsNodes(nodeList: unknown, machineList: unknown, byohAddres
       source,
       wmcoHostKey: wmcoHostKey(annotations),
       unschedulable: get(n, "spec", "unschedulable") === true,
+      ...(machine ? { machine } : {}),
       rebootedFor: annotations[REBOOTED_FOR_ANNOTATION],
       wmcoBusy: busy,
       labels,

@@ -16,6 +16,7 @@ import { powershellCommand } from "../ssh/powershell";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { drainNode, DrainRun, NodeApi } from "./drain-run";
+import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
 import { readyCondition, WindowsNode, windowsNodes } from "./inventory";
 import { rebootHost, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
@@ -212,6 +213,15 @@ export async function runRollingReboot(
   const result: RolloutResult = { rebooted: [], skipped: [], learnedHostKeys: {} };
   for (const [i, batch] of batches.entries()) {
     o.progress?.(`batch ${i + 1}/${batches.length}: ${batch.join(", ")}`);
+    // MachineHealthChecks would remediate (delete) a Machine whose node is NotReady while it restarts: paused for
+    // the batch, resumed after it.
+    const machines = await Promise.all(batch.map((name) => machineLabels(api, nodes.get(name)?.machine)));
+    const paused = await pauseHealthChecks(
+      api,
+      machines.flatMap((m) => (m ? [m] : [])),
+      digest,
+    );
+    if (paused.length > 0) o.progress?.(`batch ${i + 1}: paused MachineHealthCheck(s) ${paused.join(", ")}`);
     const outcomes = await Promise.allSettled(
       batch.map((name) => {
         const node = nodes.get(name);
@@ -226,12 +236,18 @@ export async function runRollingReboot(
     });
     if (failed.length > 0) {
       const later = batches.slice(i + 1).flat();
+      // The checks stay paused: a cordoned node under investigation must not be remediated away meanwhile.
+      const held =
+        paused.length > 0
+          ? ` MachineHealthCheck(s) ${paused.join(", ")} stay paused until the next run finishes the batch (or: oc -n openshift-machine-api annotate machinehealthcheck <name> cluster.x-k8s.io/paused- windows-estate.io/paused-for-rollout-).`
+          : "";
       throw new Error(
         `the rolling reboot stopped in batch ${i + 1}/${batches.length}:\n  - ${failed.join("\n  - ")}\n` +
           `Done so far: ${result.rebooted.join(", ") || "none"}. Not started: ${later.join(", ") || "none"}. ` +
-          `Fix the cause and run pulumi up again: finished nodes are not rebooted again.`,
+          `Fix the cause and run pulumi up again: finished nodes are not rebooted again.${held}`,
       );
     }
+    await resumeHealthChecks(api, paused);
   }
   return result;
 }

@@ -55,6 +55,9 @@ beforeAll(async () => {
   );
   providerText = (await serializedProviderOf(() => new RollingReboot("r", { token: "t", batches: [], reach: reach() })))
     .text;
+  // One WMCO key for every node, as in a real cluster: host 0's user key, authorized on all ten hosts.
+  const pub = fs.readFileSync(labs[0].host.authorizedKeysFile, "utf8");
+  for (const l of labs) fs.writeFileSync(l.host.authorizedKeysFile, pub);
   plugin = new DynamicPlugin();
   await plugin.start("127.0.0.1:1");
 });
@@ -111,12 +114,6 @@ test("the Node objects the stand-in serves are valid core/v1 Nodes", () => {
 });
 
 describe("ten nodes, maxUnavailable 3", () => {
-  beforeAll(() => {
-    // One WMCO key for every node, as in a real cluster: host 0's user key, authorized on all ten hosts.
-    const pub = fs.readFileSync(labs[0].host.authorizedKeysFile, "utf8");
-    for (const l of labs) fs.writeFileSync(l.host.authorizedKeysFile, pub);
-  });
-
   test("reboots all ten in 4 batches, each node cordoned and uncordoned through the API, none twice", async () => {
     const plan = planRollout(
       [...nodes.nodes.keys()].map((n) => ({ name: n })),
@@ -202,5 +199,111 @@ describe("ten nodes, maxUnavailable 3", () => {
     // Refused at the first contact: not cordoned, not drained, not rebooted.
     expect(nodes.events.slice(before)).toEqual([]);
     expect(nodes.nodes.get(name(2))?.spec.unschedulable).toBe(false);
+  });
+});
+
+describe("MachineHealthChecks are paused around a batch", () => {
+  // Machines and MachineHealthChecks as the Machine API serves them (validated against openshift/api's schemas): one
+  // check selects the Windows MachineSet's Machines, another selects other Machines, a third was paused by someone.
+  const NS = "openshift-machine-api";
+  const machine = (name: string) => ({
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "Machine",
+    metadata: {
+      name,
+      namespace: NS,
+      labels: {
+        "machine.openshift.io/cluster-api-machineset": "win-tmk9g-ms",
+        "machine.openshift.io/cluster-api-machine-role": "worker",
+      },
+    },
+    spec: {},
+  });
+  const mhc = (name: string, set: string, annotations: Record<string, string> = {}) => ({
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "MachineHealthCheck",
+    metadata: { name, namespace: NS, annotations },
+    spec: {
+      selector: { matchLabels: { "machine.openshift.io/cluster-api-machineset": set } },
+      unhealthyConditions: [{ type: "Ready", status: "False", timeout: "300s" }],
+      maxUnhealthy: "40%",
+    },
+  });
+  const checks = new Map<string, ReturnType<typeof mhc>>();
+  const mhcEvents: string[] = [];
+
+  beforeAll(() => {
+    checks.set("windows", mhc("windows", "win-tmk9g-ms"));
+    checks.set("linux", mhc("linux", "win-tmk9g-worker"));
+    checks.set("held", mhc("held", "win-tmk9g-ms", { "cluster.x-k8s.io/paused": "" }));
+    for (const n of ["08", "09"]) {
+      kube.route(`/apis/machine.openshift.io/v1beta1/namespaces/${NS}/machines/m-${n}`, () => ({
+        status: 200,
+        body: machine(`m-${n}`),
+      }));
+      const node = nodes.nodes.get(`win-${n}`);
+      if (node) node.metadata.annotations["machine.openshift.io/machine"] = `${NS}/m-${n}`;
+    }
+    kube.route(`/apis/machine.openshift.io/v1beta1/namespaces/${NS}/machinehealthchecks`, () => ({
+      status: 200,
+      body: {
+        apiVersion: "machine.openshift.io/v1beta1",
+        kind: "MachineHealthCheckList",
+        metadata: {},
+        items: [...checks.values()],
+      },
+    }));
+    for (const name of ["windows", "linux", "held"])
+      kube.route(`/apis/machine.openshift.io/v1beta1/namespaces/${NS}/machinehealthchecks/${name}`, (_n, req) => {
+        const current = checks.get(name);
+        if (req.method !== "PATCH" || !current) return { status: 405 };
+        const a = (req.body as { metadata: { annotations: Record<string, string | null> } }).metadata.annotations;
+        for (const [k, v] of Object.entries(a))
+          if (v === null) delete current.metadata.annotations[k];
+          else current.metadata.annotations[k] = v;
+        mhcEvents.push(`${name} ${a["cluster.x-k8s.io/paused"] === null ? "resume" : "pause"}`);
+        // The same timeline as the Nodes' events, to check the order against cordon and uncordon.
+        nodes.events.push(`mhc ${mhcEvents[mhcEvents.length - 1]}`);
+        return { status: 200, body: current };
+      });
+  });
+
+  test("the served Machines and MachineHealthChecks are valid for their schemas", () => {
+    for (const o of [machine("m-08"), ...checks.values()]) expect(validateObject(o, { closed: true })).toBe("");
+  });
+
+  test("the check selecting the batch's Machines is paused before the first cordon and resumed after the last uncordon; others are not touched", async () => {
+    const before = nodes.events.length;
+    const r = await plugin.create(URN, inputs("2027-mhc", [[name(8), name(9)]]));
+    expect(r.outputs.rebooted).toEqual([name(8), name(9)]);
+    expect(mhcEvents).toEqual(["windows pause", "windows resume"]);
+    expect(checks.get("windows")?.metadata.annotations).toEqual({});
+    expect(checks.get("held")?.metadata.annotations).toEqual({ "cluster.x-k8s.io/paused": "" });
+    const timeline = nodes.events.slice(before);
+    const first = (what: string) => timeline.findIndex((e) => e.includes(what));
+    const last = (what: string) => timeline.length - 1 - [...timeline].reverse().findIndex((e) => e.includes(what));
+    expect(first("mhc windows pause")).toBeLessThan(first(" cordon"));
+    expect(last("mhc windows resume")).toBeGreaterThan(last(" uncordon"));
+  });
+
+  test("a failed batch leaves its check paused and says how to resume it", async () => {
+    mhcEvents.length = 0;
+    neverReady = name(9);
+    try {
+      await expect(plugin.create(URN, inputs("2027-mhc-2", [[name(8), name(9)]]))).rejects.toThrow(
+        /MachineHealthCheck\(s\) windows stay paused until the next run finishes the batch/,
+      );
+    } finally {
+      neverReady = "";
+    }
+    expect(mhcEvents).toEqual(["windows pause"]);
+    expect(checks.get("windows")?.metadata.annotations).toMatchObject({
+      "cluster.x-k8s.io/paused": "",
+      "windows-estate.io/paused-for-rollout": expect.any(String),
+    });
+    // The next run finishes the batch and resumes the check it paused.
+    await plugin.create(URN, inputs("2027-mhc-2", [[name(8), name(9)]]));
+    expect(mhcEvents).toEqual(["windows pause", "windows resume"]);
+    expect(checks.get("windows")?.metadata.annotations).toEqual({});
   });
 });
