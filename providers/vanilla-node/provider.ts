@@ -25,6 +25,7 @@ import {
 } from "./scripts";
 import { NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
+import { defined } from "../struct";
 
 export interface VanillaNodeInputs {
   connection: SshConnection;
@@ -230,13 +231,6 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
     hostKey: first.hostKey,
     hostKeyFingerprint: first.fingerprint,
   };
-}
-
-/** Outputs go to the engine as a protobuf Struct, which has no `undefined`. */
-function defined<T extends object>(o: T): T {
-  const out = { ...o };
-  for (const k of Object.keys(out)) if (Reflect.get(out, k) === undefined) Reflect.deleteProperty(out, k);
-  return out;
 }
 
 /**

@@ -7,6 +7,7 @@ import { describeTarget, SshConnection, connectionProblems } from "../ssh/types"
 import { isUnknown, UNKNOWN } from "../unknown";
 import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
 import { versionOfBuild, WindowsServer } from "../../facts/wmco";
+import { defined } from "../struct";
 
 export interface WindowsHostInputs {
   /** How to reach the host the first time: the bootstrap credential, or the WMCO key itself. */
@@ -29,16 +30,6 @@ export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
   unreachable?: string;
   /** Earlier WMCO public keys still authorized beside the current one, until WMCO has adopted it (RetiredWmcoKeys). */
   retiringKeys?: string[];
-}
-
-/**
- * Outputs go to the engine as a protobuf Struct, which has no `undefined`: the dynamic-provider host's
- * `Struct.fromJavaScript` throws on it. Optional outputs are left out instead.
- */
-function defined<T extends object>(o: T): T {
-  const out = { ...o };
-  for (const k of Object.keys(out)) if (Reflect.get(out, k) === undefined) Reflect.deleteProperty(out, k);
-  return out;
 }
 
 async function probe(s: Session, publicKey: string): Promise<HostProbe> {

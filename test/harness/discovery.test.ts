@@ -3,7 +3,7 @@ import { FakeKube } from "../helpers/fake-kube";
 import { validateObject } from "../helpers/schemas";
 import { wmcoSubscription } from "../helpers/olm-objects";
 import { PROJECT_DIR } from "./dynamic-plugin";
-import { runProgram, RunResult, stackConfig } from "./program";
+import { declared, errorsOf, runProgram, RunResult, stackConfig } from "./program";
 import { isSecret, reveal } from "./wire";
 import { tokenDigest } from "../../providers/day2/rollout";
 
@@ -201,13 +201,6 @@ async function preview(kube: FakeKube, over: Record<string, unknown> = {}): Prom
     await kube.stop();
   }
 }
-
-const errorsOf = (r: RunResult) =>
-  r.engine.logs
-    .filter((l) => l.severity === "error")
-    .map((l) => l.message)
-    .join("\n");
-const declared = (r: RunResult, type: string) => r.engine.registrations.filter((x) => x.type === type);
 
 test("a cluster without hybrid networking stops the preview with the fix, before any MachineSet or host is declared", async () => {
   const r = await preview(cluster({ hybrid: false }));

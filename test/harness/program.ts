@@ -139,3 +139,13 @@ export async function runProgram(o: RunOptions): Promise<RunResult> {
     await engine.stop();
   }
 }
+
+/** The error messages the engine logged, one per line. */
+export const errorsOf = (r: RunResult): string =>
+  r.engine.logs
+    .filter((l) => l.severity === "error")
+    .map((l) => l.message)
+    .join("\n");
+
+/** The registrations of one resource type. */
+export const declared = (r: RunResult, type: string) => r.engine.registrations.filter((x) => x.type === type);

@@ -3,7 +3,7 @@ import { stringify } from "yaml";
 import { FakeKube } from "../helpers/fake-kube";
 import { validateObject } from "../helpers/schemas";
 import { PROJECT_DIR, UNKNOWN } from "./dynamic-plugin";
-import { runProgram, RunResult, stackConfig } from "./program";
+import { declared, errorsOf, runProgram, RunResult, stackConfig } from "./program";
 import { isSecret, reveal } from "./wire";
 
 // `pulumi preview` of the vanilla example through the real language host, with discovery against a Kubernetes API
@@ -70,12 +70,6 @@ async function preview(kube: FakeKube, over: Record<string, unknown> = {}): Prom
     await kube.stop();
   }
 }
-const errorsOf = (r: RunResult) =>
-  r.engine.logs
-    .filter((l) => l.severity === "error")
-    .map((l) => l.message)
-    .join("\n");
-const declared = (r: RunResult, type: string) => r.engine.registrations.filter((x) => x.type === type);
 
 test("the served ConfigMaps are valid core/v1 ConfigMaps", () => {
   for (const o of [kubeadmConfig, flannelCfg({ Type: "vxlan" })]) expect(validateObject(o, { closed: true })).toBe("");
