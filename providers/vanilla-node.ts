@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { vanillaNodeProvider } from "./vanilla-node/provider";
 import { bootstrapTokenProvider } from "./vanilla-node/bootstrap-token";
-import { Download } from "./vanilla-node/scripts";
+import { Download, ProxyEnv } from "./vanilla-node/scripts";
 import { Taint } from "./vanilla-node/identity";
 import { SshConnection } from "./ssh/types";
 
@@ -27,6 +27,8 @@ export interface VanillaNodeArgs {
   pollSeconds?: pulumi.Input<number>;
   /** The Node's name when the stack sets it; default the hostname in lower case. */
   nodeName?: pulumi.Input<string>;
+  /** Machine-wide proxy variables for containerd and the kubelet; stored as a secret (a URL may hold credentials). */
+  proxy?: pulumi.Input<ProxyEnv>;
   /** Labels and taints the Node must carry, and whether to set its providerID from the vSphere BIOS serial. */
   identity?: pulumi.Input<{ labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean }>;
 }
@@ -58,6 +60,7 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         context: args.context,
         pollSeconds: args.pollSeconds,
         identity: args.identity,
+        proxy: args.proxy === undefined ? undefined : pulumi.secret(args.proxy),
         nodeName: args.nodeName,
         providerId: undefined,
         hostname: undefined,
@@ -66,7 +69,7 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         pendingSteps: undefined,
         hostKeyFingerprint: undefined,
       },
-      { ...opts, additionalSecretOutputs: ["connection", "joinConfig", "kubeconfig"] },
+      { ...opts, additionalSecretOutputs: ["connection", "joinConfig", "kubeconfig", "proxy", "machineProxy"] },
       "windows-estate",
       "VanillaNode",
     );

@@ -106,6 +106,17 @@ export class VanillaEstate extends pulumi.ComponentResource {
         { parent: this },
       );
       const settings = new pulumi.Config("windows-estate");
+      // The proxy for containerd and the kubelet; the cluster's own networks are always reached directly.
+      const p = cfg.kubernetes.proxy;
+      const proxy = p
+        ? {
+            HTTP_PROXY: p.httpProxy ?? "",
+            HTTPS_PROXY: p.httpsProxy ?? "",
+            NO_PROXY: [
+              ...new Set([...p.noProxy, resolved.podNetworkCidr, resolved.serviceCidr, ".svc", ".cluster.local"]),
+            ].join(","),
+          }
+        : undefined;
       // Through the cluster: the relay runs in kube-system on a vanilla cluster.
       const relay =
         cfg.nodeAccess.via === "cluster"
@@ -164,6 +175,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
             kubeconfig: access.kubeconfig,
             context: access.context,
             ...(n.name ? { nodeName: n.name } : {}),
+            ...(proxy ? { proxy } : {}),
             identity: {
               labels: n.labels,
               taints: (n.taints ?? [WINDOWS_TAINT]).map((t) => ({ ...t })),

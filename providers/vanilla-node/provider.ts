@@ -22,8 +22,10 @@ import {
   startServicesScript,
   stopServicesScript,
   biosSerialScript,
+  proxyScript,
+  ProxyEnv,
 } from "./scripts";
-import { NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
+import { NO_PROXY_ENV, NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
 
@@ -47,6 +49,8 @@ export interface VanillaNodeInputs {
   readyTimeoutSeconds?: number;
   /** The Node's name when the stack sets it (`nodes[].name`); default the hostname in lower case. */
   nodeName?: string;
+  /** Machine-wide proxy variables for containerd and the kubelet (and the downloads); default none. */
+  proxy?: ProxyEnv;
   /** What the Node object must carry: the declared labels and taints, and on vSphere the providerID. */
   identity?: { labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean };
   __provider?: string;
@@ -145,7 +149,7 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
   }));
   const pinned: SshConnection = { ...i.connection, hostKey: first.hostKey, trustOnFirstUse: false };
   const nodeName = first.probe.hostname.toLowerCase();
-  let steps = pendingSteps(first.probe, i.downloads).map((p) => p.step);
+  let steps = pendingSteps(first.probe, i.downloads, i.proxy).map((p) => p.step);
   if (steps.includes("features")) {
     const out = await withSession(pinned, first.hostKey, (s) =>
       run(s, target, "installing Containers", featuresScript()),
@@ -172,7 +176,8 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
   }
   const scripts: Record<Exclude<Step, "features" | "join">, string> = {
     "host settings": hostSettingsScript(i.vxlanPort),
-    binaries: installScript(i.downloads),
+    proxy: proxyScript(i.proxy ?? NO_PROXY_ENV),
+    binaries: installScript(i.downloads, i.proxy?.HTTPS_PROXY || i.proxy?.HTTP_PROXY || ""),
     "containerd service": containerdServiceScript(i.containerdConfigPath),
     "kubelet service": kubeletServiceScript(),
     services: startServicesScript(["containerd", "kubelet"]),
@@ -220,7 +225,7 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
     await applyIdentity(api, i.nodeName ?? nodeName, { ...i.identity, providerId }, i);
   }
   const after = await withSession(pinned, first.hostKey, (s) => probe(s, i));
-  const left = pendingSteps(after, i.downloads);
+  const left = pendingSteps(after, i.downloads, i.proxy);
   if (left.length > 0) throw new Error(`${target} still needs: ${left.map((l) => `${l.step} (${l.why})`).join("; ")}`);
   return {
     ...i,
@@ -258,6 +263,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       JSON.stringify(olds.connection) !== JSON.stringify(news.connection) ||
       olds.kubeconfig !== news.kubeconfig ||
       JSON.stringify(olds.identity) !== JSON.stringify(news.identity) ||
+      JSON.stringify(olds.proxy) !== JSON.stringify(news.proxy) ||
       olds.__provider !== news.__provider;
     // Drift found by refresh (or a host refresh could not reach) makes the next up converge it.
     const drift = (olds.pendingSteps ?? []).length > 0 || olds.unreachable !== undefined;
@@ -273,7 +279,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     try {
       const conn = { ...props.connection, deadlineSeconds: Math.min(props.connection.deadlineSeconds ?? 120, 30) };
       const p = await withSession(conn, props.hostKey, (s) => probe(s, props));
-      const pending = pendingSteps(p, props.downloads).map((x) => `${x.step}: ${x.why}`);
+      const pending = pendingSteps(p, props.downloads, props.proxy).map((x) => `${x.step}: ${x.why}`);
       // The Node's labels, taints and providerID, when the API can be asked.
       if (props.identity && props.kubeconfig !== undefined && p.joined) {
         const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);

@@ -48,8 +48,11 @@ export function probeScript(names: readonly string[], vxlanPort: number): string
     "  kubelet = [bool](Get-NetFirewallRule -Name 'windows-estate-kubelet' -ErrorAction SilentlyContinue)",
     "  vxlan = [bool](Get-NetFirewallRule -Name 'windows-estate-vxlan' -ErrorAction SilentlyContinue)",
     "}",
+    "$proxy = @{}",
+    "foreach ($v in @('HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY')) { $proxy[$v] = [string][Environment]::GetEnvironmentVariable($v, 'Machine') }",
     "[pscustomobject]@{",
     "  hostname = $env:COMPUTERNAME",
+    "  proxy = $proxy",
     "  osBuild = [string]$os.BuildNumber",
     "  containersFeature = [string]$feature.InstallState",
     "  versions = $versions",
@@ -89,10 +92,13 @@ export function hostSettingsScript(vxlanPort: number): string {
  * then moves it into place (or extracts it) and records its version. A mismatch stops with both hashes, nothing
  * replaced.
  */
-export function installScript(items: readonly Download[]): string {
+export function installScript(items: readonly Download[], proxy = ""): string {
   const lines = [
     "$ErrorActionPreference = 'Stop'",
     "$ProgressPreference = 'SilentlyContinue'",
+    // Windows PowerShell's Invoke-WebRequest follows the WinINet settings, not the proxy variables: pass it.
+    `$web = @{ UseBasicParsing = $true }`,
+    ...(proxy ? [`$web['Proxy'] = ${psQuote(proxy)}`] : []),
     `$versionsDir = ${psQuote(VERSIONS_DIR)}`,
     "New-Item -ItemType Directory -Force -Path $versionsDir | Out-Null",
     "$items = @(",
@@ -106,8 +112,8 @@ export function installScript(items: readonly Download[]): string {
     ")",
     "foreach ($it in $items) {",
     "  $tmp = Join-Path $env:TEMP ('windows-estate-' + $it.name + '-' + [guid]::NewGuid().ToString('N'))",
-    "  Invoke-WebRequest -UseBasicParsing -Uri $it.url -OutFile $tmp",
-    "  $published = ((Invoke-WebRequest -UseBasicParsing -Uri $it.sum).Content -split '\\s+')[0].ToLowerInvariant()",
+    "  Invoke-WebRequest @web -Uri $it.url -OutFile $tmp",
+    "  $published = ((Invoke-WebRequest @web -Uri $it.sum).Content -split '\\s+')[0].ToLowerInvariant()",
     "  $actual = (Get-FileHash -LiteralPath $tmp -Algorithm SHA256).Hash.ToLowerInvariant()",
     "  if ($published -ne $actual) {",
     "    Remove-Item -LiteralPath $tmp -Force",
@@ -261,4 +267,31 @@ export function resetScript(): string {
 /** The VM's BIOS serial (`Win32_BIOS`; wmic is deprecated and may be absent). */
 export function biosSerialScript(): string {
   return ["$ErrorActionPreference = 'Stop'", "(Get-CimInstance -ClassName Win32_BIOS).SerialNumber"].join("\n");
+}
+
+/** The proxy as machine environment variables (names as Go's net/http reads them); empty values remove them. */
+export interface ProxyEnv {
+  HTTP_PROXY: string;
+  HTTPS_PROXY: string;
+  NO_PROXY: string;
+}
+
+/**
+ * Sets (or removes) the machine-wide proxy variables containerd and the kubelet read at start, then restarts them when
+ * they run, so they pick the values up (WMCO does the same with a reboot; a service restart is enough for these).
+ */
+export function proxyScript(p: ProxyEnv): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$want = @{ HTTP_PROXY = ${psQuote(p.HTTP_PROXY)}; HTTPS_PROXY = ${psQuote(p.HTTPS_PROXY)}; NO_PROXY = ${psQuote(p.NO_PROXY)} }`,
+    "foreach ($k in $want.Keys) {",
+    "  if ($want[$k] -eq '') { [Environment]::SetEnvironmentVariable($k, $null, 'Machine') }",
+    "  else { [Environment]::SetEnvironmentVariable($k, $want[$k], 'Machine') }",
+    "}",
+    "foreach ($s in @('containerd', 'kubelet')) {",
+    "  $svc = Get-Service -Name $s -ErrorAction SilentlyContinue",
+    "  if ($svc -and $svc.Status -eq 'Running') { Restart-Service -Name $s -Force }",
+    "}",
+    "Write-Output 'proxy set'",
+  ].join("\n");
 }

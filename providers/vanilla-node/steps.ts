@@ -3,7 +3,7 @@
  * `read` reports the steps as drift (`pendingSteps`), `update` runs exactly those, in order.
  */
 import { get, obj, parseJson, str } from "../../lib/json";
-import { Download } from "./scripts";
+import { Download, ProxyEnv } from "./scripts";
 
 export interface NodeProbe {
   hostname: string;
@@ -15,12 +15,15 @@ export interface NodeProbe {
   services: Record<string, { status: string; startType: string }>;
   firewall: { kubelet: boolean; vxlan: boolean };
   joined: boolean;
+  /** The machine-wide proxy variables ("" when unset). */
+  machineProxy: ProxyEnv;
 }
 
 /** The steps, in the order they run. */
 export const STEPS = [
   "features",
   "host settings",
+  "proxy",
   "binaries",
   "containerd service",
   "kubelet service",
@@ -47,8 +50,16 @@ export function parseNodeProbe(output: string): NodeProbe {
     services,
     firewall: { kubelet: get(raw, "firewall", "kubelet") === true, vxlan: get(raw, "firewall", "vxlan") === true },
     joined: raw.joined === true,
+    machineProxy: {
+      HTTP_PROXY: str(get(raw, "proxy", "HTTP_PROXY")) ?? "",
+      HTTPS_PROXY: str(get(raw, "proxy", "HTTPS_PROXY")) ?? "",
+      NO_PROXY: str(get(raw, "proxy", "NO_PROXY")) ?? "",
+    },
   };
 }
+
+/** No proxy: every variable unset. */
+export const NO_PROXY_ENV: ProxyEnv = { HTTP_PROXY: "", HTTPS_PROXY: "", NO_PROXY: "" };
 
 const running = (p: NodeProbe, s: string) =>
   p.services[s]?.status === "Running" && p.services[s]?.startType === "Automatic";
@@ -57,7 +68,11 @@ const running = (p: NodeProbe, s: string) =>
  * The steps still to run, each with why. A changed version of any download re-runs `binaries` and restarts what uses
  * them (an upgrade); a stopped or manual service re-runs its step; a node that is not joined joins.
  */
-export function pendingSteps(p: NodeProbe, downloads: readonly Download[]): { step: Step; why: string }[] {
+export function pendingSteps(
+  p: NodeProbe,
+  downloads: readonly Download[],
+  proxy: ProxyEnv = NO_PROXY_ENV,
+): { step: Step; why: string }[] {
   const out: { step: Step; why: string }[] = [];
   if (p.containersFeature !== "Installed")
     out.push({ step: "features", why: `Containers feature is ${p.containersFeature || "unknown"}` });
@@ -66,6 +81,8 @@ export function pendingSteps(p: NodeProbe, downloads: readonly Download[]): { st
       step: "host settings",
       why: `firewall rule missing: ${[!p.firewall.kubelet && "kubelet 10250/TCP", !p.firewall.vxlan && "VXLAN"].filter(Boolean).join(", ")}`,
     });
+  const proxyDiff = (["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] as const).filter((k) => p.machineProxy[k] !== proxy[k]);
+  if (proxyDiff.length > 0) out.push({ step: "proxy", why: `machine ${proxyDiff.join(", ")} differ` });
   const stale = downloads.filter((d) => p.versions[d.name] !== d.version);
   if (stale.length > 0)
     out.push({

@@ -57,6 +57,25 @@ export const kubernetesSchema = z
       .default({}),
     /** Bootstrap token lifetime for joins, in hours (kubeadm's default is 24). Default 2. */
     tokenTtlHours: z.number().int().min(1).max(168).default(2),
+    /**
+     * An HTTP(S) proxy the nodes' containerd and kubelet use (machine environment variables, as WMCO sets them for
+     * OpenShift nodes), and the downloads go through. Default: none. Values travel as secrets (a URL may hold
+     * credentials).
+     */
+    proxy: z
+      .strictObject({
+        httpProxy: z
+          .string()
+          .regex(/^https?:\/\/[^\s/?#]+/, "must be an http:// or https:// proxy URL")
+          .optional(),
+        httpsProxy: z
+          .string()
+          .regex(/^https?:\/\/[^\s/?#]+/, "must be an http:// or https:// proxy URL")
+          .optional(),
+        /** Hosts, domains and CIDRs reached directly; the cluster's networks belong here. */
+        noProxy: z.array(z.string().min(1)).default([]),
+      })
+      .optional(),
   })
   .optional();
 

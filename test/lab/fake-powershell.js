@@ -44,6 +44,7 @@ if (script.includes("$feature = Get-WindowsFeature -Name Containers")) {
         firewall: { kubelet: !!host.firewallKubelet, vxlan: !!host.firewallVxlan },
         vxlanPort: 4789,
         joined: !!host.joined,
+        proxy: host.proxy || { HTTP_PROXY: "", HTTPS_PROXY: "", NO_PROXY: "" },
       }) +
       "\r\n",
   );
@@ -128,6 +129,16 @@ if (script.includes("Write-Output 'services ok'")) {
 }
 if (script.includes("(Get-CimInstance -ClassName Win32_BIOS).SerialNumber")) {
   process.stdout.write((host.biosSerial || "To be filled by O.E.M.") + "\r\n");
+  process.exit(0);
+}
+if (script.includes("Write-Output 'proxy set'")) {
+  const want =
+    /^\$want = @\{ HTTP_PROXY = '([^']*)'; HTTPS_PROXY = '([^']*)'; NO_PROXY = '([^']*)' \}/m.exec(script) || [];
+  host.proxy = { HTTP_PROXY: want[1] || "", HTTPS_PROXY: want[2] || "", NO_PROXY: want[3] || "" };
+  for (const n of ["containerd", "kubelet"])
+    if (svc()[n] && svc()[n].status === "Running") host.restartedForProxy = [...(host.restartedForProxy || []), n];
+  save();
+  process.stdout.write("proxy set\r\n");
   process.exit(0);
 }
 if (script.includes("Write-Output 'reset'")) {

@@ -426,6 +426,11 @@ const vn = (over: Record<string, unknown>, more: Record<string, unknown>[] = [])
 });
 const vanillaCases: Case[] = [
   {
+    name: "vanilla: a proxy that is not a URL",
+    config: vk({ proxy: { httpsProxy: "proxy.lab:3128" } }),
+    paths: ["kubernetes.proxy.httpsProxy"],
+  },
+  {
     name: "vanilla: a rolling reboot (not wired for vanilla nodes yet)",
     config: { ...vanillaGood(), reboot: { token: "t" } },
     paths: ["reboot"],

@@ -177,6 +177,24 @@ test("drift: a stopped kubelet and a deleted firewall rule are found by refresh,
   expect((await plugin.diff(urn(l), "id", again.outputs, inputs(l))).changes).toBe(false);
 });
 
+test("a proxy for containerd and the kubelet: set as machine variables, running services restarted; a change found by refresh", async () => {
+  const l = labs[1];
+  const proxy = {
+    HTTP_PROXY: "http://proxy.lab:3128",
+    HTTPS_PROXY: "http://proxy.lab:3128",
+    NO_PROXY: "10.244.0.0/16,10.96.0.0/12",
+  };
+  const updated = await plugin.update(urn(l), "id", states[1], inputs(l, { proxy }));
+  expect(updated).toMatchObject({ pendingSteps: [], machineProxy: proxy });
+  expect(state(l).restartedForProxy).toEqual(["containerd", "kubelet"]);
+  states[1] = updated;
+  setState(l, { proxy: { ...proxy, HTTPS_PROXY: "" } });
+  const refreshed = await plugin.read(urn(l), "id", states[1], inputs(l, { proxy }));
+  expect(refreshed.outputs.pendingSteps).toEqual(["proxy: machine HTTPS_PROXY differ"]);
+  states[1] = await plugin.update(urn(l), "id", refreshed.outputs, inputs(l, { proxy }));
+  expect(state(l).proxy).toEqual(proxy);
+});
+
 test("a download whose checksum does not match stops the upgrade naming it, and nothing is replaced", async () => {
   const l = labs[2];
   setState(l, { badChecksum: "kubelet" });

@@ -10,6 +10,7 @@ import {
   resetScript,
   startServicesScript,
   stopServicesScript,
+  proxyScript,
 } from "../../../providers/vanilla-node/scripts";
 import { parseNodeProbe, pendingSteps } from "../../../providers/vanilla-node/steps";
 import { REMOVED_KUBELET_FLAGS } from "../../../facts/kubernetes";
@@ -47,6 +48,12 @@ test.each([
   ["start services", startServicesScript(["containerd", "kubelet"])],
   ["stop services", stopServicesScript(["kubelet"])],
   ["reset", resetScript()],
+  [
+    "proxy",
+    proxyScript({ HTTP_PROXY: "http://proxy:3128", HTTPS_PROXY: "http://proxy:3128", NO_PROXY: "10.96.0.0/12,.svc" }),
+  ],
+  ["proxy removed", proxyScript({ HTTP_PROXY: "", HTTPS_PROXY: "", NO_PROXY: "" })],
+  ["install through a proxy", installScript(items, "http://proxy:3128")],
 ])("the %s script parses as PowerShell without errors", async (_n, script) => {
   expect(await powershellErrors(script)).toEqual([]);
 });
@@ -112,4 +119,14 @@ test("a converged node needs nothing; each kind of drift maps to its step", () =
 
 test("garbage from the probe is a clear error", () => {
   expect(() => parseNodeProbe("Get-WindowsFeature : not recognized")).toThrow(/the node probe printed no JSON/);
+});
+
+test("a proxy that differs from the machine's is a step; downloads go through it explicitly", () => {
+  const want = { HTTP_PROXY: "", HTTPS_PROXY: "http://proxy.example.com:3128", NO_PROXY: "10.96.0.0/12" };
+  expect(pendingSteps(probe(), items, want)).toEqual([{ step: "proxy", why: "machine HTTPS_PROXY, NO_PROXY differ" }]);
+  expect(pendingSteps(probe({ proxy: want }), items, want)).toEqual([]);
+  expect(installScript(items, "http://proxy.example.com:3128")).toContain(
+    "$web['Proxy'] = 'http://proxy.example.com:3128'",
+  );
+  expect(installScript(items)).not.toContain("$web['Proxy']");
 });
