@@ -5,7 +5,7 @@ import { ObjectExists } from "../providers/kube-wait/resources";
 import { isOffline } from "../stacks/offline";
 import { ByohHosts } from "./byoh/byoh-hosts";
 import { WmcoPrivateKey } from "./key/private-key";
-import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "./machinesets/common";
+import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../facts/wmco";
 import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
 import { WindowsMachineSet } from "./machinesets/machineset";
 import { machineSetName } from "./machinesets/names";

@@ -32,8 +32,6 @@ export const WMCO_PUB_KEY_HASH_ANNOTATION = "windowsmachineconfig.openshift.io/p
 export const WMCO_REBOOT_ANNOTATION = "windowsmachineconfig.openshift.io/reboot-required";
 /** Set on a node WMCO is upgrading (pkg/metadata/metadata.go `UpgradingLabel`). */
 export const WMCO_UPGRADING_LABEL = "windowsmachineconfig.openshift.io/upgrading";
-/** WMCO's user data Secret (pkg/secrets/secrets.go `UserDataSecret`, in `openshift-machine-api`). */
-export const WMCO_USER_DATA_SECRET = { namespace: "openshift-machine-api", name: "windows-user-data" };
 /** The Node annotation naming its Machine (`<namespace>/<name>`), set by the machine-api node link controller. */
 export const MACHINE_ANNOTATION = "machine.openshift.io/machine";
 /** The Machine label naming its MachineSet: every Windows MachineSet's template carries it (WMCO docs, our builder). */
@@ -61,5 +59,3 @@ export function machineSetNodeUser(platform: string): string {
 export const MHC_PAUSED_ANNOTATION = "cluster.x-k8s.io/paused";
 /** Our mark on a MachineHealthCheck we paused (with the token's digest), so we only ever unpause our own pauses. */
 export const PAUSED_FOR_ROLLOUT_ANNOTATION = "windows-estate.io/paused-for-rollout";
-/** Where the Machine API keeps Machines and MachineHealthChecks. */
-export const MACHINE_API_NAMESPACE = "openshift-machine-api";

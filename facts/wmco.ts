@@ -142,3 +142,8 @@ export const WINDOWS_REGISTRY = "mcr.microsoft.com";
 
 /** The node label the MachineSet builders set with the Windows build; the policy pack reads it. */
 export const WINDOWS_BUILD_LABEL = "node.kubernetes.io/windows-build";
+
+/** Where the Machine API keeps Machines, MachineSets and MachineHealthChecks, and WMCO its user data. */
+export const MACHINE_API_NAMESPACE = "openshift-machine-api";
+/** WMCO's user data Secret in that namespace (pkg/secrets/secrets.go `UserDataSecret`); it carries the public key. */
+export const USER_DATA_SECRET = "windows-user-data";

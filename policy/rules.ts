@@ -5,7 +5,13 @@
 
 import { namingBreaksWindowsPulls, windowsNamingProblem } from "../components/mirrors/validate";
 import { get, obj, objects, str, stringMap, strings } from "../lib/json";
-import { LABEL_VALUE_LIMIT, SHORT_NAME_LIMIT, SHORT_NAME_PROVIDER_KINDS, WINDOWS_BUILD_LABEL } from "../facts/wmco";
+import {
+  LABEL_VALUE_LIMIT,
+  SHORT_NAME_LIMIT,
+  SHORT_NAME_PROVIDER_KINDS,
+  USER_DATA_SECRET,
+  WINDOWS_BUILD_LABEL,
+} from "../facts/wmco";
 
 /** What a rule sees of a resource: its Pulumi type token, name and input properties. */
 export interface ResourceView {
@@ -144,7 +150,7 @@ export const noManagedUserData: ResourceRule = {
     "The stack never manages openshift-machine-api/windows-user-data: WMCO writes it and rewrites any change.",
   enforcementLevel: "mandatory",
   validate(r, report) {
-    if (r.type === SECRET && get(r.props, "metadata", "name") === "windows-user-data") {
+    if (r.type === SECRET && get(r.props, "metadata", "name") === USER_DATA_SECRET) {
       report(
         "windows-user-data is owned by WMCO; remove it from the stack and let WMCO generate it from cloud-private-key",
       );

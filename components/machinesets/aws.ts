@@ -1,6 +1,6 @@
 import { ResolvedAws } from "./resolve";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
-import { USER_DATA_SECRET } from "./common";
+import { USER_DATA_SECRET } from "../../facts/wmco";
 
 /** An AWS resource given by ID (`subnet-…`, `sg-…`) or by Name tag, as the providerSpec references them. */
 export function awsRef(

@@ -1,5 +1,5 @@
 import { AzureBlock, MachineSetConfig } from "../../stacks/schema/machinesets";
-import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "./common";
+import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { azureImage } from "./images";
 
 /** AzureMachineProviderSpec for a Windows machine, with the network names WMCO's script derives from the infrastructure ID. */

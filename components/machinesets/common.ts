@@ -1,10 +1,6 @@
-import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../../facts/wmco";
+import { MACHINE_API_NAMESPACE, WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../../facts/wmco";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { MANAGED_BY } from "../operator/builders";
-
-export const MACHINE_API_NAMESPACE = "openshift-machine-api";
-/** WMCO writes this Secret in the Machine API namespace; the machines boot from it. */
-export const USER_DATA_SECRET = "windows-user-data";
 
 export const LABEL = {
   cluster: "machine.openshift.io/cluster-api-cluster",

@@ -1,6 +1,6 @@
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { ResolvedGcp } from "./resolve";
-import { USER_DATA_SECRET } from "./common";
+import { USER_DATA_SECRET } from "../../facts/wmco";
 import { gcpImageFamily } from "./images";
 
 /** GCPMachineProviderSpec for a Windows machine: the worker network, service account and tag of the cluster. */

@@ -1,5 +1,5 @@
 import { ResolvedNutanix } from "./resolve";
-import { USER_DATA_SECRET } from "./common";
+import { USER_DATA_SECRET } from "../../facts/wmco";
 
 /** NutanixMachineProviderConfig (machine.openshift.io/v1) for a Windows VM from an image uploaded to Prism Central. */
 export function nutanixProviderSpec(block: ResolvedNutanix): Record<string, unknown> {

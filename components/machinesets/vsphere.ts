@@ -1,5 +1,5 @@
 import { ResolvedVsphere } from "./resolve";
-import { USER_DATA_SECRET } from "./common";
+import { USER_DATA_SECRET } from "../../facts/wmco";
 
 /**
  * VSphereMachineProviderSpec cloned from your golden-image template. `userDataSecret` is set although the golden

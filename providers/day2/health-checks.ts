@@ -3,7 +3,8 @@
  * this rollout paused. A check someone else paused is left alone. Clusters without the Machine API (404) have none.
  */
 import { get, objects, str, stringMap } from "../../lib/json";
-import { MACHINE_API_NAMESPACE, MHC_PAUSED_ANNOTATION, PAUSED_FOR_ROLLOUT_ANNOTATION } from "../../facts/day2";
+import { MHC_PAUSED_ANNOTATION, PAUSED_FOR_ROLLOUT_ANNOTATION } from "../../facts/day2";
+import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { NodeApi } from "./drain-run";
 
 const MHC_PATH = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}/machinehealthchecks`;

@@ -7,8 +7,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
-import { BYOH_NODE_LABEL } from "../../facts/wmco";
-import { WMCO_PUB_KEY_HASH_ANNOTATION, WMCO_USER_DATA_SECRET } from "../../facts/day2";
+import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
+import { WMCO_PUB_KEY_HASH_ANNOTATION } from "../../facts/day2";
 import { get, objects, str, stringMap } from "../../lib/json";
 import { connectKube, KubeApi } from "../kube-wait/api";
 
@@ -25,7 +25,7 @@ export async function adoptionGaps(api: KubeApi, publicKey: string): Promise<str
     const hash = stringMap(get(n, "metadata", "annotations"))[WMCO_PUB_KEY_HASH_ANNOTATION];
     if (hash !== want) gaps.push(`BYOH node ${str(get(n, "metadata", "name"))} still has the old pub-key-hash`);
   }
-  const { namespace, name } = WMCO_USER_DATA_SECRET;
+  const [namespace, name] = [MACHINE_API_NAMESPACE, USER_DATA_SECRET];
   const secret = await api.get(`/api/v1/namespaces/${namespace}/secrets/${name}`);
   const userData = Buffer.from(str(get(secret, "data", "userData")) ?? "", "base64").toString("utf8");
   const keyBody = publicKey.trim().split(/\s+/)[1] ?? "";

@@ -10,7 +10,12 @@
  */
 import { createHash } from "crypto";
 import { messageOf } from "../../lib/errors";
-import { KEEP_CORDONED_ANNOTATION, REBOOTED_FOR_ANNOTATION, REBOOTING_FOR_ANNOTATION } from "../../facts/day2";
+import {
+  KEEP_CORDONED_ANNOTATION,
+  REBOOTED_FOR_ANNOTATION,
+  REBOOTING_FOR_ANNOTATION,
+  WINDOWS_NODE_SELECTOR,
+} from "../../facts/day2";
 import { get, stringMap } from "../../lib/json";
 import { powershellCommand } from "../ssh/powershell";
 import { withSession } from "../ssh/session";
@@ -79,10 +84,7 @@ async function step<T>(node: string, name: string, fn: () => Promise<T>): Promis
  */
 export async function checkRollout(api: NodeApi, batches: string[][], reach: Reach): Promise<Map<string, WindowsNode>> {
   const planned = batches.flat();
-  const list = await api.request(
-    "GET",
-    `/api/v1/nodes?labelSelector=${encodeURIComponent("kubernetes.io/os=windows")}`,
-  );
+  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
   if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
   const nodes = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
   const problems: string[] = [];

@@ -1,3 +1,4 @@
+import { USER_DATA_SECRET } from "../../facts/wmco";
 import type * as pulumi from "@pulumi/pulumi";
 import { connectKube, KubeAccess } from "./api";
 import {
@@ -138,7 +139,7 @@ export const objectExistsProvider = waitProvider<ObjectExistsInputs, ObjectExist
     id: `${i.namespace}/${i.name}`,
     what: `${i.kind} ${i.namespace}/${i.name}${i.dataKey ? ` with '${i.dataKey}'` : ""}`,
     hint:
-      i.name === "windows-user-data"
+      i.name === USER_DATA_SECRET
         ? "WMCO writes it once cloud-private-key exists in its namespace; check `oc logs -n openshift-windows-machine-config-operator deploy/windows-machine-config-operator`."
         : "Check that whatever creates it is running.",
   }),
