@@ -1,14 +1,11 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import * as fs from "fs";
-import * as path from "path";
 import { WindowsHost } from "../../providers/windows-host";
 import { ByohDeconfigured } from "../../providers/kube-wait/resources";
 import { ClusterAccess } from "../cluster-access";
-import { expandHome } from "../../lib/paths";
-import { SshConnection } from "../../providers/ssh/types";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import { buildInstancesConfigMap } from "./instances-configmap";
+import { bootstrapCredential } from "../node-access/credentials";
 import type { NodePath } from "../node-access/path";
 
 export interface ByohHostsArgs {
@@ -33,15 +30,6 @@ export interface ByohHostsArgs {
   keepUntilDeconfigured?: pulumi.Input<pulumi.Resource[]>;
 }
 
-function readKeyFile(p: string): string {
-  const abs = path.resolve(expandHome(p));
-  try {
-    return fs.readFileSync(abs, "utf8");
-  } catch {
-    throw new pulumi.RunError(`windows-estate:byoh: bootstrap.privateKeyPath ${abs} cannot be read`);
-  }
-}
-
 /**
  * Bring-your-own Windows hosts: each prepared over SSH (`WindowsHost`), then listed in WMCO's `windows-instances`
  * ConfigMap, which waits for every host to be prepared. Removing an entry removes its key from the ConfigMap,
@@ -58,31 +46,19 @@ export class ByohHosts extends pulumi.ComponentResource {
 
   constructor(name: string, args: ByohHostsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:ByohHosts", name, {}, opts);
-    const config = new pulumi.Config("windows-estate");
-    const prepared = args.hosts.map((h) => {
-      const credential: Pick<SshConnection, "privateKey" | "password"> = {};
-      const connection = pulumi
-        .all([
-          args.wmcoPrivateKey,
-          h.bootstrap?.passwordSecret ? config.requireSecret(h.bootstrap.passwordSecret) : undefined,
-        ])
-        .apply(([wmcoKey, password]) => {
-          if (h.bootstrap?.privateKeyPath) credential.privateKey = readKeyFile(h.bootstrap.privateKeyPath);
-          else if (password) credential.password = password;
-          else credential.privateKey = wmcoKey;
-          return {
-            host: h.address,
-            port: h.port,
-            user: h.username,
-            hostKey: h.hostKey,
-            trustOnFirstUse: h.trustOnFirstUse,
-            pathStyle: "windows" as const,
-            ...(h.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: h.sshDeadlineSeconds }),
-            ...credential,
-            ...(args.path?.proxy ? { proxy: args.path.proxy } : {}),
-            ...(args.path?.cluster ? { cluster: args.path.cluster } : {}),
-          };
-        });
+    const prepared = args.hosts.map((h, i) => {
+      const connection = bootstrapCredential(h.bootstrap, args.wmcoPrivateKey, `byoh[${i}]`).apply((credential) => ({
+        host: h.address,
+        port: h.port,
+        user: h.username,
+        hostKey: h.hostKey,
+        trustOnFirstUse: h.trustOnFirstUse,
+        pathStyle: "windows" as const,
+        ...(h.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: h.sshDeadlineSeconds }),
+        ...credential,
+        ...(args.path?.proxy ? { proxy: args.path.proxy } : {}),
+        ...(args.path?.cluster ? { cluster: args.path.cluster } : {}),
+      }));
       return new WindowsHost(
         `${name}-${h.address}`,
         {

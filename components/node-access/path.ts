@@ -1,8 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
-import * as fs from "fs";
-import * as path from "path";
 import { EstateConfig } from "../../stacks/load";
-import { expandHome } from "../../lib/paths";
+import { readKeyFile } from "./credentials";
 import { RELAY_PORT, RELAY_SELECTOR } from "../../facts/day2";
 import { ClusterTunnel, SshConnection } from "../../providers/ssh/types";
 
@@ -26,15 +23,9 @@ export function nodePath(
   const a = cfg.nodeAccess;
   if (a.via === "jumpHost" && a.jumpHost) {
     const j = a.jumpHost;
-    let privateKey = cfg.privateKey.pem;
-    if (j.privateKeyPath) {
-      const abs = path.resolve(expandHome(j.privateKeyPath));
-      try {
-        privateKey = fs.readFileSync(abs, "utf8");
-      } catch {
-        throw new pulumi.RunError(`windows-estate:nodeAccess.jumpHost.privateKeyPath ${abs} cannot be read`);
-      }
-    }
+    const privateKey = j.privateKeyPath
+      ? readKeyFile(j.privateKeyPath, "nodeAccess.jumpHost.privateKeyPath")
+      : cfg.privateKey.pem;
     return {
       proxy: {
         host: j.address,

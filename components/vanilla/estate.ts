@@ -105,7 +105,6 @@ export class VanillaEstate extends pulumi.ComponentResource {
         { ttlHours: cfg.kubernetes.tokenTtlHours, kubeconfig: access.kubeconfig, context: access.context },
         { parent: this },
       );
-      const settings = new pulumi.Config("windows-estate");
       // The proxy for containerd and the kubelet; the cluster's own networks are always reached directly.
       const p = cfg.kubernetes.proxy;
       const proxy = p
@@ -130,9 +129,9 @@ export class VanillaEstate extends pulumi.ComponentResource {
               { parent: this },
             )
           : undefined;
-      cfg.nodes.forEach((n) => {
+      cfg.nodes.forEach((n, index) => {
         const plan = this.nodePlans[n.address];
-        const connection = nodeConnection(n, cfg.privateKey.pem, settings, nodePath(cfg));
+        const connection = nodeConnection(n, index, cfg.privateKey.pem, nodePath(cfg));
         // flannel's provider address must be an IP: a node given by DNS name is resolved from here at preview/up.
         const cniConf = pulumi.output(nodeIPv4(n.address)).apply((ip) => flannelCniConf(resolved, ip));
         const files = [
