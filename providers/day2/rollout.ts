@@ -22,7 +22,8 @@ import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { drainNode, DrainRun, NodeApi } from "./drain-run";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
-import { readyCondition, WindowsNode, windowsNodes } from "./inventory";
+import { WindowsNode, windowsNodes } from "./inventory";
+import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
 
@@ -55,14 +56,6 @@ export interface RolloutResult {
 }
 
 const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function readNode(api: NodeApi, name: string): Promise<unknown> {
-  const r = await api.request("GET", nodePath(name));
-  if (r.status === 404) throw new Error(`node ${name} no longer exists; run pulumi up again to plan without it`);
-  if (r.status !== 200) throw new Error(`reading node ${name} failed: the API answered ${r.status}`);
-  return r.body;
-}
 
 async function patchNode(api: NodeApi, name: string, patch: unknown, what: string): Promise<void> {
   const r = await api.request("PATCH", nodePath(name), patch);
@@ -148,7 +141,7 @@ async function rebootOne(
   );
   o.progress?.(`node ${name}: cordoned${keepCordoned ? " (it was already; it stays cordoned afterwards)" : ""}`);
   await step(name, "drain", () => drainNode(api, name, o.drain));
-  const heartbeatBefore = readyCondition(await readNode(api, name)).heartbeat ?? "";
+  const heartbeatBefore = await lastHeartbeat(api, name);
 
   const pinned = { ...target.connection, hostKey, trustOnFirstUse: false };
   await step(name, "restart", () => rebootHost(pinned, hostKey, name, o.reboot));
@@ -168,19 +161,13 @@ async function rebootOne(
     o.progress?.(`node ${name}: metadata route ${route.routeAdded ? `re-added through ${route.gateway}` : "present"}`);
   }
 
-  await step(name, "wait for Ready", async () => {
-    const deadline = Date.now() + o.readyTimeoutMs;
-    for (;;) {
-      const ready = readyCondition(await readNode(api, name));
-      // A fresh heartbeat, compared with the kubelet's own clock (the one before the restart), never with ours.
-      if (ready.status === "True" && (ready.heartbeat ?? "") > heartbeatBefore) return;
-      if (Date.now() + o.readyPollMs > deadline)
-        throw new Error(
-          `not Ready with a fresh kubelet heartbeat within ${Math.round(o.readyTimeoutMs / 1000)}s after the restart (Ready=${ready.status ?? "unknown"}, last heartbeat ${ready.heartbeat ?? "none"}); it stays cordoned`,
-        );
-      await pause(o.readyPollMs);
-    }
-  });
+  await step(name, "wait for Ready", () =>
+    waitForFreshReady(api, name, heartbeatBefore, {
+      timeoutMs: o.readyTimeoutMs,
+      pollMs: o.readyPollMs,
+      after: "the restart",
+    }),
+  );
 
   await step(name, "uncordon", () =>
     patchNode(

@@ -7,7 +7,7 @@ import { isUnreachable } from "../errors";
 import { isUnknown } from "../unknown";
 import { connectKube, KubeApi } from "../kube-wait/api";
 import { drainNode, DRAIN_RUN_DEFAULTS, setCordoned } from "../day2/drain-run";
-import { readyCondition } from "../day2/inventory";
+import { lastHeartbeat, waitForFreshReady } from "../day2/ready";
 import { rebootHost, REBOOT_DEFAULTS } from "../day2/reboot";
 import {
   containerdServiceScript,
@@ -96,21 +96,6 @@ function parentOf(p: string, style: "windows" | "posix"): string {
   return p.slice(0, p.lastIndexOf(sep));
 }
 
-async function waitReady(api: KubeApi, node: string, before: string, i: VanillaNodeInputs): Promise<void> {
-  const deadline = Date.now() + (i.readyTimeoutSeconds ?? 600) * 1000;
-  const poll = (i.pollSeconds ?? 5) * 1000;
-  for (;;) {
-    const r = await api.request("GET", `/api/v1/nodes/${encodeURIComponent(node)}`);
-    const ready = readyCondition(r.body);
-    if (r.status === 200 && ready.status === "True" && (ready.heartbeat ?? "") > before) return;
-    if (Date.now() + poll > deadline)
-      throw new Error(
-        `node ${node} was not Ready with a fresh heartbeat within ${i.readyTimeoutSeconds ?? 600}s after the upgrade; it stays cordoned`,
-      );
-    await new Promise((res) => setTimeout(res, poll));
-  }
-}
-
 /**
  * Makes the Node carry the declared labels and taints, and the providerID while it is empty. The Node appears once the
  * kubelet registers after the join: waited for within the ready timeout.
@@ -171,8 +156,7 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
     progress(`node ${nodeName}: upgrading (${steps.join(", ")}); cordon and drain`);
     await setCordoned(api, nodeName, true);
     await drainNode(api, nodeName, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (i.pollSeconds ?? 5) * 1000, progress });
-    heartbeat =
-      readyCondition((await api.request("GET", `/api/v1/nodes/${encodeURIComponent(nodeName)}`)).body).heartbeat ?? "";
+    heartbeat = await lastHeartbeat(api, nodeName);
   }
   const scripts: Record<Exclude<Step, "features" | "join">, string> = {
     "host settings": hostSettingsScript(i.vxlanPort),
@@ -190,32 +174,36 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
   ].filter((n, k, all) => all.indexOf(n) === k && first.probe.services[n]?.status === "Running");
   if (steps.includes("binaries") && toStop.length > 0 && !steps.includes("services") && first.probe.joined)
     steps.push("services");
-  await withSession(pinned, first.hostKey, async (s) => {
+  // One session for the steps, the BIOS serial (when asked) and the check that nothing is left.
+  const { after, serial } = await withSession(pinned, first.hostKey, async (s) => {
     for (const step of steps) {
       if (step === "binaries" && toStop.length > 0)
         await run(s, target, `stopping ${toStop.join(", ")}`, stopServicesScript(toStop));
       progress(`${target}: ${step}`);
-      if (step === "features") continue;
       if (step === "join") {
         await s.mkdirp(parentOf(i.joinConfigPath, style));
         await s.writeFileAtomic(i.joinConfigPath, Buffer.from(i.joinConfig, "utf8"));
         await run(s, target, "kubeadm join", joinScript(i.joinConfigPath));
-        continue;
-      }
-      await run(s, target, step, scripts[step]);
+      } else if (step !== "features") await run(s, target, step, scripts[step]);
     }
+    const bios =
+      i.identity?.providerIdAuto && api ? await run(s, target, "reading the BIOS serial", biosSerialScript()) : "";
+    return { after: await probe(s, i), serial: bios };
   });
   if (upgrading && api) {
-    await waitReady(api, nodeName, heartbeat, i);
+    await waitForFreshReady(api, nodeName, heartbeat, {
+      timeoutMs: (i.readyTimeoutSeconds ?? 600) * 1000,
+      pollMs: (i.pollSeconds ?? 5) * 1000,
+      after: "the upgrade",
+    }).catch((e: Error) => {
+      throw new Error(`node ${nodeName}: ${e.message}`);
+    });
     await setCordoned(api, nodeName, false);
     progress(`node ${nodeName}: upgraded, uncordoned`);
   }
   let providerId: string | undefined;
   if (i.identity && api) {
     if (i.identity.providerIdAuto) {
-      const serial = await withSession(pinned, first.hostKey, (s) =>
-        run(s, target, "reading the BIOS serial", biosSerialScript()),
-      );
       providerId = vsphereProviderId(serial.replace(/^\uFEFF/, ""));
       if (!providerId)
         throw new Error(
@@ -224,7 +212,6 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
     }
     await applyIdentity(api, i.nodeName ?? nodeName, { ...i.identity, providerId }, i);
   }
-  const after = await withSession(pinned, first.hostKey, (s) => probe(s, i));
   const left = pendingSteps(after, i.downloads, i.proxy);
   if (left.length > 0) throw new Error(`${target} still needs: ${left.map((l) => `${l.step} (${l.why})`).join("; ")}`);
   return {
