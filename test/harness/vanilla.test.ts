@@ -1,6 +1,6 @@
 import * as path from "path";
-import { stringify } from "yaml";
 import { FakeKube } from "../helpers/fake-kube";
+import { flannelConfigMap, kubeadmConfigMap } from "../helpers/vanilla-fixtures";
 import { validateObject } from "../helpers/schemas";
 import { PROJECT_DIR, UNKNOWN } from "./dynamic-plugin";
 import { declared, errorsOf, runProgram, RunResult, stackConfig } from "./program";
@@ -11,24 +11,7 @@ import { isSecret, reveal } from "./wire";
 jest.setTimeout(120_000);
 
 const EXAMPLE = path.join(PROJECT_DIR, "stacks", "examples", "Pulumi.kubeadm.yaml");
-const flannelCfg = (backend: Record<string, unknown>) => ({
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name: "kube-flannel-cfg", namespace: "kube-flannel" },
-  data: { "net-conf.json": JSON.stringify({ Network: "10.244.0.0/16", EnableNFTables: false, Backend: backend }) },
-});
-const kubeadmConfig = {
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name: "kubeadm-config", namespace: "kube-system" },
-  data: {
-    ClusterConfiguration: stringify({
-      apiVersion: "kubeadm.k8s.io/v1beta4",
-      kind: "ClusterConfiguration",
-      networking: { podSubnet: "10.244.0.0/16", serviceSubnet: "10.96.0.0/12" },
-    }),
-  },
-};
+const kubeadmConfig = kubeadmConfigMap();
 
 function cluster(o: { server: string; backend: Record<string, unknown> }): FakeKube {
   const kube = new FakeKube();
@@ -39,7 +22,7 @@ function cluster(o: { server: string; backend: Record<string, unknown> }): FakeK
     "/api/v1/namespaces/kube-system/services/kube-dns",
     ok({ apiVersion: "v1", kind: "Service", metadata: { name: "kube-dns" }, spec: { clusterIP: "10.96.0.10" } }),
   );
-  kube.route("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg", ok(flannelCfg(o.backend)));
+  kube.route("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg", ok(flannelConfigMap(o.backend)));
   return kube;
 }
 
@@ -72,7 +55,8 @@ async function preview(kube: FakeKube, over: Record<string, unknown> = {}): Prom
 }
 
 test("the served ConfigMaps are valid core/v1 ConfigMaps", () => {
-  for (const o of [kubeadmConfig, flannelCfg({ Type: "vxlan" })]) expect(validateObject(o, { closed: true })).toBe("");
+  for (const o of [kubeadmConfig, flannelConfigMap({ Type: "vxlan" })])
+    expect(validateObject(o, { closed: true })).toBe("");
 });
 
 describe("a kubeadm cluster with flannel's Linux defaults", () => {

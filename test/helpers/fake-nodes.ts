@@ -23,7 +23,7 @@ export interface FakeNodeOptions {
 }
 
 /** The node info a Windows Server 2022 kubelet reports (kubelet `winstats`: `<maj>.<min>.<build>.<UBR>`). */
-const NODE_INFO = {
+export const NODE_INFO = {
   architecture: "amd64",
   bootID: "",
   containerRuntimeVersion: "containerd://1.7.27",

@@ -6,6 +6,7 @@ import { stringify } from "yaml";
 import { caCertHash, netConfFix, parseVanillaFacts, resolveKubernetes } from "../../../components/vanilla/discover";
 import { kubernetesSchema } from "../../../stacks/schema/kubernetes";
 import { validateObject } from "../../helpers/schemas";
+import { flannelConfigMap, kubeadmConfigMap } from "../../helpers/vanilla-fixtures";
 
 // What a kubeadm cluster with flannel serves, hand-built in the shapes kubeadm and kube-flannel.yml write (each
 // validated against its core/v1 schema), with a CA made here by openssl.
@@ -32,20 +33,11 @@ execFileSync(
 );
 const caPem = fs.readFileSync(path.join(dir, "ca.crt"), "utf8");
 
-const kubeadmConfig = {
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name: "kubeadm-config", namespace: "kube-system" },
-  data: {
-    ClusterConfiguration: stringify({
-      apiVersion: "kubeadm.k8s.io/v1beta4",
-      kind: "ClusterConfiguration",
-      kubernetesVersion: "v1.36.2",
-      controlPlaneEndpoint: "10.0.0.10:6443",
-      networking: { dnsDomain: "cluster.local", podSubnet: "10.244.0.0/16", serviceSubnet: "10.96.0.0/12" },
-    }),
-  },
-};
+const kubeadmConfig = kubeadmConfigMap({
+  kubernetesVersion: "v1.36.2",
+  controlPlaneEndpoint: "10.0.0.10:6443",
+  networking: { dnsDomain: "cluster.local", podSubnet: "10.244.0.0/16", serviceSubnet: "10.96.0.0/12" },
+});
 const kubeDns = {
   apiVersion: "v1",
   kind: "Service",
@@ -72,17 +64,12 @@ const clusterInfo = {
     }),
   },
 };
-const flannelConfig = (netConf: object) => ({
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name: "kube-flannel-cfg", namespace: "kube-flannel" },
-  data: { "net-conf.json": JSON.stringify(netConf) },
-});
 // kube-flannel.yml's default: VXLAN without VNI/port (Linux defaults 1 and 8472, which Windows cannot use).
 const upstreamNetConf = { Network: "10.244.0.0/16", EnableNFTables: false, Backend: { Type: "vxlan" } };
 
 test("the objects served here are valid core/v1 objects", () => {
-  for (const o of [kubeadmConfig, clusterInfo, flannelConfig(upstreamNetConf)]) expect(validateObject(o)).toBe("");
+  for (const o of [kubeadmConfig, clusterInfo, flannelConfigMap(upstreamNetConf.Backend)])
+    expect(validateObject(o)).toBe("");
 });
 
 test("the CA pin is the SHA-256 of the CA's SubjectPublicKeyInfo, as kubeadm's docs compute it with openssl", () => {
@@ -103,7 +90,7 @@ test("facts: version from /version, networks from kubeadm-config, DNS IP from ku
     kubeadmConfig,
     kubeDns,
     clusterInfo,
-    flannelConfig: flannelConfig(upstreamNetConf),
+    flannelConfig: flannelConfigMap(upstreamNetConf.Backend),
   });
   expect(f).toMatchObject({
     serverVersion: "1.36.2",

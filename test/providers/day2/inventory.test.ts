@@ -1,6 +1,7 @@
 import { nodeAddress, windowsNodes, wmcoHostKey } from "../../../providers/day2/inventory";
 import { reachNode } from "../../../providers/day2/node-reach";
 import { validateObject } from "../../helpers/schemas";
+import { NODE_INFO } from "../../helpers/fake-nodes";
 
 // Hand-built API objects (validated against core/v1 Node and machine.openshift.io Machine-free lists below);
 // expected values follow WMCO's own rules, cited per test.
@@ -29,18 +30,7 @@ function node(
     spec: {},
     status: {
       addresses: over.addresses ?? [{ type: "InternalIP", address: "10.0.0.5" }],
-      nodeInfo: {
-        architecture: "amd64",
-        bootID: "",
-        containerRuntimeVersion: "containerd://1.7.27",
-        kernelVersion: "10.0.20348.2700",
-        kubeProxyVersion: "",
-        kubeletVersion: "v1.33.2",
-        machineID: "m",
-        operatingSystem: "windows",
-        osImage: "Windows Server 2022 Datacenter",
-        systemUUID: "u",
-      },
+      nodeInfo: { ...NODE_INFO },
     },
   };
 }

@@ -1,10 +1,10 @@
 import * as fs from "fs";
 import * as path from "path";
 import { VanillaNode } from "../../../providers/vanilla-node";
-import { Download } from "../../../providers/vanilla-node/scripts";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
+import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 import { DynamicPlugin } from "../../harness/dynamic-plugin";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
 
@@ -23,31 +23,7 @@ let plugin: DynamicPlugin;
 let text: string;
 const states: Record<string, unknown>[] = [];
 
-function downloads(kubelet = "1.36.2"): Download[] {
-  const k8s = (name: string, v: string): Download => ({
-    name,
-    url: `https://dl.k8s.io/release/v${v}/bin/windows/amd64/${name}.exe`,
-    checksumUrl: `https://dl.k8s.io/release/v${v}/bin/windows/amd64/${name}.exe.sha256`,
-    kind: "file",
-    target: `C:\\k\\${name}.exe`,
-    version: v,
-  });
-  return [
-    {
-      name: "containerd",
-      url: "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
-      checksumUrl:
-        "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz.sha256sum",
-      kind: "tgz",
-      target: "C:\\Program Files\\containerd",
-      strip: true,
-      version: "2.3.4",
-    },
-    k8s("kubelet", kubelet),
-    k8s("kubeadm", kubelet),
-    k8s("kube-proxy", kubelet),
-  ];
-}
+const downloads = (kubelet = "1.36.2") => releaseDownloads(kubelet);
 
 const state = (l: LabWindows) => JSON.parse(fs.readFileSync(l.state, "utf8"));
 const setState = (l: LabWindows, over: Record<string, unknown>) =>

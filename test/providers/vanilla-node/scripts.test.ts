@@ -1,6 +1,5 @@
 import {
   containerdServiceScript,
-  Download,
   featuresScript,
   hostSettingsScript,
   installScript,
@@ -15,27 +14,9 @@ import {
 import { parseNodeProbe, pendingSteps } from "../../../providers/vanilla-node/steps";
 import { REMOVED_KUBELET_FLAGS } from "../../../facts/kubernetes";
 import { powershellErrors } from "../../helpers/powershell-parser";
+import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 
-const items: Download[] = [
-  {
-    name: "containerd",
-    url: "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
-    checksumUrl:
-      "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz.sha256sum",
-    kind: "tgz",
-    target: "C:\\Program Files\\containerd",
-    strip: true,
-    version: "2.3.4",
-  },
-  {
-    name: "kubelet",
-    url: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe",
-    checksumUrl: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe.sha256",
-    kind: "file",
-    target: "C:\\k\\kubelet.exe",
-    version: "1.36.2",
-  },
-];
+const items = releaseDownloads("1.36.2", ["kubelet"]);
 
 test.each([
   ["probe", probeScript(["containerd", "kubelet"], 4789)],
