@@ -57,6 +57,44 @@ export const FLANNEL_VERSION = "v0.28.9";
 export const FLANNEL_CNI_PLUGIN_VERSION = "v1.9.1-flannel3";
 export const CNI_PLUGINS_VERSION = "v1.9.1";
 
+/**
+ * SHA-256 of flannel's Windows binaries. flannel publishes no checksum files beside `flanneld.exe` or
+ * `flannel-amd64.exe`; these are the digests RKE2 verifies its builds against (rancher/rke2 Dockerfile.windows at
+ * 6ce1a80, the `sha256sum -c` lines after `FLANNEL_VERSION` and `CNI_FLANNEL_VERSION`). Another flanneld version needs
+ * `kubernetes.flannel.flanneldSha256`; nothing is installed unverified.
+ */
+export const FLANNELD_SHA256: Readonly<Record<string, string>> = {
+  "v0.28.9": "7d43b3de5635891e68b36458d912a94c2eb94e15d878d486f539309db5845861",
+};
+export const FLANNEL_CNI_SHA256: Readonly<Record<string, string>> = {
+  "v1.9.1-flannel3": "768c4a04e6ee3f7e3f9280488359b7e4bba4220246795261994a77a366860cc6",
+};
+
+/**
+ * The image the Windows flanneld and kube-proxy DaemonSets run: Microsoft's HostProcess base image, a few KB, usable on
+ * every Windows Server version because a HostProcess container shares the host's OS (microsoft/windows-host-process-
+ * containers-base-image README). The binaries themselves come from the host, installed with verified checksums.
+ */
+export const HOST_PROCESS_IMAGE = "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0";
+
+/**
+ * The Windows network agents this project owns (flannel's HostProcess manifests were removed from sig-windows-tools in
+ * #385 and no Windows kube-proxy image for flannel is published: vanilla-windows-facts §5). Namespaced in kube-system,
+ * beside kubeadm's Linux kube-proxy.
+ */
+export const WINDOWS_NETWORK = {
+  namespace: "kube-system",
+  flanneld: "windows-estate-flanneld",
+  kubeProxy: "windows-estate-kube-proxy",
+  configMap: "windows-estate-network",
+  /** flannel's ClusterRole in kube-flannel.yml (get pods; get, list, watch nodes; patch nodes/status). */
+  flannelClusterRole: "windows-estate-flannel",
+  /** kube-proxy's rights: the built-in ClusterRole kubeadm binds its own kube-proxy to (`kubeadm:node-proxier`). */
+  nodeProxierClusterRole: "system:node-proxier",
+  /** Where the node keeps the source VIP it reserved for kube-proxy (sig-windows-tools' kube-proxy start.ps1). */
+  sourceVipCache: "C:\\sourcevip\\sourceVip.json",
+} as const;
+
 /** containerd's named pipe on Windows (containerd defaults/defaults_windows.go), as kubeadm's `criSocket`. */
 export const CONTAINERD_PIPE = "npipe:////./pipe/containerd-containerd";
 
@@ -81,9 +119,8 @@ export const DOWNLOADS = {
     `https://github.com/containernetworking/plugins/releases/download/${v}/cni-plugins-windows-amd64-${v}.tgz`,
   /** flanneld for Windows. */
   flanneld: (v: string) => `https://github.com/flannel-io/flannel/releases/download/${v}/flanneld.exe`,
-  /** flannel's CNI plugin for Windows. */
-  flannelCni: (v: string) =>
-    `https://github.com/flannel-io/cni-plugin/releases/download/${v}/cni-plugin-flannel-windows-amd64-${v}.tgz`,
+  /** flannel's CNI plugin for Windows (the bare executable, as RKE2 downloads it). */
+  flannelCni: (v: string) => `https://github.com/flannel-io/cni-plugin/releases/download/${v}/flannel-amd64.exe`,
 } as const;
 
 /** A URL moved under a mirror: the same path below `baseUrl`. */

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { vanillaNodeProvider } from "./vanilla-node/provider";
+import { NetworkAgent, vanillaNodeProvider } from "./vanilla-node/provider";
 import { bootstrapTokenProvider } from "./vanilla-node/bootstrap-token";
 import { Download, ProxyEnv } from "./vanilla-node/scripts";
 import { Taint } from "./vanilla-node/identity";
@@ -31,6 +31,11 @@ export interface VanillaNodeArgs {
   proxy?: pulumi.Input<ProxyEnv>;
   /** Labels and taints the Node must carry, and whether to set its providerID from the vSphere BIOS serial. */
   identity?: pulumi.Input<{ labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean }>;
+  /**
+   * DaemonSets (namespace, `app` label) whose pod on this node runs a downloaded binary: restarted when that binary is
+   * upgraded. Default none.
+   */
+  networkAgents?: NetworkAgent[];
 }
 
 /**
@@ -60,6 +65,7 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         context: args.context,
         pollSeconds: args.pollSeconds,
         identity: args.identity,
+        networkAgents: args.networkAgents,
         proxy: args.proxy === undefined ? undefined : pulumi.secret(args.proxy),
         nodeName: args.nodeName,
         providerId: undefined,

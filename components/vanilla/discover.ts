@@ -12,6 +12,8 @@ import { get, objects, str } from "../../lib/json";
 import {
   DEFAULT_CONTAINERD,
   FLANNEL_VERSION,
+  FLANNELD_SHA256,
+  HOST_PROCESS_IMAGE,
   KUBELET_MAX_MINORS_BEHIND,
   minorOf,
   SUPPORTED_MINORS,
@@ -153,7 +155,14 @@ export function resolveKubernetes(
       dnsServiceIp,
       ...(apiServerEndpoint ? { apiServerEndpoint } : {}),
       containerdVersion: k.containerd.version ?? DEFAULT_CONTAINERD,
-      flannel: { vni: k.flannel.vni, port: k.flannel.port, version: k.flannel.version ?? FLANNEL_VERSION },
+      flannel: {
+        vni: k.flannel.vni,
+        port: k.flannel.port,
+        version: k.flannel.version ?? FLANNEL_VERSION,
+        // validate.ts refused a version with neither a pin nor a configured checksum.
+        flanneldSha256: k.flannel.flanneldSha256 ?? FLANNELD_SHA256[k.flannel.version ?? FLANNEL_VERSION] ?? "",
+      },
+      hostProcessImage: k.hostProcessImage ?? HOST_PROCESS_IMAGE,
       ...(k.artifacts.baseUrl ? { artifactsBaseUrl: k.artifacts.baseUrl } : {}),
     },
   };

@@ -6,10 +6,12 @@ import { buildDigestMirrorSets, buildTagMirrorSets } from "../mirrors/mirror-set
 import { renderHostsToml } from "../mirrors/hosts-toml";
 import { netConfFix, VanillaFacts } from "./discover";
 import { flannelConfigPatch, LINUX_ONLY_DAEMONSETS, linuxOnlyPatch } from "./objects";
+import { networkAgentObjects } from "./network-objects";
 import { ClusterAccess } from "../cluster-access";
 import { nodePath } from "../node-access/path";
 import { nodeConnection } from "./connection";
 import {
+  API_ENDPOINT_PLACEHOLDER,
   flannelCniConf,
   flannelNetConf,
   HOSTNAME_PLACEHOLDER,
@@ -22,7 +24,7 @@ import {
 } from "./node-plan";
 import { NodeRelay } from "../node-access/relay";
 import { RELAY_IMAGE } from "../../facts/day2";
-import { WINDOWS_TAINT } from "../../facts/kubernetes";
+import { WINDOWS_NETWORK, WINDOWS_TAINT } from "../../facts/kubernetes";
 import { isOffline } from "../../stacks/offline";
 import { isIP } from "net";
 import { promises as dns } from "dns";
@@ -57,7 +59,7 @@ export interface VanillaEstateArgs {
 /**
  * The Windows side of a vanilla kubeadm cluster with flannel: flannel's VXLAN backend as Windows needs it (patched in
  * place, never replaced), the Linux DaemonSets pinned to Linux, RuntimeClasses per Windows build, and each node's plan
- * (files and steps). The node-side providers that apply the plans come next (README, Vanilla Kubernetes).
+ * (files and steps), flanneld and kube-proxy as HostProcess DaemonSets, and each node converged over SSH.
  */
 export class VanillaEstate extends pulumi.ComponentResource {
   /** Per node address: its files (exact text; the join token as a placeholder), downloads and steps. */
@@ -81,6 +83,29 @@ export class VanillaEstate extends pulumi.ComponentResource {
       new k8s.apps.v1.DaemonSetPatch(`${name}-linux-only-${ds.name}`, linuxOnlyPatch(ds.namespace, ds.name), {
         parent: this,
       });
+    // The Windows flanneld and kube-proxy: accounts and RBAC first, then the scripts, then the DaemonSets.
+    if (args.access && !resolved.apiServerEndpoint)
+      throw new pulumi.RunError(
+        "windows-estate:kubernetes.apiServerEndpoint: kube-public/cluster-info names no API server; set apiServerEndpoint (host:port) so Windows flanneld and kube-proxy can reach it",
+      );
+    const agents = networkAgentObjects({
+      apiServerEndpoint: resolved.apiServerEndpoint ?? API_ENDPOINT_PLACEHOLDER,
+      podNetworkCidr: resolved.podNetworkCidr,
+      vni: resolved.flannel.vni,
+      image: resolved.hostProcessImage,
+    });
+    const rbac: pulumi.Resource[] = [
+      ...agents.serviceAccounts.map(
+        (sa) => new k8s.core.v1.ServiceAccount(`${name}-${sa.metadata.name}`, sa, { parent: this }),
+      ),
+      new k8s.rbac.v1.ClusterRole(`${name}-flannel-role`, agents.clusterRole, { parent: this }),
+      ...agents.clusterRoleBindings.map(
+        (b) => new k8s.rbac.v1.ClusterRoleBinding(`${name}-${b.metadata.name}`, b, { parent: this }),
+      ),
+      new k8s.core.v1.ConfigMap(`${name}-network-scripts`, agents.configMap, { parent: this }),
+    ];
+    for (const ds of agents.daemonSets)
+      new k8s.apps.v1.DaemonSet(`${name}-${ds.metadata.name}`, ds, { parent: this, dependsOn: rbac });
     const runtimeClasses = new WindowsRuntimeClasses(
       `${name}-runtimeclasses`,
       { versions: cfg.nodes.map((n) => n.windowsServer) },
@@ -175,6 +200,10 @@ export class VanillaEstate extends pulumi.ComponentResource {
             context: access.context,
             ...(n.name ? { nodeName: n.name } : {}),
             ...(proxy ? { proxy } : {}),
+            networkAgents: [
+              { namespace: WINDOWS_NETWORK.namespace, app: WINDOWS_NETWORK.flanneld, binary: "flanneld" },
+              { namespace: WINDOWS_NETWORK.namespace, app: WINDOWS_NETWORK.kubeProxy, binary: "kube-proxy" },
+            ],
             identity: {
               labels: n.labels,
               taints: (n.taints ?? [WINDOWS_TAINT]).map((t) => ({ ...t })),

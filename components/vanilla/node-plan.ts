@@ -14,6 +14,8 @@ import {
   WINDOWS_TAINT,
   CNI_PLUGINS_VERSION,
   FLANNEL_CNI_PLUGIN_VERSION,
+  FLANNEL_CNI_SHA256,
+  WINDOWS_NETWORK,
 } from "../../facts/kubernetes";
 import { REGISTRIES_DIR } from "../mirrors/registry-mirrors";
 import type { Download } from "../../providers/vanilla-node/scripts";
@@ -27,9 +29,15 @@ export interface ResolvedKubernetes {
   /** `host:port` of the API server; undefined until discovery (the join file then says so). */
   apiServerEndpoint?: string;
   containerdVersion: string;
-  flannel: { vni: number; port: number; version: string };
+  /** flanneld's release and the SHA-256 its `flanneld.exe` is checked against (pinned or configured). */
+  flannel: { vni: number; port: number; version: string; flanneldSha256: string };
   artifactsBaseUrl?: string;
+  /** The image of the Windows flanneld and kube-proxy DaemonSets. */
+  hostProcessImage: string;
 }
+
+/** Shown where the API server's address goes until discovery has read it (render mode). */
+export const API_ENDPOINT_PLACEHOLDER = "<discovered at preview/up from kube-public/cluster-info>";
 
 export const PATHS = {
   containerdDir: "C:\\Program Files\\containerd",
@@ -40,6 +48,8 @@ export const PATHS = {
   cniConf: "C:\\etc\\cni\\net.d",
   flannelNetConf: "C:\\etc\\kube-flannel\\net-conf.json",
   kubeDir: "C:\\k",
+  /** flanneld lives with the Kubernetes binaries; the DaemonSet runs a copy of it (network-objects.ts). */
+  flanneld: "C:\\k\\flanneld.exe",
   joinConfig: "C:\\k\\kubeadm\\join.yaml",
 } as const;
 
@@ -57,8 +67,6 @@ export interface NodePlan {
   steps: NodeStep[];
   /** What the node downloads, each with its published checksum, version and target (VanillaNode installs them). */
   downloads: Download[];
-  /** Downloads the plan names but no step installs yet (flanneld, flannel's CNI plugin: README, what is left). */
-  notYetInstalled: { url: string }[];
 }
 
 /**
@@ -154,7 +162,7 @@ export function joinConfiguration(
     discovery: {
       bootstrapToken: {
         token: discovery.token,
-        apiServerEndpoint: k.apiServerEndpoint ?? "<discovered at preview/up from kube-public/cluster-info>",
+        apiServerEndpoint: k.apiServerEndpoint ?? API_ENDPOINT_PLACEHOLDER,
         caCertHashes: [discovery.caCertHash],
       },
     },
@@ -222,10 +230,24 @@ export function vanillaNodePlan(
       target: PATHS.cniBin,
       version: CNI_PLUGINS_VERSION,
     },
-  ];
-  const notYetInstalled = [
-    { url: mirrored(DOWNLOADS.flanneld(k.flannel.version), base) },
-    { url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), base) },
+    // flannel publishes no checksum files: these are checked against pinned digests (facts/kubernetes.ts).
+    {
+      name: "flanneld",
+      url: mirrored(DOWNLOADS.flanneld(k.flannel.version), base),
+      sha256: k.flannel.flanneldSha256,
+      kind: "file",
+      target: PATHS.flanneld,
+      version: k.flannel.version,
+    },
+    {
+      name: "flannel-cni",
+      url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), base),
+      sha256: FLANNEL_CNI_SHA256[FLANNEL_CNI_PLUGIN_VERSION],
+      kind: "file",
+      // The CNI conf's `type: flannel` is the executable's name in the CNI bin directory.
+      target: `${PATHS.cniBin}\\flannel.exe`,
+      version: FLANNEL_CNI_PLUGIN_VERSION,
+    },
   ];
   const steps: NodeStep[] = [
     { name: "os", does: `Windows Server ${n.windowsServer} with its required updates`, check: "build, UBR" },
@@ -243,7 +265,11 @@ export function vanillaNodePlan(
       does: `kubelet, kubeadm, kube-proxy ${k.version}, checksums verified`,
       check: "versions",
     },
-    { name: "cni", does: `CNI plugins ${CNI_PLUGINS_VERSION}, flannel ${k.flannel.version}`, check: "file hashes" },
+    {
+      name: "cni and flannel",
+      does: `CNI plugins ${CNI_PLUGINS_VERSION}, flannel CNI ${FLANNEL_CNI_PLUGIN_VERSION}, flanneld ${k.flannel.version}, checksums verified`,
+      check: "versions",
+    },
     { name: "kubelet service", does: "service `kubelet`, depends on containerd, auto start", check: "service config" },
     { name: "join", does: "kubeadm join with a bootstrap token and the CA hash", check: "kubelet.conf, Node Ready" },
     {
@@ -251,8 +277,16 @@ export function vanillaNodePlan(
       does: `labels, taints${n.providerId === "auto" ? ", providerID from the BIOS serial" : ""}`,
       check: "Node fields",
     },
-    { name: "flanneld", does: `flanneld service on flannel.${k.flannel.vni}`, check: "service, subnet = podCIDR" },
-    { name: "kube-proxy", does: "kube-proxy service with the source VIP", check: "service, source VIP in podCIDR" },
+    {
+      name: "flanneld",
+      does: `DaemonSet ${WINDOWS_NETWORK.flanneld} (HostProcess) runs flanneld on flannel.${k.flannel.vni}; restarted on this node when flanneld is upgraded`,
+      check: "pod on the node",
+    },
+    {
+      name: "kube-proxy",
+      does: `DaemonSet ${WINDOWS_NETWORK.kubeProxy} (HostProcess) reserves the source VIP and runs kube-proxy (kernelspace); restarted on this node when kube-proxy is upgraded`,
+      check: "pod on the node",
+    },
   ];
-  return { address: n.address, files, steps, downloads, notYetInstalled };
+  return { address: n.address, files, steps, downloads };
 }

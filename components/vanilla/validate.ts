@@ -10,6 +10,7 @@ import {
   compareVersions,
   CONTAINERD_MINIMUM,
   FLANNEL_WINDOWS,
+  FLANNELD_SHA256,
   minorOf,
   SUPPORTED_MINORS,
 } from "../../facts/kubernetes";
@@ -93,6 +94,16 @@ export function validateVanilla(
     errors.push({
       path: "kubernetes.flannel.port",
       message: `Windows flanneld accepts only UDP ${FLANNEL_WINDOWS.port} (vxlan_windows.go); set 4789, and on vSphere check that no NSX overlay already uses 4789 (move NSX's port, not flannel's)`,
+    });
+  if (k?.flannel.version && !k.flannel.flanneldSha256 && !FLANNELD_SHA256[k.flannel.version])
+    errors.push({
+      path: "kubernetes.flannel.flanneldSha256",
+      message: `flanneld ${k.flannel.version} has no pinned checksum (pinned: ${Object.keys(FLANNELD_SHA256).join(", ")}) and flannel publishes none; set flanneldSha256 to the sha256sum of that release's flanneld.exe, or leave flannel.version out`,
+    });
+  if (k?.flannel.flanneldSha256 && !k.flannel.version)
+    errors.push({
+      path: "kubernetes.flannel.flanneldSha256",
+      message: "a checksum without flannel.version: set the version it belongs to, or remove flanneldSha256",
     });
   if (k?.artifacts.baseUrl && !k.artifacts.baseUrl.startsWith("https://"))
     errors.push({

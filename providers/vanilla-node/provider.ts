@@ -28,6 +28,14 @@ import {
 import { NO_PROXY_ENV, NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
+import { get, objects, str } from "../../lib/json";
+
+/** A DaemonSet (by namespace and `app` label) whose pods run the download named `binary`. */
+export interface NetworkAgent {
+  namespace: string;
+  app: string;
+  binary: string;
+}
 
 export interface VanillaNodeInputs {
   connection: SshConnection;
@@ -51,6 +59,11 @@ export interface VanillaNodeInputs {
   nodeName?: string;
   /** Machine-wide proxy variables for containerd and the kubelet (and the downloads); default none. */
   proxy?: ProxyEnv;
+  /**
+   * The DaemonSets that run a downloaded binary on this node (the Windows flanneld and kube-proxy): their pod here is
+   * restarted when that binary is upgraded. Default none.
+   */
+  networkAgents?: NetworkAgent[];
   /** What the Node object must carry: the declared labels and taints, and on vSphere the providerID. */
   identity?: { labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean };
   __provider?: string;
@@ -123,6 +136,31 @@ async function applyIdentity(
   progress(`node ${node}: identity set (${Object.keys(patch).join(", ")})`);
 }
 
+/** The downloads the kubelet service holds open while it runs. */
+const KUBELET_FILES = ["kubelet", "kube-log-runner"];
+
+/**
+ * Deletes the node's pods of the given DaemonSets so they start again with the new binary. Deleting a DaemonSet pod is
+ * how its controller is asked to recreate it on the same node (pkg/controller/daemon); drain leaves them in place.
+ */
+async function restartAgents(api: KubeApi, node: string, agents: NetworkAgent[]): Promise<void> {
+  for (const a of agents) {
+    const base = `/api/v1/namespaces/${encodeURIComponent(a.namespace)}/pods`;
+    const query = `labelSelector=${encodeURIComponent(`app=${a.app}`)}&fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`;
+    const list = await api.request("GET", `${base}?${query}`);
+    if (list.status !== 200)
+      throw new Error(`node ${node}: listing ${a.namespace}/${a.app} pods failed: the API answered ${list.status}`);
+    for (const pod of objects(get(list.body, "items"))) {
+      const podName = str(get(pod, "metadata", "name"));
+      if (!podName) continue;
+      const r = await api.request("DELETE", `${base}/${encodeURIComponent(podName)}`);
+      if (r.status >= 300 && r.status !== 404)
+        throw new Error(`node ${node}: restarting pod ${a.namespace}/${podName} failed: the API answered ${r.status}`);
+      progress(`node ${node}: ${a.binary} upgraded, pod ${a.namespace}/${podName} restarted`);
+    }
+  }
+}
+
 /** Runs what the node still needs, in order; a joined node being upgraded is cordoned and drained around it. */
 async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefined): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
@@ -168,9 +206,11 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
   };
   // Windows cannot overwrite a running executable: stop what the new binaries replace, and start it again after.
   const replaced = i.downloads.filter((d) => first.probe.versions[d.name] !== d.version).map((d) => d.name);
+  // The kubelet service runs kubelet.exe through kube-log-runner.exe; flanneld and kube-proxy run sandbox copies
+  // (components/vanilla/network-scripts.ts), so their host files are never locked.
   const toStop = [
     ...(replaced.includes("containerd") ? ["kubelet", "containerd"] : []),
-    ...(replaced.some((n) => n !== "containerd") ? ["kubelet"] : []),
+    ...(replaced.some((n) => KUBELET_FILES.includes(n)) ? ["kubelet"] : []),
   ].filter((n, k, all) => all.indexOf(n) === k && first.probe.services[n]?.status === "Running");
   if (steps.includes("binaries") && toStop.length > 0 && !steps.includes("services") && first.probe.joined)
     steps.push("services");
@@ -201,6 +241,9 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
     await setCordoned(api, nodeName, false);
     progress(`node ${nodeName}: upgraded, uncordoned`);
   }
+  // A new flanneld or kube-proxy runs once its pod on this node restarts (the DaemonSet recreates it at once).
+  const restart = (i.networkAgents ?? []).filter((a) => replaced.includes(a.binary) && first.probe.joined);
+  if (restart.length > 0 && api) await restartAgents(api, i.nodeName ?? nodeName, restart);
   let providerId: string | undefined;
   if (i.identity && api) {
     if (i.identity.providerIdAuto) {
@@ -251,6 +294,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       olds.kubeconfig !== news.kubeconfig ||
       JSON.stringify(olds.identity) !== JSON.stringify(news.identity) ||
       JSON.stringify(olds.proxy) !== JSON.stringify(news.proxy) ||
+      JSON.stringify(olds.networkAgents) !== JSON.stringify(news.networkAgents) ||
       olds.__provider !== news.__provider;
     // Drift found by refresh (or a host refresh could not reach) makes the next up converge it.
     const drift = (olds.pendingSteps ?? []).length > 0 || olds.unreachable !== undefined;

@@ -10,8 +10,10 @@ export interface Download {
   /** What it is, for messages and the probe (`containerd`, `kubelet`, …). */
   name: string;
   url: string;
-  /** URL of the published checksum (first hex word of the file is the SHA-256). */
-  checksumUrl: string;
+  /** URL of the published checksum (first hex word of the file is the SHA-256). Exactly one of this and `sha256`. */
+  checksumUrl?: string;
+  /** The SHA-256 itself, for assets published without a checksum file (flannel's: facts/kubernetes.ts). */
+  sha256?: string;
   /** `file`: saved as `target`; `tgz`: extracted into `target` (tar.exe, top directory stripped when `strip`). */
   kind: "file" | "tgz";
   target: string;
@@ -88,7 +90,8 @@ export function hostSettingsScript(vxlanPort: number): string {
 }
 
 /**
- * Downloads each item to a temp file, checks its SHA-256 against the published checksum before anything is placed,
+ * Downloads each item to a temp file, checks its SHA-256 against the published checksum (or the pinned digest) before
+ * anything is placed,
  * then moves it into place (or extracts it) and records its version. A mismatch stops with both hashes, nothing
  * replaced.
  */
@@ -105,7 +108,7 @@ export function installScript(items: readonly Download[], proxy = ""): string {
   ];
   items.forEach((d, i) =>
     lines.push(
-      `  @{ name = ${psQuote(d.name)}; url = ${psQuote(d.url)}; sum = ${psQuote(d.checksumUrl)}; kind = ${psQuote(d.kind)}; target = ${psQuote(d.target)}; strip = $${d.strip ? "true" : "false"}; version = ${psQuote(d.version)} }${i < items.length - 1 ? "," : ""}`,
+      `  @{ name = ${psQuote(d.name)}; url = ${psQuote(d.url)}; sum = ${psQuote(d.checksumUrl ?? "")}; sha = ${psQuote(d.sha256 ?? "")}; kind = ${psQuote(d.kind)}; target = ${psQuote(d.target)}; strip = $${d.strip ? "true" : "false"}; version = ${psQuote(d.version)} }${i < items.length - 1 ? "," : ""}`,
     ),
   );
   lines.push(
@@ -113,7 +116,8 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     "foreach ($it in $items) {",
     "  $tmp = Join-Path $env:TEMP ('windows-estate-' + $it.name + '-' + [guid]::NewGuid().ToString('N'))",
     "  Invoke-WebRequest @web -Uri $it.url -OutFile $tmp",
-    "  $published = ((Invoke-WebRequest @web -Uri $it.sum).Content -split '\\s+')[0].ToLowerInvariant()",
+    "  if ($it.sha) { $published = $it.sha.ToLowerInvariant() }",
+    "  else { $published = ((Invoke-WebRequest @web -Uri $it.sum).Content -split '\\s+')[0].ToLowerInvariant() }",
     "  $actual = (Get-FileHash -LiteralPath $tmp -Algorithm SHA256).Hash.ToLowerInvariant()",
     "  if ($published -ne $actual) {",
     "    Remove-Item -LiteralPath $tmp -Force",
@@ -245,7 +249,8 @@ export function startServicesScript(names: readonly string[]): string {
 
 /**
  * Leaves the cluster cleanly on the host (vanilla-windows-facts §7): `kubeadm reset`, the kubelet service removed, CNI
- * config and flannel's state deleted. containerd stays (it may serve other things). Succeeds when already clean.
+ * config, flannel's state and kube-proxy's source-VIP reservation and cache deleted (a stale VIP breaks Services after
+ * a re-join). containerd stays (it may serve other things). Succeeds when already clean.
  */
 export function resetScript(): string {
   return [
@@ -257,7 +262,7 @@ export function resetScript(): string {
     "  Stop-Service -Name kubelet -Force",
     "  sc.exe delete kubelet | Out-Null",
     "}",
-    "foreach ($p in @('C:\\etc\\cni\\net.d', 'C:\\run\\flannel', 'C:\\var\\lib\\cni\\networks')) {",
+    "foreach ($p in @('C:\\etc\\cni\\net.d', 'C:\\run\\flannel', 'C:\\var\\lib\\cni\\networks', 'C:\\sourcevip')) {",
     "  if (Test-Path -LiteralPath $p) { Remove-Item -LiteralPath $p -Recurse -Force }",
     "}",
     "Write-Output 'reset'",

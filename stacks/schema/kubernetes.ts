@@ -34,8 +34,16 @@ export const kubernetesSchema = z
          * port. Default true; false only checks it and refuses with the exact fix.
          */
         manage: z.boolean().default(true),
-        /** flannel's version for the Windows flanneld and its CNI plugin. Default: the pinned one (facts). */
+        /** flanneld's release for the Windows nodes (`v0.28.9`). Default: the pinned one (facts/kubernetes.ts). */
         version: z.string().min(1).optional(),
+        /**
+         * SHA-256 of that release's `flanneld.exe` (flannel publishes none). Required for a version without a pin in
+         * facts/kubernetes.ts; the node refuses a download that does not match.
+         */
+        flanneldSha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex digits (sha256sum of flanneld.exe)")
+          .optional(),
       })
       .default({ vni: 4096, port: 4789, manage: true }),
     /** containerd on the Windows nodes. */
@@ -55,6 +63,12 @@ export const kubernetesSchema = z
         baseUrl: z.string().url().optional(),
       })
       .default({}),
+    /**
+     * The image of the Windows flanneld and kube-proxy HostProcess DaemonSets. They run the host's own checksum-verified
+     * binaries, so any HostProcess-capable image works; a mirror of the default for disconnected sites. Default:
+     * Microsoft's HostProcess base image (facts/kubernetes.ts `HOST_PROCESS_IMAGE`).
+     */
+    hostProcessImage: z.string().min(1).optional(),
     /** Bootstrap token lifetime for joins, in hours (kubeadm's default is 24). Default 2. */
     tokenTtlHours: z.number().int().min(1).max(168).default(2),
     /**

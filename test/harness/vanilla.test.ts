@@ -109,8 +109,31 @@ describe("a kubeadm cluster with flannel's Linux defaults", () => {
         "kube-proxy",
         "kube-log-runner",
         "cni-plugins",
+        "flanneld",
+        "flannel-cni",
+      ]);
+      // Its flanneld and kube-proxy pods are restarted when those binaries change.
+      expect(reveal(n.inputs.networkAgents)).toEqual([
+        { namespace: "kube-system", app: "windows-estate-flanneld", binary: "flanneld" },
+        { namespace: "kube-system", app: "windows-estate-kube-proxy", binary: "kube-proxy" },
       ]);
     }
+  });
+
+  test("the Windows flanneld and kube-proxy DaemonSets come after their accounts, RBAC and scripts", () => {
+    const ds = declared(r, "kubernetes:apps/v1:DaemonSet");
+    expect(ds.map((d) => d.name).sort()).toEqual([
+      "estate-windows-estate-flanneld",
+      "estate-windows-estate-kube-proxy",
+    ]);
+    const before = [
+      ...declared(r, "kubernetes:core/v1:ServiceAccount"),
+      ...declared(r, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"),
+      ...declared(r, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"),
+      ...declared(r, "kubernetes:core/v1:ConfigMap"),
+    ].map((x) => x.urn);
+    expect(before).toHaveLength(6);
+    for (const d of ds) expect(d.dependencies).toEqual(expect.arrayContaining(before));
   });
 });
 

@@ -94,11 +94,22 @@ describe("the vanilla kubeadm example", () => {
     ]);
     const cm = p.find((o) => o.kind === "ConfigMap") as unknown as { data: Record<string, string> };
     expect(JSON.parse(cm.data["net-conf.json"]).Backend).toEqual({ Type: "vxlan", VNI: 4096, Port: 4789 });
-    // No WMCO, operator, key Secret or MachineSet on a vanilla cluster: RuntimeClasses only.
+    // No WMCO, operator, key Secret or MachineSet on a vanilla cluster: RuntimeClasses and the Windows network agents.
     expect((rendered.get("kubeadm") ?? []).map((o) => `${o.kind} ${o.metadata.name}`).sort()).toEqual([
+      "ClusterRole windows-estate-flannel",
+      "ClusterRoleBinding windows-estate-flannel",
+      "ClusterRoleBinding windows-estate-kube-proxy-node-proxier",
+      "ConfigMap windows-estate-network",
+      "DaemonSet windows-estate-flanneld",
+      "DaemonSet windows-estate-kube-proxy",
       "RuntimeClass windows2022",
       "RuntimeClass windows2025",
+      "ServiceAccount windows-estate-flanneld",
+      "ServiceAccount windows-estate-kube-proxy",
     ]);
+    // The agents reach the API server the example names (a host process cannot reach the Service IP).
+    const ds = (rendered.get("kubeadm") ?? []).find((o) => o.metadata.name === "windows-estate-flanneld");
+    expect(JSON.stringify(ds)).toContain('{"name":"KUBERNETES_SERVICE_HOST","value":"10.0.0.10"}');
   });
 
   test("shows every node's files, with no token in them, and its steps", () => {
@@ -123,7 +134,7 @@ describe("the vanilla kubeadm example", () => {
       "containerd config",
       "containerd service",
       "kubernetes binaries",
-      "cni",
+      "cni and flannel",
       "kubelet service",
       "join",
       "identity",

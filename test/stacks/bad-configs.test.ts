@@ -485,6 +485,24 @@ const vanillaCases: Case[] = [
     says: /only UDP 4789.*NSX/,
   },
   {
+    name: "vanilla: a flanneld release with no pinned checksum and none given",
+    config: vk({ flannel: { version: "v0.29.0" } }),
+    paths: ["kubernetes.flannel.flanneldSha256"],
+    says: /no pinned checksum \(pinned: v0\.28\.9\).*sha256sum/,
+  },
+  {
+    name: "vanilla: a flanneld checksum without the version it belongs to",
+    config: vk({ flannel: { flanneldSha256: "a".repeat(64) } }),
+    paths: ["kubernetes.flannel.flanneldSha256"],
+    says: /without flannel\.version/,
+  },
+  {
+    name: "vanilla: a flanneld checksum that is not a SHA-256",
+    config: vk({ flannel: { version: "v0.29.0", flanneldSha256: "sha256:abc" } }),
+    paths: ["kubernetes.flannel.flanneldSha256"],
+    says: /64 lower-case hex digits/,
+  },
+  {
     name: "vanilla: a containerd too old for the Kubernetes release",
     config: vk({ containerd: { version: "2.1.5" } }),
     paths: ["kubernetes.containerd.version"],

@@ -20,7 +20,13 @@ const k: ResolvedKubernetes = {
   dnsServiceIp: "10.96.0.10",
   apiServerEndpoint: "10.0.0.10:6443",
   containerdVersion: "2.3.4",
-  flannel: { vni: 4096, port: 4789, version: "v0.28.9" },
+  flannel: {
+    vni: 4096,
+    port: 4789,
+    version: "v0.28.9",
+    flanneldSha256: "7d43b3de5635891e68b36458d912a94c2eb94e15d878d486f539309db5845861",
+  },
+  hostProcessImage: "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0",
 };
 const node = (over: Record<string, unknown> = {}) =>
   nodesSchema.parse([{ address: "10.0.0.21", username: "Administrator", trustOnFirstUse: true, ...over }])[0];
@@ -103,6 +109,29 @@ test("downloads come from the public release URLs with their checksum files, or 
   expect(
     mirrored("https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe", "https://mirror.example.com/k8s/"),
   ).toBe("https://mirror.example.com/k8s/dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe");
+});
+
+test("flannel's Windows binaries come from their release URLs, checked against the digests RKE2 pins (rancher/rke2 Dockerfile.windows @6ce1a80)", () => {
+  const plan = vanillaNodePlan(node(), k, {});
+  expect(plan.downloads.find((d) => d.name === "flanneld")).toEqual({
+    name: "flanneld",
+    url: "https://github.com/flannel-io/flannel/releases/download/v0.28.9/flanneld.exe",
+    sha256: "7d43b3de5635891e68b36458d912a94c2eb94e15d878d486f539309db5845861",
+    kind: "file",
+    target: "C:\\k\\flanneld.exe",
+    version: "v0.28.9",
+  });
+  // The CNI conf says `type: flannel`: the plugin must be flannel.exe in the CNI bin directory (CNI SPEC, plugin lookup).
+  expect(plan.downloads.find((d) => d.name === "flannel-cni")).toEqual({
+    name: "flannel-cni",
+    url: "https://github.com/flannel-io/cni-plugin/releases/download/v1.9.1-flannel3/flannel-amd64.exe",
+    sha256: "768c4a04e6ee3f7e3f9280488359b7e4bba4220246795261994a77a366860cc6",
+    kind: "file",
+    target: "C:\\opt\\cni\\bin\\flannel.exe",
+    version: "v1.9.1-flannel3",
+  });
+  // Every download is verified one way or the other, never neither and never both.
+  for (const d of plan.downloads) expect([d.checksumUrl, d.sha256].filter(Boolean)).toHaveLength(1);
 });
 
 test("registry files land in the registry directory containerd is pointed at", () => {

@@ -7,6 +7,7 @@ import { FakeNodes } from "../../helpers/fake-nodes";
 import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 import { DynamicPlugin } from "../../harness/dynamic-plugin";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
+import { validateObject } from "../../helpers/schemas";
 
 // Three vanilla Windows nodes converged by the VanillaNode provider in the real dynamic-provider plugin, over real
 // SSH to lab hosts (127.0.0.51-53:22) whose PowerShell is the lab's stand-in (it keeps features, firewall rules,
@@ -24,6 +25,20 @@ let text: string;
 const states: Record<string, unknown>[] = [];
 
 const downloads = (kubelet = "1.36.2") => releaseDownloads(kubelet);
+
+/** A running pod of a DaemonSet on a node (valid against core/v1 Pod: test/schemas). */
+const pod = (name: string, app: string, nodeName: string) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "kube-system", labels: { app } },
+  spec: {
+    nodeName,
+    containers: [
+      { name: app, image: "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0" },
+    ],
+  },
+  status: { phase: "Running" },
+});
 
 const state = (l: LabWindows) => JSON.parse(fs.readFileSync(l.state, "utf8"));
 const setState = (l: LabWindows, over: Record<string, unknown>) =>
@@ -203,6 +218,54 @@ test("an upgrade cordons and drains the node, replaces the binaries, waits for R
   expect(updated.services).toMatchObject({ kubelet: { status: "Running", startType: "Automatic" } });
   expect(state(l).joins).toBe(1);
   states[2] = updated;
+});
+
+test("a flanneld upgrade restarts this node's flanneld pod only (the DaemonSet recreates it), and never stops the kubelet", async () => {
+  const l = labs[1];
+  // The API server selects pods by label and node (metav1 ListOptions); this stand-in does the same for kube-system.
+  const pods = [
+    pod("windows-estate-flanneld-a", "windows-estate-flanneld", "win-van-1"),
+    pod("windows-estate-flanneld-b", "windows-estate-flanneld", "win-van-0"),
+    pod("windows-estate-kube-proxy-a", "windows-estate-kube-proxy", "win-van-1"),
+  ];
+  for (const p of pods) expect(validateObject(p)).toBe("");
+  const deleted: string[] = [];
+  kube.route("/api/v1/namespaces/kube-system/pods", (_n, req) => {
+    const q = new URLSearchParams(req.query);
+    const app = /^app=(.+)$/.exec(q.get("labelSelector") ?? "")?.[1];
+    const node = /^spec\.nodeName=(.+)$/.exec(q.get("fieldSelector") ?? "")?.[1];
+    const items = pods.filter((p) => (!app || p.metadata.labels.app === app) && (!node || p.spec.nodeName === node));
+    return { status: 200, body: { apiVersion: "v1", kind: "PodList", metadata: {}, items } };
+  });
+  for (const p of pods)
+    kube.route(`/api/v1/namespaces/kube-system/pods/${p.metadata.name}`, (_n, req) => {
+      if (req.method !== "DELETE") return { status: 405 };
+      deleted.push(p.metadata.name);
+      return { status: 200, body: p };
+    });
+  const flanneld = (version: string) => ({
+    name: "flanneld",
+    url: `https://github.com/flannel-io/flannel/releases/download/${version}/flanneld.exe`,
+    sha256: "7d43b3de5635891e68b36458d912a94c2eb94e15d878d486f539309db5845861",
+    kind: "file",
+    target: "C:\\k\\flanneld.exe",
+    version,
+  });
+  const networkAgents = [
+    { namespace: "kube-system", app: "windows-estate-flanneld", binary: "flanneld" },
+    { namespace: "kube-system", app: "windows-estate-kube-proxy", binary: "kube-proxy" },
+  ];
+  setState(l, { stopped: [] });
+  const updated = await plugin.update(
+    urn(l),
+    "id",
+    states[1],
+    inputs(l, { downloads: [...downloads(), flanneld("v0.28.9")], networkAgents, proxy: states[1].proxy }),
+  );
+  expect(updated).toMatchObject({ pendingSteps: [], versions: { flanneld: "v0.28.9", kubelet: "1.36.2" } });
+  expect(deleted).toEqual(["windows-estate-flanneld-a"]);
+  // flanneld runs from the pod's sandbox copy, so replacing it stops nothing on the host.
+  expect(state(l).stopped).toEqual([]);
 });
 
 test("removing a node drains it, resets it on the host and deletes the Node object", async () => {
