@@ -1,12 +1,13 @@
 /**
- * A rolling graceful reboot of Windows nodes, batch after batch (seed 002's seven steps, per node): cordon, drain,
- * `Restart-Computer -Force` over SSH, wait until SSH answers with a new boot time, on AWS the metadata route, wait
- * until the node is Ready with a heartbeat newer than before the restart, uncordon. The nodes of one batch run in
- * parallel; a failure stops the rollout after its batch, leaves the failed node cordoned, and names node and step.
+ * A rolling operation on Windows nodes, batch after batch (seed 002's seven steps, per node): cordon, drain, the work
+ * (by default `Restart-Computer -Force` over SSH and back with a new boot time, on AWS the metadata route; patching
+ * installs updates and reboots when they ask for it), wait until the node is Ready with a heartbeat newer than before
+ * the work, an optional check, uncordon. The nodes of one batch run in parallel; a failure stops the rollout after its
+ * batch, leaves the failed node cordoned, and names node and step.
  *
- * Progress lives on the Node (the kured pattern): `windows-estate.io/rebooting-for` while we work on it,
- * `windows-estate.io/rebooted-for` once it is done for this token, so a later `pulumi up` resumes where it stopped and
- * never reboots a finished node twice. A node that was cordoned by someone else before we started stays cordoned.
+ * Progress lives on the Node (the kured pattern): a "doing" annotation while we work on it, a "done" one once it is
+ * done for this rollout's digest, so a later `pulumi up` resumes where it stopped and never redoes a finished node. A
+ * node that was cordoned by someone else before we started stays cordoned.
  */
 import { createHash } from "crypto";
 import { messageOf } from "../../lib/errors";
@@ -32,8 +33,33 @@ export function tokenDigest(token: string): string {
   return createHash("sha256").update(token).digest("hex").slice(0, 16);
 }
 
+/**
+ * What a rollout does to each drained node, between the drain and the wait for Ready: a reboot (the default), or
+ * installing updates and rebooting when they ask for it (patching).
+ */
+export interface NodeWork {
+  /** In messages: `rolling reboot`, `patch rollout`. */
+  label: string;
+  /** What the wait for Ready comes after, in its message (`the restart`). */
+  readyAfter: string;
+  /** Node annotations holding the rollout's digest while a node is worked on, and once it is done. */
+  doingAnnotation: string;
+  doneAnnotation: string;
+  /** The work; `step` names the step in a failure. The connection is pinned to the key seen when the node was reached. */
+  run(ctx: {
+    name: string;
+    connection: SshConnection;
+    hostKey: string;
+    step: <T>(stepName: string, fn: () => Promise<T>) => Promise<T>;
+  }): Promise<void>;
+  /** Checked once the node is Ready again, before it is uncordoned (throws to keep it cordoned). */
+  verify?(name: string, api: NodeApi): Promise<void>;
+}
+
 export interface RolloutOptions {
   token: string;
+  /** What is done to each node. Default: a graceful reboot. */
+  work?: NodeWork;
   /** Whether the nodes run on AWS (the metadata route step). */
   aws: boolean;
   drain: DrainRun;
@@ -75,7 +101,12 @@ async function step<T>(node: string, name: string, fn: () => Promise<T>): Promis
  * Everything that can be known before a node is touched: every planned node exists, has an address and a way to
  * verify its host key, and WMCO is not working on it. Any problem stops the rollout before anything changes.
  */
-export async function checkRollout(api: NodeApi, batches: string[][], reach: Reach): Promise<Map<string, WindowsNode>> {
+export async function checkRollout(
+  api: NodeApi,
+  batches: string[][],
+  reach: Reach,
+  label = "rolling reboot",
+): Promise<Map<string, WindowsNode>> {
   const planned = batches.flat();
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
   if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
@@ -92,23 +123,59 @@ export async function checkRollout(api: NodeApi, batches: string[][], reach: Rea
     if ("problem" in r) problems.push(`node ${name}: ${r.problem}`);
   }
   if (problems.length > 0)
-    throw new Error(`the rolling reboot did not start; nothing was changed:\n  - ${problems.join("\n  - ")}`);
+    throw new Error(`the ${label} did not start; nothing was changed:\n  - ${problems.join("\n  - ")}`);
   return nodes;
 }
 
-async function rebootOne(
+/** The default work: `Restart-Computer -Force` and back with a new boot time; on AWS, the metadata route. */
+export function rebootWork(o: Pick<RolloutOptions, "aws" | "reboot" | "progress">): NodeWork {
+  return {
+    label: "rolling reboot",
+    readyAfter: "the restart",
+    doingAnnotation: REBOOTING_FOR_ANNOTATION,
+    doneAnnotation: REBOOTED_FOR_ANNOTATION,
+    async run({ name, connection, hostKey, step: named }) {
+      await named("restart", () => rebootHost(connection, hostKey, name, o.reboot));
+      if (o.aws) await awsMetadataRoute(name, connection, hostKey, named, o.progress);
+    },
+  };
+}
+
+async function awsMetadataRoute(
+  name: string,
+  pinned: SshConnection,
+  hostKey: string,
+  named: <T>(stepName: string, fn: () => Promise<T>) => Promise<T>,
+  progress?: (line: string) => void,
+): Promise<void> {
+  const route = await named("AWS metadata route", () =>
+    withSession(pinned, hostKey, async (s) => {
+      const r = await s.exec(powershellCommand(awsMetadataRouteScript()));
+      if (r.code !== 0) throw new Error(`the route script failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
+      return parseMetadataRoute(r.stdout);
+    }),
+  );
+  if (route.instanceId === "")
+    throw new Error(
+      `node ${name}, step "AWS metadata route": ${route.routeAdded ? `the route through ${route.gateway} was re-added but ` : ""}the instance metadata service does not answer; the node stays cordoned`,
+    );
+  progress?.(`node ${name}: metadata route ${route.routeAdded ? `re-added through ${route.gateway}` : "present"}`);
+}
+
+async function workOne(
   api: NodeApi,
   node: WindowsNode,
   reach: Reach,
   digest: string,
   o: RolloutOptions,
+  work: NodeWork,
   learned: Record<string, string>,
-): Promise<"rebooted" | "skipped"> {
+): Promise<"done" | "skipped"> {
   const name = node.name;
   const current = await step(name, "read", () => readNode(api, name));
   const annotations = stringMap(get(current, "metadata", "annotations"));
-  if (annotations[REBOOTED_FOR_ANNOTATION] === digest) return "skipped";
-  const resuming = annotations[REBOOTING_FOR_ANNOTATION] === digest;
+  if (annotations[work.doneAnnotation] === digest) return "skipped";
+  const resuming = annotations[work.doingAnnotation] === digest;
   // Cordoned by someone else before we began (not by an earlier run of this rollout): leave it cordoned after.
   const keepCordoned = resuming
     ? annotations[KEEP_CORDONED_ANNOTATION] === "true"
@@ -130,7 +197,7 @@ async function rebootOne(
       {
         metadata: {
           annotations: {
-            [REBOOTING_FOR_ANNOTATION]: digest,
+            [work.doingAnnotation]: digest,
             [KEEP_CORDONED_ANNOTATION]: keepCordoned ? "true" : null,
           },
         },
@@ -144,30 +211,19 @@ async function rebootOne(
   const heartbeatBefore = await lastHeartbeat(api, name);
 
   const pinned = { ...target.connection, hostKey, trustOnFirstUse: false };
-  await step(name, "restart", () => rebootHost(pinned, hostKey, name, o.reboot));
-
-  if (o.aws) {
-    const route = await step(name, "AWS metadata route", () =>
-      withSession(pinned, hostKey, async (s) => {
-        const r = await s.exec(powershellCommand(awsMetadataRouteScript()));
-        if (r.code !== 0) throw new Error(`the route script failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
-        return parseMetadataRoute(r.stdout);
-      }),
-    );
-    if (route.instanceId === "")
-      throw new Error(
-        `node ${name}, step "AWS metadata route": ${route.routeAdded ? `the route through ${route.gateway} was re-added but ` : ""}the instance metadata service does not answer; the node stays cordoned`,
-      );
-    o.progress?.(`node ${name}: metadata route ${route.routeAdded ? `re-added through ${route.gateway}` : "present"}`);
-  }
+  await work.run({ name, connection: pinned, hostKey, step: (stepName, fn) => step(name, stepName, fn) });
 
   await step(name, "wait for Ready", () =>
     waitForFreshReady(api, name, heartbeatBefore, {
       timeoutMs: o.readyTimeoutMs,
       pollMs: o.readyPollMs,
-      after: "the restart",
+      after: work.readyAfter,
     }),
   );
+  if (work.verify) {
+    const verify = work.verify;
+    await step(name, "check", () => verify(name, api));
+  }
 
   await step(name, "uncordon", () =>
     patchNode(
@@ -176,8 +232,8 @@ async function rebootOne(
       {
         metadata: {
           annotations: {
-            [REBOOTED_FOR_ANNOTATION]: digest,
-            [REBOOTING_FOR_ANNOTATION]: null,
+            [work.doneAnnotation]: digest,
+            [work.doingAnnotation]: null,
             [KEEP_CORDONED_ANNOTATION]: null,
           },
         },
@@ -187,7 +243,7 @@ async function rebootOne(
     ),
   );
   o.progress?.(`node ${name}: done${keepCordoned ? " (left cordoned, as it was before)" : ", uncordoned"}`);
-  return "rebooted";
+  return "done";
 }
 
 /** Runs the planned batches in order. Throws after the first batch with a failure, naming each failed node. */
@@ -197,7 +253,8 @@ export async function runRollingReboot(
   reach: Reach,
   o: RolloutOptions,
 ): Promise<RolloutResult> {
-  const nodes = await checkRollout(api, batches, reach);
+  const work = o.work ?? rebootWork(o);
+  const nodes = await checkRollout(api, batches, reach, work.label);
   const digest = tokenDigest(o.token);
   const result: RolloutResult = { rebooted: [], skipped: [], learnedHostKeys: {} };
   for (const [i, batch] of batches.entries()) {
@@ -215,13 +272,13 @@ export async function runRollingReboot(
       batch.map((name) => {
         const node = nodes.get(name);
         if (!node) return Promise.reject(new Error(`node ${name} is not in the inventory`));
-        return rebootOne(api, node, reach, digest, o, result.learnedHostKeys);
+        return workOne(api, node, reach, digest, o, work, result.learnedHostKeys);
       }),
     );
     const failed: string[] = [];
     outcomes.forEach((r, j) => {
       if (r.status === "rejected") failed.push(messageOf(r.reason));
-      else (r.value === "rebooted" ? result.rebooted : result.skipped).push(batch[j]);
+      else (r.value === "done" ? result.rebooted : result.skipped).push(batch[j]);
     });
     if (failed.length > 0) {
       const later = batches.slice(i + 1).flat();
@@ -231,9 +288,9 @@ export async function runRollingReboot(
           ? ` MachineHealthCheck(s) ${paused.join(", ")} stay paused until the next run finishes the batch (or: oc -n openshift-machine-api annotate machinehealthcheck <name> cluster.x-k8s.io/paused- windows-estate.io/paused-for-rollout-).`
           : "";
       throw new Error(
-        `the rolling reboot stopped in batch ${i + 1}/${batches.length}:\n  - ${failed.join("\n  - ")}\n` +
+        `the ${work.label} stopped in batch ${i + 1}/${batches.length}:\n  - ${failed.join("\n  - ")}\n` +
           `Done so far: ${result.rebooted.join(", ") || "none"}. Not started: ${later.join(", ") || "none"}. ` +
-          `Fix the cause and run pulumi up again: finished nodes are not rebooted again.${held}`,
+          `Fix the cause and run pulumi up again: it resumes, and finished nodes are left alone.${held}`,
       );
     }
     await resumeHealthChecks(api, paused);

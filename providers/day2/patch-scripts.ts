@@ -1,0 +1,172 @@
+/**
+ * The PowerShell that patches a Windows host through the Windows Update Agent API (day2-facts §3.2). The WUA calls that
+ * download and install refuse remote callers, and an OpenSSH session is remote (Win32-OpenSSH #2083), so the search,
+ * download and install run in a scheduled task as SYSTEM that writes its result as JSON; the SSH side only registers
+ * and starts the task, and polls it. The task never reboots: the rollout reboots gracefully (reboot.ts). Proven here by
+ * the tree-sitter parse and the lab's stand-in; only a real Windows host proves the WUA calls.
+ */
+import { get, obj, objects, parseJson, str } from "../../lib/json";
+import { psQuote } from "../ssh/powershell";
+
+/** Where the task keeps its state on the host. */
+export const PATCH_DIR = "C:\\ProgramData\\windows-estate\\patch";
+const RESULT = `${PATCH_DIR}\\result.json`;
+export const PATCH_TASK = "windows-estate-patch";
+
+/** WUA `OperationResultCode` (wuapi.h; MS "OperationResultCode enumeration"). */
+export const WUA_RESULT_CODES: Record<number, string> = {
+  0: "NotStarted",
+  1: "InProgress",
+  2: "Succeeded",
+  3: "SucceededWithErrors",
+  4: "Failed",
+  5: "Aborted",
+};
+
+/**
+ * The task's script: searches `IsInstalled=0 and Type='Software' and IsHidden=0` (MS-UAMG criteria) from the source
+ * the host is set up for (Windows Update, or WSUS by policy), keeps updates that need no user input and match the
+ * categories (by name or ID; all when none are given), accepts EULAs, downloads, installs, and writes the outcome.
+ */
+export function windowsUpdateTaskScript(categories: readonly string[]): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$out = ${psQuote(RESULT)}`,
+    `$categories = @(${categories.map(psQuote).join(", ")})`,
+    "$result = [ordered]@{ resultCode = -1; hResult = 0; rebootRequired = $false; updates = @(); error = '' }",
+    "try {",
+    "  $session = New-Object -ComObject Microsoft.Update.Session",
+    "  $session.ClientApplicationID = 'windows-estate'",
+    "  $found = $session.CreateUpdateSearcher().Search(\"IsInstalled=0 and Type='Software' and IsHidden=0\")",
+    "  $todo = New-Object -ComObject Microsoft.Update.UpdateColl",
+    "  foreach ($u in $found.Updates) {",
+    "    if ($u.InstallationBehavior.CanRequestUserInput) { continue }",
+    "    $names = @($u.Categories | ForEach-Object { $_.Name; $_.CategoryID })",
+    "    if ($categories.Count -gt 0 -and -not ($names | Where-Object { $categories -contains $_ })) { continue }",
+    "    if (-not $u.EulaAccepted) { $u.AcceptEula() }",
+    "    [void]$todo.Add($u)",
+    "  }",
+    "  if ($todo.Count -eq 0) {",
+    "    $result.resultCode = 2",
+    "  } else {",
+    "    $downloader = $session.CreateUpdateDownloader()",
+    "    $downloader.Updates = $todo",
+    "    [void]$downloader.Download()",
+    "    $installer = $session.CreateUpdateInstaller()",
+    "    $installer.Updates = $todo",
+    "    $r = $installer.Install()",
+    "    $result.resultCode = [int]$r.ResultCode",
+    "    $result.hResult = [int]$r.HResult",
+    "    $result.rebootRequired = [bool]$r.RebootRequired",
+    "    $list = @()",
+    "    for ($i = 0; $i -lt $todo.Count; $i++) {",
+    "      $one = $r.GetUpdateResult($i)",
+    "      $list += [ordered]@{ title = $todo.Item($i).Title; kb = (@($todo.Item($i).KBArticleIDs) -join ','); resultCode = [int]$one.ResultCode; hResult = [int]$one.HResult }",
+    "    }",
+    "    $result.updates = $list",
+    "  }",
+    // Read locally (it is remote-restricted too): what is already pending counts.
+    "  $result.rebootRequired = $result.rebootRequired -or (New-Object -ComObject Microsoft.Update.SystemInfo).RebootRequired",
+    "} catch {",
+    "  $result.error = $_.Exception.Message",
+    "  $result.hResult = $_.Exception.HResult",
+    "}",
+    "$tmp = $out + '.tmp'",
+    "$result | ConvertTo-Json -Depth 4 -Compress | Set-Content -LiteralPath $tmp -Encoding utf8",
+    "Move-Item -LiteralPath $tmp -Destination $out -Force",
+  ].join("\n");
+}
+
+/** PowerShell's `-EncodedCommand` form of a script (base64 of UTF-16LE). */
+function encoded(script: string): string {
+  return Buffer.from(script, "utf16le").toString("base64");
+}
+
+/**
+ * Registers (or replaces) the task running the script as SYSTEM, clears an earlier result, and starts it. The task has
+ * no trigger: it runs only when started here.
+ */
+export function startPatchTaskScript(taskScript: string): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `New-Item -ItemType Directory -Force -Path ${psQuote(PATCH_DIR)} | Out-Null`,
+    `Remove-Item -LiteralPath ${psQuote(RESULT)} -Force -ErrorAction SilentlyContinue`,
+    `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${psQuote(`-NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand ${encoded(taskScript)}`)}`,
+    "$principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest",
+    "$settings = New-ScheduledTaskSettingsSet -ExecutionTimeLimit (New-TimeSpan -Hours 4)",
+    `Register-ScheduledTask -TaskName ${psQuote(PATCH_TASK)} -Action $action -Principal $principal -Settings $settings -Force | Out-Null`,
+    `Start-ScheduledTask -TaskName ${psQuote(PATCH_TASK)}`,
+    "Write-Output 'patch task started'",
+  ].join("\n");
+}
+
+/**
+ * The task's state and, once written, its result; plus the pending-reboot markers (day2-facts §3.3), read-only.
+ * Prints one JSON object (`parsePatchStatus`).
+ */
+export function patchStatusScript(): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `$task = Get-ScheduledTask -TaskName ${psQuote(PATCH_TASK)}`,
+    `$info = Get-ScheduledTaskInfo -TaskName ${psQuote(PATCH_TASK)}`,
+    `$result = $null`,
+    `if (Test-Path -LiteralPath ${psQuote(RESULT)}) { $result = Get-Content -LiteralPath ${psQuote(RESULT)} -Raw | ConvertFrom-Json }`,
+    "$pending = (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending') -or",
+    "  (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\WindowsUpdate\\Auto Update\\RebootRequired') -or",
+    "  [bool](Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager' -Name PendingFileRenameOperations -ErrorAction SilentlyContinue)",
+    "[pscustomobject]@{ state = [string]$task.State; lastTaskResult = [int64]$info.LastTaskResult; result = $result; rebootPending = [bool]$pending } | ConvertTo-Json -Compress -Depth 5",
+  ].join("\n");
+}
+
+export interface PatchResult {
+  resultCode: number;
+  hResult: number;
+  rebootRequired: boolean;
+  updates: { title: string; kb: string; resultCode: number; hResult: number }[];
+  error: string;
+}
+
+export interface PatchStatus {
+  /** The task's state (`Ready`, `Running`, `Queued`, `Disabled`). */
+  state: string;
+  lastTaskResult: number;
+  /** Undefined until the task has written it. */
+  result?: PatchResult;
+  rebootPending: boolean;
+}
+
+const num = (v: unknown, fallback: number) => (typeof v === "number" ? v : fallback);
+
+export function parsePatchStatus(output: string): PatchStatus {
+  const text = output.replace(/^\uFEFF/, "").trim();
+  const start = text.indexOf("{");
+  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
+  if (!raw) throw new Error(`the patch status printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  const r = obj(raw.result);
+  return {
+    state: str(raw.state) ?? "",
+    lastTaskResult: num(raw.lastTaskResult, 0),
+    rebootPending: raw.rebootPending === true,
+    ...(r
+      ? {
+          result: {
+            resultCode: num(r.resultCode, -1),
+            hResult: num(r.hResult, 0),
+            rebootRequired: r.rebootRequired === true,
+            error: str(r.error) ?? "",
+            updates: objects(r.updates).map((u) => ({
+              title: str(get(u, "title")) ?? "",
+              kb: str(get(u, "kb")) ?? "",
+              resultCode: num(get(u, "resultCode"), -1),
+              hResult: num(get(u, "hResult"), 0),
+            })),
+          },
+        }
+      : {}),
+  };
+}
+
+/** An HRESULT as Windows prints it (`0x80240022`). */
+export function hex(hResult: number): string {
+  return "0x" + (hResult >>> 0).toString(16).padStart(8, "0");
+}
