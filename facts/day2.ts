@@ -59,3 +59,7 @@ export function machineSetNodeUser(platform: string): string {
 export const MHC_PAUSED_ANNOTATION = "cluster.x-k8s.io/paused";
 /** Our mark on a MachineHealthCheck we paused (with the token's digest), so we only ever unpause our own pauses. */
 export const PAUSED_FOR_ROLLOUT_ANNOTATION = "windows-estate.io/paused-for-rollout";
+
+/** Our progress records for patching, like the reboot's: the value is a digest of the patch policy. */
+export const PATCHED_FOR_ANNOTATION = "windows-estate.io/patched-for";
+export const PATCHING_FOR_ANNOTATION = "windows-estate.io/patching-for";

@@ -20,6 +20,8 @@ export interface FakeNodeOptions {
   unschedulable?: boolean;
   /** Once rebooted (its boot time changed), the kubelet never reports Ready again. */
   neverReadyAfterReboot?: () => boolean;
+  /** The `kernelVersion` the kubelet reports now (it reads the registry at start); default NODE_INFO's. */
+  kernelVersion?: () => string;
 }
 
 /** The node info a Windows Server 2022 kubelet reports (kubelet `winstats`: `<maj>.<min>.<build>.<UBR>`). */
@@ -46,6 +48,7 @@ export class FakeNodes {
   readonly events: string[] = [];
   private readonly reads = new Map<string, number>();
   private readonly neverReady = new Map<string, () => boolean>();
+  private readonly kernels = new Map<string, () => string>();
 
   constructor(private readonly kube: FakeKube) {
     kube.route("/api/v1/nodes", (_n, req) => {
@@ -92,6 +95,7 @@ export class FakeNodes {
     };
     this.nodes.set(name, node);
     if (o.neverReadyAfterReboot) this.neverReady.set(name, o.neverReadyAfterReboot);
+    if (o.kernelVersion) this.kernels.set(name, o.kernelVersion);
     this.kube.route(`/api/v1/nodes/${name}`, (_n, req) => {
       if (req.method === "GET") return this.nodes.has(name) ? { status: 200, body: this.serve(name) } : { status: 404 };
       if (req.method === "PATCH") {
@@ -118,6 +122,8 @@ export class FakeNodes {
     this.reads.set(name, n);
     const beat = new Date(Date.parse("2026-11-23T00:00:00Z") + n * 1000).toISOString().replace(/\.\d+Z$/, "Z");
     const down = this.neverReady.get(name)?.() === true;
+    const kernel = this.kernels.get(name);
+    if (kernel) node.status.nodeInfo.kernelVersion = kernel();
     node.status.conditions = [
       {
         type: "Ready",

@@ -183,12 +183,64 @@ if (script.includes("Write-Output 'prepared'")) {
   save();
   const instanceId = host.metadataDown ? "" : "i-0123456789abcdef0";
   process.stdout.write(JSON.stringify({ routeAdded: added, gateway: "10.0.0.1", instanceId }) + "\r\n");
+} else if (script.includes("Write-Output 'patch task started'")) {
+  // Windows Update in a SYSTEM task (providers/day2/patch-scripts.ts): the state's `availableUpdates` ([{ kb, title,
+  // revision }]) install, raising the revision once the host restarts; `updateFailure` ({ resultCode, hResult }) makes
+  // the install fail. The task finishes after `taskPolls` status reads (default 1: one read sees it Running).
+  if (!script.includes("-UserId 'SYSTEM'") || !script.includes("-EncodedCommand ")) {
+    process.stderr.write("the patch task no longer runs the WUA script as SYSTEM\n");
+    process.exit(3);
+  }
+  const updates = host.availableUpdates || [];
+  const fail = host.updateFailure;
+  host.patchPolls = 0;
+  host.patchTasks = (host.patchTasks || 0) + 1;
+  host.patchResult = fail
+    ? {
+        resultCode: fail.resultCode,
+        hResult: fail.hResult,
+        rebootRequired: false,
+        updates: updates.map((u) => ({ title: u.title, kb: u.kb, resultCode: fail.resultCode, hResult: fail.hResult })),
+        error: "",
+      }
+    : {
+        resultCode: 2,
+        hResult: 0,
+        rebootRequired: updates.length > 0,
+        updates: updates.map((u) => ({ title: u.title, kb: u.kb, resultCode: 2, hResult: 0 })),
+        error: "",
+      };
+  if (!fail && updates.length > 0) {
+    host.pendingRevision = Math.max(...updates.map((u) => u.revision));
+    host.availableUpdates = [];
+  }
+  save();
+  process.stdout.write("patch task started\r\n");
+} else if (script.includes("Get-ScheduledTaskInfo -TaskName 'windows-estate-patch'")) {
+  host.patchPolls = (host.patchPolls || 0) + 1;
+  const done = host.patchPolls > (host.taskPolls ?? 1);
+  save();
+  process.stdout.write(
+    "\uFEFF" +
+      JSON.stringify({
+        state: done ? "Ready" : "Running",
+        lastTaskResult: done ? 0 : 267009,
+        result: done ? host.patchResult : null,
+        rebootPending: !!host.pendingRevision,
+      }) +
+      "\r\n",
+  );
 } else if (script.includes("LastBootUpTime")) {
   process.stdout.write((host.bootTime || "2026-11-01T00:00:00.0000000Z") + "\r\n");
 } else if (script.includes("Restart-Computer -Force")) {
   // The reboot: a new boot time; with `neverReturns` the host goes away for good (its sshd listener is killed,
   // found by walking up from this process: shell, sshd session, sshd listener).
   host.bootTime = new Date().toISOString();
+  // Installed updates take effect with the restart (the registry's UBR the kubelet reads rises then).
+  if (host.pendingRevision) {
+    host.revision = host.pendingRevision;
+    delete host.pendingRevision;
+  }
   save();
   if (host.neverReturns) {
     const parent = (pid) => Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);

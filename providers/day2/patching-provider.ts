@@ -1,0 +1,139 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { connectKube } from "../kube-wait/api";
+import { SshConnection } from "../ssh/types";
+import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION } from "../../facts/day2";
+import { DRAIN_RUN_DEFAULTS, NodeApi } from "./drain-run";
+import { NodeReachSettings, reachNode } from "./node-reach";
+import { rebootHost, REBOOT_DEFAULTS } from "./reboot";
+import { NodeWork, Reach, runRollingReboot } from "./rollout";
+import { readNode } from "./ready";
+import { installUpdates } from "./patch";
+import { belowMinimum, MinimumRevisions, patchToken, patchLevel } from "./patch-plan";
+import { get, str } from "../../lib/json";
+
+export interface WindowsPatchingInputs {
+  /** Build → lowest accepted update revision. */
+  minimumUpdateRevision: MinimumRevisions;
+  /** Update categories (names or IDs); empty: every software update. */
+  categories: string[];
+  /** Node names below the level, batch by batch (planned by the program from the cluster's Windows nodes). */
+  batches: string[][];
+  disableEviction: boolean;
+  drainTimeoutSeconds: number;
+  readyTimeoutSeconds: number;
+  /** How long Windows Update may take on one node (search, download, install), minutes. */
+  installTimeoutMinutes: number;
+  /** How long a host may take to answer SSH again after its restart, seconds. Default 600 (WMCO's 10 minutes). */
+  restartTimeoutSeconds?: number;
+  /** Pause between checks, seconds. Default 5. */
+  pollSeconds?: number;
+  kubeconfig?: string;
+  context?: string;
+  /** How BYOH nodes are reached (OpenShift stacks). */
+  reach?: Omit<NodeReachSettings, "recordedHostKeys">;
+  /** How vanilla nodes are reached: their connection by address (the Node's InternalIP or InternalDNS). */
+  connections?: Record<string, SshConnection>;
+  __provider?: string;
+}
+
+export interface WindowsPatchingOutputs extends WindowsPatchingInputs {
+  /** Nodes patched by the last run, in order. */
+  patched: string[];
+  recordedHostKeys: Record<string, string>;
+}
+
+const progress = (line: string) => console.error(`patching: ${line}`);
+
+/** Install updates, restart when Windows asks (or a restart was already pending), then check the level reached. */
+export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
+  return {
+    label: "patch rollout",
+    readyAfter: "the updates",
+    doingAnnotation: PATCHING_FOR_ANNOTATION,
+    doneAnnotation: PATCHED_FOR_ANNOTATION,
+    async run({ name, connection, hostKey, step }) {
+      const { rebootDue } = await step("install updates", () =>
+        installUpdates(connection, hostKey, name, {
+          categories: i.categories,
+          timeoutMs: i.installTimeoutMinutes * 60_000,
+          pollMs,
+          progress,
+        }),
+      );
+      if (rebootDue)
+        await step("restart", () =>
+          rebootHost(connection, hostKey, name, {
+            ...REBOOT_DEFAULTS,
+            upTimeoutMs: (i.restartTimeoutSeconds ?? 600) * 1000,
+            // One reconnection attempt never outlasts the whole restart budget.
+            attemptSeconds: Math.min(REBOOT_DEFAULTS.attemptSeconds, i.restartTimeoutSeconds ?? 600),
+            pollMs,
+            progress,
+          }),
+        );
+    },
+    async verify(name: string, api: NodeApi) {
+      const node = await readNode(api, name);
+      const kernel = str(get(node, "status", "nodeInfo", "kernelVersion"));
+      const below = belowMinimum(kernel, i.minimumUpdateRevision);
+      if (below)
+        throw new Error(
+          `after the updates the kubelet reports ${below} (kernelVersion ${kernel}): the update source offers nothing newer; check WSUS approvals or the categories; the node stays cordoned`,
+        );
+      progress(`node ${name}: at revision ${patchLevel(kernel)?.revision}`);
+    },
+  };
+}
+
+async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): Promise<WindowsPatchingOutputs> {
+  if (i.batches.length === 0) return { ...i, patched: [], recordedHostKeys: recorded };
+  const poll = (i.pollSeconds ?? 5) * 1000;
+  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const reach: Reach = (n) => {
+    const byAddress = n.address ? i.connections?.[n.address] : undefined;
+    if (byAddress) return { connection: byAddress, ...(byAddress.hostKey ? { hostKey: byAddress.hostKey } : {}) };
+    if (i.reach) return reachNode(n, { ...i.reach, recordedHostKeys: recorded });
+    return {
+      problem: `is not a host this stack manages (no windows-estate:byoh or nodes entry at ${n.address ?? "no address"})`,
+    };
+  };
+  const r = await runRollingReboot(api, i.batches, reach, {
+    token: patchToken(i.minimumUpdateRevision, i.categories),
+    aws: false,
+    work: patchWork(i, poll),
+    drain: {
+      ...DRAIN_RUN_DEFAULTS,
+      deadlineMs: i.drainTimeoutSeconds * 1000,
+      retryDelayMs: poll,
+      disableEviction: i.disableEviction,
+      progress,
+    },
+    reboot: { ...REBOOT_DEFAULTS, pollMs: poll, progress },
+    readyTimeoutMs: i.readyTimeoutSeconds * 1000,
+    readyPollMs: poll,
+    progress,
+  });
+  return { ...i, patched: r.rebooted, recordedHostKeys: { ...recorded, ...r.learnedHostKeys } };
+}
+
+/**
+ * The WindowsPatching dynamic provider: each `pulumi up` patches the managed nodes the program found below the declared
+ * level (the batches); nothing below, nothing to do. Progress is on the Nodes, so a failed run resumes.
+ */
+export const windowsPatchingProvider: pulumi.dynamic.ResourceProvider = {
+  async diff(_id: string, olds: WindowsPatchingOutputs, news: WindowsPatchingInputs) {
+    const settingsChanged =
+      JSON.stringify({ ...olds, patched: undefined, recordedHostKeys: undefined }) !==
+      JSON.stringify({ ...news, patched: undefined, recordedHostKeys: undefined });
+    return { changes: news.batches.length > 0 || settingsChanged, replaces: [], deleteBeforeReplace: false };
+  },
+  async create(inputs: WindowsPatchingInputs) {
+    return { id: "windows-patching", outs: await run(inputs, {}) };
+  },
+  async update(_id: string, olds: WindowsPatchingOutputs, news: WindowsPatchingInputs) {
+    return { outs: await run(news, olds.recordedHostKeys ?? {}) };
+  },
+  async delete() {
+    // Nothing to undo: installed updates stay. Our annotations stay on the Nodes as a record.
+  },
+};

@@ -1,0 +1,72 @@
+import * as pulumi from "@pulumi/pulumi";
+import { windowsPatchingProvider } from "./day2/patching-provider";
+import { NodeReachSettings } from "./day2/node-reach";
+import { SshConnection } from "./ssh/types";
+
+export { windowsPatchingProvider };
+
+export interface WindowsPatchingArgs {
+  /** Build → the lowest update revision accepted (`windows-estate:patching.minimumUpdateRevision`). */
+  minimumUpdateRevision: pulumi.Input<Record<string, number>>;
+  /** Windows Update categories to install, by name or ID. Default: every software update. */
+  categories?: pulumi.Input<string[]>;
+  /** Nodes below the level, batch by batch (at most `maxUnavailable` per batch), planned from the cluster's nodes. */
+  batches: pulumi.Input<string[][]>;
+  /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets. Default false. */
+  disableEviction?: pulumi.Input<boolean>;
+  /** Drain deadline per node, seconds. Default 600. */
+  drainTimeoutSeconds?: pulumi.Input<number>;
+  /** How long a node may take to be Ready again, seconds. Default 900. */
+  readyTimeoutSeconds?: pulumi.Input<number>;
+  /** How long Windows Update may run on one node, minutes. Default 120. */
+  installTimeoutMinutes?: pulumi.Input<number>;
+  /** How long a host may take to answer SSH again after its restart, seconds. Default 600. */
+  restartTimeoutSeconds?: pulumi.Input<number>;
+  /** Pause between checks, seconds. Default 5. */
+  pollSeconds?: pulumi.Input<number>;
+  /** Kubeconfig content or path; stored only as a secret. Default: KUBECONFIG, ~/.kube/config. */
+  kubeconfig?: pulumi.Input<string>;
+  context?: pulumi.Input<string>;
+  /** How BYOH nodes are reached (holds the WMCO key: stored as a secret). */
+  reach?: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
+  /** How vanilla nodes are reached, by address (hold the node key: stored as a secret). */
+  connections?: pulumi.Input<Record<string, SshConnection>>;
+}
+
+/**
+ * Patch levels as code for the hosts this stack manages (BYOH, vanilla nodes): every `pulumi up` brings the nodes below
+ * the declared update revision up to it in rolling batches: cordon, drain, Windows Update through the WUA API in a
+ * SYSTEM task, restart when asked, Ready with a fresh heartbeat, the revision checked, uncordon. A failure stops the
+ * rollout with the node cordoned and named with its step and Windows Update result code; the next up resumes.
+ */
+export class WindowsPatching extends pulumi.dynamic.Resource {
+  declare readonly batches: pulumi.Output<string[][]>;
+  declare readonly patched: pulumi.Output<string[]>;
+
+  constructor(name: string, args: WindowsPatchingArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      windowsPatchingProvider,
+      name,
+      {
+        minimumUpdateRevision: args.minimumUpdateRevision,
+        categories: args.categories ?? [],
+        batches: args.batches,
+        disableEviction: args.disableEviction ?? false,
+        drainTimeoutSeconds: args.drainTimeoutSeconds ?? 600,
+        readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
+        installTimeoutMinutes: args.installTimeoutMinutes ?? 120,
+        restartTimeoutSeconds: args.restartTimeoutSeconds ?? 600,
+        pollSeconds: args.pollSeconds ?? 5,
+        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
+        context: args.context,
+        reach: args.reach === undefined ? undefined : pulumi.secret(args.reach),
+        connections: args.connections === undefined ? undefined : pulumi.secret(args.connections),
+        patched: undefined,
+        recordedHostKeys: undefined,
+      },
+      { ...opts, additionalSecretOutputs: ["reach", "connections", "kubeconfig"] },
+      "windows-estate",
+      "WindowsPatching",
+    );
+  }
+}
