@@ -57,6 +57,10 @@ export = async () => {
     byohHosts: estate.byohHosts,
     /** The rolling reboot (`windows-estate:reboot`): token and the nodes in their batches, as preview shows them. */
     ...(estate.reboot ? { windowsReboot: { token: estate.reboot.token, plan: estate.reboot.plan } } : {}),
+    /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
+    windowsNodeInventory: estate.inventory,
+    /** The patch rollout (`windows-estate:patching`): the minimum, the batches planned, nodes left to an image roll. */
+    ...(estate.patching ? { windowsPatching: estate.patching } : {}),
   };
 };
 
@@ -78,5 +82,9 @@ async function vanilla(loaded: VanillaEstateConfig) {
     runtimeClasses: estate.runtimeClasses,
     /** Per node: the files it gets (exact text; the join token as a placeholder), downloads and steps, in order. */
     windowsNodePlans: estate.nodePlans,
+    /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
+    windowsNodeInventory: estate.inventory,
+    /** The patch rollout (`windows-estate:patching`): the minimum and the batches planned. */
+    ...(estate.patching ? { windowsPatching: estate.patching } : {}),
   };
 }

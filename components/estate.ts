@@ -5,7 +5,7 @@ import { ObjectExists } from "../providers/kube-wait/resources";
 import { isOffline } from "../stacks/offline";
 import { ByohHosts } from "./byoh/byoh-hosts";
 import { WmcoPrivateKey } from "./key/private-key";
-import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../facts/wmco";
+import { MACHINE_API_NAMESPACE, USER_DATA_SECRET, WINDOWS_SERVER } from "../facts/wmco";
 import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
 import { WindowsMachineSet } from "./machinesets/machineset";
 import { machineSetName } from "./machinesets/names";
@@ -18,6 +18,8 @@ import { describeRollout, planRollout } from "../providers/day2/batches";
 import { tokenDigest } from "../providers/day2/rollout";
 import { RELAY_IMAGE } from "../facts/day2";
 import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
+import { declaredInventory, InventoryEntry, windowsNodeInventory } from "./day2/inventory";
+import { PatchRollout, PatchSummary } from "./day2/patch-rollout";
 
 export interface WindowsEstateArgs {
   /** The stack's validated config (`loadEstateConfig`). */
@@ -48,6 +50,10 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly windowsRegistrySources: { scope: string; byRegistry: Record<string, string[]> };
   /** The rolling reboot asked for (`windows-estate:reboot`): its token and the batches planned; undefined if none. */
   readonly reboot?: { token: string; plan: string; batches: pulumi.Output<string[][]> };
+  /** Every Windows node: version, build, revision, kubelet and runtime versions, origin, patch level. */
+  readonly inventory: InventoryEntry[];
+  /** The patch rollout planned (`windows-estate:patching`), if any. */
+  readonly patching?: PatchSummary;
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
   readonly byohHosts: pulumi.Output<
     { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
@@ -202,6 +208,50 @@ export class WindowsEstate extends pulumi.ComponentResource {
     );
     this.windowsRegistrySources = mirrors.windowsRegistrySources;
     this.windowsRegistryConfig = mirrors.windowsRegistryConfig;
+    // How day-2 operations reach nodes: the WMCO key, BYOH users and pins, the configured path.
+    const hostKeys: Record<string, string> = {};
+    for (const h of cfg.byoh) if (h.hostKey) hostKeys[h.address] = h.hostKey;
+    const reach = key.privateKeyPem.apply((pem) => ({
+      platform: cfg.cluster.platform,
+      privateKey: pem,
+      byohUsers: Object.fromEntries(cfg.byoh.map((h) => [h.address, h.username])),
+      hostKeys: { ...hostKeys, ...cfg.nodeAccess.hostKeys },
+      trustOnFirstUse: cfg.nodeAccess.trustOnFirstUse,
+      connectTimeoutSeconds: cfg.nodeAccess.connectTimeoutSeconds,
+      ...(hop.proxy ? { jumpHost: hop.proxy } : {}),
+      ...(hop.cluster ? { cluster: hop.cluster } : {}),
+    }));
+    const day2After = [operator, key, ...sets, ...(relay ? [relay.ready] : [])];
+    this.inventory = cfg.discovered?.windowsNodes
+      ? windowsNodeInventory(cfg.discovered.windowsNodes, cfg.patching?.minimumUpdateRevision)
+      : declaredInventory([
+          ...cfg.machineSets.map((m) => ({
+            from: `MachineSet ${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, m) ?? "(named at preview/up)"}`,
+            node: `<${m.replicas} node(s) the MachineSet creates>`,
+            windowsServer: m.windowsServer,
+            build: WINDOWS_SERVER[m.windowsServer].build,
+          })),
+          ...cfg.byoh.map((h) => ({
+            from: `BYOH ${h.address}`,
+            windowsServer: h.windowsServer,
+            build: WINDOWS_SERVER[h.windowsServer].build,
+          })),
+        ]);
+    if (cfg.patching && access) {
+      // BYOH hosts are patched in place; MachineSet nodes get a new image instead (WMCO never patches).
+      const patching = new PatchRollout(
+        `${name}-patching`,
+        {
+          patching: cfg.patching,
+          nodes: cfg.discovered?.windowsNodes ?? [],
+          isManaged: (n) => n.from.startsWith("BYOH "),
+          access,
+          reach,
+        },
+        { parent: this, dependsOn: day2After },
+      );
+      this.patching = patching.summary;
+    }
     if (cfg.reboot && access) {
       const r = cfg.reboot;
       const digest = tokenDigest(r.token);
@@ -214,8 +264,6 @@ export class WindowsEstate extends pulumi.ComponentResource {
         digest,
         r.maxUnavailable,
       );
-      const hostKeys: Record<string, string> = {};
-      for (const h of cfg.byoh) if (h.hostKey) hostKeys[h.address] = h.hostKey;
       const rolling = new RollingReboot(
         `${name}-reboot`,
         {
@@ -226,19 +274,10 @@ export class WindowsEstate extends pulumi.ComponentResource {
           readyTimeoutSeconds: r.readyTimeoutSeconds,
           kubeconfig: access.kubeconfig,
           context: access.context,
-          reach: key.privateKeyPem.apply((pem) => ({
-            platform: cfg.cluster.platform,
-            privateKey: pem,
-            byohUsers: Object.fromEntries(cfg.byoh.map((h) => [h.address, h.username])),
-            hostKeys: { ...hostKeys, ...cfg.nodeAccess.hostKeys },
-            trustOnFirstUse: cfg.nodeAccess.trustOnFirstUse,
-            connectTimeoutSeconds: cfg.nodeAccess.connectTimeoutSeconds,
-            ...(hop.proxy ? { jumpHost: hop.proxy } : {}),
-            ...(hop.cluster ? { cluster: hop.cluster } : {}),
-          })),
+          reach,
         },
         // After everything else of this update: a reboot never races WMCO configuring a node we just changed.
-        { parent: this, dependsOn: [operator, key, ...sets, ...(relay ? [relay.ready] : [])] },
+        { parent: this, dependsOn: day2After },
       );
       this.reboot = { token: r.token, plan: describeRollout(plan), batches: rolling.batches };
     }

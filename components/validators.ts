@@ -8,7 +8,7 @@ import { validateVanilla } from "./vanilla/validate";
 import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
 import { validateMirrors } from "./mirrors/validate";
-import { validateDay2 } from "./day2/validate";
+import { validateDay2, validatePatching } from "./day2/validate";
 
 /**
  * Which WMCO the support rules follow: a pinned `operator.startingCSV`; else, with discovery on, what the cluster runs
@@ -67,6 +67,8 @@ const vanilla: Validator = (cfg) =>
 
 const mirrors: Validator = (cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors) : { errors: [] });
 
-const day2: Validator = (cfg) => ({ errors: validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot) });
+const day2: Validator = (cfg) => ({
+  errors: [...validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot), ...validatePatching(cfg.cluster, cfg.patching)],
+});
 
 export const DOMAIN_VALIDATORS: readonly Validator[] = [byoh, machineSets, mirrors, day2, vanilla];

@@ -251,7 +251,27 @@ export const capacityNotZero: ResourceRule = {
   },
 };
 
+const WINDOWS_PATCHING = "pulumi-nodejs:dynamic/windows-estate:WindowsPatching";
+
+/**
+ * The declared patch level is a gate: a node below `windows-estate:patching.minimumUpdateRevision` that this update does
+ * not patch (a MachineSet node: WMCO never patches; its MachineSet needs a newer image) fails the policy. Nodes the
+ * rollout patches are not violations: the update brings them to the level.
+ */
+export const patchLevel: ResourceRule = {
+  name: "windows-patch-level",
+  description:
+    "Windows nodes below the declared minimum update revision are patched by this update, or the update is refused.",
+  enforcementLevel: "mandatory",
+  validate(r, report) {
+    if (r.type !== WINDOWS_PATCHING) return;
+    for (const line of strings(get(r.props, "belowNotPatched")))
+      report(`${line}: not patched in place; roll its MachineSet to an image at or above the declared revision`);
+  },
+};
+
 export const resourceRules: ResourceRule[] = [
+  patchLevel,
   machineSetLabels,
   machineSetNameLimit,
   noImdsV2Required,

@@ -8,6 +8,8 @@ export { windowsPatchingProvider };
 export interface WindowsPatchingArgs {
   /** Build → the lowest update revision accepted (`windows-estate:patching.minimumUpdateRevision`). */
   minimumUpdateRevision: pulumi.Input<Record<string, number>>;
+  /** Nodes below the level this rollout does not patch, each with why (read by the policy pack). Default none. */
+  belowNotPatched?: pulumi.Input<string[]>;
   /** Windows Update categories to install, by name or ID. Default: every software update. */
   categories?: pulumi.Input<string[]>;
   /** Nodes below the level, batch by batch (at most `maxUnavailable` per batch), planned from the cluster's nodes. */
@@ -27,6 +29,8 @@ export interface WindowsPatchingArgs {
   /** Kubeconfig content or path; stored only as a secret. Default: KUBECONFIG, ~/.kube/config. */
   kubeconfig?: pulumi.Input<string>;
   context?: pulumi.Input<string>;
+  /** When batches may start, daily in UTC (`{ start: "22:00", end: "04:00" }`). Default: any time. */
+  window?: pulumi.Input<{ start: string; end: string }>;
   /** How BYOH nodes are reached (holds the WMCO key: stored as a secret). */
   reach?: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
   /** How vanilla nodes are reached, by address (hold the node key: stored as a secret). */
@@ -51,6 +55,7 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         minimumUpdateRevision: args.minimumUpdateRevision,
         categories: args.categories ?? [],
         batches: args.batches,
+        belowNotPatched: args.belowNotPatched ?? [],
         disableEviction: args.disableEviction ?? false,
         drainTimeoutSeconds: args.drainTimeoutSeconds ?? 600,
         readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
@@ -59,9 +64,11 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         pollSeconds: args.pollSeconds ?? 5,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         context: args.context,
+        window: args.window,
         reach: args.reach === undefined ? undefined : pulumi.secret(args.reach),
         connections: args.connections === undefined ? undefined : pulumi.secret(args.connections),
         patched: undefined,
+        stoppedFor: undefined,
         recordedHostKeys: undefined,
       },
       { ...opts, additionalSecretOutputs: ["reach", "connections", "kubeconfig"] },

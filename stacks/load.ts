@@ -12,7 +12,7 @@ import { expandHome } from "../lib/paths";
 import { ByohHostConfig } from "./schema/byoh";
 import { asOpenShift, ClusterConfig, isVanilla, OpenShiftClusterConfig } from "./schema/cluster";
 import { KubernetesConfig, VanillaNodeConfig } from "./schema/kubernetes";
-import { NodeAccessConfig, RebootConfig } from "./schema/day2";
+import { NodeAccessConfig, PatchingConfig, RebootConfig } from "./schema/day2";
 import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
@@ -37,6 +37,12 @@ export interface DiscoveredNode {
   /** Digest of the reboot token this node was last rebooted for. */
   rebootedFor?: string;
   labels: Record<string, string>;
+  /** What the kubelet reports (`status.nodeInfo`): `10.0.<build>.<UBR>`, product name, versions. */
+  kernelVersion?: string;
+  osImage?: string;
+  kubeletVersion?: string;
+  containerRuntimeVersion?: string;
+  unschedulable?: boolean;
 }
 
 /** One typed, validated view of a stack's `windows-estate:*` config, defaults applied. */
@@ -51,6 +57,8 @@ export interface EstateConfig {
   nodeAccess: NodeAccessConfig;
   /** The rolling reboot asked for, if any. */
   reboot?: RebootConfig;
+  /** The patch level declared for the BYOH hosts, if any. */
+  patching?: PatchingConfig;
   /** Registries the cluster's pull secret has credentials for (filled by discovery; never the credentials). */
   registriesWithCredentials?: string[];
   /** What discovery learned about the cluster beyond MachineSet values (undefined without discovery). */
@@ -84,6 +92,8 @@ export interface VanillaEstateConfig {
   mirrors: MirrorsConfigInput;
   nodeAccess: NodeAccessConfig;
   reboot?: RebootConfig;
+  /** The patch level declared for the nodes, if any. */
+  patching?: PatchingConfig;
   /** What discovery read from the cluster (version, networks, API endpoint). */
   discovered?: { windowsNodes?: DiscoveredNode[] };
   warnings: ConfigIssue[];
@@ -270,6 +280,7 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
         key === "privateKey" ||
         key === "privateKeyPath" ||
         key === "reboot" ||
+        key === "patching" ||
         key === "kubernetes" ||
         !OPTIONAL_KEYS.has(key)
       )
@@ -292,6 +303,7 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh),
     nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess),
     reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot),
+    patching: parseKey("patching", TOP_LEVEL_KEYS.patching),
     kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes),
     nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes),
   };
@@ -340,6 +352,7 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
       mirrors: parsed.mirrors ?? { digest: [], tag: [] },
       nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
       ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
+      ...(parsed.patching ? { patching: parsed.patching } : {}),
       warnings,
     };
   }
@@ -358,6 +371,7 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     byoh: parsed.byoh ?? [],
     nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
     ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
+    ...(parsed.patching ? { patching: parsed.patching } : {}),
     warnings,
   };
 }

@@ -1,6 +1,9 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import type { ClusterConfig } from "../../stacks/schema/cluster";
-import type { NodeAccessConfig, RebootConfig } from "../../stacks/schema/day2";
+import type { NodeAccessConfig, PatchingConfig, RebootConfig } from "../../stacks/schema/day2";
+import { isVanilla } from "../../stacks/schema/cluster";
+import { WINDOWS_BUILDS } from "../../facts/kubernetes";
+import { WINDOWS_SERVER, WINDOWS_SERVERS } from "../../facts/wmco";
 import { isUsablePin } from "../../providers/ssh/host-key";
 
 /**
@@ -60,6 +63,46 @@ export function validateDay2(
       path: "reboot",
       message:
         "a rolling reboot reads the Windows nodes from the cluster to plan its batches; it needs cluster.discovery (on by default): remove cluster.discovery: false or windows-estate:reboot",
+    });
+  return errors;
+}
+
+/**
+ * Checks `windows-estate:patching` beyond its shape: builds Windows nodes of this kind of cluster can have, a window
+ * that is one, and a cluster to patch against.
+ */
+export function validatePatching(
+  cluster: ClusterConfig | undefined,
+  patching: PatchingConfig | undefined,
+): ConfigIssue[] {
+  if (!patching) return [];
+  const errors: ConfigIssue[] = [];
+  const vanilla = cluster !== undefined && isVanilla(cluster.platform);
+  const builds = vanilla
+    ? Object.entries(WINDOWS_BUILDS).map(([version, label]) => ({ version, build: label.split(".")[2] }))
+    : WINDOWS_SERVERS.map((v) => ({ version: v, build: WINDOWS_SERVER[v].build }));
+  for (const build of Object.keys(patching.minimumUpdateRevision))
+    if (!builds.some((b) => b.build === build))
+      errors.push({
+        path: joinPath(["patching", "minimumUpdateRevision", build]),
+        message: `is not a Windows Server build number of ${vanilla ? "a vanilla cluster's" : "a WMCO"} node; use ${builds.map((b) => `${b.build} (${b.version})`).join(", ")}`,
+      });
+  if (patching.window && patching.window.start === patching.window.end)
+    errors.push({
+      path: "patching.window",
+      message: "start and end are equal: an empty window would never patch; leave window out to patch any time",
+    });
+  if (cluster?.render !== undefined)
+    errors.push({
+      path: "patching",
+      message:
+        "patching needs the cluster's API (nodes, cordon, drain, Ready); a render-only stack (cluster.render) cannot run it: remove windows-estate:patching",
+    });
+  else if (cluster?.discovery === false)
+    errors.push({
+      path: "patching",
+      message:
+        "patching reads the Windows nodes' revisions from the cluster to plan its batches; it needs cluster.discovery (on by default)",
     });
   return errors;
 }

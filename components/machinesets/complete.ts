@@ -2,7 +2,7 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
 import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
-import { windowsNodes } from "../../providers/day2/inventory";
+import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
 import { pinnedWmco, publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
@@ -79,6 +79,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
                 : "other",
           ...(n.rebootedFor ? { rebootedFor: n.rebootedFor } : {}),
           labels: n.labels,
+          ...nodeInfoOf(n),
         })),
         mirrorSets: facts.mirrorSets,
         wmco: pinned

@@ -1,5 +1,6 @@
 import { ConfigIssue } from "../../stacks/config-issue";
-import { VanillaEstateConfig } from "../../stacks/load";
+import { DiscoveredNode, VanillaEstateConfig } from "../../stacks/load";
+import { nodeInfoOf, WindowsNode } from "../../providers/day2/inventory";
 import { messageOf } from "../../lib/errors";
 import { discoverVanilla, netConfFix, resolveKubernetes, VanillaFacts } from "./discover";
 import { flannelFixCommand } from "./objects";
@@ -49,5 +50,31 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
         message: `flannel's VXLAN backend is not what Windows needs (VNI ${cfg.kubernetes.flannel.vni}, port ${cfg.kubernetes.flannel.port}), and manage is false; apply: ${flannelFixCommand(fix)}`,
       });
   }
-  return { config: cfg, ...(facts ? { facts } : {}), ...(resolved ? { resolved } : {}), issues };
+  const discovered = facts?.windowsNodes
+    ? { windowsNodes: vanillaInventory(facts.windowsNodes, cfg.nodes) }
+    : undefined;
+  return {
+    config: { ...cfg, ...(discovered ? { discovered } : {}) },
+    ...(facts ? { facts } : {}),
+    ...(resolved ? { resolved } : {}),
+    issues,
+  };
+}
+
+/** The Windows Nodes as the inventory lists them: a node this stack joined is `vanilla <address>`. */
+export function vanillaInventory(nodes: WindowsNode[], declared: VanillaEstateConfig["nodes"]): DiscoveredNode[] {
+  return nodes.map((n) => {
+    const entry = declared.find(
+      (d) => d.name === n.name || d.address.toLowerCase() === n.address?.toLowerCase() || d.address === n.name,
+    );
+    return {
+      name: n.name,
+      ...(n.address ? { address: n.address } : {}),
+      ...(n.build ? { build: n.build } : {}),
+      from: entry ? `vanilla ${entry.address}` : "other",
+      ...(n.rebootedFor ? { rebootedFor: n.rebootedFor } : {}),
+      labels: n.labels,
+      ...nodeInfoOf(n),
+    };
+  });
 }

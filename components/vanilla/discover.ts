@@ -19,6 +19,8 @@ import {
   SUPPORTED_MINORS,
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
+import { WindowsNode, windowsNodes } from "../../providers/day2/inventory";
+import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 
 export interface VanillaFacts {
   serverVersion?: string;
@@ -30,6 +32,8 @@ export interface VanillaFacts {
   caCertHash?: string;
   /** flannel's current `net-conf.json`, parsed; undefined when flannel's ConfigMap is missing. */
   netConf?: Record<string, unknown>;
+  /** The cluster's Windows Nodes (`kubernetes.io/os=windows`), for the inventory and patching. */
+  windowsNodes?: WindowsNode[];
 }
 
 /** kubeadm's CA pin: SHA-256 of the DER SubjectPublicKeyInfo (RFC 7469; kubeadm implementation-details.md). */
@@ -54,8 +58,9 @@ export function parseVanillaFacts(o: {
   kubeDns?: unknown;
   clusterInfo?: unknown;
   flannelConfig?: unknown;
+  windowsNodes?: unknown;
 }): VanillaFacts {
-  const facts: VanillaFacts = {};
+  const facts: VanillaFacts = { windowsNodes: windowsNodes(o.windowsNodes, undefined, []) };
   const git = str(get(o.version, "gitVersion"));
   const m = git && /^v?(\d+\.\d+\.\d+)/.exec(git);
   if (m) facts.serverVersion = m[1];
@@ -90,14 +95,15 @@ export function parseVanillaFacts(o: {
 
 export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts> {
   const api = await connectKube(access, 15_000);
-  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig] = await Promise.all([
+  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes] = await Promise.all([
     api.get("/version"),
     api.get("/api/v1/namespaces/kube-system/configmaps/kubeadm-config"),
     api.get("/api/v1/namespaces/kube-system/services/kube-dns"),
     api.get("/api/v1/namespaces/kube-public/configmaps/cluster-info"),
     api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
+    api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
   ]);
-  return parseVanillaFacts({ version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig });
+  return parseVanillaFacts({ version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, windowsNodes: nodes });
 }
 
 /**

@@ -24,13 +24,15 @@ import {
 } from "./node-plan";
 import { NodeRelay } from "../node-access/relay";
 import { RELAY_IMAGE } from "../../facts/day2";
-import { WINDOWS_NETWORK, WINDOWS_TAINT } from "../../facts/kubernetes";
+import { WINDOWS_BUILDS, WINDOWS_NETWORK, WINDOWS_TAINT } from "../../facts/kubernetes";
 import { isOffline } from "../../stacks/offline";
 import { isIP } from "net";
 import { promises as dns } from "dns";
 
 import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
 import { NodeFiles } from "../../providers/node-files";
+import { declaredInventory, InventoryEntry, windowsNodeInventory } from "../day2/inventory";
+import { PatchRollout, PatchSummary } from "../day2/patch-rollout";
 
 /** The node's IPv4 address: as given, or resolved from where the program runs (offline: a placeholder). */
 async function nodeIPv4(address: string): Promise<string> {
@@ -65,6 +67,10 @@ export class VanillaEstate extends pulumi.ComponentResource {
   /** Per node address: its files (exact text; the join token as a placeholder), downloads and steps. */
   readonly nodePlans: Record<string, NodePlan>;
   readonly runtimeClasses: pulumi.Output<string[]>;
+  /** Every Windows node: version, build, revision, kubelet and runtime versions, origin, patch level. */
+  readonly inventory: InventoryEntry[];
+  /** The patch rollout planned (`windows-estate:patching`), if any. */
+  readonly patching?: PatchSummary;
 
   constructor(name: string, args: VanillaEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:VanillaEstate", name, {}, opts);
@@ -122,6 +128,15 @@ export class VanillaEstate extends pulumi.ComponentResource {
         vanillaNodePlan(n, resolved, registryFiles, facts?.caCertHash ? { caCertHash: facts.caCertHash } : undefined),
       ]),
     );
+    this.inventory = cfg.discovered?.windowsNodes
+      ? windowsNodeInventory(cfg.discovered.windowsNodes, cfg.patching?.minimumUpdateRevision)
+      : declaredInventory(
+          cfg.nodes.map((n) => ({
+            from: `vanilla ${n.address}`,
+            windowsServer: n.windowsServer,
+            build: WINDOWS_BUILDS[n.windowsServer].split(".")[2],
+          })),
+        );
     // Converging the nodes needs the API (the join token, drain, Ready); render mode shows the plans only.
     if (args.access) {
       const access = args.access;
@@ -154,9 +169,14 @@ export class VanillaEstate extends pulumi.ComponentResource {
               { parent: this },
             )
           : undefined;
+      const converged: pulumi.Resource[] = [];
+      const connections: Record<string, ReturnType<typeof nodeConnection>> = {};
       cfg.nodes.forEach((n, index) => {
         const plan = this.nodePlans[n.address];
         const connection = nodeConnection(n, index, cfg.privateKey.pem, nodePath(cfg));
+        // Patching finds a node's connection by the Node's address or name.
+        connections[n.address] = connection;
+        if (n.name) connections[n.name] = connection;
         // flannel's provider address must be an IP: a node given by DNS name is resolved from here at preview/up.
         const cniConf = pulumi.output(nodeIPv4(n.address)).apply((ip) => flannelCniConf(resolved, ip));
         const files = [
@@ -182,7 +202,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
               { parent: this },
             ),
         );
-        new VanillaNode(
+        const node = new VanillaNode(
           `${name}-node-${n.address}`,
           {
             connection,
@@ -213,7 +233,24 @@ export class VanillaEstate extends pulumi.ComponentResource {
           // The files first (containerd is registered with its config), and flannel's backend fixed.
           { parent: this, dependsOn: [...files, ...flannelPatch, ...(relay ? [relay.ready] : [])] },
         );
+        converged.push(node);
       });
+      // Patched after every node is converged (a node joined in this update is patched by the next one, when the
+      // cluster reports its revision).
+      if (cfg.patching) {
+        const patching = new PatchRollout(
+          `${name}-patching`,
+          {
+            patching: cfg.patching,
+            nodes: cfg.discovered?.windowsNodes ?? [],
+            isManaged: (n) => n.from.startsWith("vanilla "),
+            access,
+            connections: pulumi.secret(connections),
+          },
+          { parent: this, dependsOn: converged },
+        );
+        this.patching = patching.summary;
+      }
     }
     this.registerOutputs({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });
   }

@@ -26,6 +26,10 @@ export interface WindowsNode {
   build?: string;
   /** `status.nodeInfo.kernelVersion` (`10.0.20348.2700`: build and update revision). */
   kernelVersion?: string;
+  /** `status.nodeInfo`: the OS product name, the kubelet's and the container runtime's versions. */
+  osImage?: string;
+  kubeletVersion?: string;
+  containerRuntimeVersion?: string;
   source: NodeSource;
   /** WMCO's pin as an OpenSSH key line (`<type> <base64>`), from the Node's annotations. */
   wmcoHostKey?: string;
@@ -98,6 +102,9 @@ export function windowsNodes(nodeList: unknown, machineList: unknown, byohAddres
       address: nodeAddress(n),
       build: labels[WINDOWS_BUILD_LABEL],
       kernelVersion: str(get(n, "status", "nodeInfo", "kernelVersion")),
+      osImage: str(get(n, "status", "nodeInfo", "osImage")),
+      kubeletVersion: str(get(n, "status", "nodeInfo", "kubeletVersion")),
+      containerRuntimeVersion: str(get(n, "status", "nodeInfo", "containerRuntimeVersion")),
       source,
       wmcoHostKey: wmcoHostKey(annotations),
       unschedulable: get(n, "spec", "unschedulable") === true,
@@ -119,4 +126,21 @@ export function matchesSelector(node: WindowsNode, selector: Record<string, stri
 export function readyCondition(node: unknown): { status?: string; heartbeat?: string } {
   const c = objects(get(node, "status", "conditions")).find((x) => str(x.type) === "Ready");
   return { status: str(c?.status), heartbeat: str(c?.lastHeartbeatTime) };
+}
+
+/** The kubelet-reported fields of a node that are set, for the stack's inventory. */
+export function nodeInfoOf(n: WindowsNode): {
+  kernelVersion?: string;
+  osImage?: string;
+  kubeletVersion?: string;
+  containerRuntimeVersion?: string;
+  unschedulable: boolean;
+} {
+  return {
+    ...(n.kernelVersion ? { kernelVersion: n.kernelVersion } : {}),
+    ...(n.osImage ? { osImage: n.osImage } : {}),
+    ...(n.kubeletVersion ? { kubeletVersion: n.kubeletVersion } : {}),
+    ...(n.containerRuntimeVersion ? { containerRuntimeVersion: n.containerRuntimeVersion } : {}),
+    unschedulable: n.unschedulable,
+  };
 }

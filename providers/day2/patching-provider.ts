@@ -8,7 +8,7 @@ import { rebootHost, REBOOT_DEFAULTS } from "./reboot";
 import { NodeWork, Reach, runRollingReboot } from "./rollout";
 import { readNode } from "./ready";
 import { installUpdates } from "./patch";
-import { belowMinimum, MinimumRevisions, patchToken, patchLevel } from "./patch-plan";
+import { belowMinimum, MinimumRevisions, outsideWindow, patchLevel, patchToken, PatchWindow } from "./patch-plan";
 import { get, str } from "../../lib/json";
 
 export interface WindowsPatchingInputs {
@@ -18,6 +18,8 @@ export interface WindowsPatchingInputs {
   categories: string[];
   /** Node names below the level, batch by batch (planned by the program from the cluster's Windows nodes). */
   batches: string[][];
+  /** Nodes below the level this rollout does not patch, each with why (the policy pack's `windows-patch-level`). */
+  belowNotPatched?: string[];
   disableEviction: boolean;
   drainTimeoutSeconds: number;
   readyTimeoutSeconds: number;
@@ -29,9 +31,11 @@ export interface WindowsPatchingInputs {
   pollSeconds?: number;
   kubeconfig?: string;
   context?: string;
+  /** When batches may start, daily in UTC; undefined: any time. */
+  window?: PatchWindow;
   /** How BYOH nodes are reached (OpenShift stacks). */
   reach?: Omit<NodeReachSettings, "recordedHostKeys">;
-  /** How vanilla nodes are reached: their connection by address (the Node's InternalIP or InternalDNS). */
+  /** How vanilla nodes are reached: their connection by the Node's address (InternalIP/InternalDNS) or name. */
   connections?: Record<string, SshConnection>;
   __provider?: string;
 }
@@ -39,6 +43,8 @@ export interface WindowsPatchingInputs {
 export interface WindowsPatchingOutputs extends WindowsPatchingInputs {
   /** Nodes patched by the last run, in order. */
   patched: string[];
+  /** Why the last run stopped early without a failure (the window closed), if it did. */
+  stoppedFor?: string;
   recordedHostKeys: Record<string, string>;
 }
 
@@ -90,7 +96,7 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
   const poll = (i.pollSeconds ?? 5) * 1000;
   const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
   const reach: Reach = (n) => {
-    const byAddress = n.address ? i.connections?.[n.address] : undefined;
+    const byAddress = (n.address ? i.connections?.[n.address] : undefined) ?? i.connections?.[n.name];
     if (byAddress) return { connection: byAddress, ...(byAddress.hostKey ? { hostKey: byAddress.hostKey } : {}) };
     if (i.reach) return reachNode(n, { ...i.reach, recordedHostKeys: recorded });
     return {
@@ -112,8 +118,14 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
     readyTimeoutMs: i.readyTimeoutSeconds * 1000,
     readyPollMs: poll,
     progress,
+    beforeBatch: () => outsideWindow(new Date(), i.window),
   });
-  return { ...i, patched: r.rebooted, recordedHostKeys: { ...recorded, ...r.learnedHostKeys } };
+  return {
+    ...i,
+    patched: r.rebooted,
+    ...(r.stoppedFor ? { stoppedFor: r.stoppedFor } : {}),
+    recordedHostKeys: { ...recorded, ...r.learnedHostKeys },
+  };
 }
 
 /**

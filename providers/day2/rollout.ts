@@ -69,6 +69,8 @@ export interface RolloutOptions {
   /** Pause between checks of the Node's Ready condition. */
   readyPollMs: number;
   progress?: (line: string) => void;
+  /** Asked before each batch: a reason to stop here (cleanly, for the next run), or undefined to go on. */
+  beforeBatch?: () => string | undefined;
 }
 
 /** How to reach one node (address, user, key, host-key pin, path); undefined with the reason when it cannot be. */
@@ -77,6 +79,8 @@ export type Reach = (node: WindowsNode) => { connection: SshConnection; hostKey?
 export interface RolloutResult {
   rebooted: string[];
   skipped: string[];
+  /** Why the rollout stopped before its last batch without a failure (a closed window), if it did. */
+  stoppedFor?: string;
   /** Host keys seen at first contact (trust on first use), by node name. */
   learnedHostKeys: Record<string, string>;
 }
@@ -258,6 +262,12 @@ export async function runRollingReboot(
   const digest = tokenDigest(o.token);
   const result: RolloutResult = { rebooted: [], skipped: [], learnedHostKeys: {} };
   for (const [i, batch] of batches.entries()) {
+    const stop = o.beforeBatch?.();
+    if (stop) {
+      result.stoppedFor = stop;
+      o.progress?.(`stopped before batch ${i + 1}/${batches.length}: ${stop}; the next pulumi up goes on`);
+      break;
+    }
     o.progress?.(`batch ${i + 1}/${batches.length}: ${batch.join(", ")}`);
     // MachineHealthChecks would remediate (delete) a Machine whose node is NotReady while it restarts: paused for
     // the batch, resumed after it.

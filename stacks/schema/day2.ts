@@ -76,3 +76,43 @@ export const rebootSchema = z
   .optional();
 
 export type RebootConfig = z.output<typeof rebootSchema>;
+
+/** A 24-hour UTC time, `HH:MM`. */
+const utcTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a UTC time HH:MM (24-hour)");
+
+/**
+ * `windows-estate:patching`: the patch level of the Windows hosts this stack manages (BYOH hosts, vanilla nodes), as
+ * code. Each `pulumi up` brings the nodes below the declared update revision up to it, in rolling batches.
+ */
+export const patchingSchema = z
+  .strictObject({
+    /**
+     * Windows build number → the lowest update revision (UBR) accepted, e.g. `{ "20348": 2700 }` (Windows Server
+     * 2022 at 20348.2700 or later). Builds not listed are not patched.
+     */
+    minimumUpdateRevision: z.record(z.string(), z.number().int().min(0).max(1_000_000)),
+    /**
+     * Windows Update categories to install, by name as WUA reports it (`Security Updates`, `Critical Updates`, …) or
+     * by category ID. Default: every software update the host's update source (Windows Update or WSUS) offers.
+     */
+    categories: z.array(z.string().min(1)).default([]),
+    /** How many nodes may be patched at once. Default 1. */
+    maxUnavailable: z.number().int().min(1).max(1000).default(1),
+    /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets. Default false. */
+    disableEviction: z.boolean().default(false),
+    /** How long draining one node may take, seconds. Default 600. */
+    drainTimeoutSeconds: z.number().int().min(10).max(86400).default(600),
+    /** How long Windows Update may run on one node (search, download, install), minutes. Default 120. */
+    installTimeoutMinutes: z.number().int().min(1).max(1440).default(120),
+    /** How long one node may take to be Ready again after its updates, seconds. Default 900. */
+    readyTimeoutSeconds: z.number().int().min(60).max(86400).default(900),
+    /**
+     * When patching may start, daily, in UTC (`{ start: "22:00", end: "04:00" }` crosses midnight). Outside it,
+     * `pulumi up` patches nothing and says when the window opens; a batch is never started after it closes. Default:
+     * any time.
+     */
+    window: z.strictObject({ start: utcTime, end: utcTime }).optional(),
+  })
+  .optional();
+
+export type PatchingConfig = z.output<typeof patchingSchema>;

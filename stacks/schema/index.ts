@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { byohSchema } from "./byoh";
-import { nodeAccessSchema, rebootSchema } from "./day2";
+import { nodeAccessSchema, patchingSchema, rebootSchema } from "./day2";
 import { kubernetesSchema, nodesSchema } from "./kubernetes";
 import { clusterSchema } from "./cluster";
 import { machineSetsSchema } from "./machinesets";
@@ -26,6 +26,7 @@ export const TOP_LEVEL_KEYS = {
   byoh: byohSchema,
   nodeAccess: nodeAccessSchema,
   reboot: rebootSchema,
+  patching: patchingSchema,
   kubernetes: kubernetesSchema,
   nodes: nodesSchema,
 } as const;
@@ -43,6 +44,7 @@ export const TOP_LEVEL_KEY_NAMES = [
   "byoh",
   "nodeAccess",
   "reboot",
+  "patching",
   "kubernetes",
   "nodes",
 ] as const satisfies readonly TopLevelKey[];
@@ -61,6 +63,7 @@ export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set([
   "byoh",
   "nodeAccess",
   "reboot",
+  "patching",
   "kubernetes",
   "nodes",
   "privateKey",

@@ -6,6 +6,8 @@ import { PROJECT_DIR } from "./dynamic-plugin";
 import { declared, errorsOf, runProgram, RunResult, stackConfig } from "./program";
 import { isSecret, reveal } from "./wire";
 import { tokenDigest } from "../../providers/day2/rollout";
+import { NODE_INFO } from "../helpers/fake-nodes";
+import { PolicyHost } from "./policy-host";
 
 // `pulumi preview` with discovery on, through the real language host, against a local Kubernetes API stand-in that
 // serves an OpenShift cluster's objects (hand-built, each validated against its openshift/api schema below). What
@@ -348,5 +350,111 @@ describe("a rolling reboot previews its batches from the cluster's Windows nodes
     });
     // The SSH credentials the reboot needs travel only as a secret input.
     expect(isSecret(reboot[0].inputs.reach)).toBe(true);
+  });
+});
+
+describe("patching previews the inventory and its batches from the Nodes' reported revisions", () => {
+  // The kubelet reports `10.0.<build>.<UBR>` as kernelVersion (kubernetes pkg/kubelet/winstats/version.go); a
+  // MachineSet node is one whose Machine (Node annotation) carries the MachineSet label (machine-api).
+  const node = (name: string, kernel: string, o: { byoh?: string; machine?: string } = {}) => ({
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: {
+      name,
+      labels: {
+        "kubernetes.io/os": "windows",
+        "node.kubernetes.io/windows-build": kernel.split(".").slice(0, 3).join("."),
+        ...(o.byoh ? { "windowsmachineconfig.openshift.io/byoh": "true" } : {}),
+      },
+      annotations: o.machine ? { "machine.openshift.io/machine": `openshift-machine-api/${o.machine}` } : {},
+    },
+    status: {
+      addresses: [{ type: "InternalIP", address: o.byoh ?? `10.0.1.${name.length}` }],
+      nodeInfo: {
+        ...NODE_INFO,
+        kernelVersion: kernel,
+        kubeletVersion: "v1.35.3",
+        containerRuntimeVersion: "containerd://2.1.4",
+      },
+    },
+  });
+  const machine = (name: string) => ({
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "Machine",
+    metadata: {
+      name,
+      namespace: "openshift-machine-api",
+      labels: { "machine.openshift.io/cluster-api-machineset": "winworker" },
+    },
+    spec: {},
+  });
+  const nodes = [
+    node("byoh-host", "10.0.20348.2700", { byoh: "10.0.0.42" }),
+    node("win-ms-a", "10.0.20348.2700", { machine: "win-ms-a" }),
+    node("win-ms-b", "10.0.20348.3000", { machine: "win-ms-b" }),
+    node("win-ms-c", "10.0.26100.4652", { machine: "win-ms-c" }),
+  ];
+  const machines = [machine("win-ms-a"), machine("win-ms-b"), machine("win-ms-c")];
+  let r: RunResult;
+  beforeAll(async () => {
+    const kube = cluster({ hybrid: true, csv: "windows-machine-config-operator.v10.22.2" });
+    kube.route("/api/v1/nodes", () => ({
+      status: 200,
+      body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: nodes },
+    }));
+    kube.route("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines", () => ({
+      status: 200,
+      body: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineList", metadata: {}, items: machines },
+    }));
+    r = await preview(kube, { patching: { minimumUpdateRevision: { "20348": 2900 }, maxUnavailable: 2 } });
+  });
+
+  test("the served Nodes and Machines are valid against their schemas", () => {
+    for (const o of [...nodes, ...machines]) expect(validateObject(o)).toBe("");
+  });
+
+  test("every Windows node is in windowsNodeInventory with build, revision, versions, origin and patch level", () => {
+    expect({ exit: r.exitCode, errors: errorsOf(r) }).toEqual({ exit: 0, errors: "" });
+    const inv = r.outputs.windowsNodeInventory as Record<string, unknown>[];
+    expect(inv.map((e) => [e.node, e.from, e.windowsServer, e.build, e.revision, e.patchLevel])).toEqual([
+      ["byoh-host", "BYOH 10.0.0.42", "2022", "20348", 2700, "below: build 20348 at revision 2700, below 2900"],
+      ["win-ms-a", "MachineSet winworker", "2022", "20348", 2700, "below: build 20348 at revision 2700, below 2900"],
+      ["win-ms-b", "MachineSet winworker", "2022", "20348", 3000, "ok"],
+      ["win-ms-c", "MachineSet winworker", "2025", "26100", 4652, "no minimum declared for build 26100"],
+    ]);
+    expect(inv[0]).toMatchObject({ kubeletVersion: "v1.35.3", containerRuntimeVersion: "containerd://2.1.4" });
+  });
+
+  test("only the BYOH host is patched in place; the MachineSet node below the level is named for an image roll", () => {
+    const p = declared(r, "pulumi-nodejs:dynamic/windows-estate:WindowsPatching");
+    expect(p).toHaveLength(1);
+    expect(reveal(p[0].inputs)).toMatchObject({ minimumUpdateRevision: { "20348": 2900 }, batches: [["byoh-host"]] });
+    expect(isSecret(p[0].inputs.reach)).toBe(true);
+    expect(r.outputs.windowsPatching).toEqual({
+      minimumUpdateRevision: { "20348": 2900 },
+      plan: "batch 1/1: byoh-host",
+      notManaged: ["win-ms-a"],
+    });
+  });
+
+  test("the policy pack (real policy-pack host) refuses the update: a MachineSet node stays below the level", async () => {
+    const host = new PolicyHost();
+    await host.start();
+    try {
+      const [p] = r.state.resources.filter((x) => x.type === "pulumi-nodejs:dynamic/windows-estate:WindowsPatching");
+      const v = await host.analyze(p);
+      expect(v.map((x) => [x.policy, x.message])).toEqual([
+        [
+          "windows-patch-level",
+          expect.stringContaining(
+            "win-ms-a (MachineSet winworker): build 20348 at revision 2700, below 2900: not patched in place; roll its MachineSet",
+          ),
+        ],
+      ]);
+      // Mandatory (pulumi-policy proto EnforcementLevel MANDATORY = 1).
+      expect(v[0].enforcement).toBe(1);
+    } finally {
+      await host.stop();
+    }
   });
 });

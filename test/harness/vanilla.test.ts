@@ -5,6 +5,7 @@ import { validateObject } from "../helpers/schemas";
 import { PROJECT_DIR, UNKNOWN } from "./dynamic-plugin";
 import { declared, errorsOf, runProgram, RunResult, stackConfig } from "./program";
 import { isSecret, reveal } from "./wire";
+import { NODE_INFO } from "../helpers/fake-nodes";
 
 // `pulumi preview` of the vanilla example through the real language host, with discovery against a Kubernetes API
 // stand-in serving a kubeadm cluster with flannel (objects in the shapes kubeadm and kube-flannel.yml write).
@@ -170,5 +171,36 @@ test("a node given by a DNS name that does not resolve stops the preview naming 
   expect(r.exitCode).not.toBe(0);
   expect(errorsOf(r)).toContain(
     "windows-estate:nodes: win-vm3.lab.example.com does not resolve to an IPv4 address from here; flannel needs the node's IP",
+  );
+});
+
+test("patching a vanilla cluster: the joined nodes below the level are planned, reached by their node connection", async () => {
+  // Two of the example's nodes have joined; the kubelet reports their revisions (pkg/kubelet/winstats).
+  const joined = (name: string, address: string, kernelVersion: string) => ({
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name, labels: { "kubernetes.io/os": "windows", "node.kubernetes.io/windows-build": "10.0.20348" } },
+    status: { addresses: [{ type: "InternalIP", address }], nodeInfo: { ...NODE_INFO, kernelVersion } },
+  });
+  const nodes = [joined("win-vm1", "10.0.0.21", "10.0.20348.2700"), joined("win-vm2", "10.0.0.22", "10.0.20348.3000")];
+  for (const n of nodes) expect(validateObject(n)).toBe("");
+  const kube = cluster({ server: "1.36.2", backend: { Type: "vxlan", VNI: 4096, Port: 4789 } });
+  kube.route("/api/v1/nodes", () => ({
+    status: 200,
+    body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: nodes },
+  }));
+  const r = await preview(kube, { patching: { minimumUpdateRevision: { "20348": 2900 } } });
+  expect({ exit: r.exitCode, errors: errorsOf(r) }).toEqual({ exit: 0, errors: "" });
+  const inv = r.outputs.windowsNodeInventory as Record<string, unknown>[];
+  expect(inv.map((e) => [e.node, e.from, e.revision, e.patchLevel])).toEqual([
+    ["win-vm1", "vanilla 10.0.0.21", 2700, "below: build 20348 at revision 2700, below 2900"],
+    ["win-vm2", "vanilla 10.0.0.22", 3000, "ok"],
+  ]);
+  const [p] = declared(r, "pulumi-nodejs:dynamic/windows-estate:WindowsPatching");
+  expect(reveal(p.inputs)).toMatchObject({ batches: [["win-vm1"]], belowNotPatched: [] });
+  // The node connections (with the node key) travel only as a secret, and the rollout waits for the nodes.
+  expect(isSecret(p.inputs.connections)).toBe(true);
+  expect(Object.keys(reveal(p.inputs.connections) as object)).toEqual(
+    expect.arrayContaining(["10.0.0.21", "10.0.0.22"]),
   );
 });

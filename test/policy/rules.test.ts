@@ -5,6 +5,7 @@ import {
   machineSetNameLimit,
   noImdsV2Required,
   noManagedUserData,
+  patchLevel,
   privateKeyOnlyInSecret,
   ResourceRule,
   ResourceView,
@@ -190,4 +191,23 @@ test("zero replicas is advisory unless annotated", () => {
   expect(capacityNotZero.enforcementLevel).toBe("advisory");
   expect(run(capacityNotZero, machineSet({ replicas: 0 }))).toHaveLength(1);
   expect(run(capacityNotZero, machineSet({ replicas: 0, annotations: { [ALLOW_ZERO]: "true" } }))).toEqual([]);
+});
+
+describe("windows-patch-level", () => {
+  const patching = (belowNotPatched: unknown): ResourceView => ({
+    type: "pulumi-nodejs:dynamic/windows-estate:WindowsPatching",
+    name: "estate-patching-nodes",
+    props: { minimumUpdateRevision: { "20348": 2900 }, batches: [["byoh-1"]], belowNotPatched },
+  });
+  test("a node below the level that this update does not patch is refused, named with why", () => {
+    expect(
+      run(patchLevel, patching(["win-ms-a (MachineSet winworker): build 20348 at revision 2700, below 2900"])),
+    ).toEqual([
+      "win-ms-a (MachineSet winworker): build 20348 at revision 2700, below 2900: not patched in place; roll its MachineSet to an image at or above the declared revision",
+    ]);
+  });
+  test("nodes the rollout patches are no violation, nor is another resource type", () => {
+    expect(run(patchLevel, patching([]))).toEqual([]);
+    expect(run(patchLevel, { ...patching(["x: below"]), type: "kubernetes:core/v1:ConfigMap" })).toEqual([]);
+  });
 });

@@ -51,6 +51,60 @@ const cases: Case[] = [
     says: /apply to via: cluster only/,
   },
   {
+    name: "patching without a minimum",
+    config: { ...good(), patching: { maxUnavailable: 2 } },
+    paths: ["patching.minimumUpdateRevision"],
+  },
+  {
+    name: "patching a build WMCO nodes never have",
+    config: { ...good(), patching: { minimumUpdateRevision: { "22000": 100 } } },
+    paths: [`patching.minimumUpdateRevision["22000"]`],
+    says: /17763 \(2019\), 20348 \(2022\), 26100 \(2025\)/,
+  },
+  {
+    name: "patching with a negative revision",
+    config: { ...good(), patching: { minimumUpdateRevision: { "20348": -1 } } },
+    paths: [`patching.minimumUpdateRevision["20348"]`],
+  },
+  {
+    name: "patching window that is not a UTC time",
+    config: {
+      ...good(),
+      patching: { minimumUpdateRevision: { "20348": 2700 }, window: { start: "10pm", end: "04:00" } },
+    },
+    paths: ["patching.window.start"],
+    says: /HH:MM/,
+  },
+  {
+    name: "patching window that is empty",
+    config: {
+      ...good(),
+      patching: { minimumUpdateRevision: { "20348": 2700 }, window: { start: "04:00", end: "04:00" } },
+    },
+    paths: ["patching.window"],
+    says: /never patch/,
+  },
+  {
+    name: "patching on a render-only stack",
+    config: {
+      ...good(),
+      cluster: { ...cluster, render: "rendered" },
+      patching: { minimumUpdateRevision: { "20348": 2700 } },
+    },
+    paths: ["patching"],
+    says: /render-only/,
+  },
+  {
+    name: "patching with discovery off",
+    config: {
+      ...good(),
+      cluster: { ...cluster, discovery: false },
+      patching: { minimumUpdateRevision: { "20348": 2700 } },
+    },
+    paths: ["patching"],
+    says: /cluster\.discovery/,
+  },
+  {
     name: "reboot without a token",
     config: { ...good(), reboot: { maxUnavailable: 2 } },
     paths: ["reboot.token"],
@@ -501,6 +555,12 @@ const vanillaCases: Case[] = [
     config: vk({ flannel: { version: "v0.29.0", flanneldSha256: "sha256:abc" } }),
     paths: ["kubernetes.flannel.flanneldSha256"],
     says: /64 lower-case hex digits/,
+  },
+  {
+    name: "vanilla: patching Windows Server 2019, which vanilla Windows nodes cannot run",
+    config: { ...vanillaGood(), patching: { minimumUpdateRevision: { "17763": 6000 } } },
+    paths: [`patching.minimumUpdateRevision["17763"]`],
+    says: /20348 \(2022\), 26100 \(2025\)/,
   },
   {
     name: "vanilla: a containerd too old for the Kubernetes release",

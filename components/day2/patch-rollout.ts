@@ -1,0 +1,84 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { PatchingConfig } from "../../stacks/schema/day2";
+import type { DiscoveredNode } from "../../stacks/load";
+import type { ClusterAccess } from "../cluster-access";
+import type { NodeReachSettings } from "../../providers/day2/node-reach";
+import type { SshConnection } from "../../providers/ssh/types";
+import { describeRollout } from "../../providers/day2/batches";
+import { belowMinimum, outsideWindow, planPatching } from "../../providers/day2/patch-plan";
+import { WindowsPatching } from "../../providers/patching";
+
+export interface PatchRolloutArgs {
+  /** `windows-estate:patching`, validated. */
+  patching: NonNullable<PatchingConfig>;
+  /** The cluster's Windows nodes as discovery read them (their kubelet-reported revisions). */
+  nodes: readonly DiscoveredNode[];
+  /** Whether a node is a host this stack manages (BYOH, vanilla): only those are patched in place. */
+  isManaged: (n: DiscoveredNode) => boolean;
+  access: ClusterAccess;
+  /** How nodes are reached the WMCO way (OpenShift). */
+  reach?: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
+  /** How nodes are reached by address (vanilla). */
+  connections?: pulumi.Input<Record<string, SshConnection>>;
+}
+
+/** What preview shows of a patch rollout. */
+export interface PatchSummary {
+  minimumUpdateRevision: Record<string, number>;
+  /** The batches, or why nothing is done now. */
+  plan: string;
+  /** Nodes below the level that are not patched in place (MachineSet nodes: roll a new image instead). */
+  notManaged: string[];
+}
+
+/**
+ * Plans a patch rollout from the nodes' reported revisions (managed nodes below the minimum, `maxUnavailable` at a
+ * time; none outside the window) and declares the WindowsPatching resource that runs it at `pulumi up`.
+ */
+export class PatchRollout extends pulumi.ComponentResource {
+  readonly summary: PatchSummary;
+
+  constructor(name: string, args: PatchRolloutArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("windows-estate:index:PatchRollout", name, {}, opts);
+    const p = args.patching;
+    const plan = planPatching(
+      args.nodes.map((n) => ({
+        name: n.name,
+        ...(n.kernelVersion ? { kernelVersion: n.kernelVersion } : {}),
+        managed: args.isManaged(n),
+      })),
+      p.minimumUpdateRevision,
+      p.maxUnavailable,
+    );
+    const closed = plan.batches.length > 0 ? outsideWindow(new Date(), p.window) : undefined;
+    const batches = closed ? [] : plan.batches;
+    new WindowsPatching(
+      `${name}-nodes`,
+      {
+        minimumUpdateRevision: p.minimumUpdateRevision,
+        categories: p.categories,
+        batches,
+        belowNotPatched: plan.notManaged.map((n) => {
+          const node = args.nodes.find((x) => x.name === n);
+          return `${n} (${node?.from ?? "unknown origin"}): ${belowMinimum(node?.kernelVersion, p.minimumUpdateRevision) ?? "below"}`;
+        }),
+        disableEviction: p.disableEviction,
+        drainTimeoutSeconds: p.drainTimeoutSeconds,
+        readyTimeoutSeconds: p.readyTimeoutSeconds,
+        installTimeoutMinutes: p.installTimeoutMinutes,
+        kubeconfig: args.access.kubeconfig,
+        context: args.access.context,
+        ...(p.window ? { window: p.window } : {}),
+        ...(args.reach ? { reach: args.reach } : {}),
+        ...(args.connections ? { connections: args.connections } : {}),
+      },
+      { parent: this },
+    );
+    this.summary = {
+      minimumUpdateRevision: p.minimumUpdateRevision,
+      plan: closed ? `${plan.batches.flat().length} node(s) below the level wait: ${closed}` : describeRollout(plan),
+      notManaged: plan.notManaged,
+    };
+    this.registerOutputs({ summary: this.summary });
+  }
+}
