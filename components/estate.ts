@@ -38,7 +38,14 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly publicKeyFingerprint: pulumi.Output<string | undefined>;
   /** Per MachineSet: name, platform, Windows Server version and build, replicas. */
   readonly machineSets: pulumi.Output<
-    { name: string; platform: string; windowsServer: string; windowsBuild: string; replicas: number }[]
+    {
+      name: string;
+      platform: string;
+      windowsServer: string;
+      windowsBuild: string;
+      replicas: number;
+      replacing?: string[];
+    }[]
   >;
   /** RuntimeClass names for the Windows builds in use. */
   readonly runtimeClasses: pulumi.Output<string[]>;
@@ -175,7 +182,13 @@ export class WindowsEstate extends pulumi.ComponentResource {
       (set, i) =>
         new WindowsMachineSet(
           `${name}-ms-${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, set)}`,
-          { cluster: cfg.cluster, set, amiLookup: isOffline() ? "placeholder" : "lookup" },
+          {
+            cluster: cfg.cluster,
+            set,
+            amiLookup: isOffline() ? "placeholder" : "lookup",
+            ...(access ? { access } : {}),
+            ...(cfg.discovered?.machines ? { machines: cfg.discovered.machines } : {}),
+          },
           { parent: this, dependsOn: machineSetGate, aliases: [{ name: `${name}-ms-${i}` }] },
         ),
     );
@@ -187,12 +200,14 @@ export class WindowsEstate extends pulumi.ComponentResource {
 
     this.machineSets = pulumi.all(
       sets.map((ms, i) =>
-        pulumi.all([ms.name, ms.replicas]).apply(([msName, replicas]) => ({
+        pulumi.all([ms.name, ms.replicas, ms.replacing]).apply(([msName, replicas, replacing]) => ({
           name: msName,
           platform: cfg.cluster.platform,
           windowsServer: cfg.machineSets[i].windowsServer,
           windowsBuild: ms.windowsBuild,
           replicas,
+          // With `rollout`: the Machines on an older image that this update replaces.
+          ...(replacing ? { replacing } : {}),
         })),
       ),
     );

@@ -63,3 +63,10 @@ export const PAUSED_FOR_ROLLOUT_ANNOTATION = "windows-estate.io/paused-for-rollo
 /** Our progress records for patching, like the reboot's: the value is a digest of the patch policy. */
 export const PATCHED_FOR_ANNOTATION = "windows-estate.io/patched-for";
 export const PATCHING_FOR_ANNOTATION = "windows-estate.io/patching-for";
+
+/**
+ * WMCO's record of the version that configured a node, and the version it means to configure it with
+ * (pkg/metadata/metadata.go `VersionAnnotation`, `DesiredVersionAnnotation`): equal once WMCO is done with the node.
+ */
+export const WMCO_VERSION_ANNOTATION = "windowsmachineconfig.openshift.io/version";
+export const WMCO_DESIRED_VERSION_ANNOTATION = "windowsmachineconfig.openshift.io/desired-version";

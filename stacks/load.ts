@@ -71,6 +71,8 @@ export interface EstateConfig {
     wmco?: string;
     /** The cluster's Windows nodes (day-2 inventory), when a day-2 operation needs them. */
     windowsNodes?: DiscoveredNode[];
+    /** The Machine API's Machines: name, MachineSet, and the image each boots (for image rollouts). */
+    machines?: { name: string; machineSet: string; image: string; deleting: boolean }[];
   };
   /** Things worth saying that do not stop the run. */
   warnings: ConfigIssue[];

@@ -3,6 +3,9 @@ import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
 import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
+import { machineImage } from "../../providers/day2/machine-rollout-plan";
+import { get, objects, str, stringMap } from "../../lib/json";
+import { MACHINESET_LABEL } from "../../facts/day2";
 import { pinnedWmco, publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
@@ -81,6 +84,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
           labels: n.labels,
           ...nodeInfoOf(n),
         })),
+        machines: machineRows(facts.machines),
         mirrorSets: facts.mirrorSets,
         wmco: pinned
           ? `WMCO ${format(pinned.version)} (operator.startingCSV)`
@@ -91,4 +95,21 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
     },
     issues: unique,
   };
+}
+
+/** Every Machine with its MachineSet and the image it boots. */
+function machineRows(list: unknown): { name: string; machineSet: string; image: string; deleting: boolean }[] {
+  return objects(get(list, "items")).flatMap((m) => {
+    const name = str(get(m, "metadata", "name"));
+    const machineSet = stringMap(get(m, "metadata", "labels"))[MACHINESET_LABEL];
+    if (!name || !machineSet) return [];
+    return [
+      {
+        name,
+        machineSet,
+        image: machineImage(get(m, "spec", "providerSpec", "value")),
+        deleting: get(m, "metadata", "deletionTimestamp") !== undefined,
+      },
+    ];
+  });
 }

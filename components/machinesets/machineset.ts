@@ -7,6 +7,9 @@ import { awsAmiFilter } from "./images";
 import { machineSetName } from "./names";
 import { WINDOWS_SERVER } from "../../facts/wmco";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
+import { MachineSetRollout } from "../../providers/machine-rollout";
+import { machineImage } from "../../providers/day2/machine-rollout-plan";
+import type { ClusterAccess } from "../cluster-access";
 
 export interface WindowsMachineSetArgs {
   /** Platform, infrastructure ID and region of the cluster (validated, discovery applied). */
@@ -19,6 +22,10 @@ export interface WindowsMachineSetArgs {
    * on other platforms.
    */
   amiLookup: "lookup" | "placeholder";
+  /** How the image rollout reaches the API (`set.rollout`); undefined in render mode and offline. */
+  access?: ClusterAccess;
+  /** The cluster's Machines as discovery read them (which image each boots), for the rollout's preview. */
+  machines?: readonly { name: string; machineSet: string; image: string; deleting: boolean }[];
 }
 
 /** The marker synth writes where the AMI will be looked up at `pulumi up`. */
@@ -32,6 +39,8 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
   readonly name: pulumi.Output<string>;
   readonly replicas: pulumi.Output<number>;
   readonly windowsBuild: string;
+  /** Machines the image rollout will replace, as preview sees them; undefined without `rollout`. */
+  readonly replacing?: pulumi.Output<string[]>;
 
   constructor(name: string, args: WindowsMachineSetArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsMachineSet", name, {}, opts);
@@ -49,6 +58,32 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
         dependsOn: opts?.dependsOn,
       },
     );
+    // An image change touches no running Machine (machine-api FAQ): with `rollout`, replace them after the set changed.
+    if (set.rollout && args.access) {
+      const setName = known.metadata.name;
+      const image = spec.apply((s) => machineImage(s.template.spec.providerSpec.value));
+      // What preview can tell: the Machines whose image differs from the template's (unknown while an AMI is looked up).
+      const planned = image.apply((want) =>
+        (args.machines ?? [])
+          .filter((m) => m.machineSet === setName && !m.deleting && m.image !== want)
+          .map((m) => m.name),
+      );
+      this.replacing = planned;
+      new MachineSetRollout(
+        `${name}-rollout`,
+        {
+          machineSet: setName,
+          image,
+          replicas: set.replicas,
+          maxUnavailable: set.rollout.maxUnavailable,
+          readyTimeoutSeconds: set.rollout.readyTimeoutMinutes * 60,
+          planned,
+          kubeconfig: args.access.kubeconfig,
+          context: args.access.context,
+        },
+        { parent: this, dependsOn: [ms] },
+      );
+    }
     this.name = pulumi.output(known.metadata.name);
     this.replicas = pulumi.output(set.replicas);
     this.windowsBuild = WINDOWS_SERVER[set.windowsServer].buildLabel;

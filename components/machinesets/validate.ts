@@ -57,6 +57,17 @@ export function validateMachineSets(
   const names = new Map<string, number>();
   sets.forEach((set, i) => {
     const at = (...p: (string | number)[]) => joinPath(["machineSets", i, ...p]);
+    if (set.rollout && set.replicas < 2)
+      errors.push({
+        path: at("rollout"),
+        message: `needs replicas of at least 2 (this set has ${set.replicas}): replacing the only Machine would leave the set with no Windows node; raise replicas for the rollout, or remove rollout and replace the Machine by hand`,
+      });
+    if (set.rollout && cluster.render !== undefined)
+      errors.push({
+        path: at("rollout"),
+        message:
+          "replaces Machines through the cluster's API; a render-only stack (cluster.render) cannot: remove rollout",
+      });
     for (const b of BLOCKS) {
       if (b !== expected && set[b] !== undefined) {
         const owner = PLATFORMS.find((p) => PLATFORM_BLOCK[p] === b);

@@ -143,6 +143,19 @@ export const machineSetSchema = z.strictObject({
   taints: z.array(taint).default([]),
   /** Annotations on the MachineSet (e.g. autoscaler min/max size). */
   annotations: z.record(z.string().min(1), z.string()).default({}),
+  /**
+   * Replace the set's existing Machines when its image changes (a MachineSet edit never touches running Machines):
+   * `pulumi up` deletes the Machines on the old image `maxUnavailable` at a time and waits for each replacement to be
+   * configured by WMCO before the next. Needs `replicas` ≥ 2 (a node keeps serving). Default: no rollout.
+   */
+  rollout: z
+    .strictObject({
+      /** Machines replaced at once; never more than `replicas - 1`. Default 1. */
+      maxUnavailable: z.number().int().min(1).max(100).default(1),
+      /** How long one replacement may take to be Ready and configured by WMCO, minutes. Default 45 (WMCO's e2e allows 35). */
+      readyTimeoutMinutes: z.number().int().min(5).max(600).default(45),
+    })
+    .optional(),
   aws: aws.optional(),
   azure: azure.optional(),
   gcp: gcp.optional(),

@@ -458,3 +458,69 @@ describe("patching previews the inventory and its batches from the Nodes' report
     }
   });
 });
+
+describe("an image rollout previews which Machines of the set it replaces", () => {
+  // machine-api returns providerSpec fields in its own order and omits empty ones: only the image's values count.
+  const azureMachine = (name: string, image: Record<string, string>) => ({
+    apiVersion: "machine.openshift.io/v1beta1",
+    kind: "Machine",
+    metadata: {
+      name,
+      namespace: "openshift-machine-api",
+      labels: { "machine.openshift.io/cluster-api-machineset": "winworker" },
+    },
+    spec: {
+      providerSpec: {
+        value: { apiVersion: "machine.openshift.io/v1beta1", kind: "AzureMachineProviderSpec", image },
+      },
+    },
+  });
+  const machines = [
+    azureMachine("winworker-old", {
+      offer: "WindowsServer",
+      publisher: "MicrosoftWindowsServer",
+      sku: "2022-datacenter-smalldisk",
+      version: "20348.2700.240905",
+    }),
+    azureMachine("winworker-new", {
+      version: "latest",
+      sku: "2022-datacenter-smalldisk",
+      publisher: "MicrosoftWindowsServer",
+      offer: "WindowsServer",
+    }),
+  ];
+  let r: RunResult;
+  beforeAll(async () => {
+    const kube = cluster({ hybrid: true, csv: "windows-machine-config-operator.v10.22.2" });
+    kube.route("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines", () => ({
+      status: 200,
+      body: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineList", metadata: {}, items: machines },
+    }));
+    const base = stackConfig(DEV_FILE);
+    const sets = JSON.parse(base.config["windows-estate:machineSets"]) as Record<string, unknown>[];
+    r = await preview(kube, {
+      machineSets: sets.map((s) => ({
+        ...s,
+        azure: { ...(s.azure as object), publicLoadBalancer: undefined },
+        replicas: 2,
+        rollout: { maxUnavailable: 1 },
+      })),
+    });
+  });
+
+  test("the served Machines are valid machine.openshift.io/v1beta1 Machines", () => {
+    for (const m of machines) expect(validateObject(m)).toBe("");
+  });
+
+  test("only the Machine on the older image is planned, shown in the machineSets output and on the rollout", () => {
+    expect({ exit: r.exitCode, errors: errorsOf(r) }).toEqual({ exit: 0, errors: "" });
+    expect(r.outputs.machineSets).toEqual([
+      expect.objectContaining({ name: "winworker", replacing: ["winworker-old"] }),
+    ]);
+    const [rollout] = declared(r, "pulumi-nodejs:dynamic/windows-estate:MachineSetRollout");
+    expect(reveal(rollout.inputs)).toMatchObject({ machineSet: "winworker", replicas: 2, planned: ["winworker-old"] });
+    // After the MachineSet itself: the new image is in the template before any Machine is deleted.
+    const [ms] = declared(r, "kubernetes:machine.openshift.io/v1beta1:MachineSet");
+    expect(rollout.dependencies).toContain(ms.urn);
+  });
+});

@@ -51,6 +51,15 @@ const cases: Case[] = [
     says: /apply to via: cluster only/,
   },
   {
+    name: "an image rollout of a one-replica MachineSet",
+    config: {
+      ...good(),
+      machineSets: [{ azure: { vmSize: "Standard_D4s_v3" }, replicas: 1, rollout: { maxUnavailable: 1 } }],
+    },
+    paths: ["machineSets[0].rollout"],
+    says: /replicas of at least 2/,
+  },
+  {
     name: "patching without a minimum",
     config: { ...good(), patching: { maxUnavailable: 2 } },
     paths: ["patching.minimumUpdateRevision"],

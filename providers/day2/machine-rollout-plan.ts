@@ -1,0 +1,84 @@
+/**
+ * Which Machines of a Windows MachineSet still run an older image than the set's template, and how the replacement
+ * proceeds (day2-facts §3.5: a MachineSet edit "will not affect existing Machines"; replace them one batch at a time).
+ * Pure: reads API objects as JSON.
+ */
+import { get, objects, str, stringMap } from "../../lib/json";
+import { MACHINESET_LABEL } from "../../facts/day2";
+import { WMCO_DESIRED_VERSION_ANNOTATION, WMCO_VERSION_ANNOTATION } from "../../facts/day2";
+
+/**
+ * The image a providerSpec boots, by platform (machine-api providerSpec types in openshift/api): AWS `ami`, Azure and
+ * Nutanix `image`, vSphere `template`, GCP the boot disk's `image`. One canonical string, compared as a whole.
+ */
+export function machineImage(providerSpecValue: unknown): string {
+  const disks = objects(get(providerSpecValue, "disks"));
+  const boot = disks.find((d) => get(d, "boot") === true) ?? disks[0];
+  return JSON.stringify(
+    canonical({
+      ami: get(providerSpecValue, "ami") ?? null,
+      image: get(providerSpecValue, "image") ?? null,
+      template: get(providerSpecValue, "template") ?? null,
+      disk: get(boot, "image") ?? null,
+    }),
+  );
+}
+
+/** Keys sorted at every level: the API server returns fields in its own order, our builder in another. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== undefined && x !== "")
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, x]) => [k, canonical(x)]),
+    );
+  return v;
+}
+
+export interface MachineState {
+  name: string;
+  image: string;
+  /** Set once deletion has begun (machine-api drains, deletes the VM and the Node, then drops the finalizer). */
+  deleting: boolean;
+  phase: string;
+  /** `status.nodeRef.name`, once the Machine has a Node. */
+  node?: string;
+}
+
+/** The Machines of one MachineSet (by its label), with the image each boots. */
+export function machinesOf(machineList: unknown, machineSet: string): MachineState[] {
+  return objects(get(machineList, "items"))
+    .filter((m) => stringMap(get(m, "metadata", "labels"))[MACHINESET_LABEL] === machineSet)
+    .map((m) => ({
+      name: str(get(m, "metadata", "name")) ?? "",
+      image: machineImage(get(m, "spec", "providerSpec", "value")),
+      deleting: get(m, "metadata", "deletionTimestamp") !== undefined,
+      phase: str(get(m, "status", "phase")) ?? "",
+      ...(str(get(m, "status", "nodeRef", "name")) ? { node: str(get(m, "status", "nodeRef", "name")) } : {}),
+    }))
+    .filter((m) => m.name !== "")
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Machines on another image than `desired` and not already being deleted, in name order. */
+export function staleMachines(machines: readonly MachineState[], desired: string): string[] {
+  return machines.filter((m) => m.image !== desired && !m.deleting).map((m) => m.name);
+}
+
+/** How many Machines one batch may delete: `maxUnavailable`, leaving at least one of `replicas` serving. */
+export function batchSize(maxUnavailable: number, replicas: number): number {
+  return Math.max(0, Math.min(maxUnavailable, replicas - 1));
+}
+
+/**
+ * Whether a Node is serving as WMCO configured it: Ready, and WMCO's version annotation equal to its desired version
+ * (pkg/metadata `VersionAnnotation`, `DesiredVersionAnnotation`: WMCO sets the first once it has configured the node).
+ */
+export function configuredByWmco(node: unknown): boolean {
+  const a = stringMap(get(node, "metadata", "annotations"));
+  const ready = objects(get(node, "status", "conditions")).some((c) => c.type === "Ready" && c.status === "True");
+  const version = a[WMCO_VERSION_ANNOTATION];
+  return ready && version !== undefined && version !== "" && version === a[WMCO_DESIRED_VERSION_ANNOTATION];
+}
