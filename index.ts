@@ -61,6 +61,8 @@ export = async () => {
     windowsNodeInventory: estate.inventory,
     /** The patch rollout (`windows-estate:patching`): the minimum, the batches planned, nodes left to an image roll. */
     ...(estate.patching ? { windowsPatching: estate.patching } : {}),
+    /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
+    ...(estate.hostStatus ? { windowsNodeHostStatus: estate.hostStatus } : {}),
   };
 };
 
@@ -86,5 +88,7 @@ async function vanilla(loaded: VanillaEstateConfig) {
     windowsNodeInventory: estate.inventory,
     /** The patch rollout (`windows-estate:patching`): the minimum and the batches planned. */
     ...(estate.patching ? { windowsPatching: estate.patching } : {}),
+    /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
+    ...(estate.hostStatus ? { windowsNodeHostStatus: estate.hostStatus } : {}),
   };
 }

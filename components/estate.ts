@@ -61,6 +61,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly inventory: InventoryEntry[];
   /** The patch rollout planned (`windows-estate:patching`), if any. */
   readonly patching?: PatchSummary;
+  /** Uptime and pending restarts of the managed nodes, read over SSH at up and refresh (with `patching`). */
+  readonly hostStatus?: pulumi.Output<Record<string, unknown>>;
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
   readonly byohHosts: pulumi.Output<
     { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
@@ -266,6 +268,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
         { parent: this, dependsOn: day2After },
       );
       this.patching = patching.summary;
+      this.hostStatus = patching.hostStatus;
     }
     if (cfg.reboot && access) {
       const r = cfg.reboot;

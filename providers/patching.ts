@@ -8,6 +8,8 @@ export { windowsPatchingProvider };
 export interface WindowsPatchingArgs {
   /** Build → the lowest update revision accepted (`windows-estate:patching.minimumUpdateRevision`). */
   minimumUpdateRevision: pulumi.Input<Record<string, number>>;
+  /** Every managed node (BYOH, vanilla) by name: uptime and pending restart are read over SSH. Default none. */
+  managedNodes?: pulumi.Input<string[]>;
   /** Nodes below the level this rollout does not patch, each with why (read by the policy pack). Default none. */
   belowNotPatched?: pulumi.Input<string[]>;
   /** Windows Update categories to install, by name or ID. Default: every software update. */
@@ -46,6 +48,8 @@ export interface WindowsPatchingArgs {
 export class WindowsPatching extends pulumi.dynamic.Resource {
   declare readonly batches: pulumi.Output<string[][]>;
   declare readonly patched: pulumi.Output<string[]>;
+  /** Per managed node, as last read over SSH (up, refresh): boot time, uptime hours, pending restart. */
+  declare readonly hostStatus: pulumi.Output<Record<string, unknown>>;
 
   constructor(name: string, args: WindowsPatchingArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -56,6 +60,7 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         categories: args.categories ?? [],
         batches: args.batches,
         belowNotPatched: args.belowNotPatched ?? [],
+        managedNodes: args.managedNodes ?? [],
         disableEviction: args.disableEviction ?? false,
         drainTimeoutSeconds: args.drainTimeoutSeconds ?? 600,
         readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
@@ -69,6 +74,7 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         connections: args.connections === undefined ? undefined : pulumi.secret(args.connections),
         patched: undefined,
         stoppedFor: undefined,
+        hostStatus: undefined,
         recordedHostKeys: undefined,
       },
       { ...opts, additionalSecretOutputs: ["reach", "connections", "kubeconfig"] },

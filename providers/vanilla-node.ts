@@ -49,6 +49,8 @@ export class VanillaNode extends pulumi.dynamic.Resource {
   declare readonly versions: pulumi.Output<Record<string, string>>;
   declare readonly pendingSteps: pulumi.Output<string[]>;
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
+  /** The host key this node was verified with (pinned, or recorded at first contact): later operations pin it. */
+  declare readonly hostKey: pulumi.Output<string>;
 
   constructor(name: string, args: VanillaNodeArgs, opts?: pulumi.CustomResourceOptions) {
     super(

@@ -37,6 +37,8 @@ export interface PatchSummary {
  */
 export class PatchRollout extends pulumi.ComponentResource {
   readonly summary: PatchSummary;
+  /** Per managed node, as read over SSH at up and refresh: boot time, uptime hours, a pending restart. */
+  readonly hostStatus: pulumi.Output<Record<string, unknown>>;
 
   constructor(name: string, args: PatchRolloutArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:PatchRollout", name, {}, opts);
@@ -52,12 +54,13 @@ export class PatchRollout extends pulumi.ComponentResource {
     );
     const closed = plan.batches.length > 0 ? outsideWindow(new Date(), p.window) : undefined;
     const batches = closed ? [] : plan.batches;
-    new WindowsPatching(
+    const patching = new WindowsPatching(
       `${name}-nodes`,
       {
         minimumUpdateRevision: p.minimumUpdateRevision,
         categories: p.categories,
         batches,
+        managedNodes: args.nodes.filter((n) => args.isManaged(n)).map((n) => n.name),
         belowNotPatched: plan.notManaged.map((n) => {
           const node = args.nodes.find((x) => x.name === n);
           return `${n} (${node?.from ?? "unknown origin"}): ${belowMinimum(node?.kernelVersion, p.minimumUpdateRevision) ?? "below"}`;
@@ -79,6 +82,7 @@ export class PatchRollout extends pulumi.ComponentResource {
       plan: closed ? `${plan.batches.flat().length} node(s) below the level wait: ${closed}` : describeRollout(plan),
       notManaged: plan.notManaged,
     };
-    this.registerOutputs({ summary: this.summary });
+    this.hostStatus = patching.hostStatus;
+    this.registerOutputs({ summary: this.summary, hostStatus: this.hostStatus });
   }
 }

@@ -71,6 +71,8 @@ export class VanillaEstate extends pulumi.ComponentResource {
   readonly inventory: InventoryEntry[];
   /** The patch rollout planned (`windows-estate:patching`), if any. */
   readonly patching?: PatchSummary;
+  /** Uptime and pending restarts of the managed nodes, read over SSH at up and refresh (with `patching`). */
+  readonly hostStatus?: pulumi.Output<Record<string, unknown>>;
 
   constructor(name: string, args: VanillaEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:VanillaEstate", name, {}, opts);
@@ -174,9 +176,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
       cfg.nodes.forEach((n, index) => {
         const plan = this.nodePlans[n.address];
         const connection = nodeConnection(n, index, cfg.privateKey.pem, nodePath(cfg));
-        // Patching finds a node's connection by the Node's address or name.
-        connections[n.address] = connection;
-        if (n.name) connections[n.name] = connection;
+
         // flannel's provider address must be an IP: a node given by DNS name is resolved from here at preview/up.
         const cniConf = pulumi.output(nodeIPv4(n.address)).apply((ip) => flannelCniConf(resolved, ip));
         const files = [
@@ -234,6 +234,13 @@ export class VanillaEstate extends pulumi.ComponentResource {
           { parent: this, dependsOn: [...files, ...flannelPatch, ...(relay ? [relay.ready] : [])] },
         );
         converged.push(node);
+        // Patching finds a node's connection by the Node's address or name, pinned to the key the node was verified
+        // with (a trust-on-first-use key is recorded by VanillaNode, never trusted anew).
+        const pinned = pulumi
+          .all([connection, node.hostKey])
+          .apply(([c, hostKey]) => ({ ...c, hostKey, trustOnFirstUse: false }));
+        connections[n.address] = pinned;
+        if (n.name) connections[n.name] = pinned;
       });
       // Patched after every node is converged (a node joined in this update is patched by the next one, when the
       // cluster reports its revision).
@@ -245,11 +252,12 @@ export class VanillaEstate extends pulumi.ComponentResource {
             nodes: cfg.discovered?.windowsNodes ?? [],
             isManaged: (n) => n.from.startsWith("vanilla "),
             access,
-            connections: pulumi.secret(connections),
+            connections: pulumi.secret(pulumi.all(connections)),
           },
           { parent: this, dependsOn: converged },
         );
         this.patching = patching.summary;
+        this.hostStatus = patching.hostStatus;
       }
     }
     this.registerOutputs({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });

@@ -101,6 +101,40 @@ export function startPatchTaskScript(taskScript: string): string {
 }
 
 /**
+ * `$pending`: whether Windows waits for a restart (day2-facts §3.3; read-only, works over SSH): component servicing,
+ * Windows Update, or pending file renames.
+ */
+const PENDING_REBOOT = [
+  "$pending = (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending') -or",
+  "  (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\WindowsUpdate\\Auto Update\\RebootRequired') -or",
+  "  [bool](Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager' -Name PendingFileRenameOperations -ErrorAction SilentlyContinue)",
+];
+
+/** The host's last boot (UTC) and whether a restart is pending: the inventory's SSH part. One JSON object. */
+export function hostStatusScript(): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    "$boot = (Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToUniversalTime().ToString('o')",
+    ...PENDING_REBOOT,
+    "[pscustomobject]@{ bootTime = $boot; rebootPending = [bool]$pending } | ConvertTo-Json -Compress",
+  ].join("\n");
+}
+
+export interface HostStatus {
+  bootTime: string;
+  rebootPending: boolean;
+}
+
+export function parseHostStatus(output: string): HostStatus {
+  const text = output.replace(/^\uFEFF/, "").trim();
+  const start = text.indexOf("{");
+  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
+  const bootTime = str(raw?.bootTime);
+  if (!raw || !bootTime) throw new Error(`the host status printed no boot time: ${JSON.stringify(text.slice(0, 200))}`);
+  return { bootTime, rebootPending: raw.rebootPending === true };
+}
+
+/**
  * The task's state and, once written, its result; plus the pending-reboot markers (day2-facts §3.3), read-only.
  * Prints one JSON object (`parsePatchStatus`).
  */
@@ -111,9 +145,7 @@ export function patchStatusScript(): string {
     `$info = Get-ScheduledTaskInfo -TaskName ${psQuote(PATCH_TASK)}`,
     `$result = $null`,
     `if (Test-Path -LiteralPath ${psQuote(RESULT)}) { $result = Get-Content -LiteralPath ${psQuote(RESULT)} -Raw | ConvertFrom-Json }`,
-    "$pending = (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending') -or",
-    "  (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\WindowsUpdate\\Auto Update\\RebootRequired') -or",
-    "  [bool](Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager' -Name PendingFileRenameOperations -ErrorAction SilentlyContinue)",
+    ...PENDING_REBOOT,
     "[pscustomobject]@{ state = [string]$task.State; lastTaskResult = [int64]$info.LastTaskResult; result = $result; rebootPending = [bool]$pending } | ConvertTo-Json -Compress -Depth 5",
   ].join("\n");
 }

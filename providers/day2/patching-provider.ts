@@ -1,7 +1,13 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { connectKube } from "../kube-wait/api";
+import { connectKube, KubeApi } from "../kube-wait/api";
+import { powershellCommand } from "../ssh/powershell";
+import { withSession } from "../ssh/session";
+import { isFinal } from "../errors";
+import { messageOf } from "../../lib/errors";
+import { windowsNodes } from "./inventory";
+import { hostStatusScript, parseHostStatus } from "./patch-scripts";
 import { SshConnection } from "../ssh/types";
-import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION } from "../../facts/day2";
+import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { DRAIN_RUN_DEFAULTS, NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { rebootHost, REBOOT_DEFAULTS } from "./reboot";
@@ -20,6 +26,8 @@ export interface WindowsPatchingInputs {
   batches: string[][];
   /** Nodes below the level this rollout does not patch, each with why (the policy pack's `windows-patch-level`). */
   belowNotPatched?: string[];
+  /** Every managed node (BYOH, vanilla) by name: their uptime and pending restart are read over SSH. */
+  managedNodes?: string[];
   disableEviction: boolean;
   drainTimeoutSeconds: number;
   readyTimeoutSeconds: number;
@@ -45,6 +53,8 @@ export interface WindowsPatchingOutputs extends WindowsPatchingInputs {
   patched: string[];
   /** Why the last run stopped early without a failure (the window closed), if it did. */
   stoppedFor?: string;
+  /** Per managed node, as last read over SSH (up and refresh): boot time, uptime and a pending restart. */
+  hostStatus?: Record<string, NodeHostStatus>;
   recordedHostKeys: Record<string, string>;
 }
 
@@ -91,11 +101,11 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
   };
 }
 
-async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): Promise<WindowsPatchingOutputs> {
-  if (i.batches.length === 0) return { ...i, patched: [], recordedHostKeys: recorded };
-  const poll = (i.pollSeconds ?? 5) * 1000;
-  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
-  const reach: Reach = (n) => {
+export type NodeHostStatus =
+  { bootTime: string; uptimeHours: number; rebootPending: boolean } | { unreachable: string };
+
+function reachFor(i: WindowsPatchingInputs, recorded: Record<string, string>): Reach {
+  return (n) => {
     const byAddress = (n.address ? i.connections?.[n.address] : undefined) ?? i.connections?.[n.name];
     if (byAddress) return { connection: byAddress, ...(byAddress.hostKey ? { hostKey: byAddress.hostKey } : {}) };
     if (i.reach) return reachNode(n, { ...i.reach, recordedHostKeys: recorded });
@@ -103,6 +113,65 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
       problem: `is not a host this stack manages (no windows-estate:byoh or nodes entry at ${n.address ?? "no address"})`,
     };
   };
+}
+
+/**
+ * Reads each managed node's boot time and pending restart over SSH, a few at a time; a node that cannot be reached is
+ * reported so, never an error (refresh keeps working with a host down).
+ */
+async function hostStatuses(
+  i: WindowsPatchingInputs,
+  recorded: Record<string, string>,
+  api: KubeApi,
+): Promise<Record<string, NodeHostStatus>> {
+  const names = i.managedNodes ?? [];
+  if (names.length === 0) return {};
+  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
+  const nodes = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
+  const reach = reachFor(i, recorded);
+  const out: Record<string, NodeHostStatus> = {};
+  for (let k = 0; k < names.length; k += 8)
+    await Promise.all(
+      names.slice(k, k + 8).map(async (name) => {
+        const node = nodes.get(name);
+        const target = node ? reach(node) : { problem: "is not in the cluster" };
+        if ("problem" in target) {
+          out[name] = { unreachable: `node ${name} ${target.problem}` };
+          return;
+        }
+        try {
+          const s = await withSession(
+            // A host that is down costs one connection budget, not the retries a rollout would wait through.
+            { ...target.connection, deadlineSeconds: target.connection.connectTimeoutSeconds ?? 15 },
+            target.hostKey,
+            async (x) => {
+              const r = await x.exec(powershellCommand(hostStatusScript()));
+              if (r.code !== 0)
+                throw new Error(`the status script failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
+              return parseHostStatus(r.stdout);
+            },
+          );
+          const hours = (Date.now() - Date.parse(s.bootTime)) / 3_600_000;
+          out[name] = {
+            bootTime: s.bootTime,
+            uptimeHours: Math.round(hours * 10) / 10,
+            rebootPending: s.rebootPending,
+          };
+        } catch (e) {
+          if (isFinal(e)) throw e;
+          out[name] = { unreachable: messageOf(e).slice(0, 300) };
+        }
+      }),
+    );
+  return out;
+}
+
+async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): Promise<WindowsPatchingOutputs> {
+  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  if (i.batches.length === 0)
+    return { ...i, patched: [], recordedHostKeys: recorded, hostStatus: await hostStatuses(i, recorded, api) };
+  const poll = (i.pollSeconds ?? 5) * 1000;
+  const reach = reachFor(i, recorded);
   const r = await runRollingReboot(api, i.batches, reach, {
     token: patchToken(i.minimumUpdateRevision, i.categories),
     aws: false,
@@ -120,11 +189,13 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
     progress,
     beforeBatch: () => outsideWindow(new Date(), i.window),
   });
+  const keys = { ...recorded, ...r.learnedHostKeys };
   return {
     ...i,
     patched: r.rebooted,
     ...(r.stoppedFor ? { stoppedFor: r.stoppedFor } : {}),
-    recordedHostKeys: { ...recorded, ...r.learnedHostKeys },
+    recordedHostKeys: keys,
+    hostStatus: await hostStatuses(i, keys, api),
   };
 }
 
@@ -144,6 +215,12 @@ export const windowsPatchingProvider: pulumi.dynamic.ResourceProvider = {
   },
   async update(_id: string, olds: WindowsPatchingOutputs, news: WindowsPatchingInputs) {
     return { outs: await run(news, olds.recordedHostKeys ?? {}) };
+  },
+  async read(id: string, props?: WindowsPatchingOutputs) {
+    if (!props) return { id, props: {} };
+    // Refresh: the managed nodes' uptime and pending restart, as they are now.
+    const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);
+    return { id, props: { ...props, hostStatus: await hostStatuses(props, props.recordedHostKeys ?? {}, api) } };
   },
   async delete() {
     // Nothing to undo: installed updates stay. Our annotations stay on the Nodes as a record.

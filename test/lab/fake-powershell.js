@@ -230,6 +230,16 @@ if (script.includes("Write-Output 'prepared'")) {
       }) +
       "\r\n",
   );
+} else if (script.includes("bootTime = $boot; rebootPending = [bool]$pending")) {
+  // The inventory's SSH part (providers/day2/patch-scripts.ts hostStatusScript).
+  process.stdout.write(
+    "\uFEFF" +
+      JSON.stringify({
+        bootTime: host.bootTime || "2026-11-01T00:00:00.0000000Z",
+        rebootPending: !!host.pendingRevision || !!host.rebootPending,
+      }) +
+      "\r\n",
+  );
 } else if (script.includes("LastBootUpTime")) {
   process.stdout.write((host.bootTime || "2026-11-01T00:00:00.0000000Z") + "\r\n");
 } else if (script.includes("Restart-Computer -Force")) {

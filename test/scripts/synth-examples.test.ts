@@ -225,3 +225,26 @@ test("WMCO's namespace carries the labels of WMCO's install script (hack/common.
     "pod-security.kubernetes.io/enforce": "privileged",
   });
 });
+
+test("synth lists each example's declared Windows hosts in windowsNodeInventory, the cluster's answers marked unknown", () => {
+  const inventory = (stack: string) =>
+    (
+      outputs.get(stack)?.windowsNodeInventory as {
+        from: string;
+        windowsServer: string;
+        build?: string;
+        revision: unknown;
+      }[]
+    ).map((e) => [e.from, e.windowsServer, e.build, e.revision]);
+  const unknown = "<unknown: read from the cluster at preview/up>";
+  // Builds as facts/wmco.ts and facts/kubernetes.ts name them (WMCO test/e2e/windows/version.go; kubernetes.io).
+  expect(inventory("byoh")).toEqual([
+    ["BYOH 10.1.42.1", "2022", "20348", unknown],
+    ["BYOH win2.example.com", "2025", "26100", unknown],
+  ]);
+  expect(inventory("kubeadm").map((e) => e[0])).toEqual([
+    "vanilla 10.0.0.21",
+    "vanilla 10.0.0.22",
+    "vanilla win-vm3.lab.example.com",
+  ]);
+});

@@ -106,12 +106,20 @@ function inputs(batches: string[][], minimum: Record<string, number> = MINIMUM) 
     drainTimeoutSeconds: 30,
     readyTimeoutSeconds: 5,
     installTimeoutMinutes: 1,
+    managedNodes: labs.map((_, i) => name(i)),
     restartTimeoutSeconds: 3,
     pollSeconds: 0.05,
     kubeconfig: kube.kubeconfig(),
     reach: reach(),
     __provider: providerText,
   };
+}
+
+/** The provider's `hostStatus` output, by node. */
+function hostStatus(outputs: Record<string, unknown>): Record<string, unknown> {
+  const h = outputs.hostStatus;
+  if (!h || typeof h !== "object") throw new Error(`no hostStatus in ${JSON.stringify(outputs).slice(0, 200)}`);
+  return Object.fromEntries(Object.entries(h));
 }
 
 const ran = (l: LabWindows, marker: string) => scriptsRun(l).filter((s) => s.includes(marker)).length;
@@ -184,6 +192,22 @@ describe("six BYOH hosts below revision 2900, two at a time", () => {
     }
     expect(max).toBe(2);
     expect(plan().batches).toEqual([]);
+    // The inventory's SSH part: every managed node's boot (the restart just now) and no restart pending.
+    expect(Object.keys(hostStatus(out)).sort()).toEqual(labs.map((_, i) => name(i)));
+    for (const [i, l] of labs.entries())
+      expect(hostStatus(out)[name(i)]).toEqual({
+        bootTime: state(l).bootTime,
+        uptimeHours: expect.any(Number),
+        rebootPending: false,
+      });
+  });
+
+  test("refresh reads uptime and pending restarts again; a host that waits for a restart says so", async () => {
+    setState(labs[1], { rebootPending: true });
+    const refreshed = await plugin.read(URN, "windows-patching", { ...inputs([]), patched: [] }, inputs([]));
+    expect(hostStatus(refreshed.outputs)["byoh-1"]).toMatchObject({ rebootPending: true });
+    expect(hostStatus(refreshed.outputs)["byoh-2"]).toMatchObject({ rebootPending: false });
+    setState(labs[1], { rebootPending: false });
   });
 });
 
@@ -210,4 +234,8 @@ test("a host that does not come back after its restart stops the rollout at the 
     /node byoh-5, step "restart": node byoh-5 did not come back within 3s after Restart-Computer.*it stays cordoned/,
   );
   expect(nodes.nodes.get("byoh-5")?.spec.unschedulable).toBe(true);
+  // Refresh still works with that host down: it is reported unreachable, the others are read.
+  const refreshed = await plugin.read(URN, "windows-patching", { ...inputs([]), patched: [] }, inputs([]));
+  expect(hostStatus(refreshed.outputs)["byoh-5"]).toEqual({ unreachable: expect.stringMatching(/.+/) });
+  expect(hostStatus(refreshed.outputs)["byoh-4"]).toMatchObject({ rebootPending: false });
 });
