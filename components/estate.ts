@@ -18,7 +18,7 @@ import { describeRollout, planRollout } from "../providers/day2/batches";
 import { tokenDigest } from "../providers/day2/rollout";
 import { RELAY_IMAGE } from "../facts/day2";
 import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
-import { declaredInventory, InventoryEntry, windowsNodeInventory } from "./day2/inventory";
+import { declaredInventory, discoveredInventory, InventoryEntry } from "./day2/inventory";
 import { PatchRollout, PatchSummary } from "./day2/patch-rollout";
 
 export interface WindowsEstateArgs {
@@ -225,6 +225,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
     );
     this.windowsRegistrySources = mirrors.windowsRegistrySources;
     this.windowsRegistryConfig = mirrors.windowsRegistryConfig;
+    const replacingKnown = new Set(sets.flatMap((ms) => ms.replacingKnown ?? []));
     // How day-2 operations reach nodes: the WMCO key, BYOH users and pins, the configured path.
     const hostKeys: Record<string, string> = {};
     for (const h of cfg.byoh) if (h.hostKey) hostKeys[h.address] = h.hostKey;
@@ -239,8 +240,17 @@ export class WindowsEstate extends pulumi.ComponentResource {
       ...(hop.cluster ? { cluster: hop.cluster } : {}),
     }));
     const day2After = [operator, key, ...sets, ...(relay ? [relay.ready] : [])];
-    this.inventory = cfg.discovered?.windowsNodes
-      ? windowsNodeInventory(cfg.discovered.windowsNodes, cfg.patching?.minimumUpdateRevision)
+    const found = cfg.discovered?.windowsNodes
+      ? discoveredInventory(
+          cfg.discovered.windowsNodes,
+          cfg.patching?.minimumUpdateRevision,
+          cfg.discovered.runtimeClasses ?? [],
+          [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)],
+        )
+      : undefined;
+    for (const w of found?.warnings ?? []) pulumi.log.warn(w, this);
+    this.inventory = found
+      ? found.entries
       : declaredInventory([
           ...cfg.machineSets.map((m) => ({
             from: `MachineSet ${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, m) ?? "(named at preview/up)"}`,
@@ -262,6 +272,12 @@ export class WindowsEstate extends pulumi.ComponentResource {
           patching: cfg.patching,
           nodes: cfg.discovered?.windowsNodes ?? [],
           isManaged: (n) => n.from.startsWith("BYOH "),
+          // Nodes whose Machine this update's image rollout replaces are not left below the level.
+          replacedByRollout: new Set(
+            (cfg.discovered?.windowsNodes ?? [])
+              .filter((n) => n.machine && replacingKnown.has(n.machine.split("/").pop() ?? ""))
+              .map((n) => n.name),
+          ),
           access,
           reach,
         },

@@ -37,6 +37,8 @@ export interface DiscoveredNode {
   /** Digest of the reboot token this node was last rebooted for. */
   rebootedFor?: string;
   labels: Record<string, string>;
+  /** The Machine it came from (`<namespace>/<name>`), for MachineSet nodes. */
+  machine?: string;
   /** What the kubelet reports (`status.nodeInfo`): `10.0.<build>.<UBR>`, product name, versions. */
   kernelVersion?: string;
   osImage?: string;
@@ -71,6 +73,8 @@ export interface EstateConfig {
     wmco?: string;
     /** The cluster's Windows nodes (day-2 inventory), when a day-2 operation needs them. */
     windowsNodes?: DiscoveredNode[];
+    /** The cluster's RuntimeClasses: name and node selector. */
+    runtimeClasses?: { name: string; nodeSelector: Record<string, string> }[];
     /** The Machine API's Machines: name, MachineSet, and the image each boots (for image rollouts). */
     machines?: { name: string; machineSet: string; image: string; deleting: boolean }[];
   };
@@ -97,7 +101,10 @@ export interface VanillaEstateConfig {
   /** The patch level declared for the nodes, if any. */
   patching?: PatchingConfig;
   /** What discovery read from the cluster (version, networks, API endpoint). */
-  discovered?: { windowsNodes?: DiscoveredNode[] };
+  discovered?: {
+    windowsNodes?: DiscoveredNode[];
+    runtimeClasses?: { name: string; nodeSelector: Record<string, string> }[];
+  };
   warnings: ConfigIssue[];
 }
 

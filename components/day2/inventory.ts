@@ -6,7 +6,9 @@
  */
 import type { DiscoveredNode } from "../../stacks/load";
 import { belowMinimum, MinimumRevisions, patchLevel } from "../../providers/day2/patch-plan";
-import { versionOfBuild } from "../../facts/wmco";
+import { versionOfBuild, WINDOWS_BUILD_LABEL, WindowsServer } from "../../facts/wmco";
+import { buildRuntimeClass } from "../scheduling/runtime-class";
+import { get, objects, str, stringMap } from "../../lib/json";
 
 /** What synth shows where only the cluster can answer. */
 export const UNKNOWN_UNTIL_PREVIEW = "<unknown: read from the cluster at preview/up>";
@@ -24,11 +26,59 @@ export interface InventoryEntry {
   unschedulable?: boolean;
   /** `ok`, `below: <why>`, `no minimum declared for build <b>`, or unknown. */
   patchLevel: string;
+  /** The RuntimeClasses (the cluster's and this stack's) whose node selector picks this node. */
+  runtimeClasses?: string[];
+}
+
+/** A RuntimeClass as far as scheduling goes: its name and node selector. */
+export interface RuntimeClassView {
+  name: string;
+  nodeSelector: Record<string, string>;
+}
+
+/**
+ * RuntimeClasses against the nodes (pods that name a RuntimeClass only land on nodes its selector picks: k8s
+ * RuntimeClass `scheduling.nodeSelector`): which classes pick each node, and the mismatches worth saying: a Windows
+ * node no class picks (workloads cannot target its build by RuntimeClass), and a class picking a Windows build no node
+ * runs (workloads using it stay Pending, e.g. after a MachineSet moved to a new Windows Server version).
+ */
+export function runtimeClassFindings(
+  nodes: readonly { name: string; labels: Record<string, string> }[],
+  classes: readonly RuntimeClassView[],
+): { perNode: Record<string, string[]>; warnings: string[] } {
+  const picks = (c: RuntimeClassView, labels: Record<string, string>) =>
+    Object.entries(c.nodeSelector).every(([k, v]) => labels[k] === v);
+  const perNode: Record<string, string[]> = {};
+  const warnings: string[] = [];
+  for (const n of nodes) {
+    perNode[n.name] = classes.filter((c) => picks(c, n.labels)).map((c) => c.name);
+    if (perNode[n.name].length === 0 && n.labels[WINDOWS_BUILD_LABEL])
+      warnings.push(
+        `node ${n.name} (build ${n.labels[WINDOWS_BUILD_LABEL]}) is picked by no RuntimeClass: workloads cannot target its build by runtimeClassName`,
+      );
+  }
+  for (const c of classes) {
+    const build = c.nodeSelector[WINDOWS_BUILD_LABEL];
+    if (build && nodes.length > 0 && !nodes.some((n) => picks(c, n.labels)))
+      warnings.push(
+        `RuntimeClass ${c.name} selects Windows build ${build}, which no Windows node here runs: pods using it stay Pending`,
+      );
+  }
+  return { perNode, warnings };
+}
+
+/** The RuntimeClasses of a list from the API (name and `scheduling.nodeSelector`). */
+export function runtimeClassViews(list: unknown): RuntimeClassView[] {
+  return objects(get(list, "items")).flatMap((c) => {
+    const name = str(get(c, "metadata", "name"));
+    return name ? [{ name, nodeSelector: stringMap(get(c, "scheduling", "nodeSelector")) }] : [];
+  });
 }
 
 export function windowsNodeInventory(
   nodes: readonly DiscoveredNode[],
   minimum: MinimumRevisions | undefined,
+  runtimeClasses?: Record<string, string[]>,
 ): InventoryEntry[] {
   return nodes.map((n) => {
     const level = patchLevel(n.kernelVersion);
@@ -51,6 +101,7 @@ export function windowsNodeInventory(
       ...(n.containerRuntimeVersion ? { containerRuntimeVersion: n.containerRuntimeVersion } : {}),
       ...(n.unschedulable !== undefined ? { unschedulable: n.unschedulable } : {}),
       patchLevel: status,
+      ...(runtimeClasses ? { runtimeClasses: runtimeClasses[n.name] ?? [] } : {}),
     };
   });
 }
@@ -72,4 +123,23 @@ export function declaredInventory(
     containerRuntimeVersion: UNKNOWN_UNTIL_PREVIEW,
     patchLevel: UNKNOWN_UNTIL_PREVIEW,
   }));
+}
+
+/**
+ * The inventory at preview/up: the discovered nodes, their patch level, and the RuntimeClasses that pick each (the
+ * cluster's, and the ones this stack declares for the Windows Server versions it runs), with the mismatches found.
+ */
+export function discoveredInventory(
+  nodes: readonly DiscoveredNode[],
+  minimum: MinimumRevisions | undefined,
+  clusterClasses: readonly RuntimeClassView[],
+  declaredVersions: readonly WindowsServer[],
+): { entries: InventoryEntry[]; warnings: string[] } {
+  const ours = [...new Set(declaredVersions)].map((v) => buildRuntimeClass(v));
+  const classes = [
+    ...clusterClasses.filter((c) => !ours.some((o) => o.metadata.name === c.name)),
+    ...ours.map((o) => ({ name: o.metadata.name, nodeSelector: o.scheduling.nodeSelector })),
+  ];
+  const findings = runtimeClassFindings(nodes, classes);
+  return { entries: windowsNodeInventory(nodes, minimum, findings.perNode), warnings: findings.warnings };
 }

@@ -15,6 +15,8 @@ export interface PatchRolloutArgs {
   nodes: readonly DiscoveredNode[];
   /** Whether a node is a host this stack manages (BYOH, vanilla): only those are patched in place. */
   isManaged: (n: DiscoveredNode) => boolean;
+  /** Nodes an image rollout of this update replaces (their MachineSet's `rollout`): not left below the level. */
+  replacedByRollout?: ReadonlySet<string>;
   access: ClusterAccess;
   /** How nodes are reached the WMCO way (OpenShift). */
   reach?: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
@@ -29,6 +31,8 @@ export interface PatchSummary {
   plan: string;
   /** Nodes below the level that are not patched in place (MachineSet nodes: roll a new image instead). */
   notManaged: string[];
+  /** Of those, the ones this update's image rollout replaces. */
+  replacedByImageRollout: string[];
 }
 
 /**
@@ -52,6 +56,7 @@ export class PatchRollout extends pulumi.ComponentResource {
       p.minimumUpdateRevision,
       p.maxUnavailable,
     );
+    const rolled = args.replacedByRollout ?? new Set<string>();
     const closed = plan.batches.length > 0 ? outsideWindow(new Date(), p.window) : undefined;
     const batches = closed ? [] : plan.batches;
     const patching = new WindowsPatching(
@@ -61,10 +66,12 @@ export class PatchRollout extends pulumi.ComponentResource {
         categories: p.categories,
         batches,
         managedNodes: args.nodes.filter((n) => args.isManaged(n)).map((n) => n.name),
-        belowNotPatched: plan.notManaged.map((n) => {
-          const node = args.nodes.find((x) => x.name === n);
-          return `${n} (${node?.from ?? "unknown origin"}): ${belowMinimum(node?.kernelVersion, p.minimumUpdateRevision) ?? "below"}`;
-        }),
+        belowNotPatched: plan.notManaged
+          .filter((n) => !rolled.has(n))
+          .map((n) => {
+            const node = args.nodes.find((x) => x.name === n);
+            return `${n} (${node?.from ?? "unknown origin"}): ${belowMinimum(node?.kernelVersion, p.minimumUpdateRevision) ?? "below"}`;
+          }),
         disableEviction: p.disableEviction,
         drainTimeoutSeconds: p.drainTimeoutSeconds,
         readyTimeoutSeconds: p.readyTimeoutSeconds,
@@ -81,6 +88,7 @@ export class PatchRollout extends pulumi.ComponentResource {
       minimumUpdateRevision: p.minimumUpdateRevision,
       plan: closed ? `${plan.batches.flat().length} node(s) below the level wait: ${closed}` : describeRollout(plan),
       notManaged: plan.notManaged,
+      replacedByImageRollout: plan.notManaged.filter((n) => rolled.has(n)),
     };
     this.hostStatus = patching.hostStatus;
     this.registerOutputs({ summary: this.summary, hostStatus: this.hostStatus });

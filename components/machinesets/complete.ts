@@ -6,6 +6,7 @@ import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
 import { machineImage } from "../../providers/day2/machine-rollout-plan";
 import { get, objects, str, stringMap } from "../../lib/json";
 import { MACHINESET_LABEL } from "../../facts/day2";
+import { runtimeClassViews } from "../day2/inventory";
 import { pinnedWmco, publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { byohVersionIssues } from "../byoh/validate";
@@ -82,9 +83,11 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
                 : "other",
           ...(n.rebootedFor ? { rebootedFor: n.rebootedFor } : {}),
           labels: n.labels,
+          ...(n.machine ? { machine: n.machine } : {}),
           ...nodeInfoOf(n),
         })),
         machines: machineRows(facts.machines),
+        runtimeClasses: runtimeClassViews(facts.runtimeClasses),
         mirrorSets: facts.mirrorSets,
         wmco: pinned
           ? `WMCO ${format(pinned.version)} (operator.startingCSV)`

@@ -26,6 +26,7 @@ export async function discoverCluster(
     itms,
     windowsNodes,
     machines,
+    runtimeClasses,
   ] = await Promise.all([
     get("/apis/config.openshift.io/v1/infrastructures/cluster"),
     get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets"),
@@ -39,6 +40,7 @@ export async function discoverCluster(
     get("/apis/config.openshift.io/v1/imagetagmirrorsets"),
     get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
     get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines"),
+    get("/apis/node.k8s.io/v1/runtimeclasses"),
   ]);
   return {
     infrastructure,
@@ -51,6 +53,7 @@ export async function discoverCluster(
     mirrorSets: { idms: itemsOf(idms), itms: itemsOf(itms) },
     windowsNodes,
     machines,
+    runtimeClasses,
   };
 }
 

@@ -41,6 +41,8 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
   readonly windowsBuild: string;
   /** Machines the image rollout will replace, as preview sees them; undefined without `rollout`. */
   readonly replacing?: pulumi.Output<string[]>;
+  /** The same, as plain names when the image is known without a lookup (every platform but an AWS AMI lookup). */
+  readonly replacingKnown?: string[];
 
   constructor(name: string, args: WindowsMachineSetArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WindowsMachineSet", name, {}, opts);
@@ -69,6 +71,15 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
           .map((m) => m.name),
       );
       this.replacing = planned;
+      if (!(cluster.platform === "AWS" && !set.aws?.ami)) {
+        const want = machineImage(
+          buildMachineSet(cluster, set, { amiId: set.aws?.ami ?? AMI_PLACEHOLDER }).spec.template.spec.providerSpec
+            .value,
+        );
+        this.replacingKnown = (args.machines ?? [])
+          .filter((m) => m.machineSet === setName && !m.deleting && m.image !== want)
+          .map((m) => m.name);
+      }
       new MachineSetRollout(
         `${name}-rollout`,
         {

@@ -20,6 +20,7 @@ import {
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
 import { WindowsNode, windowsNodes } from "../../providers/day2/inventory";
+import { RuntimeClassView, runtimeClassViews } from "../day2/inventory";
 import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 
 export interface VanillaFacts {
@@ -34,6 +35,8 @@ export interface VanillaFacts {
   netConf?: Record<string, unknown>;
   /** The cluster's Windows Nodes (`kubernetes.io/os=windows`), for the inventory and patching. */
   windowsNodes?: WindowsNode[];
+  /** The cluster's RuntimeClasses (name, node selector), for the inventory's RuntimeClass check. */
+  runtimeClasses?: RuntimeClassView[];
 }
 
 /** kubeadm's CA pin: SHA-256 of the DER SubjectPublicKeyInfo (RFC 7469; kubeadm implementation-details.md). */
@@ -59,8 +62,12 @@ export function parseVanillaFacts(o: {
   clusterInfo?: unknown;
   flannelConfig?: unknown;
   windowsNodes?: unknown;
+  runtimeClasses?: unknown;
 }): VanillaFacts {
-  const facts: VanillaFacts = { windowsNodes: windowsNodes(o.windowsNodes, undefined, []) };
+  const facts: VanillaFacts = {
+    windowsNodes: windowsNodes(o.windowsNodes, undefined, []),
+    runtimeClasses: runtimeClassViews(o.runtimeClasses),
+  };
   const git = str(get(o.version, "gitVersion"));
   const m = git && /^v?(\d+\.\d+\.\d+)/.exec(git);
   if (m) facts.serverVersion = m[1];
@@ -95,15 +102,24 @@ export function parseVanillaFacts(o: {
 
 export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts> {
   const api = await connectKube(access, 15_000);
-  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes] = await Promise.all([
+  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes, runtimeClasses] = await Promise.all([
     api.get("/version"),
     api.get("/api/v1/namespaces/kube-system/configmaps/kubeadm-config"),
     api.get("/api/v1/namespaces/kube-system/services/kube-dns"),
     api.get("/api/v1/namespaces/kube-public/configmaps/cluster-info"),
     api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
     api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
+    api.get("/apis/node.k8s.io/v1/runtimeclasses"),
   ]);
-  return parseVanillaFacts({ version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, windowsNodes: nodes });
+  return parseVanillaFacts({
+    version,
+    kubeadmConfig,
+    kubeDns,
+    clusterInfo,
+    flannelConfig,
+    windowsNodes: nodes,
+    runtimeClasses,
+  });
 }
 
 /**

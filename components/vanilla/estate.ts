@@ -31,7 +31,7 @@ import { promises as dns } from "dns";
 
 import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
 import { NodeFiles } from "../../providers/node-files";
-import { declaredInventory, InventoryEntry, windowsNodeInventory } from "../day2/inventory";
+import { declaredInventory, discoveredInventory, InventoryEntry } from "../day2/inventory";
 import { PatchRollout, PatchSummary } from "../day2/patch-rollout";
 
 /** The node's IPv4 address: as given, or resolved from where the program runs (offline: a placeholder). */
@@ -130,8 +130,17 @@ export class VanillaEstate extends pulumi.ComponentResource {
         vanillaNodePlan(n, resolved, registryFiles, facts?.caCertHash ? { caCertHash: facts.caCertHash } : undefined),
       ]),
     );
-    this.inventory = cfg.discovered?.windowsNodes
-      ? windowsNodeInventory(cfg.discovered.windowsNodes, cfg.patching?.minimumUpdateRevision)
+    const found = cfg.discovered?.windowsNodes
+      ? discoveredInventory(
+          cfg.discovered.windowsNodes,
+          cfg.patching?.minimumUpdateRevision,
+          cfg.discovered.runtimeClasses ?? [],
+          cfg.nodes.map((n) => n.windowsServer),
+        )
+      : undefined;
+    for (const w of found?.warnings ?? []) pulumi.log.warn(w, this);
+    this.inventory = found
+      ? found.entries
       : declaredInventory(
           cfg.nodes.map((n) => ({
             from: `vanilla ${n.address}`,

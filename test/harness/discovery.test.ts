@@ -363,6 +363,7 @@ describe("patching previews the inventory and its batches from the Nodes' report
       name,
       labels: {
         "kubernetes.io/os": "windows",
+        "kubernetes.io/arch": "amd64",
         "node.kubernetes.io/windows-build": kernel.split(".").slice(0, 3).join("."),
         ...(o.byoh ? { "windowsmachineconfig.openshift.io/byoh": "true" } : {}),
       },
@@ -423,6 +424,11 @@ describe("patching previews the inventory and its batches from the Nodes' report
       ["win-ms-c", "MachineSet winworker", "2025", "26100", 4652, "no minimum declared for build 26100"],
     ]);
     expect(inv[0]).toMatchObject({ kubeletVersion: "v1.35.3", containerRuntimeVersion: "containerd://2.1.4" });
+    // The stack declares windows2022 (its MachineSet and BYOH host run 2022); nothing picks the 2025 node.
+    expect(inv.map((e) => e.runtimeClasses)).toEqual([["windows2022"], ["windows2022"], ["windows2022"], []]);
+    expect(r.engine.logs.filter((l) => l.severity === "warning").map((l) => l.message)).toContainEqual(
+      expect.stringContaining("node win-ms-c (build 10.0.26100) is picked by no RuntimeClass"),
+    );
   });
 
   test("only the BYOH host is patched in place; the MachineSet node below the level is named for an image roll", () => {
@@ -434,6 +440,7 @@ describe("patching previews the inventory and its batches from the Nodes' report
       minimumUpdateRevision: { "20348": 2900 },
       plan: "batch 1/1: byoh-host",
       notManaged: ["win-ms-a"],
+      replacedByImageRollout: [],
     });
   });
 
@@ -498,6 +505,22 @@ describe("an image rollout previews which Machines of the set it replaces", () =
     }));
     const base = stackConfig(DEV_FILE);
     const sets = JSON.parse(base.config["windows-estate:machineSets"]) as Record<string, unknown>[];
+    // The old Machine's node is below the patch level: the rollout replaces it, so the update may go on.
+    const oldNode = {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: "win-old",
+        labels: { "kubernetes.io/os": "windows", "node.kubernetes.io/windows-build": "10.0.20348" },
+        annotations: { "machine.openshift.io/machine": "openshift-machine-api/winworker-old" },
+      },
+      status: { nodeInfo: { ...NODE_INFO, kernelVersion: "10.0.20348.2700" } },
+    };
+    expect(validateObject(oldNode)).toBe("");
+    kube.route("/api/v1/nodes", () => ({
+      status: 200,
+      body: { apiVersion: "v1", kind: "NodeList", metadata: {}, items: [oldNode] },
+    }));
     r = await preview(kube, {
       machineSets: sets.map((s) => ({
         ...s,
@@ -505,6 +528,7 @@ describe("an image rollout previews which Machines of the set it replaces", () =
         replicas: 2,
         rollout: { maxUnavailable: 1 },
       })),
+      patching: { minimumUpdateRevision: { "20348": 2900 } },
     });
   });
 
@@ -522,5 +546,11 @@ describe("an image rollout previews which Machines of the set it replaces", () =
     // After the MachineSet itself: the new image is in the template before any Machine is deleted.
     const [ms] = declared(r, "kubernetes:machine.openshift.io/v1beta1:MachineSet");
     expect(rollout.dependencies).toContain(ms.urn);
+  });
+
+  test("a node below the patch level whose Machine the rollout replaces is not held against the update", () => {
+    expect(r.outputs.windowsPatching).toMatchObject({ notManaged: ["win-old"], replacedByImageRollout: ["win-old"] });
+    const [p] = declared(r, "pulumi-nodejs:dynamic/windows-estate:WindowsPatching");
+    expect(reveal(p.inputs)).toMatchObject({ belowNotPatched: [] });
   });
 });

@@ -1,4 +1,11 @@
-import { declaredInventory, UNKNOWN_UNTIL_PREVIEW, windowsNodeInventory } from "../../../components/day2/inventory";
+import {
+  declaredInventory,
+  discoveredInventory,
+  runtimeClassFindings,
+  runtimeClassViews,
+  UNKNOWN_UNTIL_PREVIEW,
+  windowsNodeInventory,
+} from "../../../components/day2/inventory";
 import { windowsNodes, nodeInfoOf } from "../../../providers/day2/inventory";
 import { NODE_INFO } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
@@ -63,4 +70,57 @@ test("offline, declared hosts are listed with what only the cluster can say mark
       patchLevel: UNKNOWN_UNTIL_PREVIEW,
     },
   ]);
+});
+
+test("RuntimeClasses against nodes: which pick each node, a node none picks, a class whose build no node runs", () => {
+  const win = (name: string, build: string) => ({
+    name,
+    labels: { "kubernetes.io/os": "windows", "kubernetes.io/arch": "amd64", "node.kubernetes.io/windows-build": build },
+  });
+  // The selectors a per-build RuntimeClass uses (WMCO docs; components/scheduling/runtime-class.ts builds the same).
+  const cls = (name: string, build: string) => ({
+    name,
+    nodeSelector: { "kubernetes.io/os": "windows", "node.kubernetes.io/windows-build": build },
+  });
+  const f = runtimeClassFindings(
+    [win("a", "10.0.20348"), win("b", "10.0.26100")],
+    [
+      cls("windows2022", "10.0.20348"),
+      cls("windows2019", "10.0.17763"),
+      { name: "any-windows", nodeSelector: { "kubernetes.io/os": "windows" } },
+    ],
+  );
+  expect(f.perNode).toEqual({ a: ["windows2022", "any-windows"], b: ["any-windows"] });
+  expect(f.warnings).toEqual([
+    "RuntimeClass windows2019 selects Windows build 10.0.17763, which no Windows node here runs: pods using it stay Pending",
+  ]);
+  expect(runtimeClassFindings([win("b", "10.0.26100")], [cls("windows2022", "10.0.20348")]).warnings).toEqual([
+    "node b (build 10.0.26100) is picked by no RuntimeClass: workloads cannot target its build by runtimeClassName",
+    "RuntimeClass windows2022 selects Windows build 10.0.20348, which no Windows node here runs: pods using it stay Pending",
+  ]);
+});
+
+test("the stack's own per-build RuntimeClasses count, and override a cluster class of the same name", () => {
+  const node = {
+    name: "a",
+    from: "BYOH 10.0.0.42",
+    labels: {
+      "kubernetes.io/os": "windows",
+      "kubernetes.io/arch": "amd64",
+      "node.kubernetes.io/windows-build": "10.0.20348",
+    },
+    kernelVersion: "10.0.20348.2700",
+  };
+  const stale = { name: "windows2022", nodeSelector: { "node.kubernetes.io/windows-build": "10.0.17763" } };
+  const r = discoveredInventory([node], undefined, [stale], ["2022"]);
+  expect(r.entries[0].runtimeClasses).toEqual(["windows2022"]);
+  expect(r.warnings).toEqual([]);
+  expect(
+    runtimeClassViews({
+      items: [
+        { metadata: { name: "x" }, handler: "h", scheduling: { nodeSelector: { a: "b" } } },
+        { handler: "no name" },
+      ],
+    }),
+  ).toEqual([{ name: "x", nodeSelector: { a: "b" } }]);
 });
