@@ -55,6 +55,8 @@ export = async () => {
     clusterProxy: config.discovered?.proxy ?? null,
     /** Bring-your-own hosts as prepared (hostname, Windows Server version, host key fingerprint). */
     byohHosts: estate.byohHosts,
+    /** The first-boot script of each BYOH VM this stack creates on AWS or Azure (no secret in it). */
+    ...(estate.createdHostsFirstBoot ? { byohVmFirstBoot: estate.createdHostsFirstBoot } : {}),
     /** The rolling reboot (`windows-estate:reboot`): token and the nodes in their batches, as preview shows them. */
     ...(estate.reboot ? { windowsReboot: { token: estate.reboot.token, plan: estate.reboot.plan } } : {}),
     /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */

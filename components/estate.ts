@@ -4,6 +4,8 @@ import { clusterAccess } from "./cluster-access";
 import { ObjectExists } from "../providers/kube-wait/resources";
 import { isOffline } from "../stacks/offline";
 import { ByohHosts } from "./byoh/byoh-hosts";
+import { expandByoh } from "./byoh/hosts";
+import { CloudHosts } from "./provisioning/cloud-hosts";
 import { WmcoPrivateKey } from "./key/private-key";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET, WINDOWS_SERVER } from "../facts/wmco";
 import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
@@ -63,6 +65,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
   readonly patching?: PatchSummary;
   /** Uptime and pending restarts of the managed nodes, read over SSH at up and refresh (with `patching`). */
   readonly hostStatus?: pulumi.Output<Record<string, unknown>>;
+  /** The first-boot script of each BYOH VM this stack creates, by host name (no secret in it). */
+  readonly createdHostsFirstBoot?: pulumi.Output<Record<string, string>>;
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
   readonly byohHosts: pulumi.Output<
     { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
@@ -94,12 +98,29 @@ export class WindowsEstate extends pulumi.ComponentResource {
     // leaves the hosts (RetiredWmcoKeys). So the hosts come before the Secret, and windows-instances after it.
     let keyDeclared: (r: pulumi.Resource[]) => void = () => undefined;
     const afterKey = new Promise<pulumi.Resource[]>((resolve) => (keyDeclared = resolve));
+    const byohHosts = expandByoh(cfg.byoh);
+    // VMs this stack creates for byoh entries with an aws or azure block: ready for SSH with the WMCO key.
+    const toCreate = byohHosts.flatMap((h) => (h.kind === "manual" ? [] : [h]));
+    const created =
+      toCreate.length > 0
+        ? new CloudHosts(
+            `${name}-byoh-vms`,
+            {
+              hosts: toCreate,
+              cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
+              publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
+            },
+            { parent: this },
+          )
+        : undefined;
+    this.createdHostsFirstBoot = created ? pulumi.output(created.firstBoot) : undefined;
     const byoh =
-      cfg.byoh.length > 0
+      byohHosts.length > 0
         ? new ByohHosts(
             `${name}-byoh`,
             {
-              hosts: cfg.byoh,
+              hosts: byohHosts,
+              ...(created ? { created: { addresses: created.addresses, vms: created.vms } } : {}),
               path: hop,
               namespace: operator.namespace,
               wmcoPublicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
@@ -136,7 +157,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
       byoh.prepared.forEach(
         (host, i) =>
           new RetiredWmcoKeys(
-            `${name}-byoh-${cfg.byoh[i].address}-retired-keys`,
+            `${name}-byoh-${byohHosts[i].key}-retired-keys`,
             {
               connection: pulumi.all([host.connection, key.privateKeyPem]).apply(([c, pem]) => ({
                 ...c,
@@ -228,11 +249,19 @@ export class WindowsEstate extends pulumi.ComponentResource {
     const replacingKnown = new Set(sets.flatMap((ms) => ms.replacingKnown ?? []));
     // How day-2 operations reach nodes: the WMCO key, BYOH users and pins, the configured path.
     const hostKeys: Record<string, string> = {};
-    for (const h of cfg.byoh) if (h.hostKey) hostKeys[h.address] = h.hostKey;
-    const reach = key.privateKeyPem.apply((pem) => ({
+    for (const h of cfg.byoh) if (h.hostKey && h.address) hostKeys[h.address] = h.hostKey;
+    // BYOH users by address; a created VM's address is its private IP, known once it exists.
+    const byohUsers = pulumi
+      .all(
+        byohHosts.map((h) =>
+          h.kind === "manual" ? h.address : isOffline() ? h.key : (created?.addresses[h.key] ?? ""),
+        ),
+      )
+      .apply((addresses) => Object.fromEntries(byohHosts.map((h, i) => [addresses[i], h.username])));
+    const reach = pulumi.all([key.privateKeyPem, byohUsers]).apply(([pem, users]) => ({
       platform: cfg.cluster.platform,
       privateKey: pem,
-      byohUsers: Object.fromEntries(cfg.byoh.map((h) => [h.address, h.username])),
+      byohUsers: users,
       hostKeys: { ...hostKeys, ...cfg.nodeAccess.hostKeys },
       trustOnFirstUse: cfg.nodeAccess.trustOnFirstUse,
       connectTimeoutSeconds: cfg.nodeAccess.connectTimeoutSeconds,
@@ -258,10 +287,10 @@ export class WindowsEstate extends pulumi.ComponentResource {
             windowsServer: m.windowsServer,
             build: WINDOWS_SERVER[m.windowsServer].build,
           })),
-          ...cfg.byoh.map((h) => ({
-            from: `BYOH ${h.address}`,
-            windowsServer: h.windowsServer,
-            build: WINDOWS_SERVER[h.windowsServer].build,
+          ...byohHosts.map((h) => ({
+            from: `BYOH ${h.key}${h.kind === "manual" ? "" : ` (created on ${h.kind === "aws" ? "AWS" : "Azure"})`}`,
+            windowsServer: h.entry.windowsServer,
+            build: WINDOWS_SERVER[h.entry.windowsServer].build,
           })),
         ]);
     if (cfg.patching && access) {

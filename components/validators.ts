@@ -30,6 +30,16 @@ const byoh: Validator = (cfg, ctx) => {
   return {
     errors: [
       ...validateByoh(cfg.byoh, ctx.secretKeys),
+      ...cfg.byoh.flatMap((h, i) =>
+        (h.aws && !h.aws.region && !cfg.cluster?.region) || (h.azure && !h.azure.location && !cfg.cluster?.region)
+          ? [
+              {
+                path: `byoh[${i}].${h.aws ? "aws.region" : "azure.location"}`,
+                message: "is needed to create the VM: set it, or cluster.region",
+              },
+            ]
+          : [],
+      ),
       ...(cluster && rules !== "cluster" ? byohVersionIssues(cluster.platform, cfg.byoh, rules) : []),
     ],
   };

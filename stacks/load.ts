@@ -400,10 +400,9 @@ function referencedSecretKeys(raw: RawConfig): Set<string> {
   try {
     const hosts: unknown = JSON.parse(text);
     if (!Array.isArray(hosts)) return out;
-    for (const h of hosts) {
-      const ref = get(h, "bootstrap", "passwordSecret");
-      if (typeof ref === "string") out.add(ref);
-    }
+    for (const h of hosts)
+      for (const ref of [get(h, "bootstrap", "passwordSecret"), get(h, "azure", "adminPasswordSecret")])
+        if (typeof ref === "string") out.add(ref);
   } catch {
     // A malformed byoh value is reported by its own schema check.
   }

@@ -1,16 +1,19 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { WindowsHost } from "../../providers/windows-host";
-import { ByohDeconfigured } from "../../providers/kube-wait/resources";
+import { ByohDeconfigured, ByohHostReleased } from "../../providers/kube-wait/resources";
 import { ClusterAccess } from "../cluster-access";
-import { ByohHostConfig } from "../../stacks/schema/byoh";
+import type { ByohHost } from "./hosts";
+import { isOffline } from "../../stacks/offline";
 import { buildInstancesConfigMap } from "./instances-configmap";
 import { bootstrapCredential } from "../node-access/credentials";
 import type { NodePath } from "../node-access/path";
 
 export interface ByohHostsArgs {
-  /** The validated `windows-estate:byoh` entries. */
-  hosts: readonly ByohHostConfig[];
+  /** The validated `windows-estate:byoh` entries, expanded to hosts (`expandByoh`). */
+  hosts: readonly ByohHost[];
+  /** Addresses of the hosts this stack creates (their private IPs), by host key; and the VMs they wait for. */
+  created?: { addresses: Record<string, pulumi.Input<string>>; vms: Record<string, pulumi.Resource[]> };
   /** The hop to the hosts (`windows-estate:nodeAccess`): a jump host or the cluster relay; none means direct. */
   path?: NodePath;
   /** WMCO's namespace, where `windows-instances` lives. */
@@ -46,28 +49,53 @@ export class ByohHosts extends pulumi.ComponentResource {
 
   constructor(name: string, args: ByohHostsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:ByohHosts", name, {}, opts);
-    const prepared = args.hosts.map((h, i) => {
-      const connection = bootstrapCredential(h.bootstrap, args.wmcoPrivateKey, `byoh[${i}]`).apply((credential) => ({
-        host: h.address,
-        port: h.port,
-        user: h.username,
-        hostKey: h.hostKey,
-        trustOnFirstUse: h.trustOnFirstUse,
-        pathStyle: "windows" as const,
-        ...(h.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: h.sshDeadlineSeconds }),
-        ...credential,
-        ...(args.path?.proxy ? { proxy: args.path.proxy } : {}),
-        ...(args.path?.cluster ? { cluster: args.path.cluster } : {}),
-      }));
+    // A host given by address, or the private IP of the VM this stack created for it.
+    // Offline (synth) a created VM has no IP yet: a placeholder that says so (a valid ConfigMap key).
+    const addressOf = (h: ByohHost): pulumi.Output<string> =>
+      h.kind === "manual"
+        ? pulumi.output(h.address)
+        : isOffline()
+          ? pulumi.output(`${h.key}.private-ip-known-at-up`)
+          : pulumi.output(args.created?.addresses[h.key] ?? "");
+    const prepared = args.hosts.map((h) => {
+      const e = h.entry;
+      const connection = pulumi
+        .all([addressOf(h), bootstrapCredential(e.bootstrap, args.wmcoPrivateKey, `byoh[${h.index}]`)])
+        .apply(([address, credential]) => ({
+          host: address,
+          port: e.port,
+          user: h.username,
+          // A VM this stack created: its key is pinned at first contact (its user data printed it on the console).
+          hostKey: h.kind === "manual" ? e.hostKey : undefined,
+          trustOnFirstUse: h.kind === "manual" ? e.trustOnFirstUse : true,
+          pathStyle: "windows" as const,
+          ...(e.sshDeadlineSeconds === undefined ? {} : { deadlineSeconds: e.sshDeadlineSeconds }),
+          // A new VM takes minutes to boot, install OpenSSH and restart with its hostname.
+          ...(h.kind !== "manual" && e.sshDeadlineSeconds === undefined ? { deadlineSeconds: 1200 } : {}),
+          ...credential,
+          ...(args.path?.proxy ? { proxy: args.path.proxy } : {}),
+          ...(args.path?.cluster ? { cluster: args.path.cluster } : {}),
+        }));
+      const vms = args.created?.vms[h.key] ?? [];
+      // Removing a created host's entry: windows-instances drops it first, this waits for WMCO, then the VM goes.
+      if (vms.length > 0 && args.access)
+        new ByohHostReleased(
+          `${name}-${h.key}-released`,
+          { address: addressOf(h), kubeconfig: args.access.kubeconfig, context: args.access.context },
+          { parent: this, dependsOn: vms },
+        );
       return new WindowsHost(
-        `${name}-${h.address}`,
+        `${name}-${h.key}`,
         {
           connection,
           wmcoPublicKey: pulumi.output(args.wmcoPublicKey).apply((k) => k ?? ""),
           wmcoPrivateKey: args.wmcoPrivateKey,
-          expectedWindowsServer: h.windowsServer,
+          expectedWindowsServer: e.windowsServer,
         },
-        { parent: this, dependsOn: opts?.dependsOn },
+        {
+          parent: this,
+          dependsOn: pulumi.output(opts?.dependsOn ?? []).apply((d) => [...(Array.isArray(d) ? d : [d]), ...vms]),
+        },
       );
     });
     // Destroy order: the ConfigMap goes first (WMCO then deconfigures every node), this gate waits until the nodes
@@ -84,7 +112,12 @@ export class ByohHosts extends pulumi.ComponentResource {
     this.prepared = prepared;
     new k8s.core.v1.ConfigMap(
       `${name}-windows-instances`,
-      pulumi.output(args.namespace).apply((ns) => buildInstancesConfigMap(ns, args.hosts)),
+      pulumi.all([pulumi.output(args.namespace), pulumi.all(args.hosts.map(addressOf))]).apply(([ns, addresses]) =>
+        buildInstancesConfigMap(
+          ns,
+          args.hosts.map((h, i) => ({ address: addresses[i], username: h.username })),
+        ),
+      ),
       // WMCO starts configuring a host the moment it appears here: only once the host is prepared.
       {
         parent: this,
@@ -96,15 +129,15 @@ export class ByohHosts extends pulumi.ComponentResource {
     this.hosts = pulumi.all(
       prepared.map((p, i) =>
         pulumi
-          .all([p.hostname, p.windowsServer, p.hostKeyFingerprint, p.unreachable])
-          .apply(([hostname, windowsServer, fp, unreachable]) => {
+          .all([addressOf(args.hosts[i]), p.hostname, p.windowsServer, p.hostKeyFingerprint, p.unreachable])
+          .apply(([address, hostname, windowsServer, fp, unreachable]) => {
             // Set by a refresh that could not reach the host: its state is the last known one.
             if (unreachable)
               pulumi.log.warn(
-                `BYOH host ${args.hosts[i].address} was unreachable at the last refresh (${unreachable}); its state is the last known one`,
+                `BYOH host ${args.hosts[i].key} was unreachable at the last refresh (${unreachable}); its state is the last known one`,
                 this,
               );
-            return { address: args.hosts[i].address, hostname, windowsServer, hostKeyFingerprint: fp };
+            return { address, hostname, windowsServer, hostKeyFingerprint: fp };
           }),
       ),
     );

@@ -70,7 +70,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
         windowsNodes: windowsNodes(
           facts.windowsNodes,
           facts.machines,
-          cfg.byoh.map((h) => h.address),
+          cfg.byoh.flatMap((h) => (h.address ? [h.address] : [])),
         ).map((n) => ({
           name: n.name,
           ...(n.address ? { address: n.address } : {}),

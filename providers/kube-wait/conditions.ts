@@ -185,3 +185,15 @@ export function byohGoneVerdict(list: Fetched): Verdict<Record<string, never>> {
     reason: `WMCO has not yet deconfigured ${items.length} BYOH node(s): ${items.join(", ")}`,
   };
 }
+
+/** Whether WMCO has let go of the BYOH node at `address` (no BYOH Node carries that address any more). */
+export function byohHostReleasedVerdict(list: Fetched, address: string): Verdict<Record<string, never>> {
+  const held = objects(list?.items).filter((n) =>
+    objects(get(n, "status", "addresses")).some((a) => str(a.address) === address),
+  );
+  if (held.length === 0) return { state: "done", outputs: {} };
+  return {
+    state: "waiting",
+    reason: `WMCO has not yet deconfigured node ${held.map((n) => str(get(n, "metadata", "name")) ?? "?").join(", ")} at ${address}`,
+  };
+}

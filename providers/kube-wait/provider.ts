@@ -4,6 +4,7 @@ import { connectKube, KubeAccess } from "./api";
 import {
   BYOH_NODES_PATH,
   byohGoneVerdict,
+  byohHostReleasedVerdict,
   Fetched,
   nextFromSubscription,
   objectPath,
@@ -179,6 +180,41 @@ export const byohDeconfiguredProvider: pulumi.dynamic.ResourceProvider = {
       hint:
         `Check \`oc get nodes -l windowsmachineconfig.openshift.io/byoh=true\` and \`oc logs -n ${props.namespace} deploy/windows-machine-config-operator\`; ` +
         "raise byohDeconfigureTimeoutSeconds, or remove the nodes by hand and run `pulumi destroy` again.",
+    });
+  },
+};
+
+export type ByohHostReleasedInputs = WaitCommon & { address: string };
+
+/**
+ * Holds a VM this stack created back, when its `byoh` entry is removed, until WMCO has deconfigured its node: the VM
+ * depends on nothing here, this resource depends on the VM, so the engine deletes this first (after the
+ * `windows-instances` update that drops the host), waiting, and the VM after.
+ */
+export const byohHostReleasedProvider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: ByohHostReleasedInputs) {
+    return { id: `byoh-host-${inputs.address}`, outs: { ...inputs } };
+  },
+  async diff(_id: string, olds: ByohHostReleasedInputs, news: ByohHostReleasedInputs) {
+    return {
+      changes: settingsChanged(olds, news) || olds.address !== news.address,
+      replaces: [],
+      deleteBeforeReplace: false,
+    };
+  },
+  async update(_id: string, _olds: ByohHostReleasedInputs, news: ByohHostReleasedInputs) {
+    return { outs: { ...news } };
+  },
+  async read(id: string, props?: ByohHostReleasedInputs) {
+    return { id, props: props ?? {} };
+  },
+  async delete(_id: string, props: ByohHostReleasedInputs) {
+    const api = await connectKube(props, REQUEST_TIMEOUT_MS);
+    await pollUntil(async () => byohHostReleasedVerdict(await api.get(BYOH_NODES_PATH), props.address), {
+      timeoutSeconds: props.timeoutSeconds,
+      intervalSeconds: props.intervalSeconds,
+      what: `WMCO to deconfigure the BYOH node at ${props.address} before its VM is deleted`,
+      hint: "Check `oc get nodes -l windowsmachineconfig.openshift.io/byoh=true -o wide` and WMCO's log; or remove the node by hand and run `pulumi up` again.",
     });
   },
 };

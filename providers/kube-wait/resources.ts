@@ -1,5 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import { byohDeconfiguredProvider, objectExistsProvider, operatorReadyProvider } from "./provider";
+import {
+  byohDeconfiguredProvider,
+  byohHostReleasedProvider,
+  objectExistsProvider,
+  operatorReadyProvider,
+} from "./provider";
 
 interface AccessArgs {
   /**
@@ -117,6 +122,28 @@ export class ByohDeconfigured extends pulumi.dynamic.Resource {
       { ...opts, additionalSecretOutputs: ["kubeconfig"] },
       MODULE,
       "ByohDeconfigured",
+    );
+  }
+}
+
+export interface ByohHostReleasedArgs extends AccessArgs {
+  /** The host's address (a created VM's private IP). */
+  address: pulumi.Input<string>;
+}
+
+/**
+ * When a created BYOH host's entry is removed, waits until WMCO has deconfigured its node before the VM goes. Make it
+ * depend on the VM (it is then deleted first).
+ */
+export class ByohHostReleased extends pulumi.dynamic.Resource {
+  constructor(name: string, args: ByohHostReleasedArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      byohHostReleasedProvider,
+      name,
+      { address: args.address, ...withAccess(args, 1800) },
+      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
+      MODULE,
+      "ByohHostReleased",
     );
   }
 }

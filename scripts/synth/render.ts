@@ -79,6 +79,18 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
     files.set(renderPath(obj, r.type.endsWith("Patch")), stringify(obj, { lineWidth: 0 }));
   }
   const resources = [...files.keys()].sort();
+  // Cloud resources (VMs this stack creates): their inputs, secrets redacted, and the first-boot script as a file.
+  for (const r of run.resources.filter((x) => x.custom && /^(aws|azure-native):/.test(x.type))) {
+    const c = clean(r.inputs, reveal);
+    hadSecret ||= c.hadSecret;
+    const base = `cloud/${r.type.replace(/[:/]/g, "_")}-${r.name}`;
+    files.set(`${base}.yaml`, stringify(c.value, { lineWidth: 0 }));
+    const userData = str(get(c.value, "userData"));
+    if (userData) files.set(`${base}.user-data.txt`, userData);
+    const customData = str(get(c.value, "osProfile", "customData"));
+    if (customData && /^[A-Za-z0-9+/=]+$/.test(customData))
+      files.set(`${base}.custom-data.ps1`, Buffer.from(customData, "base64").toString("utf8"));
+  }
   files.set(
     "kustomization.yaml",
     stringify({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources }),

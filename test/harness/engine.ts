@@ -475,7 +475,9 @@ export class EngineStandIn {
         ? "dynamic"
         : packageOf(type) === "kubernetes"
           ? "kubernetes"
-          : "other";
+          : CLOUD_PACKAGES.includes(packageOf(type))
+            ? "cloud"
+            : "other";
     let inputs = news;
     if (kind === "dynamic") {
       await this.ensureConfigured();
@@ -528,6 +530,7 @@ export class EngineStandIn {
   ): Promise<KubeDiff> {
     if (kind === "dynamic") return this.opts.plugin.diff(urn, old.id, old.outputs, inputs);
     if (kind === "provider") return kubeProviderDiff(old.inputs, inputs);
+    if (kind === "cloud") throw new Error(`${urn}: this stand-in previews new cloud resources only`);
     const opts = providerOptions(this.providerInputs(reg.provider));
     const d = kubeDiff(old.inputs, inputs, opts, reg.type.endsWith("Patch"));
     const ignored = reg.ignoreChanges.map((p) => "." + p);
@@ -555,6 +558,11 @@ export class EngineStandIn {
       return { id: r.id, outputs: markSecretOutputs(r.outputs, secretOuts) };
     }
     if (kind === "provider") return { id: preview ? UNKNOWN : `provider-${Math.abs(hash(urn))}`, outputs: inputs };
+    if (kind === "cloud") {
+      // A cloud VM is only ever previewed here: its inputs come back with what the provider computes left unknown.
+      if (!preview) throw new Error(`${urn}: this stand-in previews cloud resources only`);
+      return { id: UNKNOWN, outputs: markSecretOutputs({ ...inputs, ...computedUnknowns(urn) }, secretOuts) };
+    }
     const meta = (reveal(inputs) as { metadata?: { name?: string; namespace?: string } }).metadata;
     const id = meta?.name ? (meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name) : UNKNOWN;
     return { id: preview ? UNKNOWN : id, outputs: markSecretOutputs(inputs, secretOuts) };
@@ -656,3 +664,17 @@ function aliasSpecs(req: RegisterRequest) {
 }
 
 export { provproto };
+
+/** Cloud packages whose resources this stand-in previews (created only, never updated or deleted here). */
+const CLOUD_PACKAGES = ["aws", "azure-native"];
+
+/**
+ * What a cloud provider's preview leaves unknown that the program reads: the addresses the VMs get (pulumi-aws schema
+ * `aws:ec2/instance:Instance` output `privateIp`; azure-native `network:NetworkInterface` output
+ * `ipConfigurations[].privateIPAddress`, computed with Dynamic allocation).
+ */
+function computedUnknowns(urn: string): WireMap {
+  if (urn.includes("aws:ec2/instance:Instance::")) return { privateIp: UNKNOWN };
+  if (urn.includes("azure-native:network:NetworkInterface::")) return { ipConfigurations: UNKNOWN };
+  return {};
+}

@@ -1,3 +1,4 @@
+import { powershellErrors } from "../helpers/powershell-parser";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -27,6 +28,7 @@ const patches = new Map<string, Obj[]>();
 const nodeFiles = new Map<string, Map<string, string>>();
 const logs = new Map<string, string>();
 const outputs = new Map<string, Record<string, unknown>>();
+const cloudFiles = new Map<string, Map<string, string>>();
 beforeAll(async () => {
   for (const file of examples) {
     const stack = file.replace(/^Pulumi\.|\.yaml$/g, "");
@@ -54,6 +56,7 @@ beforeAll(async () => {
       [...files].filter(([p]) => p.startsWith("2-patch/")).map(([, t]) => parse(t) as Obj),
     );
     nodeFiles.set(stack, new Map([...files].filter(([p]) => p.startsWith("windows-node-files/"))));
+    cloudFiles.set(stack, new Map([...files].filter(([p]) => p.startsWith("cloud/"))));
   }
 }, 180_000);
 
@@ -247,4 +250,61 @@ test("synth lists each example's declared Windows hosts in windowsNodeInventory,
     "vanilla 10.0.0.22",
     "vanilla win-vm3.lab.example.com",
   ]);
+});
+
+describe("BYOH hosts created on AWS and Azure", () => {
+  test("byoh-aws: two EC2 instances with <powershell> user data that parses, and windows-instances naming both", async () => {
+    const files = cloudFiles.get("byoh-aws") ?? new Map<string, string>();
+    const vms = [...files.keys()].filter((f) => f.endsWith(".yaml")).sort();
+    expect(vms).toEqual([
+      "cloud/aws_ec2_instance_Instance-estate-byoh-vms-winbyoh-1.yaml",
+      "cloud/aws_ec2_instance_Instance-estate-byoh-vms-winbyoh-2.yaml",
+    ]);
+    const vm = parse(files.get(vms[0]) ?? "") as Record<string, unknown>;
+    expect(vm).toMatchObject({
+      instanceType: "m5a.large",
+      subnetId: "subnet-0a1b2c3d4e5f60718",
+      vpcSecurityGroupIds: ["sg-0123456789abcdef0"],
+      rootBlockDevice: { volumeSize: 128, encrypted: true },
+      tags: { Name: "winbyoh-1", "kubernetes.io/cluster/ocp-aws-9kq2z": "owned" },
+    });
+    const userData = files.get("cloud/aws_ec2_instance_Instance-estate-byoh-vms-winbyoh-1.user-data.txt") ?? "";
+    const script = userData.replace(/^<powershell>\n/, "").replace(/<\/powershell>\n$/, "");
+    expect(await powershellErrors(script)).toEqual([]);
+    expect(script).toContain("Rename-Computer -NewName 'winbyoh-1'");
+    expect(userData).not.toMatch(/PRIVATE KEY/);
+    const cm = (rendered.get("byoh-aws") ?? []).find((o) => o.metadata.name === "windows-instances") as unknown as {
+      data: Record<string, string>;
+    };
+    // WMCO's format (pkg/wiparser): key = address, value exactly username=<user>; the IPs are known at up.
+    expect(cm.data).toEqual({
+      "winbyoh-1.private-ip-known-at-up": "username=Administrator",
+      "winbyoh-2.private-ip-known-at-up": "username=Administrator",
+    });
+  });
+
+  test("byoh-azure: NIC, VM and the Custom Script Extension; the admin password and the VM's osProfile only as secrets", () => {
+    const files = cloudFiles.get("byoh-azure") ?? new Map<string, string>();
+    expect([...files.keys()].sort()).toEqual([
+      "cloud/azure-native_compute_VirtualMachine-estate-byoh-vms-winbyoh-az.yaml",
+      "cloud/azure-native_compute_VirtualMachineExtension-estate-byoh-vms-winbyoh-az-first-boot.yaml",
+      "cloud/azure-native_network_NetworkInterface-estate-byoh-vms-winbyoh-az-nic.yaml",
+    ]);
+    const vm = parse(files.get("cloud/azure-native_compute_VirtualMachine-estate-byoh-vms-winbyoh-az.yaml") ?? "");
+    expect(vm).toMatchObject({
+      vmName: "winbyoh-az",
+      resourceGroupName: "ocp-az-4m8wd-rg",
+      osProfile: { adminPassword: "<redacted: secret>" },
+      storageProfile: { imageReference: { sku: "2022-datacenter-smalldisk", version: "latest" } },
+    });
+    const nic = parse(
+      files.get("cloud/azure-native_network_NetworkInterface-estate-byoh-vms-winbyoh-az-nic.yaml") ?? "",
+    );
+    expect(JSON.stringify(nic)).toContain(
+      "/resourceGroups/ocp-az-4m8wd-rg/providers/Microsoft.Network/virtualNetworks/ocp-az-4m8wd-vnet/subnets/ocp-az-4m8wd-worker-subnet",
+    );
+    // The first-boot script itself carries no secret: shown as a stack output.
+    const firstBoot = outputs.get("byoh-azure")?.byohVmFirstBoot as Record<string, string>;
+    expect(firstBoot["winbyoh-az"]).toContain("Set-LocalUser -Name 'capi' -PasswordNeverExpires $true");
+  });
 });

@@ -51,6 +51,79 @@ const cases: Case[] = [
     says: /apply to via: cluster only/,
   },
   {
+    name: "a created BYOH host without a name",
+    config: { ...good(), byoh: [{ aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"] } }] },
+    paths: ["byoh[0].name"],
+    says: /hostname/,
+  },
+  {
+    name: "a created BYOH host whose numbered names exceed 15 characters",
+    config: {
+      ...good(),
+      byoh: [{ name: "windows-byoh-x", count: 12, aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"] } }],
+    },
+    paths: ["byoh[0].name"],
+    says: /"windows-byoh-x-12".*15 characters/,
+  },
+  {
+    name: "a created BYOH host with an address as well",
+    config: {
+      ...good(),
+      byoh: [{ name: "w", address: "10.0.0.5", aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"] } }],
+    },
+    paths: ["byoh[0].address"],
+    says: /private IP/,
+  },
+  {
+    name: "a BYOH entry on two clouds",
+    config: {
+      ...good(),
+      byoh: [
+        {
+          name: "w",
+          aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"] },
+          azure: { subscriptionId: "00000000-1111-2222-3333-444444444444", adminPasswordSecret: "p" },
+        },
+      ],
+    },
+    paths: ["byoh[0].azure"],
+    says: /one cloud/,
+  },
+  {
+    name: "a created BYOH host with a host key given",
+    config: {
+      ...good(),
+      byoh: [{ name: "w", hostKey: "SHA256:x", aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"] } }],
+    },
+    paths: ["byoh[0].hostKey"],
+    says: /first contact/,
+  },
+  {
+    name: "a created BYOH host with a malformed subnet",
+    config: { ...good(), byoh: [{ name: "w", aws: { subnetId: "10.0.0.0/24", securityGroupIds: ["sg-0a1b"] } }] },
+    paths: ["byoh[0].aws.subnetId"],
+    says: /subnet ID/,
+  },
+  {
+    name: "an Azure BYOH host whose admin password is not a secret config value",
+    config: {
+      ...good(),
+      byoh: [
+        {
+          name: "w",
+          azure: { subscriptionId: "00000000-1111-2222-3333-444444444444", adminPasswordSecret: "byohAdminPassword" },
+        },
+      ],
+    },
+    paths: ["byoh[0].azure.adminPasswordSecret"],
+    says: /pulumi config set --secret windows-estate:byohAdminPassword/,
+  },
+  {
+    name: "a BYOH host given by address without a username",
+    config: { ...good(), byoh: [{ address: "10.0.0.5", trustOnFirstUse: true }] },
+    paths: ["byoh[0].username"],
+  },
+  {
     name: "an image rollout of a one-replica MachineSet",
     config: {
       ...good(),

@@ -1,4 +1,10 @@
-import { objectPath, objectVerdict, operatorVerdict, pluralOf } from "../../../providers/kube-wait/conditions";
+import {
+  byohHostReleasedVerdict,
+  objectPath,
+  objectVerdict,
+  operatorVerdict,
+  pluralOf,
+} from "../../../providers/kube-wait/conditions";
 import { pollUntil } from "../../../providers/kube-wait/poll";
 import { finalError as fatal } from "../../../providers/errors";
 import { validateObject } from "../../helpers/schemas";
@@ -189,4 +195,22 @@ describe("pollUntil", () => {
     ).rejects.toThrow("refused (403)");
     expect(n).toBe(1);
   });
+});
+
+test("a created BYOH host's VM waits until no BYOH Node carries its address (WMCO deconfigured it)", () => {
+  const node = (name: string, address: string) => ({
+    metadata: { name, labels: { "windowsmachineconfig.openshift.io/byoh": "true" } },
+    status: { addresses: [{ type: "InternalIP", address }] },
+  });
+  expect(
+    byohHostReleasedVerdict({ items: [node("winbyoh-1", "10.0.1.5"), node("b", "10.0.1.6")] }, "10.0.1.5"),
+  ).toEqual({
+    state: "waiting",
+    reason: "WMCO has not yet deconfigured node winbyoh-1 at 10.0.1.5",
+  });
+  expect(byohHostReleasedVerdict({ items: [node("b", "10.0.1.6")] }, "10.0.1.5")).toEqual({
+    state: "done",
+    outputs: {},
+  });
+  expect(byohHostReleasedVerdict(undefined, "10.0.1.5")).toEqual({ state: "done", outputs: {} });
 });
