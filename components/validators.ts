@@ -56,11 +56,11 @@ const machineSets: Validator = (cfg, ctx) => {
     : { errors: [] };
 };
 
-const vanilla: Validator = (cfg) =>
+const vanilla: Validator = (cfg, ctx) =>
   cfg.cluster && isVanilla(cfg.cluster.platform)
     ? {
         errors: [
-          ...validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.nodeAccess, cfg.mirrors),
+          ...validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.nodeAccess, cfg.mirrors, ctx.secretKeys),
           // Said rather than ignored: the rollout reaches nodes the WMCO way (users, pins) and is not wired here yet.
           ...(cfg.reboot
             ? [

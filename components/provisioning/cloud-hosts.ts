@@ -4,14 +4,20 @@ import { Instance } from "@pulumi/aws/ec2/instance";
 import { Provider as AzureProvider } from "@pulumi/azure-native/provider";
 import { VirtualMachine, VirtualMachineExtension } from "@pulumi/azure-native/compute";
 import { NetworkInterface } from "@pulumi/azure-native/network";
-import type { ByohHost } from "../byoh/hosts";
+import type { AwsProvisioning, AzureProvisioning } from "../../stacks/schema/provisioning";
+import type { WindowsServer } from "../../facts/wmco";
+
+/** A Windows VM to create: its stable key, lower-case hostname, Windows Server version and cloud block. */
+export type CloudHost =
+  | { kind: "aws"; key: string; hostname: string; windowsServer: WindowsServer; aws: AwsProvisioning }
+  | { kind: "azure"; key: string; hostname: string; windowsServer: WindowsServer; azure: AzureProvisioning };
 import { awsAmiFilter, azureImage } from "../machinesets/images";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 import { AZURE_RUN_CUSTOM_DATA, awsUserData, firstBootScript, FirstBoot } from "./user-data";
 
 export interface CloudHostsArgs {
-  /** The hosts to create (`byoh[]` entries with an aws or azure block, expanded by `count`). */
-  hosts: readonly Exclude<ByohHost, { kind: "manual" }>[];
+  /** The hosts to create (`byoh[]` or `nodes[]` entries with an aws or azure block, expanded by `count`). */
+  hosts: readonly CloudHost[];
   /** The cluster's infrastructure ID (tags, default Azure names) and region. */
   cluster: { infrastructureId: string; region?: string };
   /** The public key the hosts authorize (the WMCO key). */
@@ -43,10 +49,10 @@ export class CloudHosts extends pulumi.ComponentResource {
     this.firstBoot = {};
     const awsProviders = new Map<string, AwsProvider>();
     const azureProviders = new Map<string, AzureProvider>();
-    const boot = (h: ByohHost, extra: Partial<FirstBoot>) =>
+    const boot = (h: CloudHost, extra: Partial<FirstBoot>) =>
       pulumi.output(args.publicKey).apply((publicKey) => ({
         publicKey: publicKey ?? "",
-        hostname: h.kind === "manual" ? "" : h.hostname,
+        hostname: h.hostname,
         tcpPorts: TCP_PORTS,
         udpPorts: args.udpPorts ?? [],
         ...extra,
@@ -64,7 +70,7 @@ export class CloudHosts extends pulumi.ComponentResource {
           );
           awsProviders.set(region, provider);
         }
-        const filter = awsAmiFilter(h.entry.windowsServer);
+        const filter = awsAmiFilter(h.windowsServer);
         const ami =
           h.aws.ami ??
           new PinnedAmi(
@@ -124,7 +130,7 @@ export class CloudHosts extends pulumi.ComponentResource {
           { parent: this, provider },
         );
         const password = new pulumi.Config("windows-estate").requireSecret(a.adminPasswordSecret);
-        const image = a.image ?? azureImage(h.entry.windowsServer);
+        const image = a.image ?? azureImage(h.windowsServer);
         const vm = new VirtualMachine(
           `${name}-${h.key}`,
           {

@@ -65,13 +65,13 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
 export function vanillaInventory(nodes: WindowsNode[], declared: VanillaEstateConfig["nodes"]): DiscoveredNode[] {
   return nodes.map((n) => {
     const entry = declared.find(
-      (d) => d.name === n.name || d.address.toLowerCase() === n.address?.toLowerCase() || d.address === n.name,
+      (d) => d.name === n.name || d.address?.toLowerCase() === n.address?.toLowerCase() || d.address === n.name,
     );
     return {
       name: n.name,
       ...(n.address ? { address: n.address } : {}),
       ...(n.build ? { build: n.build } : {}),
-      from: entry ? `vanilla ${entry.address}` : "other",
+      from: entry ? `vanilla ${entry.address ?? entry.name}` : "other",
       ...(n.rebootedFor ? { rebootedFor: n.rebootedFor } : {}),
       labels: n.labels,
       ...nodeInfoOf(n),

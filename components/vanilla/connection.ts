@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { VanillaNodeConfig } from "../../stacks/schema/kubernetes";
+import type { JoinedNode } from "./hosts";
 import { SshConnection } from "../../providers/ssh/types";
 import { bootstrapCredential } from "../node-access/credentials";
 import { NodePath } from "../node-access/path";
@@ -9,7 +9,7 @@ import { NodePath } from "../node-access/path";
  * its host key or trust on first use, and the stack's hop (jump host or cluster relay). A secret Output.
  */
 export function nodeConnection(
-  n: VanillaNodeConfig,
+  n: JoinedNode,
   index: number,
   stackKeyPem: string,
   hop: NodePath,

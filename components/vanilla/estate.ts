@@ -31,6 +31,8 @@ import { promises as dns } from "dns";
 
 import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
 import { NodeFiles } from "../../providers/node-files";
+import { expandNodes } from "./hosts";
+import { CloudHosts } from "../provisioning/cloud-hosts";
 import { declaredInventory, discoveredInventory, InventoryEntry } from "../day2/inventory";
 import { PatchRollout, PatchSummary } from "../day2/patch-rollout";
 
@@ -124,8 +126,9 @@ export class VanillaEstate extends pulumi.ComponentResource {
       imageDigestMirrorSets: buildDigestMirrorSets(cfg.mirrors),
       imageTagMirrorSets: buildTagMirrorSets(cfg.mirrors),
     });
+    const nodes = expandNodes(cfg.nodes);
     this.nodePlans = Object.fromEntries(
-      cfg.nodes.map((n) => [
+      nodes.map((n) => [
         n.address,
         vanillaNodePlan(n, resolved, registryFiles, facts?.caCertHash ? { caCertHash: facts.caCertHash } : undefined),
       ]),
@@ -142,8 +145,8 @@ export class VanillaEstate extends pulumi.ComponentResource {
     this.inventory = found
       ? found.entries
       : declaredInventory(
-          cfg.nodes.map((n) => ({
-            from: `vanilla ${n.address}`,
+          nodes.map((n) => ({
+            from: `vanilla ${n.address}${n.create ? ` (created on ${n.create.kind === "aws" ? "AWS" : "Azure"})` : ""}`,
             windowsServer: n.windowsServer,
             build: WINDOWS_BUILDS[n.windowsServer].split(".")[2],
           })),
@@ -182,12 +185,53 @@ export class VanillaEstate extends pulumi.ComponentResource {
           : undefined;
       const converged: pulumi.Resource[] = [];
       const connections: Record<string, ReturnType<typeof nodeConnection>> = {};
-      cfg.nodes.forEach((n, index) => {
+      // Nodes this stack creates on AWS or Azure: VMs ready for SSH with the stack's key, VXLAN open.
+      const toCreate = nodes.flatMap((n) =>
+        n.create
+          ? [
+              n.create.kind === "aws"
+                ? {
+                    kind: "aws" as const,
+                    key: n.address,
+                    hostname: n.address,
+                    aws: n.create.aws,
+                    windowsServer: n.windowsServer,
+                  }
+                : {
+                    kind: "azure" as const,
+                    key: n.address,
+                    hostname: n.address,
+                    azure: n.create.azure,
+                    windowsServer: n.windowsServer,
+                  },
+            ]
+          : [],
+      );
+      const created =
+        toCreate.length > 0
+          ? new CloudHosts(
+              `${name}-node-vms`,
+              {
+                hosts: toCreate,
+                cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
+                publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
+                udpPorts: [resolved.flannel.port],
+              },
+              { parent: this },
+            )
+          : undefined;
+      nodes.forEach((n) => {
         const plan = this.nodePlans[n.address];
-        const connection = nodeConnection(n, index, cfg.privateKey.pem, nodePath(cfg));
+        const vmAddress = created?.addresses[n.address];
+        const connection = vmAddress
+          ? pulumi
+              .all([nodeConnection(n, n.index, cfg.privateKey.pem, nodePath(cfg)), vmAddress])
+              .apply(([c, ip]) => ({ ...c, host: ip, deadlineSeconds: 1200 }))
+          : nodeConnection(n, n.index, cfg.privateKey.pem, nodePath(cfg));
+        const vms = created?.vms[n.address] ?? [];
 
-        // flannel's provider address must be an IP: a node given by DNS name is resolved from here at preview/up.
-        const cniConf = pulumi.output(nodeIPv4(n.address)).apply((ip) => flannelCniConf(resolved, ip));
+        // flannel's provider address must be an IP: a created VM's private IP, or a DNS name resolved from here.
+        const cniConf = (vmAddress ?? pulumi.output(nodeIPv4(n.address))).apply((ip) => flannelCniConf(resolved, ip));
         const files = [
           { dir: PATHS.containerdConfigDir, prefix: `${PATHS.containerdConfigDir}\\` },
           { dir: PATHS.cniConf, prefix: `${PATHS.cniConf}\\` },
@@ -208,7 +252,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
                     ]),
                 ),
               },
-              { parent: this },
+              { parent: this, dependsOn: vms },
             ),
         );
         const node = new VanillaNode(

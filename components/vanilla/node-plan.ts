@@ -6,6 +6,7 @@
 import { isIP } from "net";
 import { stringify } from "yaml";
 import type { VanillaNodeConfig } from "../../stacks/schema/kubernetes";
+import type { JoinedNode } from "./hosts";
 import {
   CONTAINERD_PIPE,
   DOWNLOADS,
@@ -178,7 +179,7 @@ export function joinConfiguration(
 
 /** The node's plan: files with their exact text, downloads with checksums, and the steps in order. */
 export function vanillaNodePlan(
-  n: VanillaNodeConfig,
+  n: JoinedNode,
   k: ResolvedKubernetes,
   registryFiles: Record<string, string>,
   discovery: { caCertHash: string } = { caCertHash: "<discovered at preview/up from kube-public/cluster-info>" },

@@ -1,6 +1,7 @@
 import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import type { KubernetesConfig, VanillaNodeConfig } from "../../stacks/schema/kubernetes";
+import { provisionedName } from "../byoh/hosts";
 import type { NodeAccessConfig } from "../../stacks/schema/day2";
 import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
 import { cidrContains, cidrsOverlap, parseCidr } from "../../lib/cidr";
@@ -31,6 +32,7 @@ export function validateVanilla(
   nodes: readonly VanillaNodeConfig[],
   access: NodeAccessConfig | undefined,
   mirrors: MirrorsConfigInput | undefined,
+  secretKeys: ReadonlySet<string> = new Set(),
 ): ConfigIssue[] {
   const errors: ConfigIssue[] = [];
   void access;
@@ -114,6 +116,22 @@ export function validateVanilla(
   const seen = new Map<string, number>();
   nodes.forEach((n, i) => {
     const at = (...p: (string | number)[]) => joinPath(["nodes", i, ...p]);
+    if (n.aws || n.azure) {
+      errors.push(...createdNodeIssues(n, i, secretKeys));
+      return;
+    }
+    if (n.address === undefined || n.username === undefined) {
+      errors.push({
+        path: at(n.address === undefined ? "address" : "username"),
+        message:
+          n.address === undefined
+            ? "is required (the host's IPv4 address or DNS name), unless the entry creates its VM with an aws or azure block"
+            : "is required: an administrator account on the host",
+      });
+      return;
+    }
+    if (n.count !== 1)
+      errors.push({ path: at("count"), message: "applies to nodes this stack creates (with an aws or azure block)" });
     const family = isIP(n.address);
     if (family === 6 || n.address.includes(":"))
       errors.push({
@@ -159,5 +177,34 @@ export function validateVanilla(
       if (!LABEL_KEY.test(t.key)) errors.push({ path: at("taints", j, "key"), message: "is not a valid taint key" });
     });
   });
+  return errors;
+}
+
+/** A node this stack creates: one cloud, a name, nothing that only a given host has, its password a secret. */
+function createdNodeIssues(n: VanillaNodeConfig, i: number, secretKeys: ReadonlySet<string>): ConfigIssue[] {
+  const at = (...p: (string | number)[]) => joinPath(["nodes", i, ...p]);
+  const errors: ConfigIssue[] = [];
+  if (n.aws && n.azure)
+    errors.push({ path: at("azure"), message: "a node's VM is on one cloud: keep either aws or azure" });
+  for (const key of ["address", "username", "hostKey", "bootstrap"] as const)
+    if (n[key] !== undefined)
+      errors.push({
+        path: at(key),
+        message:
+          "comes from the VM this entry creates (its private IP, its cloud's administrator, its host key pinned at first contact): remove it",
+      });
+  if (!n.name)
+    errors.push({ path: at("name"), message: "is required for a node this stack creates: its VM, host and Node name" });
+  else if (provisionedName(n.name, n.count, n.count).length > 15)
+    errors.push({
+      path: at("name"),
+      message: `${JSON.stringify(provisionedName(n.name, n.count, n.count))} is longer than the 15 characters a Windows hostname may have`,
+    });
+  const ref = n.azure?.adminPasswordSecret;
+  if (ref !== undefined && !secretKeys.has(`windows-estate:${ref}`))
+    errors.push({
+      path: at("azure", "adminPasswordSecret"),
+      message: `names windows-estate:${ref}, which is not set as a secret; run \`pulumi config set --secret windows-estate:${ref} <password>\``,
+    });
   return errors;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { awsProvisioning, azureProvisioning } from "./provisioning";
 
 /** `X.Y.Z` (a `v` prefix is accepted and dropped). */
 const version = z
@@ -103,10 +104,19 @@ const taint = z.strictObject({
 
 /** One Windows host joined to the vanilla cluster. */
 const node = z.strictObject({
-  /** IPv4 address or DNS name the program reaches over SSH; also the node IP flannel uses. */
-  address: z.string().min(1),
-  /** An administrator account on the host. */
-  username: z.string().min(1),
+  /**
+   * IPv4 address or DNS name the program reaches over SSH; also the node IP flannel uses. Required unless the entry
+   * creates its VM (`aws` or `azure`), whose private IP is used.
+   */
+  address: z.string().min(1).optional(),
+  /** An administrator account on the host. Required with `address`; a created VM uses its cloud's administrator. */
+  username: z.string().min(1).optional(),
+  /** With `aws`/`azure`: how many identical nodes (named `<name>-<n>`). Default 1. */
+  count: z.number().int().min(1).max(50).default(1),
+  /** Create the node as an EC2 instance (instead of giving `address`); `name` is then required. */
+  aws: awsProvisioning.optional(),
+  /** Create the node as an Azure VM (instead of giving `address`); `name` is then required. */
+  azure: azureProvisioning.optional(),
   /**
    * The Node's name. Default: the host's hostname in lower case, as the kubelet registers it (component-helpers
    * `GetHostname`), read from the host.

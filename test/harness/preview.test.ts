@@ -20,10 +20,15 @@ const stacks: [string, string][] = [
   ...EXAMPLES.map((f): [string, string] => [f.split(".")[1], path.join(PROJECT_DIR, "stacks", "examples", f)]),
 ];
 
+/** The plaintext a test gives for an example's `secure:` values (the CLI would decrypt them). */
+const SECRETS: Record<string, Record<string, string>> = {
+  "byoh-azure": { "windows-estate:byohAdminPassword": "an-Azure-admin-password-0123" },
+};
+
 function preview(stack: string, file: string, overrides: Record<string, unknown> = {}): Promise<RunResult> {
-  const raw = stackConfig(file).config["windows-estate:cluster"];
+  const raw = stackConfig(file, {}, SECRETS[stack]).config["windows-estate:cluster"];
   const cluster = { ...JSON.parse(raw), discovery: false };
-  return runProgram({ ...stackConfig(file, { cluster, ...overrides }), stack, preview: true });
+  return runProgram({ ...stackConfig(file, { cluster, ...overrides }, SECRETS[stack]), stack, preview: true });
 }
 
 const runs = new Map<string, RunResult>();
@@ -47,14 +52,18 @@ test.each(stacks)("%s previews under the real language host with no engine refus
 });
 
 test.each(stacks)(
-  "%s: Kubernetes objects use the stack's explicit provider; only dynamic resources use a default provider",
+  "%s: Kubernetes objects and cloud VMs use explicit providers; only dynamic resources use a default provider",
   (stack) => {
     const r = runs.get(stack) as RunResult;
     const custom = r.state.resources.filter((x) => x.custom && !x.type.startsWith("pulumi:providers:"));
+    const cloud = (t: string) => /^(aws|azure-native):/.test(t);
     for (const x of custom) {
       const providerUrn = x.provider.split("::").slice(0, -1).join("::");
       if (x.type.startsWith("pulumi-nodejs:"))
         expect(providerUrn).toMatch(/::pulumi:providers:pulumi-nodejs::default$/);
+      else if (cloud(x.type))
+        // The VMs' own providers, one per region or subscription (components/provisioning/cloud-hosts.ts).
+        expect(`${x.type} ${providerUrn}`).toMatch(/[$:]pulumi:providers:(aws|azure-native)::estate-byoh-vms-[^:]+$/);
       else expect(`${x.type} ${providerUrn}`).toMatch(/::pulumi:providers:kubernetes::cluster$/);
     }
     expect(
@@ -67,6 +76,7 @@ test.each(stacks)(
         ...new Set([
           "pulumi:providers:kubernetes",
           ...(custom.some((x) => x.type.startsWith("pulumi-nodejs:")) ? ["pulumi:providers:pulumi-nodejs"] : []),
+          ...custom.filter((x) => cloud(x.type)).map((x) => `pulumi:providers:${x.type.split(":")[0]}`),
         ]),
       ].sort(),
     );

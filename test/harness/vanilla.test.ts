@@ -204,3 +204,42 @@ test("patching a vanilla cluster: the joined nodes below the level are planned, 
     expect.arrayContaining(["10.0.0.21", "10.0.0.22"]),
   );
 });
+
+test("vanilla nodes created on AWS: EC2 instances with VXLAN open, their files and the node after them, names from the entry", async () => {
+  const base = stackConfig(EXAMPLE);
+  const nodes = JSON.parse(base.config["windows-estate:nodes"]).slice(0, 1);
+  const r = await preview(cluster({ server: "1.36.2", backend: { Type: "vxlan", VNI: 4096, Port: 4789 } }), {
+    nodes: [
+      ...nodes,
+      {
+        name: "winvan",
+        count: 2,
+        aws: { region: "us-east-2", subnetId: "subnet-0a1b2c3d", securityGroupIds: ["sg-0a1b2c3d"] },
+      },
+    ],
+  });
+  expect({ exit: r.exitCode, errors: errorsOf(r) }).toEqual({ exit: 0, errors: "" });
+  const vms = r.engine.registrations.filter((x) => x.type === "aws:ec2/instance:Instance");
+  expect(vms.map((v) => v.name).sort()).toEqual(["estate-node-vms-winvan-1", "estate-node-vms-winvan-2"]);
+  for (const v of vms) {
+    expect(v.provider).toMatch(/[$:]pulumi:providers:aws::estate-node-vms-aws-us-east-2::/);
+    // The flannel VXLAN port is opened besides WMCO's ports (Windows flanneld accepts 4789 only).
+    expect(String(reveal(v.inputs.userData))).toContain("-Protocol UDP -LocalPort 4789");
+  }
+  const joined = declared(r, "pulumi-nodejs:dynamic/windows-estate:VanillaNode")
+    .map((n) => n.name)
+    .sort();
+  expect(joined).toEqual(["estate-node-10.0.0.21", "estate-node-winvan-1", "estate-node-winvan-2"]);
+  // Each created node's files wait for its VM; the node waits for its files.
+  const files = declared(r, "pulumi-nodejs:dynamic/windows-estate:NodeFiles").filter((f) =>
+    f.name.startsWith("estate-node-winvan-1-files-"),
+  );
+  expect(files).toHaveLength(3);
+  const vm1 = vms.find((v) => v.name === "estate-node-vms-winvan-1");
+  for (const f of files) expect(f.dependencies).toContain(vm1?.urn);
+  const [node1] = declared(r, "pulumi-nodejs:dynamic/windows-estate:VanillaNode").filter(
+    (n) => n.name === "estate-node-winvan-1",
+  );
+  expect(node1.dependencies).toEqual(expect.arrayContaining(files.map((f) => f.urn)));
+  expect(reveal(node1.inputs)).toMatchObject({ nodeName: "winvan-1" });
+});

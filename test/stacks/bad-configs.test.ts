@@ -639,6 +639,20 @@ const vanillaCases: Case[] = [
     says: /64 lower-case hex digits/,
   },
   {
+    name: "vanilla: a created node without a name",
+    config: vn({}, [{ aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"], region: "us-east-2" } }]),
+    paths: ["nodes[1].name"],
+    says: /Node name/,
+  },
+  {
+    name: "vanilla: a created node that also gives an address",
+    config: vn({}, [
+      { name: "winvan", address: "10.0.0.9", aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"] } },
+    ]),
+    paths: ["nodes[1].address"],
+    says: /comes from the VM/,
+  },
+  {
     name: "vanilla: patching Windows Server 2019, which vanilla Windows nodes cannot run",
     config: { ...vanillaGood(), patching: { minimumUpdateRevision: { "17763": 6000 } } },
     paths: [`patching.minimumUpdateRevision["17763"]`],

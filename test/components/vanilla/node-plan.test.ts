@@ -11,6 +11,7 @@ import {
   vanillaNodePlan,
 } from "../../../components/vanilla/node-plan";
 import { nodesSchema } from "../../../stacks/schema/kubernetes";
+import { expandNodes } from "../../../components/vanilla/hosts";
 import { mirrored } from "../../../facts/kubernetes";
 
 const k: ResolvedKubernetes = {
@@ -29,7 +30,9 @@ const k: ResolvedKubernetes = {
   hostProcessImage: "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0",
 };
 const node = (over: Record<string, unknown> = {}) =>
-  nodesSchema.parse([{ address: "10.0.0.21", username: "Administrator", trustOnFirstUse: true, ...over }])[0];
+  expandNodes(
+    nodesSchema.parse([{ address: "10.0.0.21", username: "Administrator", trustOnFirstUse: true, ...over }]),
+  )[0];
 
 test("containerd's config is TOML version 3 with the pause image, CNI dirs and registry dir (image-builder config.toml; containerd 2.x keys)", () => {
   const t = parseToml(containerdConfigToml()) as Record<string, Record<string, Record<string, unknown>>>;
