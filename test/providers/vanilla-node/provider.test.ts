@@ -168,6 +168,18 @@ test("drift: a stopped kubelet and a deleted firewall rule are found by refresh,
   expect((await plugin.diff(urn(l), "id", again.outputs, inputs(l))).changes).toBe(false);
 });
 
+test("round trips per operation (a regression guard for performance): a refresh of a converged node is one PowerShell launch", async () => {
+  const l = labs[0];
+  const before = scriptsRun(l).length;
+  await plugin.read(urn(l), "id", states[0], inputs(l));
+  // The probe alone: every step's state comes back in one JSON object (providers/vanilla-node/scripts.ts probeScript).
+  expect(
+    scriptsRun(l)
+      .slice(before)
+      .map((x) => x.includes("$feature = Get-WindowsFeature -Name Containers")),
+  ).toEqual([true]);
+});
+
 test("a proxy for containerd and the kubelet: set as machine variables, running services restarted; a change found by refresh", async () => {
   const l = labs[1];
   const proxy = {

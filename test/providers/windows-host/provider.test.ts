@@ -81,6 +81,28 @@ test("refresh finds drift (key removed, firewall rule gone) and update converges
   expect((await windowsHostProvider.diff!("id", again, inputs())).changes).toBe(false);
 });
 
+/** The PowerShell launches the host saw, in order, each named by what it does (the stand-in logs every script). */
+function launches(): string[] {
+  if (!fs.existsSync(state + ".log")) return [];
+  return fs
+    .readFileSync(state + ".log", "utf8")
+    .split("\n#---\n")
+    .filter((x) => x.trim() !== "")
+    .map((x) =>
+      x.includes("Write-Output 'prepared'") ? "prepare" : x.includes("ConvertTo-Json -Compress") ? "probe" : "other",
+    );
+}
+
+test("round trips per operation (a regression guard for performance): create 3 PowerShell launches, refresh 1", async () => {
+  // PowerShell start-up dominates on real Windows hosts, so each launch is counted: a change that adds one fails here.
+  const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
+  // Probe as the bootstrap user, prepare, probe again logged in with the WMCO key (the proof WMCO can log in).
+  expect(launches()).toEqual(["probe", "prepare", "probe"]);
+  fs.rmSync(state + ".log", { force: true });
+  await windowsHostProvider.read!("id", outs);
+  expect(launches()).toEqual(["probe"]);
+});
+
 test("a host WMCO has joined (its containerd and services present) updates cleanly, e.g. for a key rotation", async () => {
   const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
   // What WMCO leaves on a host it configured (pkg/windows/windows.go: ContainerdServiceName, KubeletServiceName, WicdServiceName).
