@@ -8,10 +8,10 @@ import { windowsNodes } from "./inventory";
 import { hostStatusScript, parseHostStatus } from "./patch-scripts";
 import { SshConnection } from "../ssh/types";
 import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
-import { DRAIN_RUN_DEFAULTS, NodeApi } from "./drain-run";
+import type { NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { rebootHost, REBOOT_DEFAULTS } from "./reboot";
-import { NodeWork, Reach, runRollingReboot } from "./rollout";
+import { NodeWork, Reach, rolloutTimings, runRollingReboot } from "./rollout";
 import { readNode } from "./ready";
 import { installUpdates } from "./patch";
 import { belowMinimum, MinimumRevisions, outsideWindow, patchLevel, patchToken, PatchWindow } from "./patch-plan";
@@ -176,17 +176,7 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
     token: patchToken(i.minimumUpdateRevision, i.categories),
     aws: false,
     work: patchWork(i, poll),
-    drain: {
-      ...DRAIN_RUN_DEFAULTS,
-      deadlineMs: i.drainTimeoutSeconds * 1000,
-      retryDelayMs: poll,
-      disableEviction: i.disableEviction,
-      progress,
-    },
-    reboot: { ...REBOOT_DEFAULTS, pollMs: poll, progress },
-    readyTimeoutMs: i.readyTimeoutSeconds * 1000,
-    readyPollMs: poll,
-    progress,
+    ...rolloutTimings({ ...i, pollMs: poll, progress }),
     beforeBatch: () => outsideWindow(new Date(), i.window),
   });
   const keys = { ...recorded, ...r.learnedHostKeys };

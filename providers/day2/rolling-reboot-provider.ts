@@ -1,10 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { connectKube } from "../kube-wait/api";
 import { isUnknown } from "../unknown";
-import { DRAIN_RUN_DEFAULTS } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
-import { REBOOT_DEFAULTS } from "./reboot";
-import { runRollingReboot } from "./rollout";
+import { rolloutTimings, runRollingReboot } from "./rollout";
 
 export interface RollingRebootInputs {
   /** Changing it asks for a new rolling reboot. */
@@ -38,17 +36,7 @@ async function run(inputs: RollingRebootInputs, recorded: Record<string, string>
   const r = await runRollingReboot(api, inputs.batches, (n) => reachNode(n, settings), {
     token: inputs.token,
     aws: inputs.reach.platform === "AWS",
-    drain: {
-      ...DRAIN_RUN_DEFAULTS,
-      deadlineMs: inputs.drainTimeoutSeconds * 1000,
-      retryDelayMs: poll,
-      disableEviction: inputs.disableEviction,
-      progress,
-    },
-    reboot: { ...REBOOT_DEFAULTS, pollMs: poll, progress },
-    readyTimeoutMs: inputs.readyTimeoutSeconds * 1000,
-    readyPollMs: poll,
-    progress,
+    ...rolloutTimings({ ...inputs, pollMs: poll, progress }),
   });
   return { ...inputs, rebooted: r.rebooted, recordedHostKeys: { ...recorded, ...r.learnedHostKeys } };
 }

@@ -21,11 +21,11 @@ import { get, stringMap } from "../../lib/json";
 import { powershellCommand } from "../ssh/powershell";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
-import { drainNode, DrainRun, NodeApi } from "./drain-run";
+import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi } from "./drain-run";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
 import { WindowsNode, windowsNodes } from "./inventory";
 import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
-import { rebootHost, RebootOptions } from "./reboot";
+import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
 
 /** The token as it is recorded on Nodes: a short digest (any string may be a token; annotations stay small). */
@@ -71,6 +71,32 @@ export interface RolloutOptions {
   progress?: (line: string) => void;
   /** Asked before each batch: a reason to stop here (cleanly, for the next run), or undefined to go on. */
   beforeBatch?: () => string | undefined;
+}
+
+/**
+ * The drain, restart and Ready settings of a rollout from what a stack configures (`reboot.*`, `patching.*`): one
+ * pause between checks everywhere, the stack's deadlines.
+ */
+export function rolloutTimings(s: {
+  drainTimeoutSeconds: number;
+  readyTimeoutSeconds: number;
+  disableEviction: boolean;
+  pollMs: number;
+  progress: (line: string) => void;
+}): Pick<RolloutOptions, "drain" | "reboot" | "readyTimeoutMs" | "readyPollMs" | "progress"> {
+  return {
+    drain: {
+      ...DRAIN_RUN_DEFAULTS,
+      deadlineMs: s.drainTimeoutSeconds * 1000,
+      retryDelayMs: s.pollMs,
+      disableEviction: s.disableEviction,
+      progress: s.progress,
+    },
+    reboot: { ...REBOOT_DEFAULTS, pollMs: s.pollMs, progress: s.progress },
+    readyTimeoutMs: s.readyTimeoutSeconds * 1000,
+    readyPollMs: s.pollMs,
+    progress: s.progress,
+  };
 }
 
 /** How to reach one node (address, user, key, host-key pin, path); undefined with the reason when it cannot be. */

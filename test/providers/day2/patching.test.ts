@@ -3,13 +3,13 @@ import { WindowsPatching } from "../../../providers/patching";
 import { patchToken, planPatching } from "../../../providers/day2/patch-plan";
 import { tokenDigest } from "../../../providers/day2/rollout";
 import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION } from "../../../facts/day2";
-import { WMCO_HOST_KEY_ANNOTATION, WMCO_HOST_KEY_TYPE_ANNOTATION } from "../../../facts/day2";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
 import { DynamicPlugin } from "../../harness/dynamic-plugin";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
+import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
 
 // Patching as `pulumi up` runs it: the WindowsPatching provider, serialized by the SDK and run by the real
 // dynamic-provider plugin over gRPC, against six BYOH lab hosts (real sshd on 127.0.0.61-66:22; the simulated
@@ -50,10 +50,7 @@ beforeAll(async () => {
     nodes.add(name(i), {
       address: l.host.host,
       labels: { "windowsmachineconfig.openshift.io/byoh": "true" },
-      annotations: {
-        [WMCO_HOST_KEY_ANNOTATION]: l.host.hostKeyLine.split(" ")[1],
-        [WMCO_HOST_KEY_TYPE_ANNOTATION]: l.host.hostKeyLine.split(" ")[0],
-      },
+      annotations: wmcoPin(l),
       kernelVersion: () => `10.0.20348.${state(l).revision}`,
     }),
   );
@@ -73,16 +70,7 @@ afterAll(async () => {
   await Promise.all(labs.map((l) => l.stop()));
 });
 
-function reach() {
-  return {
-    platform: "None",
-    privateKey: labs[0]?.host.privateKey ?? "",
-    byohUsers: Object.fromEntries(labs.map((l) => [l.host.host, l.host.user])),
-    hostKeys: {},
-    trustOnFirstUse: false,
-    connectTimeoutSeconds: 5,
-  };
-}
+const reach = () => byohReach(labs, "None");
 
 /** What the program plans from the cluster: the managed nodes below the minimum, two at a time. */
 function plan(minimum: Record<string, number> = MINIMUM) {

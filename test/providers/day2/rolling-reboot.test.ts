@@ -2,13 +2,14 @@ import * as fs from "fs";
 import { RollingReboot } from "../../../providers/rolling-reboot";
 import { planRollout } from "../../../providers/day2/batches";
 import { tokenDigest } from "../../../providers/day2/rollout";
-import { WMCO_HOST_KEY_ANNOTATION, WMCO_HOST_KEY_TYPE_ANNOTATION } from "../../../facts/day2";
+import { WMCO_HOST_KEY_ANNOTATION } from "../../../facts/day2";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
 import { DynamicPlugin } from "../../harness/dynamic-plugin";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
+import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
 
 // The rolling reboot as `pulumi up` runs it: the RollingReboot provider, serialized by the SDK, run by the real
 // dynamic-provider plugin over gRPC, against ten lab hosts (real sshd on 127.0.0.31-40:22, the simulated PowerShell
@@ -45,10 +46,7 @@ beforeAll(async () => {
       address: l.host.host,
       labels: { "windowsmachineconfig.openshift.io/byoh": "true" },
       // WMCO's pin (pkg/windows/hostkey.go): the host key's wire format in base64, and its type.
-      annotations: {
-        [WMCO_HOST_KEY_ANNOTATION]: l.host.hostKeyLine.split(" ")[1],
-        [WMCO_HOST_KEY_TYPE_ANNOTATION]: l.host.hostKeyLine.split(" ")[0],
-      },
+      annotations: wmcoPin(l),
       unschedulable: i === 7,
       neverReadyAfterReboot: () => neverReady === name(i),
     }),
@@ -67,17 +65,7 @@ afterAll(async () => {
   await Promise.all(labs.map((l) => l.stop()));
 });
 
-function reach() {
-  return {
-    platform: "AWS",
-    // One WMCO key for every node: host 0's user key, authorized on all ten hosts (below).
-    privateKey: labs[0]?.host.privateKey ?? "",
-    byohUsers: Object.fromEntries(labs.map((l) => [l.host.host, l.host.user])),
-    hostKeys: {},
-    trustOnFirstUse: false,
-    connectTimeoutSeconds: 5,
-  };
-}
+const reach = () => byohReach(labs, "AWS");
 
 function inputs(token: string, batches: string[][]) {
   return {
