@@ -5,7 +5,7 @@ import { ObjectExists } from "../providers/kube-wait/resources";
 import { isOffline } from "../stacks/offline";
 import { ByohHosts } from "./byoh/byoh-hosts";
 import { expandByoh } from "./byoh/hosts";
-import { CloudHost, CloudHosts } from "./provisioning/cloud-hosts";
+import { cloudHostOf, CloudHosts } from "./provisioning/cloud-hosts";
 import { WmcoPrivateKey } from "./key/private-key";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET, WINDOWS_SERVER } from "../facts/wmco";
 import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
@@ -100,12 +100,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
     const afterKey = new Promise<pulumi.Resource[]>((resolve) => (keyDeclared = resolve));
     const byohHosts = expandByoh(cfg.byoh);
     // VMs this stack creates for byoh entries with an aws or azure block: ready for SSH with the WMCO key.
-    const toCreate = byohHosts.flatMap((h): CloudHost[] =>
-      h.kind === "aws"
-        ? [{ kind: "aws", key: h.key, hostname: h.hostname, windowsServer: h.entry.windowsServer, aws: h.aws }]
-        : h.kind === "azure"
-          ? [{ kind: "azure", key: h.key, hostname: h.hostname, windowsServer: h.entry.windowsServer, azure: h.azure }]
-          : [],
+    const toCreate = byohHosts.flatMap((h) =>
+      h.kind === "manual" ? [] : cloudHostOf(h.key, h.entry.windowsServer, h.entry),
     );
     const created =
       toCreate.length > 0

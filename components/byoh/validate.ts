@@ -5,6 +5,7 @@ import type { Platform } from "../../stacks/schema/cluster";
 import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from "../../facts/wmco";
 import type { KnownWmco } from "../machinesets/validate";
 import { provisionedName } from "./hosts";
+import { createdEntryIssues } from "../provisioning/validate";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
 // Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
@@ -21,7 +22,7 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
   hosts.forEach((h, i) => {
     const at = (...p: (string | number)[]) => joinPath(["byoh", i, ...p]);
     if (h.aws || h.azure) {
-      errors.push(...provisionedIssues(h, i, secretKeys));
+      errors.push(...createdEntryIssues(h, at, secretKeys));
       for (const n of Array.from({ length: h.count }, (_, k) => provisionedName(h.name ?? "", h.count, k + 1))) {
         const first = names.get(n);
         if (first !== undefined && h.name)
@@ -98,64 +99,6 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
       });
     }
   });
-  return errors;
-}
-
-/** Hostnames Windows and WMCO accept: lower case (WMCO's BYOH docs), a DNS label, NetBIOS's 15 characters. */
-const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** A provisioning entry: one block, a name that makes valid hostnames, no address, secrets that exist. */
-function provisionedIssues(h: ByohHostConfig, i: number, secretKeys: ReadonlySet<string>): ConfigIssue[] {
-  const at = (...p: (string | number)[]) => joinPath(["byoh", i, ...p]);
-  const errors: ConfigIssue[] = [];
-  if (h.aws && h.azure)
-    errors.push({ path: at("azure"), message: "an entry creates its VM on one cloud: keep either aws or azure" });
-  if (h.address !== undefined)
-    errors.push({
-      path: at("address"),
-      message: "is the VM's private IP for a host this stack creates: remove address (or the aws/azure block)",
-    });
-  if (h.username !== undefined)
-    errors.push({
-      path: at("username"),
-      message: `comes from the VM (${h.aws ? "Administrator on AWS" : "azure.adminUsername"}): remove username`,
-    });
-  if (h.hostKey !== undefined || h.bootstrap !== undefined)
-    errors.push({
-      path: at(h.hostKey !== undefined ? "hostKey" : "bootstrap"),
-      message:
-        "a VM this stack creates is reached with the WMCO key its user data authorizes, and its host key is pinned at first contact (trust on first use): remove it",
-    });
-  if (h.name === undefined)
-    errors.push({
-      path: at("name"),
-      message: "is required for a host this stack creates: its VM name, lower-case hostname and stable logical name",
-    });
-  else {
-    const longest = provisionedName(h.name, h.count, h.count);
-    if (!HOSTNAME.test(h.name) || longest.length > 15)
-      errors.push({
-        path: at("name"),
-        message: `${JSON.stringify(longest)} is not a Windows hostname WMCO accepts: lower-case letters, digits and '-', at most 15 characters including the -<n> suffix`,
-      });
-  }
-  if (h.azure && !h.azure.image && h.windowsServer === "2019")
-    errors.push({
-      path: at("azure", "image"),
-      message:
-        "is required for Windows Server 2019: the image version WMCO's releases pinned was removed by Microsoft (give publisher, offer, sku and a version you have checked)",
-    });
-  const ref = h.azure?.adminPasswordSecret;
-  if (ref !== undefined && !secretKeys.has(`windows-estate:${ref}`))
-    errors.push({
-      path: at("azure", "adminPasswordSecret"),
-      message: `names windows-estate:${ref}, which is not set as a secret; run \`pulumi config set --secret windows-estate:${ref} <password>\` (Azure requires an admin password; it never leaves Pulumi's secrets)`,
-    });
-  if (h.azure && BAD_USERNAME.test(h.azure.adminUsername))
-    errors.push({
-      path: at("azure", "adminUsername"),
-      message: `${JSON.stringify(h.azure.adminUsername)} cannot be a Windows account name WMCO parses`,
-    });
   return errors;
 }
 

@@ -7,10 +7,21 @@ import { NetworkInterface } from "@pulumi/azure-native/network";
 import type { AwsProvisioning, AzureProvisioning } from "../../stacks/schema/provisioning";
 import type { WindowsServer } from "../../facts/wmco";
 
-/** A Windows VM to create: its stable key, lower-case hostname, Windows Server version and cloud block. */
+/** A Windows VM to create: its stable key (also its lower-case hostname), Windows Server version and cloud block. */
 export type CloudHost =
   | { kind: "aws"; key: string; hostname: string; windowsServer: WindowsServer; aws: AwsProvisioning }
   | { kind: "azure"; key: string; hostname: string; windowsServer: WindowsServer; azure: AzureProvisioning };
+
+/** The VM an expanded `byoh[]`/`nodes[]` host stands for: none for a host given by address. */
+export function cloudHostOf(
+  key: string,
+  windowsServer: WindowsServer,
+  e: { aws?: AwsProvisioning; azure?: AzureProvisioning },
+): CloudHost[] {
+  if (e.aws) return [{ kind: "aws", key, hostname: key, windowsServer, aws: e.aws }];
+  if (e.azure) return [{ kind: "azure", key, hostname: key, windowsServer, azure: e.azure }];
+  return [];
+}
 import { awsAmiFilter, azureImage } from "../machinesets/images";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 import { AZURE_RUN_CUSTOM_DATA, awsUserData, firstBootScript, FirstBoot } from "./user-data";

@@ -32,7 +32,7 @@ import { promises as dns } from "dns";
 import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
 import { NodeFiles } from "../../providers/node-files";
 import { expandNodes } from "./hosts";
-import { CloudHosts } from "../provisioning/cloud-hosts";
+import { cloudHostOf, CloudHosts } from "../provisioning/cloud-hosts";
 import { declaredInventory, discoveredInventory, InventoryEntry } from "../day2/inventory";
 import { PatchRollout, PatchSummary } from "../day2/patch-rollout";
 
@@ -186,27 +186,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
       const converged: pulumi.Resource[] = [];
       const connections: Record<string, ReturnType<typeof nodeConnection>> = {};
       // Nodes this stack creates on AWS or Azure: VMs ready for SSH with the stack's key, VXLAN open.
-      const toCreate = nodes.flatMap((n) =>
-        n.create
-          ? [
-              n.create.kind === "aws"
-                ? {
-                    kind: "aws" as const,
-                    key: n.address,
-                    hostname: n.address,
-                    aws: n.create.aws,
-                    windowsServer: n.windowsServer,
-                  }
-                : {
-                    kind: "azure" as const,
-                    key: n.address,
-                    hostname: n.address,
-                    azure: n.create.azure,
-                    windowsServer: n.windowsServer,
-                  },
-            ]
-          : [],
-      );
+      const toCreate = nodes.flatMap((n) => (n.create ? cloudHostOf(n.address, n.windowsServer, n) : []));
       const created =
         toCreate.length > 0
           ? new CloudHosts(

@@ -1,7 +1,7 @@
 import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import type { KubernetesConfig, VanillaNodeConfig } from "../../stacks/schema/kubernetes";
-import { provisionedName } from "../byoh/hosts";
+import { createdEntryIssues } from "../provisioning/validate";
 import type { NodeAccessConfig } from "../../stacks/schema/day2";
 import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
 import { cidrContains, cidrsOverlap, parseCidr } from "../../lib/cidr";
@@ -117,7 +117,7 @@ export function validateVanilla(
   nodes.forEach((n, i) => {
     const at = (...p: (string | number)[]) => joinPath(["nodes", i, ...p]);
     if (n.aws || n.azure) {
-      errors.push(...createdNodeIssues(n, i, secretKeys));
+      errors.push(...createdEntryIssues(n, at, secretKeys));
       return;
     }
     if (n.address === undefined || n.username === undefined) {
@@ -177,34 +177,5 @@ export function validateVanilla(
       if (!LABEL_KEY.test(t.key)) errors.push({ path: at("taints", j, "key"), message: "is not a valid taint key" });
     });
   });
-  return errors;
-}
-
-/** A node this stack creates: one cloud, a name, nothing that only a given host has, its password a secret. */
-function createdNodeIssues(n: VanillaNodeConfig, i: number, secretKeys: ReadonlySet<string>): ConfigIssue[] {
-  const at = (...p: (string | number)[]) => joinPath(["nodes", i, ...p]);
-  const errors: ConfigIssue[] = [];
-  if (n.aws && n.azure)
-    errors.push({ path: at("azure"), message: "a node's VM is on one cloud: keep either aws or azure" });
-  for (const key of ["address", "username", "hostKey", "bootstrap"] as const)
-    if (n[key] !== undefined)
-      errors.push({
-        path: at(key),
-        message:
-          "comes from the VM this entry creates (its private IP, its cloud's administrator, its host key pinned at first contact): remove it",
-      });
-  if (!n.name)
-    errors.push({ path: at("name"), message: "is required for a node this stack creates: its VM, host and Node name" });
-  else if (provisionedName(n.name, n.count, n.count).length > 15)
-    errors.push({
-      path: at("name"),
-      message: `${JSON.stringify(provisionedName(n.name, n.count, n.count))} is longer than the 15 characters a Windows hostname may have`,
-    });
-  const ref = n.azure?.adminPasswordSecret;
-  if (ref !== undefined && !secretKeys.has(`windows-estate:${ref}`))
-    errors.push({
-      path: at("azure", "adminPasswordSecret"),
-      message: `names windows-estate:${ref}, which is not set as a secret; run \`pulumi config set --secret windows-estate:${ref} <password>\``,
-    });
   return errors;
 }
