@@ -1,4 +1,6 @@
 import { identityIssues, linuxWorkerSpecs, mergeDiscovered } from "../../../components/machinesets/discovery";
+import { resolveNutanix } from "../../../components/machinesets/resolve";
+import { nutanixProviderSpec } from "../../../components/machinesets/nutanix";
 import { OpenShiftClusterConfig } from "../../../stacks/schema/cluster";
 import { machineSetsSchema } from "../../../stacks/schema/machinesets";
 import { validateObject } from "../../helpers/schemas";
@@ -134,4 +136,25 @@ test("a kubeconfig pointing at another cluster is caught", () => {
     },
   );
   expect(issues.map((i) => i.path)).toEqual(["cluster.platform", "cluster.infrastructureId"]);
+});
+
+// WMCO's hack/machineset.sh (nutanix case) copies the Linux worker's `project` whole, so a project the workers name
+// (type "name", as NutanixResourceIdentifier allows) is kept by name, not dropped for lack of a UUID.
+test("a Nutanix worker's project given by name is kept by name and rendered as the worker has it", () => {
+  const worker = {
+    cluster: { type: "uuid", uuid: "c" },
+    subnets: [{ type: "uuid", uuid: "s" }],
+    project: { type: "name", name: "windows-apps" },
+  };
+  const merged = mergeDiscovered(
+    { platform: "Nutanix", infrastructureId: "x" },
+    machineSetsSchema.parse([{ nutanix: { image: "i" } }]),
+    { workerSpecs: [worker] },
+  );
+  const block = merged.machineSets[0].nutanix;
+  expect(block).toMatchObject({ projectName: "windows-apps" });
+  expect(block?.projectUuid).toBeUndefined();
+  const resolved = resolveNutanix(block);
+  if (!resolved) throw new Error("the Nutanix block did not resolve");
+  expect(nutanixProviderSpec(resolved).project).toEqual(worker.project);
 });
