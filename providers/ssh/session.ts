@@ -15,6 +15,21 @@ export interface CommandResult {
   stderr: string;
 }
 
+/** A remote process started by `Session.start`: lines in, lines out. */
+export interface RemoteProcess {
+  /** Writes to the process's standard input. */
+  write(text: string): void;
+  /**
+   * The next line the process prints (without its line break), or undefined once its output has ended. Rejects after
+   * the command timeout (closing the connection) or when the connection is lost; `what` names the wait in the error.
+   */
+  nextLine(what: string): Promise<string | undefined>;
+  /** What the process printed on standard error since the last call. */
+  takeStderr(): string;
+  /** Closes standard input and waits for the process to exit; resolves with its exit code (-1 when none came). */
+  end(): Promise<number>;
+}
+
 /** One connection to one host, shared by every step of an operation. */
 export interface Session {
   /** The host key the server presented, as an OpenSSH line: what trust-on-first-use records. */
@@ -23,6 +38,11 @@ export interface Session {
   readonly style: "windows" | "posix";
   /** Runs a command line with the connection's command timeout. */
   exec(command: string): Promise<CommandResult>;
+  /**
+   * Starts a command whose standard input stays open, for a process that takes its work line by line (the PowerShell
+   * runner, `powershell-runner.ts`). Each wait for output has the connection's command timeout.
+   */
+  start(command: string): Promise<RemoteProcess>;
   /** Writes a file so that no reader ever sees it half-written: a temp file beside it, then a rename over it. */
   writeFileAtomic(path: string, data: Buffer): Promise<void>;
   mkdirp(dir: string): Promise<void>;
@@ -261,6 +281,70 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         channel?.close();
         client.end();
       });
+    },
+    start(command) {
+      return new Promise<RemoteProcess>((resolve, reject) =>
+        client.exec(command, (err, stream) => {
+          if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));
+          const { StringDecoder }: typeof import("string_decoder") = require("string_decoder");
+          const decoder = new StringDecoder("utf8");
+          const lines: string[] = [];
+          let partial = "";
+          let ended = false;
+          let exitCode = -1;
+          let errText = "";
+          let wake: (() => void) | undefined;
+          const notify = () => {
+            const w = wake;
+            wake = undefined;
+            w?.();
+          };
+          stream.on("data", (d: Buffer) => {
+            const parts = (partial + decoder.write(d)).split("\n");
+            partial = parts.pop() ?? "";
+            for (const l of parts) lines.push(l.replace(/\r$/, ""));
+            notify();
+          });
+          stream.stderr.on("data", (d: Buffer) => (errText += d.toString("utf8")));
+          stream.on("exit", (code: number | null) => (exitCode = code ?? -1));
+          stream.on("close", () => {
+            partial += decoder.end();
+            if (partial) lines.push(partial.replace(/\r$/, ""));
+            partial = "";
+            ended = true;
+            notify();
+          });
+          const closed = new Promise<void>((res) => stream.once("close", () => res()));
+          const abort = () => {
+            stream.close();
+            client.end();
+          };
+          resolve({
+            write: (text) => void stream.write(text),
+            nextLine(what) {
+              const next = async (): Promise<string | undefined> => {
+                for (;;) {
+                  const l = lines.shift();
+                  if (l !== undefined) return l;
+                  if (ended) return undefined;
+                  await new Promise<void>((w) => (wake = w));
+                }
+              };
+              return timed(what, next(), abort);
+            },
+            takeStderr() {
+              const t = errText;
+              errText = "";
+              return t;
+            },
+            async end() {
+              stream.end();
+              await timed("waiting for the remote process to exit", closed, abort);
+              return exitCode;
+            },
+          });
+        }),
+      );
     },
     async writeFileAtomic(path, data) {
       const s = await getSftp();

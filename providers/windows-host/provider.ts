@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { isUsablePin } from "../ssh/host-key";
-import { powershellCommand } from "../ssh/powershell";
-import { Session, withSession } from "../ssh/session";
+import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
+import { withSession } from "../ssh/session";
 import { isUnreachable } from "../errors";
 import { describeTarget, SshConnection, connectionProblems } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
@@ -32,10 +32,8 @@ export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
   retiringKeys?: string[];
 }
 
-async function probe(s: Session, publicKey: string): Promise<HostProbe> {
-  const r = await s.exec(powershellCommand(probeScript(publicKey)));
-  if (r.code !== 0) throw new Error(`probing the host failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
-  return parseProbe(r.stdout);
+async function probe(ps: PowerShell, publicKey: string, what = "the probe"): Promise<HostProbe> {
+  return parseProbe(await ps.run(what, probeScript(publicKey)));
 }
 
 /** After preparation, password logins are off: the WMCO key is the way in. */
@@ -43,27 +41,43 @@ function accessConnection(i: WindowsHostInputs): SshConnection {
   return i.wmcoPrivateKey ? { ...i.connection, privateKey: i.wmcoPrivateKey, password: undefined } : i.connection;
 }
 
+/**
+ * Probe, prepare and check in one connection and one PowerShell process (its start-up is the cost that matters on
+ * Windows); the decision to refuse a host is taken here, between the probe and any change.
+ */
 async function prepare(
   inputs: WindowsHostInputs,
   recordedHostKey: string | undefined,
   firstPreparation: boolean,
 ): Promise<WindowsHostOutputs> {
   const target = describeTarget(inputs.connection);
-  const result = await withSession(inputs.connection, recordedHostKey, async (s) => {
-    const before = await probe(s, inputs.wmcoPublicKey);
-    const problems = hostProblems(before, { windowsServer: inputs.expectedWindowsServer, firstPreparation });
-    if (problems.length > 0)
-      throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
-    const r = await s.exec(powershellCommand(prepareScript(inputs.wmcoPublicKey)));
-    if (r.code !== 0 || !r.stdout.includes("prepared"))
-      throw new Error(`preparing ${target} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
-    const after = await probe(s, inputs.wmcoPublicKey);
-    const left = preparationDrift(after);
-    if (left.length > 0) throw new Error(`${target} still differs after preparation: ${left.join(", ")}`);
-    return { probe: after, hostKey: recordedHostKey ?? s.hostKey, hostKeyFingerprint: s.hostKeyFingerprint };
-  });
-  if (inputs.wmcoPrivateKey) {
-    // The proof WMCO needs: a fresh login with its own key, pinned to the same host key.
+  const result = await withSession(inputs.connection, recordedHostKey, (s) =>
+    withPowerShell(s, target, async (ps) => {
+      const before = await probe(ps, inputs.wmcoPublicKey);
+      const problems = hostProblems(before, { windowsServer: inputs.expectedWindowsServer, firstPreparation });
+      if (problems.length > 0)
+        throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
+      const out = await ps.run("preparing the host", prepareScript(inputs.wmcoPublicKey));
+      if (!out.includes("prepared")) throw new Error(`preparing ${target} printed no confirmation: ${out.slice(-200)}`);
+      const after = await probe(ps, inputs.wmcoPublicKey, "the check after preparation");
+      const left = preparationDrift(after);
+      if (left.length > 0) throw new Error(`${target} still differs after preparation: ${left.join(", ")}`);
+      return {
+        probe: after,
+        sshdRestarted: out.includes("sshd restarted"),
+        hostKey: recordedHostKey ?? s.hostKey,
+        hostKeyFingerprint: s.hostKeyFingerprint,
+      };
+    }),
+  );
+  // The proof WMCO needs: a fresh login with its own key, pinned to the same host key. This session already was one
+  // when it logged in with that key and sshd was not restarted since (a restart with a broken config would only show
+  // on the next login).
+  const loggedInWithWmcoKey =
+    inputs.wmcoPrivateKey !== undefined &&
+    inputs.connection.privateKey === inputs.wmcoPrivateKey &&
+    inputs.connection.password === undefined;
+  if (inputs.wmcoPrivateKey && (!loggedInWithWmcoKey || result.sshdRestarted)) {
     await withSession(accessConnection(inputs), result.hostKey, async () => undefined).catch((e: Error) => {
       throw new Error(`${target} was prepared, but logging in with the WMCO key fails: ${e.message}`);
     });
@@ -133,7 +147,7 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
       const p = await withSession(
         { ...conn, deadlineSeconds: Math.min(conn.deadlineSeconds ?? 120, 30) },
         props.hostKey,
-        (s) => probe(s, props.wmcoPublicKey),
+        (s) => withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props.wmcoPublicKey)),
       );
       return { id, props: defined({ ...last, ...p, windowsServer: versionOfBuild(p.osBuild) ?? "" }) };
     } catch (e) {

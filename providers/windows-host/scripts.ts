@@ -62,7 +62,8 @@ export function probeScript(publicKey: string): string {
 /**
  * Prepares the host for WMCO, idempotently: authorizes the WMCO key for administrators (file written whole, then
  * moved into place, ACL limited to Administrators and SYSTEM as sshd requires), key-only sshd, firewall rules
- * for WMCO's ports. Restarts sshd only when its configuration changed; the running session survives the restart.
+ * for WMCO's ports. Restarts sshd only when its configuration changed (then prints `prepared, sshd restarted`, else
+ * `prepared`); the running session survives the restart.
  */
 export function prepareScript(publicKey: string): string {
   return [
@@ -86,6 +87,7 @@ export function prepareScript(publicKey: string): string {
     "$text = ''",
     "if (Test-Path -LiteralPath $config) { $text = [System.IO.File]::ReadAllText($config) }",
     "$before = $text",
+    "$restarted = $false",
     "foreach ($pair in @(@('PubkeyAuthentication', 'yes'), @('PasswordAuthentication', 'no'))) {",
     "  $pattern = '(?m)^\\s*#?\\s*' + $pair[0] + '\\s+\\S+\\s*$'",
     "  if ($text -match $pattern) { $text = [regex]::Replace($text, $pattern, $pair[0] + ' ' + $pair[1]) }",
@@ -95,6 +97,7 @@ export function prepareScript(publicKey: string): string {
     "  [System.IO.File]::WriteAllText($config + '.windows-estate.tmp', $text)",
     "  Move-Item -LiteralPath ($config + '.windows-estate.tmp') -Destination $config -Force",
     "  Restart-Service -Name sshd",
+    "  $restarted = $true",
     "}",
     `foreach ($port in @(${WMCO_PORTS.join(", ")})) {`,
     "  $name = 'windows-estate-' + $port",
@@ -104,7 +107,8 @@ export function prepareScript(publicKey: string): string {
     "    Enable-NetFirewallRule -Name $name",
     "  }",
     "}",
-    "Write-Output 'prepared'",
+    // Whether sshd restarted decides if a fresh login must prove the WMCO key still works (provider.ts).
+    "if ($restarted) { Write-Output 'prepared, sshd restarted' } else { Write-Output 'prepared' }",
   ].join("\n");
 }
 

@@ -42,12 +42,21 @@ export async function labWindows(
   };
 }
 
-/** The scripts the simulated host ran, in order (split from its log). */
-export function scriptsRun(w: LabWindows): string[] {
-  const log = w.state + ".log";
+/**
+ * The PowerShell launches a simulated host saw, in order, each with the scripts it ran (split from the stand-in's log
+ * at `stateFile`.log: a `#launch` line per process start, each script followed by `#---`).
+ */
+export function launchLog(stateFile: string): string[][] {
+  const log = stateFile + ".log";
   if (!fs.existsSync(log)) return [];
   return fs
     .readFileSync(log, "utf8")
-    .split("\n#---\n")
-    .filter((s) => s.trim() !== "");
+    .split(/^#launch\n/m)
+    .filter((l) => l !== "")
+    .map((l) => l.split("\n#---\n").filter((s) => s.trim() !== ""));
+}
+
+/** The scripts the simulated host ran, in order, whichever launch ran them. */
+export function scriptsRun(w: LabWindows): string[] {
+  return launchLog(w.state).flat();
 }

@@ -5,6 +5,7 @@ import { windowsHostProvider } from "../../../providers/windows-host";
 import { WindowsHostInputs, WindowsHostOutputs } from "../../../providers/windows-host/provider";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
+import { launchLog } from "../../lab/lab-windows";
 
 // The provider's flow over real SSH against a simulated Windows host (test/lab/fake-powershell.js answers the
 // probe and prepare scripts from a state file). What is proven: transport, -EncodedCommand decoding, the
@@ -81,26 +82,38 @@ test("refresh finds drift (key removed, firewall rule gone) and update converges
   expect((await windowsHostProvider.diff!("id", again, inputs())).changes).toBe(false);
 });
 
-/** The PowerShell launches the host saw, in order, each named by what it does (the stand-in logs every script). */
-function launches(): string[] {
-  if (!fs.existsSync(state + ".log")) return [];
-  return fs
-    .readFileSync(state + ".log", "utf8")
-    .split("\n#---\n")
-    .filter((x) => x.trim() !== "")
-    .map((x) =>
+/** The PowerShell launches the host saw, in order, each with the scripts it ran named by what they do. */
+function launches(): string[][] {
+  return launchLog(state).map((scripts) =>
+    scripts.map((x) =>
       x.includes("Write-Output 'prepared'") ? "prepare" : x.includes("ConvertTo-Json -Compress") ? "probe" : "other",
-    );
+    ),
+  );
 }
 
-test("round trips per operation (a regression guard for performance): create 3 PowerShell launches, refresh 1", async () => {
-  // PowerShell start-up dominates on real Windows hosts, so each launch is counted: a change that adds one fails here.
-  const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
-  // Probe as the bootstrap user, prepare, probe again logged in with the WMCO key (the proof WMCO can log in).
-  expect(launches()).toEqual(["probe", "prepare", "probe"]);
+/** What one operation costs the host: SSH logins and PowerShell launches (with their scripts). */
+async function cost<T>(op: () => Promise<T>): Promise<{ result: T; logins: number; launches: string[][] }> {
   fs.rmSync(state + ".log", { force: true });
-  await windowsHostProvider.read!("id", outs);
-  expect(launches()).toEqual(["probe"]);
+  const before = h.logins();
+  const result = await op();
+  return { result, logins: h.logins() - before, launches: launches() };
+}
+
+test("round trips per operation (a regression guard for performance): one PowerShell launch each", async () => {
+  // PowerShell start-up dominates on real Windows hosts: every operation runs its scripts in one process, and a change
+  // that adds a launch or a login fails here.
+  const created = await cost(() => windowsHostProvider.create(inputs()));
+  // Probe, prepare, check in one process; sshd was reconfigured, so a second login proves the WMCO key still works.
+  expect(created.launches).toEqual([["probe", "prepare", "probe"]]);
+  expect(created.logins).toBe(2);
+  const outs = created.result.outs as WindowsHostOutputs;
+  const refreshed = await cost(() => windowsHostProvider.read!("id", outs));
+  expect(refreshed.launches).toEqual([["probe"]]);
+  expect(refreshed.logins).toBe(1);
+  // An update that finds nothing to change (e.g. new provider code): one login with the WMCO key, which is the proof.
+  const updated = await cost(() => windowsHostProvider.update!("id", outs, inputs()));
+  expect(updated.launches).toEqual([["probe", "prepare", "probe"]]);
+  expect(updated.logins).toBe(1);
 });
 
 test("a host WMCO has joined (its containerd and services present) updates cleanly, e.g. for a key rotation", async () => {

@@ -1,0 +1,105 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import {
+  parseFrame,
+  RUNNER_FRAME,
+  runnerLine,
+  runnerScript,
+  withPowerShell,
+} from "../../../providers/ssh/powershell-runner";
+import { withSession } from "../../../providers/ssh/session";
+import { SshConnection } from "../../../providers/ssh/types";
+import { rebootScript } from "../../../providers/day2/scripts";
+import { biosSerialScript } from "../../../providers/vanilla-node/scripts";
+import { probeScript } from "../../../providers/windows-host/scripts";
+import { LabHost, startLabHost } from "../../lab/sshd";
+import { launchLog } from "../../lab/lab-windows";
+import { freshWindowsState } from "../../lab/windows-state";
+import { powershellErrors } from "../../helpers/powershell-parser";
+
+// The runner over real SSH against the lab's PowerShell stand-in, which speaks the runner's protocol as
+// runnerScript() does. Proven here: framing, order, errors, one process per operation. Only Windows proves
+// PowerShell's side (its stdin and console behaviour), said in the README.
+const bin = fs.mkdtempSync(path.join(os.tmpdir(), "runner-"));
+const state = path.join(bin, "state.json");
+fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
+fs.chmodSync(path.join(bin, "powershell"), 0o755);
+const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
+
+let h: LabHost;
+let conn: SshConnection;
+beforeAll(async () => {
+  h = await startLabHost({ binDir: bin });
+  conn = { host: h.host, port: h.port, user: h.user, privateKey: h.privateKey, hostKey: h.hostKeyFingerprint };
+}, 30_000);
+afterAll(async () => {
+  await h?.stop();
+  fs.rmSync(bin, { recursive: true, force: true });
+});
+beforeEach(() => {
+  fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState("win-runner"), biosSerial: "VMware-42 1a 2b" }));
+  fs.rmSync(state + ".log", { force: true });
+});
+
+const target = () => `${h.host}:${h.port}`;
+
+test("the runner script parses as PowerShell without errors and prints the frame marker", async () => {
+  expect(await powershellErrors(runnerScript())).toEqual([]);
+  expect(runnerScript()).toContain(`'${RUNNER_FRAME}' + [System.Convert]::ToBase64String(`);
+  // The console host would read stdin itself for a command naming $input (ConsoleHost.cs IsUsingDollarInput).
+  expect(runnerScript()).not.toMatch(/\$input\b/i);
+});
+
+test("frames: UTF-8 JSON in base64; other lines are not frames; an unreadable frame is a failure", () => {
+  const payload = { ok: true, output: "héllo ✓\r\n", error: "" };
+  const line = RUNNER_FRAME + Buffer.from(JSON.stringify(payload), "utf8").toString("base64");
+  expect(parseFrame(line)).toEqual(payload);
+  expect(parseFrame("prepared")).toBeUndefined();
+  expect(parseFrame(RUNNER_FRAME + "%%%")).toMatchObject({ ok: false });
+  // A script travels as base64 of UTF-16LE, one line, as -EncodedCommand takes it.
+  expect(Buffer.from(runnerLine("Write-Output 'é'").trim(), "base64").toString("utf16le")).toBe("Write-Output 'é'");
+});
+
+test("three scripts in one PowerShell launch, answered in order", async () => {
+  const outs = await withSession(conn, undefined, (s) =>
+    withPowerShell(s, target(), async (ps) => [
+      await ps.run("reading the BIOS serial", biosSerialScript()),
+      await ps.run("the probe", probeScript(KEY)),
+      await ps.run("reading the BIOS serial again", biosSerialScript()),
+    ]),
+  );
+  expect(outs[0].trim()).toBe("VMware-42 1a 2b");
+  expect(JSON.parse(outs[1].replace(/^\uFEFF/, ""))).toMatchObject({ hostname: "win-runner", keyAuthorized: false });
+  expect(outs[2].trim()).toBe("VMware-42 1a 2b");
+  const launches = launchLog(state);
+  expect(launches).toHaveLength(1);
+  expect(launches[0]).toEqual([biosSerialScript(), probeScript(KEY), biosSerialScript()]);
+});
+
+test("a failing script throws naming the host and the step; the same process runs the next one", async () => {
+  const next = await withSession(conn, undefined, (s) =>
+    withPowerShell(s, target(), async (ps) => {
+      await expect(ps.run("an odd step", "Write-Output 'nothing the host knows'")).rejects.toThrow(
+        `${target()}: an odd step failed: unexpected script`,
+      );
+      return ps.run("reading the BIOS serial", biosSerialScript());
+    }),
+  );
+  expect(next.trim()).toBe("VMware-42 1a 2b");
+  expect(launchLog(state)).toHaveLength(1);
+});
+
+test("a process that ends without answering (Windows going down) fails that step, and nothing more runs in it", async () => {
+  await withSession(conn, undefined, (s) =>
+    withPowerShell(s, target(), async (ps) => {
+      await expect(ps.run("the restart", rebootScript())).rejects.toThrow(
+        `${target()}: the restart failed: PowerShell ended before answering`,
+      );
+      await expect(ps.run("the probe", probeScript(KEY))).rejects.toThrow(
+        "the probe not run: the PowerShell process had already failed",
+      );
+    }),
+  );
+  expect(launchLog(state)).toEqual([[rebootScript()]]);
+});
