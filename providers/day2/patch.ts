@@ -2,7 +2,9 @@
  * Installs updates on one host (day2-facts §3.4, the install part): start the SYSTEM task, poll it, read its result,
  * and fail naming the WUA result code and HRESULT. Reboots are the rollout's (reboot.ts); this says whether one is due.
  */
-import { powershellCommand } from "../ssh/powershell";
+import { messageOf } from "../../lib/errors";
+import { isUnreachable } from "../errors";
+import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import {
@@ -37,42 +39,66 @@ export function patchFailure(r: PatchResult): string | undefined {
   return `Windows Update result code ${code(r.resultCode)}, HRESULT ${hex(r.hResult)}${failed.length ? `; ${failed.join("; ")}` : ""}`;
 }
 
-export async function installUpdates(
+/**
+ * Starts the Windows Update task and polls it to its result in one connection and one PowerShell process; `then` runs
+ * in that same process afterwards (a restart, so that patching a node costs two launches: this one and the one that
+ * sees the new boot time). The task runs on the host on its own: a connection lost while polling is reopened (one
+ * more launch) and the polling goes on, within the timeout.
+ */
+export async function installUpdates<T>(
   c: SshConnection,
   hostKey: string,
   node: string,
   o: PatchOptions,
-): Promise<{ result: PatchResult; rebootDue: boolean }> {
+  then: (ps: PowerShell, outcome: { result: PatchResult; rebootDue: boolean }) => Promise<T>,
+): Promise<{ result: PatchResult; rebootDue: boolean; value: T }> {
   const started = Date.now();
-  await withSession(c, hostKey, async (s) => {
-    const r = await s.exec(powershellCommand(startPatchTaskScript(windowsUpdateTaskScript(o.categories))));
-    if (r.code !== 0)
-      throw new Error(`starting the Windows Update task failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
-  });
-  o.progress?.(`node ${node}: Windows Update task started`);
+  let taskStarted = false;
   for (;;) {
-    const status = await withSession(c, hostKey, async (s) => {
-      const r = await s.exec(powershellCommand(patchStatusScript()));
-      if (r.code !== 0)
-        throw new Error(`reading the Windows Update task failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
-      return parsePatchStatus(r.stdout);
-    });
-    if (status.result) {
-      const failure = patchFailure(status.result);
-      if (failure) throw new Error(failure);
-      const n = status.result.updates.length;
-      o.progress?.(
-        `node ${node}: ${n === 0 ? "no updates to install" : `${n} update(s) installed (${status.result.updates.map((u) => (u.kb ? `KB${u.kb}` : u.title)).join(", ")})`}, ${Math.round((Date.now() - started) / 1000)}s`,
+    try {
+      return await withSession(c, hostKey, (s) =>
+        withPowerShell(s, `node ${node}`, async (ps) => {
+          if (!taskStarted) {
+            await ps.run(
+              "starting the Windows Update task",
+              startPatchTaskScript(windowsUpdateTaskScript(o.categories)),
+            );
+            taskStarted = true;
+            o.progress?.(`node ${node}: Windows Update task started`);
+          }
+          for (;;) {
+            const status = parsePatchStatus(await ps.run("reading the Windows Update task", patchStatusScript()));
+            if (status.result) {
+              const failure = patchFailure(status.result);
+              if (failure) throw new Error(failure);
+              const n = status.result.updates.length;
+              o.progress?.(
+                `node ${node}: ${n === 0 ? "no updates to install" : `${n} update(s) installed (${status.result.updates.map((u) => (u.kb ? `KB${u.kb}` : u.title)).join(", ")})`}, ${Math.round((Date.now() - started) / 1000)}s`,
+              );
+              const outcome = {
+                result: status.result,
+                rebootDue: status.result.rebootRequired || status.rebootPending,
+              };
+              return { ...outcome, value: await then(ps, outcome) };
+            }
+            if (status.state !== "Running" && status.state !== "Queued")
+              throw new Error(
+                `the Windows Update task is ${status.state || "gone"} without a result (last task result ${hex(status.lastTaskResult)})`,
+              );
+            if (Date.now() - started + o.pollMs > o.timeoutMs)
+              throw new Error(
+                `the Windows Update task was still running after ${Math.round(o.timeoutMs / 60_000)} minutes`,
+              );
+            o.progress?.(`node ${node}: installing updates, ${Math.round((Date.now() - started) / 1000)}s`);
+            await pause(o.pollMs);
+          }
+        }),
       );
-      return { result: status.result, rebootDue: status.result.rebootRequired || status.rebootPending };
+    } catch (e) {
+      // The task goes on without us: reconnect and read it again, unless it never started or time is up.
+      if (!taskStarted || !isUnreachable(e) || Date.now() - started + o.pollMs > o.timeoutMs) throw e;
+      o.progress?.(`node ${node}: ${messageOf(e)}; reconnecting to read the Windows Update task`);
+      await pause(o.pollMs);
     }
-    if (status.state !== "Running" && status.state !== "Queued")
-      throw new Error(
-        `the Windows Update task is ${status.state || "gone"} without a result (last task result ${hex(status.lastTaskResult)})`,
-      );
-    if (Date.now() - started + o.pollMs > o.timeoutMs)
-      throw new Error(`the Windows Update task was still running after ${Math.round(o.timeoutMs / 60_000)} minutes`);
-    o.progress?.(`node ${node}: installing updates, ${Math.round((Date.now() - started) / 1000)}s`);
-    await pause(o.pollMs);
   }
 }

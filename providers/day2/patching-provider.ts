@@ -10,7 +10,7 @@ import { SshConnection } from "../ssh/types";
 import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import type { NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
-import { rebootHost, REBOOT_DEFAULTS } from "./reboot";
+import { restartFrom, REBOOT_DEFAULTS, whenBack } from "./reboot";
 import { NodeWork, Reach, rolloutTimings, runRollingReboot } from "./rollout";
 import { readNode } from "./ready";
 import { installUpdates } from "./patch";
@@ -68,25 +68,36 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
     doingAnnotation: PATCHING_FOR_ANNOTATION,
     doneAnnotation: PATCHED_FOR_ANNOTATION,
     async run({ name, connection, hostKey, step }) {
-      const { rebootDue } = await step("install updates", () =>
-        installUpdates(connection, hostKey, name, {
-          categories: i.categories,
-          timeoutMs: i.installTimeoutMinutes * 60_000,
-          pollMs,
-          progress,
-        }),
+      const reboot = {
+        ...REBOOT_DEFAULTS,
+        upTimeoutMs: (i.restartTimeoutSeconds ?? 600) * 1000,
+        // One reconnection attempt never outlasts the whole restart budget.
+        attemptSeconds: Math.min(REBOOT_DEFAULTS.attemptSeconds, i.restartTimeoutSeconds ?? 600),
+        pollMs,
+        progress,
+      };
+      // The restart is started in the install's PowerShell process; its outcome travels as a value, so that a
+      // failure is named as the restart's.
+      const { value: restart } = await step("install updates", () =>
+        installUpdates(
+          connection,
+          hostKey,
+          name,
+          { categories: i.categories, timeoutMs: i.installTimeoutMinutes * 60_000, pollMs, progress },
+          (ps, outcome) =>
+            outcome.rebootDue
+              ? restartFrom(ps, name, reboot).then(
+                  (before) => ({ before }),
+                  (error: unknown) => ({ error }),
+                )
+              : Promise.resolve(undefined),
+        ),
       );
-      if (rebootDue)
-        await step("restart", () =>
-          rebootHost(connection, hostKey, name, {
-            ...REBOOT_DEFAULTS,
-            upTimeoutMs: (i.restartTimeoutSeconds ?? 600) * 1000,
-            // One reconnection attempt never outlasts the whole restart budget.
-            attemptSeconds: Math.min(REBOOT_DEFAULTS.attemptSeconds, i.restartTimeoutSeconds ?? 600),
-            pollMs,
-            progress,
-          }),
-        );
+      if (restart)
+        await step("restart", async () => {
+          if ("error" in restart) throw restart.error;
+          return whenBack(connection, hostKey, name, restart.before, reboot, async () => undefined);
+        });
     },
     async verify(name: string, api: NodeApi) {
       const node = await readNode(api, name);

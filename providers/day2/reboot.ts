@@ -6,7 +6,7 @@
  */
 import { messageOf } from "../../lib/errors";
 import { isFinal, isUnreachable } from "../errors";
-import { powershellCommand } from "../ssh/powershell";
+import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
 import { Session, withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { bootTimeScript, rebootScript } from "./scripts";
@@ -25,45 +25,66 @@ export const REBOOT_DEFAULTS: RebootOptions = { upTimeoutMs: 10 * 60_000, pollMs
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function bootTime(s: Session, node: string): Promise<string> {
-  const r = await s.exec(powershellCommand(bootTimeScript()));
-  const value = r.stdout.replace(/^\uFEFF/, "").trim();
-  if (r.code !== 0 || !/^\d{4}-\d\d-\d\dT/.test(value))
-    throw new Error(`reading the boot time of node ${node} failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
+async function bootTime(ps: PowerShell, node: string): Promise<string> {
+  const out = await ps.run(`reading the boot time of node ${node}`, bootTimeScript());
+  const value = out.replace(/^\uFEFF/, "").trim();
+  if (!/^\d{4}-\d\d-\d\dT/.test(value))
+    throw new Error(`reading the boot time of node ${node} gave ${JSON.stringify(value.slice(0, 80))}, not a time`);
   return value;
 }
 
-export async function rebootHost(
+/**
+ * In an open PowerShell process: the boot time, then `Restart-Computer -Force`. The process and the connection end
+ * as Windows shuts down, which is the restart (WMCO treats a dropped session so); a script error is not.
+ */
+export async function restartFrom(ps: PowerShell, node: string, o: Pick<RebootOptions, "progress">): Promise<string> {
+  const before = await bootTime(ps, node);
+  o.progress?.(`node ${node}: restarting (booted ${before})`);
+  try {
+    await ps.run(`Restart-Computer on node ${node}`, rebootScript());
+  } catch (e) {
+    if (!isUnreachable(e)) throw e;
+  }
+  return before;
+}
+
+/**
+ * Waits until the host answers with another boot time than `before`, then runs `then` in that same connection and
+ * PowerShell process (so the work after a restart costs no second launch). A failure of `then` is its own, never
+ * retried as if the host were not back.
+ */
+export async function whenBack<T>(
   c: SshConnection,
   hostKey: string,
   node: string,
+  before: string,
   o: RebootOptions,
-): Promise<{ before: string; after: string }> {
-  const before = await withSession(c, hostKey, (s) => bootTime(s, node));
-  o.progress?.(`node ${node}: restarting (booted ${before})`);
-  await withSession(c, hostKey, async (s) => {
-    try {
-      const r = await s.exec(powershellCommand(rebootScript()));
-      // The session may close without an exit status as Windows shuts down: that is the reboot (WMCO treats it so).
-      if (r.code !== 0 && r.code !== -1)
-        throw new Error(`Restart-Computer on node ${node} failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
-    } catch (e) {
-      if (!isUnreachable(e)) throw e;
-    }
-  });
+  then: (ps: PowerShell, s: Session) => Promise<T>,
+): Promise<{ after: string; value: T }> {
   const deadline = Date.now() + o.upTimeoutMs;
   let last = "not tried yet";
   for (;;) {
+    let failed: { error: unknown } | undefined;
     try {
-      const after = await withSession({ ...c, deadlineSeconds: o.attemptSeconds }, hostKey, (s) => bootTime(s, node));
-      if (after !== before) {
-        o.progress?.(`node ${node}: back (booted ${after})`);
-        return { before, after };
-      }
+      const back = await withSession({ ...c, deadlineSeconds: o.attemptSeconds }, hostKey, (s) =>
+        withPowerShell(s, `node ${node}`, async (ps) => {
+          const after = await bootTime(ps, node);
+          if (after === before) return undefined;
+          o.progress?.(`node ${node}: back (booted ${after})`);
+          try {
+            return { after, value: await then(ps, s) };
+          } catch (error) {
+            failed = { error };
+            return undefined;
+          }
+        }),
+      );
+      if (failed) throw failed.error;
+      if (back) return back;
       last = "it still reports the old boot time";
     } catch (e) {
       // Refusals (a changed host key, refused credentials) are final: never retried into acceptance.
-      if (isFinal(e)) throw e;
+      if (failed || isFinal(e)) throw e;
       last = messageOf(e);
     }
     if (Date.now() + o.pollMs > deadline) {
@@ -73,4 +94,22 @@ export async function rebootHost(
     }
     await pause(o.pollMs);
   }
+}
+
+/**
+ * A restart and back: two PowerShell launches (one before, one after), the least a reboot allows. `then` runs on the
+ * host once it is back, in the second.
+ */
+export async function rebootHost<T = undefined>(
+  c: SshConnection,
+  hostKey: string,
+  node: string,
+  o: RebootOptions,
+  then?: (ps: PowerShell) => Promise<T>,
+): Promise<{ before: string; after: string; value?: T }> {
+  const before = await withSession(c, hostKey, (s) =>
+    withPowerShell(s, `node ${node}`, (ps) => restartFrom(ps, node, o)),
+  );
+  const back = await whenBack(c, hostKey, node, before, o, async (ps) => (then ? then(ps) : undefined));
+  return { before, after: back.after, value: back.value };
 }

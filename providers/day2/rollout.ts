@@ -18,7 +18,7 @@ import {
   WINDOWS_NODE_SELECTOR,
 } from "../../facts/day2";
 import { get, stringMap } from "../../lib/json";
-import { powershellCommand } from "../ssh/powershell";
+import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi } from "./drain-run";
@@ -157,7 +157,10 @@ export async function checkRollout(
   return nodes;
 }
 
-/** The default work: `Restart-Computer -Force` and back with a new boot time; on AWS, the metadata route. */
+/**
+ * The default work: `Restart-Computer -Force` and back with a new boot time; on AWS, the metadata route, read in the
+ * same PowerShell process that saw the new boot time (two launches per node in all).
+ */
 export function rebootWork(o: Pick<RolloutOptions, "aws" | "reboot" | "progress">): NodeWork {
   return {
     label: "rolling reboot",
@@ -165,26 +168,30 @@ export function rebootWork(o: Pick<RolloutOptions, "aws" | "reboot" | "progress"
     doingAnnotation: REBOOTING_FOR_ANNOTATION,
     doneAnnotation: REBOOTED_FOR_ANNOTATION,
     async run({ name, connection, hostKey, step: named }) {
-      await named("restart", () => rebootHost(connection, hostKey, name, o.reboot));
-      if (o.aws) await awsMetadataRoute(name, connection, hostKey, named, o.progress);
+      // The route script's outcome travels as a value, so that its failure is named as its own step below.
+      const routeOutput = (ps: PowerShell) =>
+        ps.run("the route script", awsMetadataRouteScript()).then(
+          (out) => ({ out }),
+          (error: unknown) => ({ error }),
+        );
+      const back = await named("restart", () =>
+        rebootHost(connection, hostKey, name, o.reboot, o.aws ? routeOutput : undefined),
+      );
+      if (o.aws && back.value) await awsMetadataRoute(name, back.value, named, o.progress);
     },
   };
 }
 
 async function awsMetadataRoute(
   name: string,
-  pinned: SshConnection,
-  hostKey: string,
+  read: { out: string } | { error: unknown },
   named: <T>(stepName: string, fn: () => Promise<T>) => Promise<T>,
   progress?: (line: string) => void,
 ): Promise<void> {
-  const route = await named("AWS metadata route", () =>
-    withSession(pinned, hostKey, async (s) => {
-      const r = await s.exec(powershellCommand(awsMetadataRouteScript()));
-      if (r.code !== 0) throw new Error(`the route script failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
-      return parseMetadataRoute(r.stdout);
-    }),
-  );
+  const route = await named("AWS metadata route", async () => {
+    if ("error" in read) throw read.error;
+    return parseMetadataRoute(read.out);
+  });
   if (route.instanceId === "")
     throw new Error(
       `node ${name}, step "AWS metadata route": ${route.routeAdded ? `the route through ${route.gateway} was re-added but ` : ""}the instance metadata service does not answer; the node stays cordoned`,

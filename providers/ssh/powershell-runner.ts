@@ -11,6 +11,7 @@
  * the pipeline), so the runner never names `$input` and reads `[Console]::In` line by line, without a competing
  * reader. The lab's PowerShell stand-in speaks the same protocol; only a real Windows host proves PowerShell's side.
  */
+import { unreachableError } from "../errors";
 import { powershellCommand } from "./powershell";
 import { RemoteProcess, Session } from "./session";
 
@@ -79,8 +80,9 @@ async function answer(p: RemoteProcess, target: string, what: string): Promise<{
   for (;;) {
     const line = await p.nextLine(`${what} (PowerShell)`);
     if (line === undefined) {
+      // Flagged unreachable: the usual cause is the host going down under it (a restart expects exactly this).
       const err = p.takeStderr().trim();
-      throw new Error(
+      throw unreachableError(
         `${target}: ${what} failed: PowerShell ended before answering${err ? `: ${err.slice(-300)}` : ""}`,
       );
     }

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { isUsablePin } from "../ssh/host-key";
-import { powershellCommand } from "../ssh/powershell";
+import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
 import { Session, withSession } from "../ssh/session";
 import { connectionProblems, describeTarget, SshConnection } from "../ssh/types";
 import { isUnreachable } from "../errors";
@@ -8,7 +8,7 @@ import { isUnknown } from "../unknown";
 import { connectKube, KubeApi } from "../kube-wait/api";
 import { drainNode, DRAIN_RUN_DEFAULTS, setCordoned } from "../day2/drain-run";
 import { lastHeartbeat, waitForFreshReady } from "../day2/ready";
-import { rebootHost, REBOOT_DEFAULTS } from "../day2/reboot";
+import { REBOOT_DEFAULTS, restartFrom, whenBack } from "../day2/reboot";
 import {
   containerdServiceScript,
   Download,
@@ -83,19 +83,10 @@ export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">,
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
 
-async function run(s: Session, target: string, what: string, script: string): Promise<string> {
-  const r = await s.exec(powershellCommand(script));
-  if (r.code !== 0) throw new Error(`${target}: ${what} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`);
-  return r.stdout;
-}
-
-async function probe(s: Session, i: VanillaNodeInputs): Promise<NodeProbe> {
-  const target = describeTarget(i.connection);
+async function probe(ps: PowerShell, i: VanillaNodeInputs, what = "the probe"): Promise<NodeProbe> {
   return parseNodeProbe(
-    await run(
-      s,
-      target,
-      "the probe",
+    await ps.run(
+      what,
       probeScript(
         i.downloads.map((d) => d.name),
         i.vxlanPort,
@@ -161,33 +152,82 @@ async function restartAgents(api: KubeApi, node: string, agents: NetworkAgent[])
   }
 }
 
-/** Runs what the node still needs, in order; a joined node being upgraded is cordoned and drained around it. */
+/** What the first look at the node found, and how it was reached. */
+interface FirstLook {
+  probe: NodeProbe;
+  hostKey: string;
+  fingerprint: string;
+}
+
+/**
+ * Runs what the node still needs, in order, in one connection and one PowerShell process (two when the Containers
+ * feature needs a reboot: the reboot ends the first); a joined node being upgraded is cordoned and drained around it.
+ */
 async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefined): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
-  const style = i.connection.pathStyle ?? "windows";
-  const first = await withSession(i.connection, recordedHostKey, async (s) => ({
-    probe: await probe(s, i),
-    hostKey: recordedHostKey ?? s.hostKey,
-    fingerprint: s.hostKeyFingerprint,
-  }));
-  const pinned: SshConnection = { ...i.connection, hostKey: first.hostKey, trustOnFirstUse: false };
-  const nodeName = first.probe.hostname.toLowerCase();
-  let steps = pendingSteps(first.probe, i.downloads, i.proxy).map((p) => p.step);
-  if (steps.includes("features")) {
-    const out = await withSession(pinned, first.hostKey, (s) =>
-      run(s, target, "installing Containers", featuresScript()),
-    );
-    if (out.includes("reboot")) {
-      progress(`${target}: the Containers feature needs a reboot`);
-      await rebootHost(pinned, first.hostKey, nodeName || target, { ...REBOOT_DEFAULTS, progress });
-    }
-    steps = steps.filter((s) => s !== "features");
-  }
-  // An upgrade of a node in service: cordon and drain first, uncordon once it is Ready again.
   const api =
     i.kubeconfig !== undefined
       ? await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000)
       : undefined;
+  const phase1 = await withSession(i.connection, recordedHostKey, (s) =>
+    withPowerShell(s, target, async (ps) => {
+      const first: FirstLook = {
+        probe: await probe(ps, i),
+        hostKey: recordedHostKey ?? s.hostKey,
+        fingerprint: s.hostKeyFingerprint,
+      };
+      if (!pendingSteps(first.probe, i.downloads, i.proxy).some((p) => p.step === "features"))
+        return { first, done: await theRest(i, first, api, ps, s) };
+      const out = await ps.run("installing Containers", featuresScript());
+      if (!out.includes("reboot")) return { first, done: await theRest(i, first, api, ps, s) };
+      progress(`${target}: the Containers feature needs a reboot`);
+      // Restarted from this process; what is left runs in the one that sees the new boot time.
+      return { first, rebootedFrom: await restartFrom(ps, first.probe.hostname.toLowerCase() || target, { progress }) };
+    }),
+  );
+  const { first } = phase1;
+  let done = phase1.done;
+  if (phase1.rebootedFrom !== undefined) {
+    const pinned: SshConnection = { ...i.connection, hostKey: first.hostKey, trustOnFirstUse: false };
+    const node = first.probe.hostname.toLowerCase() || target;
+    const back = await whenBack(
+      pinned,
+      first.hostKey,
+      node,
+      phase1.rebootedFrom,
+      { ...REBOOT_DEFAULTS, progress },
+      (ps, s) => theRest(i, first, api, ps, s),
+    );
+    done = back.value;
+  }
+  if (!done) throw new Error(`${target}: the converge ended without a result`);
+  return finish(i, first, api, done);
+}
+
+/** What the steps leave for the API side: the check after them, and what an upgrade must wait for. */
+interface StepsDone {
+  after: NodeProbe;
+  serial: string;
+  upgrading: boolean;
+  heartbeat: string;
+  replaced: string[];
+}
+
+/** Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check. */
+async function theRest(
+  i: VanillaNodeInputs,
+  first: FirstLook,
+  api: KubeApi | undefined,
+  ps: PowerShell,
+  s: Session,
+): Promise<StepsDone> {
+  const target = describeTarget(i.connection);
+  const style = i.connection.pathStyle ?? "windows";
+  const nodeName = first.probe.hostname.toLowerCase();
+  const steps = pendingSteps(first.probe, i.downloads, i.proxy)
+    .map((p) => p.step)
+    .filter((st) => st !== "features");
+  // An upgrade of a node in service: cordon and drain first, uncordon once it is Ready again.
   const upgrading = first.probe.joined && steps.includes("binaries") && api !== undefined;
   let heartbeat = "";
   if (upgrading && api) {
@@ -214,22 +254,30 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
   ].filter((n, k, all) => all.indexOf(n) === k && first.probe.services[n]?.status === "Running");
   if (steps.includes("binaries") && toStop.length > 0 && !steps.includes("services") && first.probe.joined)
     steps.push("services");
-  // One session for the steps, the BIOS serial (when asked) and the check that nothing is left.
-  const { after, serial } = await withSession(pinned, first.hostKey, async (s) => {
-    for (const step of steps) {
-      if (step === "binaries" && toStop.length > 0)
-        await run(s, target, `stopping ${toStop.join(", ")}`, stopServicesScript(toStop));
-      progress(`${target}: ${step}`);
-      if (step === "join") {
-        await s.mkdirp(parentOf(i.joinConfigPath, style));
-        await s.writeFileAtomic(i.joinConfigPath, Buffer.from(i.joinConfig, "utf8"));
-        await run(s, target, "kubeadm join", joinScript(i.joinConfigPath));
-      } else if (step !== "features") await run(s, target, step, scripts[step]);
-    }
-    const bios =
-      i.identity?.providerIdAuto && api ? await run(s, target, "reading the BIOS serial", biosSerialScript()) : "";
-    return { after: await probe(s, i), serial: bios };
-  });
+  for (const step of steps) {
+    if (step === "binaries" && toStop.length > 0)
+      await ps.run(`stopping ${toStop.join(", ")}`, stopServicesScript(toStop));
+    progress(`${target}: ${step}`);
+    if (step === "join") {
+      await s.mkdirp(parentOf(i.joinConfigPath, style));
+      await s.writeFileAtomic(i.joinConfigPath, Buffer.from(i.joinConfig, "utf8"));
+      await ps.run("kubeadm join", joinScript(i.joinConfigPath));
+    } else await ps.run(step, scripts[step]);
+  }
+  const serial = i.identity?.providerIdAuto && api ? await ps.run("reading the BIOS serial", biosSerialScript()) : "";
+  return { after: await probe(ps, i, "the check after the steps"), serial, upgrading, heartbeat, replaced };
+}
+
+/** The API side after the steps: Ready after an upgrade, uncordon, agent restarts, the Node's identity. */
+async function finish(
+  i: VanillaNodeInputs,
+  first: FirstLook,
+  api: KubeApi | undefined,
+  done: StepsDone,
+): Promise<VanillaNodeOutputs> {
+  const target = describeTarget(i.connection);
+  const nodeName = first.probe.hostname.toLowerCase();
+  const { after, serial, upgrading, heartbeat, replaced } = done;
   if (upgrading && api) {
     await waitForFreshReady(api, nodeName, heartbeat, {
       timeoutMs: (i.readyTimeoutSeconds ?? 600) * 1000,
@@ -309,7 +357,9 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     const { unreachable: _was, ...last } = props;
     try {
       const conn = { ...props.connection, deadlineSeconds: Math.min(props.connection.deadlineSeconds ?? 120, 30) };
-      const p = await withSession(conn, props.hostKey, (s) => probe(s, props));
+      const p = await withSession(conn, props.hostKey, (s) =>
+        withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props)),
+      );
       const pending = pendingSteps(p, props.downloads, props.proxy).map((x) => `${x.step}: ${x.why}`);
       // The Node's labels, taints and providerID, when the API can be asked.
       if (props.identity && props.kubeconfig !== undefined && p.joined) {
@@ -341,7 +391,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       await drainNode(api, name, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (props.pollSeconds ?? 5) * 1000, progress });
     }
     await withSession(props.connection, props.hostKey, (s) =>
-      run(s, describeTarget(props.connection), "kubeadm reset", resetScript()),
+      withPowerShell(s, describeTarget(props.connection), (ps) => ps.run("kubeadm reset", resetScript())),
     );
     if (api && name) {
       const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);

@@ -194,13 +194,14 @@ export function kubeletServiceScript(): string {
 
 /**
  * `kubeadm join` with the join file (it holds the token: written over SFTP, removed after), once: skipped when the
- * node already has its kubelet.conf. A partial earlier attempt is reset first (vanilla-windows-facts §4, §7).
+ * node already has its kubelet.conf. A partial earlier attempt is reset first (vanilla-windows-facts §4, §7). `return`,
+ * never `exit`: the script runs in the operation's PowerShell runner, which `exit` would end.
  */
 export function joinScript(joinConfigPath: string): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     `$join = ${psQuote(joinConfigPath)}`,
-    "if (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\kubelet.conf') { Remove-Item -LiteralPath $join -Force -ErrorAction SilentlyContinue; Write-Output 'already joined'; exit 0 }",
+    "if (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\kubelet.conf') { Remove-Item -LiteralPath $join -Force -ErrorAction SilentlyContinue; Write-Output 'already joined'; return }",
     "if (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\bootstrap-kubelet.conf') {",
     "  & 'C:\\k\\kubeadm.exe' reset -f --cri-socket 'npipe:////./pipe/containerd-containerd' | Out-Null",
     "}",

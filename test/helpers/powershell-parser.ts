@@ -37,3 +37,17 @@ export async function powershellErrors(script: string): Promise<string[]> {
   walk(tree.rootNode);
   return out;
 }
+
+/** The keyword of every flow-control statement in a script (`exit`, `return`, `break`, `throw`, …), in order. */
+export async function flowControlKeywords(script: string): Promise<string[]> {
+  const parser = await powershellParser();
+  const tree = parser.parse(script);
+  if (!tree) return [];
+  const out: string[] = [];
+  const walk = (n: TsNode) => {
+    if (n.type === "flow_control_statement") out.push(n.text.split(/\s/)[0].toLowerCase());
+    for (const c of n.children) if (c) walk(c);
+  };
+  walk(tree.rootNode);
+  return out;
+}

@@ -63,9 +63,10 @@ function handle(script) {
     return finish(0);
   }
   if (script.includes("Install-WindowsFeature -Name Containers")) {
-    host.containersFeature = "Installed";
+    // With `featuresNeedReboot`, Windows finishes the install only with the next restart.
+    host.containersFeature = host.featuresNeedReboot ? "InstallPending" : "Installed";
     save();
-    say("features ok\r\n");
+    say(host.featuresNeedReboot ? "reboot\r\n" : "features ok\r\n");
     return finish(0);
   }
   if (script.includes("Write-Output 'host settings ok'")) {
@@ -265,6 +266,7 @@ function handle(script) {
     // The reboot: a new boot time; with `neverReturns` the host goes away for good (its sshd listener is killed,
     // found by walking up from this process: shell, sshd session, sshd listener).
     host.bootTime = new Date().toISOString();
+    if (host.containersFeature === "InstallPending") host.containersFeature = "Installed";
     // Installed updates take effect with the restart (the registry's UBR the kubelet reads rises then).
     if (host.pendingRevision) {
       host.revision = host.pendingRevision;

@@ -8,7 +8,7 @@ import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
 import { DynamicPlugin } from "../../harness/dynamic-plugin";
-import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
+import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
 
 // Patching as `pulumi up` runs it: the WindowsPatching provider, serialized by the SDK and run by the real
@@ -110,6 +110,23 @@ function hostStatus(outputs: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(h));
 }
 
+/** Each PowerShell launch on a host, with the scripts it ran named by what they do. */
+const launchNames = (l: LabWindows) =>
+  launchLog(l.state).map((scripts) =>
+    scripts.map((x) =>
+      x.includes("Write-Output 'patch task started'")
+        ? "start"
+        : x.includes("Get-ScheduledTaskInfo")
+          ? "status"
+          : x.includes("Restart-Computer")
+            ? "restart"
+            : x.includes("rebootPending = [bool]$pending")
+              ? "host status"
+              : x.includes("LastBootUpTime")
+                ? "boot time"
+                : "other",
+    ),
+  );
 const ran = (l: LabWindows, marker: string) => scriptsRun(l).filter((s) => s.includes(marker)).length;
 
 test("the Nodes the stand-in serves are valid core/v1 Nodes, at revision 2700", () => {
@@ -151,6 +168,9 @@ describe("six BYOH hosts below revision 2900, two at a time", () => {
     for (const i of [4, 5]) expect(ran(labs[i], "patch task started")).toBe(0);
     // The task was polled while it ran (one read saw it Running), never waited on by sleeping blindly.
     expect(ran(labs[0], "Get-ScheduledTaskInfo")).toBe(2);
+    // Two PowerShell launches per patched node (issue 17's guard): the install, its polls and the restart in one
+    // process, the new boot time in the next.
+    expect(launchNames(labs[0])).toEqual([["start", "status", "status", "boot time", "restart"], ["boot time"]]);
   });
 
   test("the next up resumes with the nodes still below; nothing is patched twice, never more than two cordoned", async () => {

@@ -2,7 +2,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { rebootHost } from "../../../providers/day2/reboot";
-import { rebootScript } from "../../../providers/day2/scripts";
+import { bootTimeScript, rebootScript } from "../../../providers/day2/scripts";
+import { launchLog } from "../../lab/lab-windows";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
 
@@ -36,7 +37,10 @@ test("reboots: the boot time changes and the script that ran is Restart-Computer
   const r = await rebootHost(conn(), h.hostKeyFingerprint, "win-1", { ...opts, progress: (l) => lines.push(l) });
   expect(r.before).toBe("2026-11-01T00:00:00.0000000Z");
   expect(r.after).not.toBe(r.before);
-  expect(fs.readFileSync(state + ".log", "utf8")).toContain(rebootScript());
+  // Two PowerShell launches and two logins, the least a reboot allows: boot time and restart in one process (it ends
+  // with Windows), the new boot time in the next (issue 17's round-trip guard).
+  expect(launchLog(state)).toEqual([[bootTimeScript(), rebootScript()], [bootTimeScript()]]);
+  expect(h.logins()).toBe(2);
   expect(lines).toEqual([`node win-1: restarting (booted ${r.before})`, `node win-1: back (booted ${r.after})`]);
 });
 

@@ -8,7 +8,7 @@ import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
 import { DynamicPlugin } from "../../harness/dynamic-plugin";
-import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
+import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
 
 // The rolling reboot as `pulumi up` runs it: the RollingReboot provider, serialized by the SDK, run by the real
@@ -141,6 +141,25 @@ describe("ten nodes, maxUnavailable 3", () => {
     // AWS: the metadata route was checked on every node and re-added where it was missing.
     const state = JSON.parse(fs.readFileSync(labs[4].state, "utf8"));
     expect({ missing: state.metadataRouteMissing, checks: state.routeChecks }).toEqual({ missing: false, checks: 1 });
+    // Two PowerShell launches per node (issue 17's guard): boot time and restart in one process, which ends with
+    // Windows; the new boot time and the metadata route in the one that sees the host back.
+    for (const l of labs)
+      expect(
+        launchLog(l.state).map((scripts) =>
+          scripts.map((x) =>
+            x.includes("Restart-Computer")
+              ? "restart"
+              : x.includes("169.254.169.254")
+                ? "route"
+                : x.includes("LastBootUpTime")
+                  ? "boot time"
+                  : "other",
+          ),
+        ),
+      ).toEqual([
+        ["boot time", "restart"],
+        ["boot time", "route"],
+      ]);
   });
 
   test("the same token again: every node is already done, nothing is rebooted", async () => {

@@ -16,7 +16,11 @@ import { probeScript } from "../../../providers/windows-host/scripts";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { launchLog } from "../../lab/lab-windows";
 import { freshWindowsState } from "../../lab/windows-state";
-import { powershellErrors } from "../../helpers/powershell-parser";
+import { flowControlKeywords, powershellErrors } from "../../helpers/powershell-parser";
+import * as vanilla from "../../../providers/vanilla-node/scripts";
+import * as day2 from "../../../providers/day2/scripts";
+import * as patch from "../../../providers/day2/patch-scripts";
+import { prepareScript, retireKeysScript } from "../../../providers/windows-host/scripts";
 
 // The runner over real SSH against the lab's PowerShell stand-in, which speaks the runner's protocol as
 // runnerScript() does. Proven here: framing, order, errors, one process per operation. Only Windows proves
@@ -102,4 +106,37 @@ test("a process that ends without answering (Windows going down) fails that step
     }),
   );
   expect(launchLog(state)).toEqual([[rebootScript()]]);
+});
+
+// `exit` in a script block ends the whole PowerShell process (about_Language_Keywords), so a script run by the runner
+// would take the runner down with it; `return` ends only the script. Every script the providers run through it:
+const runnerScripts: [string, string][] = [
+  ["BYOH probe", probeScript(KEY)],
+  ["BYOH prepare", prepareScript(KEY)],
+  ["retire keys", retireKeysScript(KEY, ["ssh-rsa AAAAB3Nza"])],
+  ["vanilla probe", vanilla.probeScript(["kubelet"], 4789)],
+  ["features", vanilla.featuresScript()],
+  ["host settings", vanilla.hostSettingsScript(4789)],
+  ["binaries", vanilla.installScript([])],
+  ["containerd service", vanilla.containerdServiceScript("C:\\k\\containerd\\config.toml")],
+  ["kubelet service", vanilla.kubeletServiceScript()],
+  ["join", vanilla.joinScript("C:\\k\\join.yaml")],
+  ["stop services", vanilla.stopServicesScript(["kubelet"])],
+  ["start services", vanilla.startServicesScript(["kubelet"])],
+  ["reset", vanilla.resetScript()],
+  ["BIOS serial", vanilla.biosSerialScript()],
+  ["proxy", vanilla.proxyScript({ HTTP_PROXY: "", HTTPS_PROXY: "", NO_PROXY: "" })],
+  ["boot time", day2.bootTimeScript()],
+  ["reboot", day2.rebootScript()],
+  ["AWS metadata route", day2.awsMetadataRouteScript()],
+  ["start the patch task", patch.startPatchTaskScript(patch.windowsUpdateTaskScript(["Security Updates"]))],
+  ["patch status", patch.patchStatusScript()],
+  ["host status", patch.hostStatusScript()],
+];
+test.each(runnerScripts)("the %s script never uses exit, which would end the runner", async (_n, script) => {
+  expect(await flowControlKeywords(script)).not.toContain("exit");
+});
+
+test("the check can fail: a script with exit is found", async () => {
+  expect(await flowControlKeywords("if ($done) { Write-Output 'x'; exit 0 }")).toEqual(["exit"]);
 });

@@ -1,0 +1,103 @@
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../../../providers/vanilla-node/provider";
+import { releaseDownloads } from "../../helpers/vanilla-fixtures";
+import { LabHost, startLabHost } from "../../lab/sshd";
+import { launchLog } from "../../lab/lab-windows";
+import { freshWindowsState } from "../../lab/windows-state";
+
+// What one VanillaNode operation costs a host, counted on a real sshd (logins) with the lab's PowerShell stand-in
+// (launches and the scripts each ran): a regression guard for issue 17's target of one PowerShell launch per host per
+// operation, two where a reboot splits it. PowerShell start-up is the dominant cost on a real Windows host.
+// No kubeconfig: the API side (drain, identity) is covered in provider.test.ts; here only the host's round trips.
+const bin = fs.mkdtempSync(path.join(os.tmpdir(), "vanilla-trips-"));
+const state = path.join(bin, "state.json");
+fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
+fs.chmodSync(path.join(bin, "powershell"), 0o755);
+
+let h: LabHost;
+beforeAll(async () => {
+  h = await startLabHost({ binDir: bin });
+}, 30_000);
+afterAll(async () => {
+  await h?.stop();
+  fs.rmSync(bin, { recursive: true, force: true });
+});
+
+const inputs = (): VanillaNodeInputs => ({
+  connection: {
+    host: h.host,
+    port: h.port,
+    user: h.user,
+    privateKey: h.privateKey,
+    hostKey: h.hostKeyFingerprint,
+    pathStyle: "posix",
+    deadlineSeconds: 8,
+  },
+  downloads: releaseDownloads("1.36.2"),
+  vxlanPort: 4789,
+  containerdConfigPath: "C:\\k\\containerd\\config.toml",
+  joinConfigPath: path.join(bin, "kubeadm", "join.yaml"),
+  joinConfig: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\n",
+});
+
+/** Each launch's scripts, named by what they print or read. */
+function launches(): string[][] {
+  return launchLog(state).map((scripts) =>
+    scripts.map(
+      (x) =>
+        (/\$feature = (Get-WindowsFeature)/.exec(x) ||
+          /(Install-WindowsFeature)/.exec(x) ||
+          /(LastBootUpTime)/.exec(x) ||
+          /(Restart-Computer)/.exec(x) ||
+          /(join) --config/.exec(x) ||
+          /Write-Output '([^']+)'/.exec(x) || ["", "?"])[1],
+    ),
+  );
+}
+
+async function cost<T>(op: () => Promise<T>): Promise<{ result: T; logins: number; launches: string[][] }> {
+  fs.rmSync(state + ".log", { force: true });
+  const before = h.logins();
+  const result = await op();
+  return { result, logins: h.logins() - before, launches: launches() };
+}
+
+const FRESH_STEPS = [
+  "Get-WindowsFeature",
+  "Install-WindowsFeature",
+  "host settings ok",
+  "installed",
+  "containerd ok",
+  "kubelet service ok",
+  "join",
+  "Get-WindowsFeature",
+];
+
+test("a fresh node converges in one login and one PowerShell launch; a refresh and a no-op update in one each", async () => {
+  fs.writeFileSync(state, JSON.stringify(freshWindowsState("win-trips-1")));
+  const created = await cost(() => vanillaNodeProvider.create(inputs()));
+  expect(created.launches).toEqual([FRESH_STEPS]);
+  expect(created.logins).toBe(1);
+  const outs: VanillaNodeOutputs = created.result.outs;
+  const refreshed = await cost(() => vanillaNodeProvider.read!("id", outs));
+  expect(refreshed.launches).toEqual([["Get-WindowsFeature"]]);
+  expect(refreshed.logins).toBe(1);
+  const updated = await cost(() => vanillaNodeProvider.update!("id", outs, inputs()));
+  expect(updated.launches).toEqual([["Get-WindowsFeature", "Get-WindowsFeature"]]);
+  expect(updated.logins).toBe(1);
+});
+
+test("when the Containers feature needs a reboot, the reboot splits the converge into two launches", async () => {
+  fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState("win-trips-2"), featuresNeedReboot: true }));
+  const created = await cost(() => vanillaNodeProvider.create(inputs()));
+  expect(created.launches).toEqual([
+    // Probe, install (Windows asks for a restart), the boot time, the restart: the process ends with Windows.
+    ["Get-WindowsFeature", "Install-WindowsFeature", "LastBootUpTime", "Restart-Computer"],
+    // Back with a new boot time: the rest, in the process that saw it.
+    ["LastBootUpTime", ...FRESH_STEPS.slice(2)],
+  ]);
+  expect(created.logins).toBe(2);
+  expect(created.result.outs).toMatchObject({ containersFeature: "Installed", joined: true, pendingSteps: [] });
+});
