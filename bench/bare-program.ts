@@ -1,32 +1,22 @@
 /**
- * The bench's baseline: the same Kubernetes objects synth rendered, declared directly with @pulumi/kubernetes under
- * the same mock runtime, with no config, validation, components or rendering.
+ * The start-up benchmark's baseline: the Kubernetes objects our program declared for a stack (read from the JSON
+ * file in BENCH_OBJECTS: type, name, inputs), declared directly with @pulumi/kubernetes on one explicit provider,
+ * with no config, validation, components, dynamic resources or rendering. Run by the same language host as ours.
  */
 import * as k8s from "@pulumi/kubernetes";
-import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
-import * as path from "path";
-import { parse } from "yaml";
 
-async function main(): Promise<void> {
-  const dir = path.join(process.argv[2], "1-manifest");
-  await pulumi.runtime.setMocks(
-    { newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: () => ({}) },
-    "bare",
-    "bench",
-    true,
-  );
-  const provider = new k8s.Provider("cluster", {});
-  for (const f of fs.readdirSync(dir)) {
-    const obj: { apiVersion: string; kind: string; metadata: { name: string } } = parse(
-      fs.readFileSync(path.join(dir, f), "utf8"),
-    );
-    new k8s.apiextensions.CustomResource(f, obj, { provider });
-  }
-  await pulumi.runtime.disconnect();
+interface Declared {
+  name: string;
+  inputs: Record<string, unknown>;
 }
 
-main().catch((e: Error) => {
-  console.error(e.message);
-  process.exit(1);
-});
+const file = process.env.BENCH_OBJECTS;
+if (!file) throw new Error("BENCH_OBJECTS must name the objects' JSON file");
+const objects: Declared[] = JSON.parse(fs.readFileSync(file, "utf8"));
+const provider = new k8s.Provider("cluster", { enableConfigMapMutable: true, enableSecretMutable: true });
+for (const o of objects) {
+  const { apiVersion, kind, metadata, ...rest } = o.inputs;
+  if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
+  new k8s.apiextensions.CustomResource(o.name, { apiVersion, kind, metadata: metadata ?? {}, ...rest }, { provider });
+}

@@ -5,6 +5,7 @@
  */
 import { spawn } from "child_process";
 import * as fs from "fs";
+import * as path from "path";
 import { parse } from "yaml";
 import { ensureDevKey } from "../../scripts/synth/dev-key";
 import { DynamicPlugin, PROJECT_DIR } from "./dynamic-plugin";
@@ -65,6 +66,10 @@ export interface RunOptions extends StackConfig {
   invoke?: InvokeHandler;
   /** Environment for the program and the plugin (e.g. an EC2 endpoint stand-in). */
   env?: NodeJS.ProcessEnv;
+  /** The program to run, relative to the project: default `.` (package.json's main, index.ts). */
+  program?: string;
+  /** Extra arguments for the language host's node (the benchmark's `--cpu-prof`). */
+  nodeArgs?: string[];
   timeoutMs?: number;
 }
 
@@ -77,6 +82,16 @@ export interface RunResult {
   pluginStderr: string;
   /** The stack's outputs, as the program exported them. */
   outputs: Record<string, unknown>;
+}
+
+/** The environment the Go language host derives from Pulumi.yaml's `runtime.options`. */
+export function languageHostEnv(): Record<string, string> {
+  const project = parse(fs.readFileSync(path.join(PROJECT_DIR, "Pulumi.yaml"), "utf8"));
+  const options = project?.runtime?.options ?? {};
+  return {
+    ...(options.typescript === true ? { PULUMI_NODEJS_TYPESCRIPT: "true" } : {}),
+    ...(typeof options.tsconfig === "string" ? { PULUMI_NODEJS_TSCONFIG_PATH: options.tsconfig } : {}),
+  };
 }
 
 export async function runProgram(o: RunOptions): Promise<RunResult> {
@@ -106,18 +121,18 @@ export async function runProgram(o: RunOptions): Promise<RunResult> {
       "--parallel=16",
     ];
     if (o.preview) args.push("--dry-run");
-    args.push(".");
-    const child = spawn(process.execPath, args, {
+    args.push(o.program ?? ".");
+    const child = spawn(process.execPath, [...(o.nodeArgs ?? []), ...args], {
       cwd: PROJECT_DIR,
       env: {
         ...process.env,
         ...o.env,
         PULUMI_CONFIG: JSON.stringify(o.config),
         PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(o.secretKeys),
-        // What the Go language host sets for `runtime.options.typescript: true` (Pulumi.yaml). Type-checking is
-        // `npm run build`'s job; transpile-only keeps each run to seconds.
-        PULUMI_NODEJS_TYPESCRIPT: "true",
-        PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+        // What the Go language host sets from Pulumi.yaml's runtime options (pulumi-language-nodejs main.go:
+        // `typescript` → PULUMI_NODEJS_TYPESCRIPT, `tsconfig` → PULUMI_NODEJS_TSCONFIG_PATH), so that the harness runs
+        // the program exactly as configured (transpile-only because tsconfig.pulumi.json says noCheck).
+        ...languageHostEnv(),
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -21,6 +21,9 @@ fs.appendFileSync(state + ".log", "#launch\n");
 function handle(script) {
   fs.appendFileSync(state + ".log", script + "\n#---\n");
   const host = JSON.parse(fs.readFileSync(state, "utf8"));
+  // With `rebootSeconds`, a restarted host takes that long to start: until then every script fails, as a host that is
+  // not up would (the benchmark's rollouts model Windows' boot time so).
+  if (host.upAt && Date.now() < host.upAt) return { code: 1, stdout: "", stderr: "the host is still starting\r\n" };
   let stdout = "";
   let stderr = "";
   const say = (t) => (stdout += t);
@@ -266,6 +269,7 @@ function handle(script) {
     // The reboot: a new boot time; with `neverReturns` the host goes away for good (its sshd listener is killed,
     // found by walking up from this process: shell, sshd session, sshd listener).
     host.bootTime = new Date().toISOString();
+    if (host.rebootSeconds) host.upAt = Date.now() + host.rebootSeconds * 1000;
     if (host.containersFeature === "InstallPending") host.containersFeature = "Installed";
     // Installed updates take effect with the restart (the registry's UBR the kubelet reads rises then).
     if (host.pendingRevision) {

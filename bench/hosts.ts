@@ -1,0 +1,71 @@
+/**
+ * The benchmark's hosts: N real sshd servers on 127.0.0.1 (random ports) whose `powershell` is the lab's stand-in
+ * (test/lab/fake-powershell.js), each with its own state file, so every operation runs its real SSH and PowerShell
+ * round trips. What a host costs an operation (logins, launches, scripts) is read from sshd and the stand-in's log.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { LabHost, startLabHost } from "../test/lab/sshd";
+import { launchLog } from "../test/lab/lab-windows";
+
+export interface BenchHost {
+  lab: LabHost;
+  dir: string;
+  state: string;
+}
+
+const FAKE_PS = path.join(__dirname, "..", "test", "lab", "fake-powershell.js");
+
+export async function startHosts(n: number): Promise<BenchHost[]> {
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-host-"));
+      fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
+      fs.chmodSync(path.join(dir, "powershell"), 0o755);
+      return { lab: await startLabHost({ binDir: dir }), dir, state: path.join(dir, "state.json") };
+    }),
+  );
+}
+
+export async function stopHosts(hosts: BenchHost[]): Promise<void> {
+  await Promise.all(hosts.map((h) => h.lab.stop()));
+  for (const h of hosts) fs.rmSync(h.dir, { recursive: true, force: true });
+}
+
+/** Gives every host this simulated Windows state and an empty log. */
+export function resetHosts(hosts: BenchHost[], state: (h: BenchHost, i: number) => Record<string, unknown>): void {
+  hosts.forEach((h, i) => {
+    fs.writeFileSync(h.state, JSON.stringify(state(h, i)));
+    fs.rmSync(h.state + ".log", { force: true });
+  });
+}
+
+/** What one run of an operation cost each host: logins sshd accepted, PowerShell launches and their scripts. */
+export interface HostCost {
+  logins: number;
+  launches: string[][];
+}
+
+/** Runs `op` and reads what it cost each host (from a clean log). */
+export async function withCosts<T>(
+  hosts: BenchHost[],
+  op: () => Promise<T>,
+): Promise<{ result: T; costs: HostCost[] }> {
+  for (const h of hosts) fs.rmSync(h.state + ".log", { force: true });
+  const before = hosts.map((h) => h.lab.logins());
+  const result = await op();
+  return {
+    result,
+    costs: hosts.map((h, i) => ({ logins: h.lab.logins() - before[i], launches: launchLog(h.state) })),
+  };
+}
+
+/** The most of each count any host needed. */
+export function worst(costs: HostCost[]): { logins: number; launches: number; commands: number } {
+  return {
+    logins: Math.max(...costs.map((c) => c.logins)),
+    launches: Math.max(...costs.map((c) => c.launches.length)),
+    commands: Math.max(...costs.map((c) => c.launches.flat().length)),
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * (a) BYOH preparation and refresh, (b) vanilla node convergence and a no-op refresh: ours (the real providers, all
+ * hosts in parallel as the engine runs them) against the lower bound replaying the same round trips, and for (b)
+ * against Ansible doing the same steps. Each run starts from the same simulated host state.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { windowsHostProvider, WindowsHostInputs, WindowsHostOutputs } from "../providers/windows-host/provider";
+import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../providers/vanilla-node/provider";
+import { releaseDownloads } from "../test/helpers/vanilla-fixtures";
+import { freshWindowsState } from "../test/lab/windows-state";
+import { BenchHost, HostCost, resetHosts, withCosts, worst } from "./hosts";
+import { replay } from "./lower-bound";
+import { ansibleSetup } from "./ansible";
+import { median, peakGrowthMb, ratio, secs, timed } from "./stats";
+
+export interface OpFigures {
+  ours_s: number;
+  lower_bound_s: number;
+  ratio: number;
+  logins: number;
+  launches: number;
+  commands: number;
+  peak_mb_per_host: number;
+}
+
+interface Run {
+  oursMs: number;
+  boundMs: number;
+  costs: HostCost[];
+  mb: number;
+}
+
+function figures(runs: Run[], hosts: number): OpFigures {
+  const ours = median(runs.map((r) => r.oursMs));
+  const bound = median(runs.map((r) => r.boundMs));
+  const w = worst(runs[runs.length - 1].costs);
+  return {
+    ours_s: secs(ours),
+    lower_bound_s: secs(bound),
+    ratio: ratio(ours, bound),
+    logins: w.logins,
+    launches: w.launches,
+    commands: w.commands,
+    peak_mb_per_host: Math.round((median(runs.map((r) => r.mb)) / hosts) * 100) / 100,
+  };
+}
+
+/** Ours timed (with memory), its per-host costs read, then the lower bound replaying them from the same state. */
+async function measure<T>(
+  hosts: BenchHost[],
+  state: (h: BenchHost, i: number) => Record<string, unknown>,
+  ours: () => Promise<T>,
+  files: (i: number) => { path: string; data: Buffer }[] = () => [],
+): Promise<Run & { result: T }> {
+  resetHosts(hosts, state);
+  const [oursMs, [mb, { result, costs }]] = await timed(() => peakGrowthMb(() => withCosts(hosts, ours)));
+  const after = hosts.map((h) => fs.readFileSync(h.state, "utf8"));
+  resetHosts(hosts, state);
+  const [boundMs] = await timed(() =>
+    replay(
+      hosts.map((h) => h.lab),
+      costs,
+      files,
+    ),
+  );
+  // Leave the hosts as ours left them, so that a following operation (a refresh) starts from there.
+  hosts.forEach((h, i) => fs.writeFileSync(h.state, after[i]));
+  return { oursMs, boundMs, costs, mb, result };
+}
+
+function byohInputs(h: BenchHost): WindowsHostInputs {
+  return {
+    connection: {
+      host: h.lab.host,
+      port: h.lab.port,
+      user: h.lab.user,
+      privateKey: h.lab.privateKey,
+      hostKey: h.lab.hostKeyFingerprint,
+      deadlineSeconds: 60,
+    },
+    wmcoPublicKey: h.lab.publicKey,
+    wmcoPrivateKey: h.lab.privateKey,
+  };
+}
+
+export async function byohFigures(hosts: BenchHost[], runs: number, log: (l: string) => void) {
+  const prepare: Run[] = [];
+  const refresh: Run[] = [];
+  const fresh = (_h: BenchHost, i: number) => freshWindowsState(`byoh-${i}`);
+  for (let r = 0; r < runs; r++) {
+    const p = await measure(hosts, fresh, () =>
+      Promise.all(hosts.map((h) => windowsHostProvider.create(byohInputs(h)))),
+    );
+    prepare.push(p);
+    const outs: WindowsHostOutputs[] = p.result.map((c) => c.outs);
+    const prepared = hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")));
+    // A refresh as `pulumi refresh` then `pulumi preview` do it: read every host, then diff against the declaration.
+    const f = await measure(
+      hosts,
+      (_h, i) => prepared[i],
+      () =>
+        Promise.all(
+          hosts.map(async (h, i) => {
+            const read = await windowsHostProvider.read!("id", outs[i]);
+            const observed: WindowsHostOutputs = read.props;
+            if ((await windowsHostProvider.diff!("id", observed, byohInputs(h))).changes)
+              throw new Error(`the refresh of a prepared host found changes: the benchmark is wrong`);
+          }),
+        ),
+    );
+    refresh.push(f);
+    log(
+      `run ${r + 1}: BYOH prepare ${secs(p.oursMs)}s (lower bound ${secs(p.boundMs)}s), refresh ${secs(f.oursMs)}s (${secs(f.boundMs)}s)`,
+    );
+  }
+  return { prepare: figures(prepare, hosts.length), refresh: figures(refresh, hosts.length) };
+}
+
+function vanillaInputs(h: BenchHost): VanillaNodeInputs {
+  return {
+    connection: {
+      host: h.lab.host,
+      port: h.lab.port,
+      user: h.lab.user,
+      privateKey: h.lab.privateKey,
+      hostKey: h.lab.hostKeyFingerprint,
+      pathStyle: "posix",
+      deadlineSeconds: 60,
+    },
+    downloads: releaseDownloads("1.36.2"),
+    vxlanPort: 4789,
+    containerdConfigPath: "C:\\k\\containerd\\config.toml",
+    joinConfigPath: path.join(h.dir, "kubeadm", "join.yaml"),
+    joinConfig: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\n",
+  };
+}
+
+export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: string) => void, withAnsible: boolean) {
+  const converge: Run[] = [];
+  const noop: Run[] = [];
+  const ansible: { converge: number; noop: number }[] = [];
+  const fresh = (h: BenchHost, i: number) => {
+    fs.mkdirSync(path.join(h.dir, "kubeadm"), { recursive: true });
+    return freshWindowsState(`node-${i}`);
+  };
+  const joinFile = (i: number) => [
+    { path: vanillaInputs(hosts[i]).joinConfigPath, data: Buffer.from(vanillaInputs(hosts[i]).joinConfig) },
+  ];
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "bench-ansible-"));
+  try {
+    for (let r = 0; r < runs; r++) {
+      const c = await measure(
+        hosts,
+        fresh,
+        () => Promise.all(hosts.map((h) => vanillaNodeProvider.create(vanillaInputs(h)))),
+        joinFile,
+      );
+      converge.push(c);
+      const outs: VanillaNodeOutputs[] = c.result.map((x) => x.outs);
+      const converged = hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")));
+      const n = await measure(
+        hosts,
+        (_h, i) => converged[i],
+        () =>
+          Promise.all(
+            hosts.map(async (h, i) => {
+              const read = await vanillaNodeProvider.read!("id", outs[i]);
+              const observed: VanillaNodeOutputs = read.props;
+              if ((await vanillaNodeProvider.diff!("id", observed, vanillaInputs(h))).changes)
+                throw new Error(`the refresh of a converged node found changes: the benchmark is wrong`);
+            }),
+          ),
+      );
+      noop.push(n);
+      let line = `run ${r + 1}: vanilla converge ${secs(c.oursMs)}s (lower bound ${secs(c.boundMs)}s), no-op ${secs(n.oursMs)}s (${secs(n.boundMs)}s)`;
+      if (withAnsible) {
+        // The same steps: what our converge ran, without its two probes (Ansible reads nothing first).
+        const dir = path.join(work, `run-${r}`);
+        const play = ansibleSetup(
+          dir,
+          hosts.map((h) => h.lab),
+          (i) => ({
+            scripts: c.costs[i].launches.flat().slice(1, -1),
+            file: { path: vanillaInputs(hosts[i]).joinConfigPath, text: vanillaInputs(hosts[i]).joinConfig },
+          }),
+        );
+        resetHosts(hosts, fresh);
+        const first = play();
+        const again = play();
+        ansible.push({ converge: first, noop: again });
+        line += `; ansible converge ${secs(first)}s, no-op ${secs(again)}s`;
+      }
+      log(line);
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  return {
+    converge: figures(converge, hosts.length),
+    noop: figures(noop, hosts.length),
+    ansible: withAnsible
+      ? {
+          converge_s: secs(median(ansible.map((a) => a.converge))),
+          noop_s: secs(median(ansible.map((a) => a.noop))),
+        }
+      : undefined,
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * The benchmark of what the program really does (docs/benchmarks.md), in one run, side by side:
+ *   (a) BYOH preparation and refresh, (b) vanilla node convergence and no-op refresh, each against the lower bound
+ *       for the same round trips and (b) against ansible-playbook; (c) a rolling reboot at several maxUnavailable
+ *       against one node at a time; (d) start-up through the runtime harness against a bare program; (e) per host:
+ *       logins, remote commands, PowerShell launches per operation and peak memory.
+ * Figures are medians of --runs runs; ratios are computed within one run. The last line is one JSON object.
+ *
+ *   npm run bench -- --hosts 20 [--runs 3] [--json] [--skip nodes,ansible,rollout,startup] [--boot-seconds 1]
+ *                    [--cpu-prof DIR]   (V8 CPU profiles of our previews' language host, for the start-up account)
+ */
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { parseArgs } from "util";
+import { ensureDevKey } from "../scripts/synth/dev-key";
+import { stackConfig } from "../test/harness/program";
+import { PROJECT_DIR } from "../test/harness/dynamic-plugin";
+import { ensureAnsible } from "./ansible";
+import { startHosts, stopHosts } from "./hosts";
+import { byohFigures, vanillaFigures } from "./node-ops";
+import { rolloutFigures } from "./rollout";
+import { largeEstate, startupFigures } from "./startup";
+import { ratio } from "./stats";
+
+const { values } = parseArgs({
+  options: {
+    hosts: { type: "string", default: "20" },
+    runs: { type: "string", default: "3" },
+    json: { type: "boolean", default: false },
+    skip: { type: "string", default: "" },
+    "boot-seconds": { type: "string", default: "1" },
+    "cpu-prof": { type: "string" },
+  },
+});
+const N = Number(values.hosts);
+const RUNS = Number(values.runs);
+const BOOT = Number(values["boot-seconds"]);
+const skip = new Set(values.skip.split(",").filter(Boolean));
+for (const s of skip)
+  if (!["ansible", "rollout", "startup", "nodes"].includes(s))
+    throw new Error(`--skip takes ansible, rollout, startup or nodes, not ${JSON.stringify(s)}`);
+if (!Number.isInteger(N) || N < 1) throw new Error(`--hosts must be a whole number of at least 1, not ${values.hosts}`);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of at least 1`);
+const log = (line: string) => (values.json ? process.stderr.write(line + "\n") : console.log(line));
+
+async function main(): Promise<void> {
+  execFileSync("bash", [path.join(PROJECT_DIR, "test", "lab", "ensure-sshd.sh")], { stdio: "ignore" });
+  if (!skip.has("ansible") && !skip.has("nodes")) ensureAnsible(log);
+  log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${N} hosts, ${RUNS} runs`,
+  );
+  const result: Record<string, unknown> = { hosts: N, runs: RUNS, cores: os.cpus().length };
+  const hosts = await startHosts(N);
+  try {
+    if (!skip.has("nodes")) {
+      const byoh = await byohFigures(hosts, RUNS, log);
+      const vanilla = await vanillaFigures(hosts, RUNS, log, !skip.has("ansible"));
+      Object.assign(result, {
+        byoh_prepare_ratio: byoh.prepare.ratio,
+        byoh_refresh_ratio: byoh.refresh.ratio,
+        vanilla_converge_ratio: vanilla.converge.ratio,
+        vanilla_noop_ratio: vanilla.noop.ratio,
+        vanilla_ansible_speedup: vanilla.ansible ? ratio(vanilla.ansible.converge_s, vanilla.converge.ours_s) : null,
+        vanilla_ansible_noop_speedup: vanilla.ansible ? ratio(vanilla.ansible.noop_s, vanilla.noop.ours_s) : null,
+        powershell_launches_per_host: Math.max(
+          byoh.prepare.launches,
+          byoh.refresh.launches,
+          vanilla.converge.launches,
+          vanilla.noop.launches,
+        ),
+        peak_rss_mb_per_host: Math.max(
+          byoh.prepare.peak_mb_per_host,
+          byoh.refresh.peak_mb_per_host,
+          vanilla.converge.peak_mb_per_host,
+          vanilla.noop.peak_mb_per_host,
+        ),
+        byoh_prepare: byoh.prepare,
+        byoh_refresh: byoh.refresh,
+        vanilla_converge: vanilla.converge,
+        vanilla_noop: vanilla.noop,
+        ...(vanilla.ansible ? { ansible: vanilla.ansible } : {}),
+      });
+    }
+    if (!skip.has("rollout")) {
+      const widths = [...new Set([1, Math.min(5, N), Math.max(1, Math.floor(N / 4))])].sort((a, b) => a - b);
+      const rollout = await rolloutFigures(hosts, widths, RUNS, BOOT, log);
+      const widest = String(widths[widths.length - 1]);
+      Object.assign(result, {
+        rollout_speedup: rollout.speedup[widest],
+        rollout_max_unavailable: Number(widest),
+        rollout,
+      });
+    }
+  } finally {
+    await stopHosts(hosts);
+  }
+  if (!skip.has("startup")) {
+    const dev = path.join(PROJECT_DIR, "Pulumi.dev.yaml");
+    ensureDevKey({ values: stackConfig(dev).config, secretKeys: new Set() }, PROJECT_DIR);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-estate-"));
+    const startup = await startupFigures(
+      [
+        ["dev", dev],
+        ["large", largeEstate(dir)],
+      ],
+      RUNS,
+      log,
+      values["cpu-prof"],
+    );
+    Object.assign(result, { startup_ratio: startup.large.ratio, startup });
+  }
+  console.log(JSON.stringify(result));
+}
+
+main().catch((e: Error) => {
+  console.error(`bench failed: ${e.message}`);
+  process.exit(1);
+});
