@@ -1,4 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
+// Pulumi records a stack trace for every resource it registers (Resource.callsites: `new Error().stack`, unlimited
+// depth); with ts-node's source-map support each frame is mapped back to TypeScript, which for a large estate costs
+// seconds. V8's own positions are kept unless DEBUG is set (as synth does); our errors never rely on stack traces.
+if (!process.env.DEBUG) Reflect.deleteProperty(Error, "prepareStackTrace");
 import { clusterAccess, kubernetesProvider } from "./components/cluster-access";
 import { WindowsEstate } from "./components/estate";
 import { completeWithCluster } from "./components/machinesets/complete";

@@ -17,7 +17,7 @@ import { NodeRelay } from "./node-access/relay";
 import { nodePath } from "./node-access/path";
 import { RollingReboot } from "../providers/rolling-reboot";
 import { describeRollout, planRollout } from "../providers/day2/batches";
-import { tokenDigest } from "../providers/day2/rollout";
+import { tokenDigest } from "../providers/day2/batches";
 import { RELAY_IMAGE } from "../facts/day2";
 import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
 import { declaredInventory, discoveredInventory, InventoryEntry } from "./day2/inventory";

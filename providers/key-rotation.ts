@@ -1,9 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { wmcoKeyAdoptedProvider } from "./day2/key-adopted";
-import { retiredKeysProvider } from "./windows-host/retire";
-import { SshConnection } from "./ssh/types";
-
-export { wmcoKeyAdoptedProvider, retiredKeysProvider };
+import type { SshConnection } from "./ssh/types";
+import { thinProvider } from "./thin";
 
 export interface WmcoKeyAdoptedArgs {
   /** The WMCO public key (`authorized_keys` line without comment) now in `cloud-private-key`. */
@@ -21,7 +18,7 @@ export interface WmcoKeyAdoptedArgs {
 export class WmcoKeyAdopted extends pulumi.dynamic.Resource {
   constructor(name: string, args: WmcoKeyAdoptedArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      wmcoKeyAdoptedProvider,
+      thinProvider("WmcoKeyAdopted"),
       name,
       {
         publicKey: args.publicKey,
@@ -53,7 +50,7 @@ export class RetiredWmcoKeys extends pulumi.dynamic.Resource {
   declare readonly retired: pulumi.Output<number>;
   constructor(name: string, args: RetiredWmcoKeysArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      retiredKeysProvider,
+      thinProvider("RetiredWmcoKeys"),
       name,
       {
         connection: pulumi.secret(args.connection),

@@ -1,7 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { machineRolloutProvider } from "./day2/machine-rollout-provider";
-
-export { machineRolloutProvider };
+import { thinProvider } from "./thin";
 
 export interface MachineSetRolloutArgs {
   /** The MachineSet's name in openshift-machine-api. */
@@ -33,7 +31,7 @@ export class MachineSetRollout extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: MachineSetRolloutArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      machineRolloutProvider,
+      thinProvider("MachineSetRollout"),
       name,
       {
         machineSet: args.machineSet,

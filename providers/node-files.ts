@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { nodeFilesProvider } from "./node-files/provider";
-import { SshConnection } from "./ssh/types";
-
-export { nodeFilesProvider };
+import type { SshConnection } from "./ssh/types";
+import { thinProvider } from "./thin";
 
 export interface NodeFilesArgs {
   /** How to reach the host. Always stored as a secret: it holds the private key or password. */
@@ -30,7 +28,7 @@ export class NodeFiles extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: NodeFilesArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      nodeFilesProvider,
+      thinProvider("NodeFiles"),
       name,
       {
         connection: pulumi.secret(args.connection),

@@ -1,9 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { windowsPatchingProvider } from "./day2/patching-provider";
-import { NodeReachSettings } from "./day2/node-reach";
-import { SshConnection } from "./ssh/types";
-
-export { windowsPatchingProvider };
+import type { NodeReachSettings } from "./day2/node-reach";
+import type { SshConnection } from "./ssh/types";
+import { thinProvider } from "./thin";
 
 export interface WindowsPatchingArgs {
   /** Build → the lowest update revision accepted (`windows-estate:patching.minimumUpdateRevision`). */
@@ -53,7 +51,7 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: WindowsPatchingArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      windowsPatchingProvider,
+      thinProvider("WindowsPatching"),
       name,
       {
         minimumUpdateRevision: args.minimumUpdateRevision,

@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { rollingRebootProvider } from "./day2/rolling-reboot-provider";
-import { NodeReachSettings } from "./day2/node-reach";
-
-export { rollingRebootProvider };
+import type { NodeReachSettings } from "./day2/node-reach";
+import { thinProvider } from "./thin";
 
 export interface RollingRebootArgs {
   /** Any string; a new value asks for a new rolling reboot (`windows-estate:reboot.token`). */
@@ -36,7 +34,7 @@ export class RollingReboot extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: RollingRebootArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      rollingRebootProvider,
+      thinProvider("RollingReboot"),
       name,
       {
         token: args.token,

@@ -1,11 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { NetworkAgent, vanillaNodeProvider } from "./vanilla-node/provider";
-import { bootstrapTokenProvider } from "./vanilla-node/bootstrap-token";
-import { Download, ProxyEnv } from "./vanilla-node/scripts";
-import { Taint } from "./vanilla-node/identity";
-import { SshConnection } from "./ssh/types";
-
-export { vanillaNodeProvider, bootstrapTokenProvider };
+import type { NetworkAgent } from "./vanilla-node/provider";
+import type { Download, ProxyEnv } from "./vanilla-node/scripts";
+import type { Taint } from "./vanilla-node/identity";
+import type { SshConnection } from "./ssh/types";
+import { thinProvider } from "./thin";
 
 export interface VanillaNodeArgs {
   /** How to reach the host (address, user, key, host key). Stored as a secret. */
@@ -54,7 +52,7 @@ export class VanillaNode extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: VanillaNodeArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      vanillaNodeProvider,
+      thinProvider("VanillaNode"),
       name,
       {
         connection: pulumi.secret(args.connection),
@@ -100,7 +98,7 @@ export class BootstrapToken extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: BootstrapTokenArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      bootstrapTokenProvider,
+      thinProvider("BootstrapToken"),
       name,
       {
         ttlHours: args.ttlHours,

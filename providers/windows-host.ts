@@ -1,8 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { windowsHostProvider } from "./windows-host/provider";
-import { SshConnection } from "./ssh/types";
-
-export { windowsHostProvider };
+import type { SshConnection } from "./ssh/types";
+import { thinProvider } from "./thin";
 
 export interface WindowsHostArgs {
   /** The first way in: address, user, host key (or trust on first use), and a bootstrap password or key. Stored as a secret. */
@@ -34,7 +32,7 @@ export class WindowsHost extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: WindowsHostArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      windowsHostProvider,
+      thinProvider("WindowsHost"),
       name,
       {
         connection: pulumi.secret(args.connection),

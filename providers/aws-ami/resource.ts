@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { pinnedAmiProvider } from "./provider";
+import { thinProvider } from "../thin";
 
 export interface PinnedAmiArgs {
   /** AWS region of the cluster. */
@@ -20,7 +20,7 @@ export class PinnedAmi extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: PinnedAmiArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      pinnedAmiProvider,
+      thinProvider("PinnedAmi"),
       name,
       {
         region: args.region,

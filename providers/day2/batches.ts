@@ -3,6 +3,13 @@
  * `MaxParallelUpgrades = 1`). Nodes already done for this token are not touched again, so a run that stopped on a
  * failure resumes where it stopped. Pure.
  */
+import { createHash } from "crypto";
+
+/** The token as it is recorded on Nodes: a short digest (any string may be a token; annotations stay small). */
+export function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("hex").slice(0, 16);
+}
+
 export interface RolloutNode {
   name: string;
   /** The token this node was last rebooted (or patched) for; equal to the wanted token when it is done. */

@@ -9,7 +9,6 @@
  * done for this rollout's digest, so a later `pulumi up` resumes where it stopped and never redoes a finished node. A
  * node that was cordoned by someone else before we started stays cordoned.
  */
-import { createHash } from "crypto";
 import { messageOf } from "../../lib/errors";
 import {
   KEEP_CORDONED_ANNOTATION,
@@ -22,16 +21,14 @@ import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi } from "./drain-run";
+import { tokenDigest } from "./batches";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
 import { WindowsNode, windowsNodes } from "./inventory";
 import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
 
-/** The token as it is recorded on Nodes: a short digest (any string may be a token; annotations stay small). */
-export function tokenDigest(token: string): string {
-  return createHash("sha256").update(token).digest("hex").slice(0, 16);
-}
+export { tokenDigest };
 
 /**
  * What a rollout does to each drained node, between the drain and the wait for Ready: a reboot (the default), or

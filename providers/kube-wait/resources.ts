@@ -1,10 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import {
-  byohDeconfiguredProvider,
-  byohHostReleasedProvider,
-  objectExistsProvider,
-  operatorReadyProvider,
-} from "./provider";
+import { thinProvider } from "../thin";
 
 interface AccessArgs {
   /**
@@ -50,7 +45,7 @@ export class OperatorReady extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: OperatorReadyArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      operatorReadyProvider,
+      thinProvider("OperatorReady"),
       name,
       {
         namespace: args.namespace,
@@ -85,7 +80,7 @@ export class ObjectExists extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ObjectExistsArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      objectExistsProvider,
+      thinProvider("ObjectExists"),
       name,
       {
         apiVersion: args.apiVersion,
@@ -116,7 +111,7 @@ export interface ByohDeconfiguredArgs extends AccessArgs {
 export class ByohDeconfigured extends pulumi.dynamic.Resource {
   constructor(name: string, args: ByohDeconfiguredArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      byohDeconfiguredProvider,
+      thinProvider("ByohDeconfigured"),
       name,
       { namespace: args.namespace, ...withAccess(args, 1800) },
       { ...opts, additionalSecretOutputs: ["kubeconfig"] },
@@ -138,7 +133,7 @@ export interface ByohHostReleasedArgs extends AccessArgs {
 export class ByohHostReleased extends pulumi.dynamic.Resource {
   constructor(name: string, args: ByohHostReleasedArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      byohHostReleasedProvider,
+      thinProvider("ByohHostReleased"),
       name,
       { address: args.address, ...withAccess(args, 1800) },
       { ...opts, additionalSecretOutputs: ["kubeconfig"] },

@@ -1,7 +1,8 @@
 import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { NodeFiles, nodeFilesProvider } from "../../providers/node-files";
+import { NodeFiles } from "../../providers/node-files";
+import { nodeFilesProvider } from "../../providers/node-files/provider";
 import { NodeFilesInputs, NodeFilesOutputs } from "../../providers/node-files/provider";
 import { withSession } from "../../providers/ssh/session";
 import { SshConnection } from "../../providers/ssh/types";

@@ -1,6 +1,6 @@
 import * as fs from "fs";
 import * as path from "path";
-import { nodeFilesProvider } from "../../providers/node-files";
+import { nodeFilesProvider } from "../../providers/node-files/provider";
 import { MAX_FILES, NodeFilesInputs } from "../../providers/node-files/provider";
 import { SshConnection } from "../../providers/ssh/types";
 import { LabHost, startLabHost } from "../lab/sshd";

@@ -1,8 +1,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { windowsHostProvider } from "../../../providers/windows-host";
-import { WindowsHostInputs, WindowsHostOutputs } from "../../../providers/windows-host/provider";
+import { windowsHostProvider, WindowsHostInputs, WindowsHostOutputs } from "../../../providers/windows-host/provider";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
 import { launchLog } from "../../lab/lab-windows";

@@ -1,0 +1,119 @@
+/**
+ * The provider a dynamic resource hands to Pulumi: a few lines that, in the dynamic-provider host, load the real one
+ * from this project (providers/registry.ts) and call it. Pulumi serializes a dynamic resource's provider into its
+ * `__provider` input, once per provider object but sent and stored with every resource: the real providers serialize
+ * to 15-80 KB each (their whole module graph), which for an estate of 200 BYOH hosts made tens of MB of gRPC traffic
+ * per preview. This stand-in serializes to about 2 KB.
+ *
+ * It carries a version of the provider code (a hash of providers/, facts/ and lib/), so `__provider` still changes
+ * whenever the code does: the providers' `diff` re-applies what they manage after an upgrade, as before.
+ *
+ * The host runs in the project directory (the engine starts plugins there; WINDOWS_ESTATE_ROOT overrides it) and loads
+ * the TypeScript sources with ts-node, as Pulumi's language host does for the program.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { createHash } from "crypto";
+import * as fs from "fs";
+import * as path from "path";
+import { PROVIDERS, ProviderMethod } from "./registry";
+
+/**
+ * Runs in the dynamic-provider host (serialized with the stand-in): finds the project, registers ts-node once, and
+ * returns the provider for `type`, cached for the life of the host. Errors name what is missing and the fix.
+ */
+function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
+  const key = Symbol.for("windows-estate.providers");
+  const cache: Record<string, pulumi.dynamic.ResourceProvider> = Reflect.get(globalThis, key) ?? {};
+  Reflect.set(globalThis, key, cache);
+  const cached = cache[type];
+  if (cached) return cached;
+  const nodePath: typeof import("path") = require("path");
+  const nodeFs: typeof import("fs") = require("fs");
+  const start = process.env.WINDOWS_ESTATE_ROOT || process.cwd();
+  let root = nodePath.resolve(start);
+  while (!nodeFs.existsSync(nodePath.join(root, "providers", "registry.ts"))) {
+    const up = nodePath.dirname(root);
+    if (up === root)
+      throw new Error(
+        `the windows-estate provider code was not found from ${start}: run pulumi from the project directory, or set WINDOWS_ESTATE_ROOT to it`,
+      );
+    root = up;
+  }
+  if (!require.extensions[".ts"]) {
+    const tsNode: typeof import("ts-node") = require(require.resolve("ts-node", { paths: [root] }));
+    tsNode.register({ transpileOnly: true, project: nodePath.join(root, "tsconfig.pulumi.json") });
+  }
+  const registry: typeof import("./registry") = require(nodePath.join(root, "providers", "registry"));
+  const provider = registry.providerFor(type);
+  cache[type] = provider;
+  return provider;
+}
+
+/** A method the registry promised but the provider lacks is an error naming both. */
+function need<T>(f: T | undefined, type: string, m: string): T {
+  if (!f) throw new Error(`the ${type} provider has no ${m}`);
+  return f;
+}
+
+let version: string | undefined;
+
+/** A hash of the provider code: every .ts file under providers/, facts/ and lib/, paths and contents. */
+export function codeVersion(): string {
+  if (version) return version;
+  const root = path.resolve(__dirname, "..");
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".ts")) files.push(p);
+    }
+  };
+  for (const d of ["providers", "facts", "lib"]) walk(path.join(root, d));
+  const h = createHash("sha256");
+  for (const f of files.sort()) h.update(path.relative(root, f)).update("\0").update(fs.readFileSync(f)).update("\0");
+  version = h.digest("hex").slice(0, 16);
+  return version;
+}
+
+const made = new Map<string, pulumi.dynamic.ResourceProvider>();
+
+/** The serializable stand-in for the provider registered as `type` (one object per type, so Pulumi serializes it once). */
+export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
+  const existing = made.get(type);
+  if (existing) return existing;
+  const entry = Object.prototype.hasOwnProperty.call(PROVIDERS, type) ? PROVIDERS[type] : undefined;
+  if (!entry) throw new Error(`providers/registry.ts has no provider named ${JSON.stringify(type)}`);
+  const has = (m: ProviderMethod) => entry.methods.includes(m);
+  const p: pulumi.dynamic.ResourceProvider & { codeVersion: string } = {
+    codeVersion: codeVersion(),
+    create: (inputs) => loadProvider(type).create(inputs),
+  };
+  if (has("check"))
+    p.check = (olds, news) => {
+      const q = loadProvider(type);
+      return need(q.check, type, "check").call(q, olds, news);
+    };
+  if (has("diff"))
+    p.diff = (id, olds, news) => {
+      const q = loadProvider(type);
+      return need(q.diff, type, "diff").call(q, id, olds, news);
+    };
+  if (has("read"))
+    p.read = (id, props) => {
+      const q = loadProvider(type);
+      return need(q.read, type, "read").call(q, id, props);
+    };
+  if (has("update"))
+    p.update = (id, olds, news) => {
+      const q = loadProvider(type);
+      return need(q.update, type, "update").call(q, id, olds, news);
+    };
+  if (has("delete"))
+    p.delete = (id, props) => {
+      const q = loadProvider(type);
+      return need(q.delete, type, "delete").call(q, id, props);
+    };
+  made.set(type, p);
+  return p;
+}
