@@ -1,7 +1,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "rendered/**", ".dev/**", "coverage/**", "*.js", "*.mjs"] },
+  { ignores: ["node_modules/**", "rendered/**", ".dev/**", "coverage/**", "bin/**", "*.js", "*.mjs"] },
   ...tseslint.configs.recommended,
   {
     rules: {

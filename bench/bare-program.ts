@@ -1,9 +1,12 @@
 /**
- * The start-up benchmark's baseline: the Kubernetes objects our program declared for a stack (read from the JSON
- * file in BENCH_OBJECTS: type, name, inputs), declared directly with @pulumi/kubernetes on one explicit provider,
- * with no config, validation, components, dynamic resources or rendering. Run by the same language host as ours.
+ * The start-up benchmark's baselines: the Kubernetes objects our program declared for a stack (read from the JSON
+ * file in BENCH_OBJECTS: name, inputs), declared directly with @pulumi/kubernetes on one explicit provider, with no
+ * config, validation, components or rendering. With BENCH_DYNAMIC (a JSON file of { count, check }), also as many
+ * dynamic resources as ours, each with a provider that does nothing (with a check where ours has one): the same
+ * resources, none of our work. Run by the same language host as ours.
  */
 import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 
 interface Declared {
@@ -20,3 +23,17 @@ for (const o of objects) {
   if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
   new k8s.apiextensions.CustomResource(o.name, { apiVersion, kind, metadata: metadata ?? {}, ...rest }, { provider });
 }
+
+const dynamic: { count: number; check: boolean }[] = process.env.BENCH_DYNAMIC
+  ? JSON.parse(fs.readFileSync(process.env.BENCH_DYNAMIC, "utf8"))
+  : [];
+const withCheck: pulumi.dynamic.ResourceProvider = {
+  check: async (_olds, news) => ({ inputs: news }),
+  create: async () => ({ id: "bare" }),
+};
+const without: pulumi.dynamic.ResourceProvider = { create: async () => ({ id: "bare" }) };
+/** A dynamic resource with a do-nothing provider (the SDK's class is abstract). */
+class Bare extends pulumi.dynamic.Resource {}
+let n = 0;
+for (const d of dynamic)
+  for (let i = 0; i < d.count; i++) new Bare(d.check ? withCheck : without, `dynamic-${n++}`, { value: i }, {});

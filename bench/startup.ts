@@ -12,6 +12,7 @@ import { stringify } from "yaml";
 import { PROJECT_DIR } from "../test/harness/dynamic-plugin";
 import { runProgram, stackConfig } from "../test/harness/program";
 import { reveal } from "../test/harness/wire";
+import { PROVIDERS } from "../providers/registry";
 import { median, ratio, secs, timed } from "./stats";
 
 export interface StartupFigures {
@@ -22,6 +23,9 @@ export interface StartupFigures {
   /** Warm ours ÷ warm bare. */
   ratio: number;
   cold_ratio: number;
+  /** The bare program declaring our dynamic resources too (no-op providers): warm seconds, and warm ours ÷ it. */
+  bare_same_resources_warm_s: number;
+  overhead_ratio: number;
   resources: number;
   bare_resources: number;
 }
@@ -69,7 +73,7 @@ async function previewOurs(stack: string, file: string, nodeArgs: string[]) {
   return { ms, r };
 }
 
-async function previewBare(objects: string) {
+async function previewBare(objects: string, dynamic?: string) {
   const [ms, r] = await timed(() =>
     runProgram({
       config: {},
@@ -77,7 +81,7 @@ async function previewBare(objects: string) {
       stack: "bare",
       preview: true,
       program: path.relative(PROJECT_DIR, path.join(__dirname, "bare-program.ts")),
-      env: { BENCH_OBJECTS: objects },
+      env: { BENCH_OBJECTS: objects, ...(dynamic ? { BENCH_DYNAMIC: dynamic } : {}) },
       timeoutMs: 600_000,
     }),
   );
@@ -101,6 +105,8 @@ export async function startupFigures(
     for (const [stack, file] of stacks) {
       const ours: number[] = [];
       const bare: number[] = [];
+      const same: number[] = [];
+      const dynamic = path.join(dir, `${stack}.dynamic.json`);
       let resources = 0;
       let bareResources = 0;
       const objects = path.join(dir, `${stack}.objects.json`);
@@ -111,12 +117,22 @@ export async function startupFigures(
         if (r === 0) {
           const k8s = o.r.engine.registrations.filter((x) => x.custom && x.type.startsWith("kubernetes:"));
           fs.writeFileSync(objects, JSON.stringify(k8s.map((x) => ({ name: x.name, inputs: reveal(x.inputs) }))));
+          const counts = new Map<string, number>();
+          for (const x of o.r.engine.registrations)
+            if (x.type.startsWith("pulumi-nodejs:dynamic/windows-estate:"))
+              counts.set(x.type.split(":").pop() ?? "", (counts.get(x.type.split(":").pop() ?? "") ?? 0) + 1);
+          fs.writeFileSync(
+            dynamic,
+            JSON.stringify([...counts].map(([t, count]) => ({ count, check: PROVIDERS[t].methods.includes("check") }))),
+          );
         }
         const b = await previewBare(objects);
         bare.push(b.ms);
         bareResources = b.r.engine.registrations.length;
+        const sameRun = await previewBare(objects, dynamic);
+        same.push(sameRun.ms);
         log(
-          `run ${r + 1}: ${stack} preview ${secs(o.ms)}s (${resources} resources), bare ${secs(b.ms)}s (${bareResources})`,
+          `run ${r + 1}: ${stack} preview ${secs(o.ms)}s (${resources} resources), bare ${secs(b.ms)}s (${bareResources}), bare with our dynamic resources ${secs(sameRun.ms)}s (${sameRun.r.engine.registrations.length})`,
         );
       }
       const warm = (xs: number[]) => median(xs.slice(1));
@@ -127,6 +143,8 @@ export async function startupFigures(
         bare_warm_s: secs(warm(bare)),
         ratio: ratio(warm(ours), warm(bare)),
         cold_ratio: ratio(ours[0], bare[0]),
+        bare_same_resources_warm_s: secs(warm(same)),
+        overhead_ratio: ratio(warm(ours), warm(same)),
         resources,
         bare_resources: bareResources,
       };

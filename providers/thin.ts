@@ -9,12 +9,11 @@
  * whenever the code does: the providers' `diff` re-applies what they manage after an upgrade, as before.
  *
  * The host runs in the project directory (the engine starts plugins there; WINDOWS_ESTATE_ROOT overrides it) and loads
- * the TypeScript sources with ts-node, as Pulumi's language host does for the program.
+ * the providers from bin/ when `npm run build` compiled exactly the current sources, else the TypeScript sources with
+ * ts-node, as Pulumi's language host does for the program (lib/project.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { createHash } from "crypto";
-import * as fs from "fs";
-import * as path from "path";
+import { builtModule, projectRoot, PROVIDER_SOURCES, sourceHash } from "../lib/project";
 import { PROVIDERS, ProviderMethod } from "./registry";
 
 /**
@@ -39,11 +38,13 @@ function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
       );
     root = up;
   }
-  if (!require.extensions[".ts"]) {
+  // Compiled by `npm run build` for exactly these sources: plain JavaScript. Otherwise the sources, through ts-node.
+  const built = builtModule(root, "providers/registry");
+  if (!built && !require.extensions[".ts"]) {
     const tsNode: typeof import("ts-node") = require(require.resolve("ts-node", { paths: [root] }));
     tsNode.register({ transpileOnly: true, project: nodePath.join(root, "tsconfig.pulumi.json") });
   }
-  const registry: typeof import("./registry") = require(nodePath.join(root, "providers", "registry"));
+  const registry: typeof import("./registry") = require(built ?? nodePath.join(root, "providers", "registry"));
   const provider = registry.providerFor(type);
   cache[type] = provider;
   return provider;
@@ -57,22 +58,9 @@ function need<T>(f: T | undefined, type: string, m: string): T {
 
 let version: string | undefined;
 
-/** A hash of the provider code: every .ts file under providers/, facts/ and lib/, paths and contents. */
+/** A hash of the provider code (providers/, facts/ and lib/ sources): changes whenever the providers may behave differently. */
 export function codeVersion(): string {
-  if (version) return version;
-  const root = path.resolve(__dirname, "..");
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".ts")) files.push(p);
-    }
-  };
-  for (const d of ["providers", "facts", "lib"]) walk(path.join(root, d));
-  const h = createHash("sha256");
-  for (const f of files.sort()) h.update(path.relative(root, f)).update("\0").update(fs.readFileSync(f)).update("\0");
-  version = h.digest("hex").slice(0, 16);
+  version ??= sourceHash(projectRoot(__dirname), PROVIDER_SOURCES).slice(0, 16);
   return version;
 }
 

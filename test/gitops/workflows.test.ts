@@ -89,3 +89,13 @@ test("the operator Stack references its secrets and inlines none", () => {
   expect(JSON.stringify(stack?.spec?.envRefs)).toMatch(/"type":"Secret"/);
   expect(text).not.toMatch(/pul-[0-9a-f]{20,}|ghp_[A-Za-z0-9]{20,}/);
 });
+
+test.each(workflows)("%s builds the program before any pulumi step runs it (the fast start-up path)", (file) => {
+  const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
+  for (const job of Object.values(wf.jobs)) {
+    const pulumi = job.steps.findIndex((s) => (s.uses ?? "").startsWith("pulumi/actions"));
+    if (pulumi < 0) continue;
+    const build = job.steps.findIndex((s) => /\bnpm run build\b/.test(s.run ?? ""));
+    expect({ build: build >= 0, before: build < pulumi }).toEqual({ build: true, before: true });
+  }
+});

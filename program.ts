@@ -1,0 +1,100 @@
+import * as pulumi from "@pulumi/pulumi";
+// Pulumi records a stack trace for every resource it registers (Resource.callsites: `new Error().stack`, unlimited
+// depth); with ts-node's source-map support each frame is mapped back to TypeScript, which for a large estate costs
+// seconds. V8's own positions are kept unless DEBUG is set (as synth does); our errors never rely on stack traces.
+if (!process.env.DEBUG) Reflect.deleteProperty(Error, "prepareStackTrace");
+import { clusterAccess, kubernetesProvider } from "./components/cluster-access";
+import { WindowsEstate } from "./components/estate";
+import { completeWithCluster } from "./components/machinesets/complete";
+import { formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
+import { completeVanilla } from "./components/vanilla/complete";
+import { VanillaEstate } from "./components/vanilla/estate";
+import { loadStackConfig } from "./stacks/from-pulumi";
+import { DOMAIN_VALIDATORS } from "./components/validators";
+
+/**
+ * The program. Everything is validated (and, against a live cluster, completed by discovery) before the first
+ * resource is declared: a config error declares nothing.
+ */
+export = async () => {
+  const any = loadStackConfig(DOMAIN_VALIDATORS);
+  if (isVanillaConfig(any)) return vanilla(any);
+  const loaded = any;
+  const { config, issues } = await completeWithCluster(loaded);
+  if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
+  // Warnings discovery added (those of the config alone were printed by the loader).
+  for (const w of config.warnings.slice(loaded.warnings.length))
+    pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
+  if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
+
+  const provider = kubernetesProvider(config.cluster);
+  // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
+  // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
+  const estate = new WindowsEstate(
+    "estate",
+    { config },
+    { providers: { kubernetes: provider }, aliases: [{ name: pulumi.getStack() }] },
+  );
+
+  return {
+    /** Namespace WMCO runs in. */
+    operatorNamespace: estate.operatorNamespace,
+    /** The installed and succeeded WMCO CSV (unknown in render mode). */
+    installedCSV: estate.installedCSV,
+    /** Public half of the WMCO key as an `authorized_keys` line: put it on golden images and BYOH hosts. */
+    wmcoPublicKey: estate.publicKey,
+    /** SHA256 fingerprint of the WMCO key. */
+    wmcoPublicKeyFingerprint: estate.publicKeyFingerprint,
+    /** Per MachineSet: name, platform, Windows Server version and build, replicas. */
+    machineSets: estate.machineSets,
+    /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
+    runtimeClasses: estate.runtimeClasses,
+    /** The containerd hosts.toml every Windows node gets from WMCO, by registry directory, credentials redacted. */
+    windowsRegistryConfig: estate.windowsRegistryConfig,
+    /** The same files by full Windows path (synth writes them under windows-node-files/). */
+    windowsNodeFiles: estate.windowsNodeFiles,
+    /** Which mirror sets each registry file comes from (this stack's or the cluster's), and what the files cover. */
+    windowsRegistrySources: estate.windowsRegistrySources,
+    /** The cluster-wide proxy WMCO applies to every Windows node (read at preview/up; credentials removed). */
+    clusterProxy: config.discovered?.proxy ?? null,
+    /** Bring-your-own hosts as prepared (hostname, Windows Server version, host key fingerprint). */
+    byohHosts: estate.byohHosts,
+    /** The first-boot script of each BYOH VM this stack creates on AWS or Azure (no secret in it). */
+    ...(estate.createdHostsFirstBoot ? { byohVmFirstBoot: estate.createdHostsFirstBoot } : {}),
+    /** The rolling reboot (`windows-estate:reboot`): token and the nodes in their batches, as preview shows them. */
+    ...(estate.reboot ? { windowsReboot: { token: estate.reboot.token, plan: estate.reboot.plan } } : {}),
+    /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
+    windowsNodeInventory: estate.inventory,
+    /** The patch rollout (`windows-estate:patching`): the minimum, the batches planned, nodes left to an image roll. */
+    ...(estate.patching ? { windowsPatching: estate.patching } : {}),
+    /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
+    ...(estate.hostStatus ? { windowsNodeHostStatus: estate.hostStatus } : {}),
+  };
+};
+
+/** A vanilla Kubernetes stack (`cluster.platform: Kubernetes`): no WMCO; the Windows side of a kubeadm cluster. */
+async function vanilla(loaded: VanillaEstateConfig) {
+  const { config, resolved, facts, issues } = await completeVanilla(loaded);
+  if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatIssues(issues));
+  const provider = kubernetesProvider(config.cluster);
+  const access = clusterAccess(config.cluster);
+  const estate = new VanillaEstate(
+    "estate",
+    { config, resolved, ...(facts ? { facts } : {}), ...(access ? { access } : {}) },
+    { providers: { kubernetes: provider } },
+  );
+  return {
+    /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
+    kubernetes: resolved,
+    /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
+    runtimeClasses: estate.runtimeClasses,
+    /** Per node: the files it gets (exact text; the join token as a placeholder), downloads and steps, in order. */
+    windowsNodePlans: estate.nodePlans,
+    /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
+    windowsNodeInventory: estate.inventory,
+    /** The patch rollout (`windows-estate:patching`): the minimum and the batches planned. */
+    ...(estate.patching ? { windowsPatching: estate.patching } : {}),
+    /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
+    ...(estate.hostStatus ? { windowsNodeHostStatus: estate.hostStatus } : {}),
+  };
+}
