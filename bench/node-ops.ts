@@ -43,7 +43,7 @@ function figures(runs: Run[], hosts: number): OpFigures {
     logins: w.logins,
     launches: w.launches,
     commands: w.commands,
-    peak_mb_per_host: Math.round((median(runs.map((r) => r.mb)) / hosts) * 100) / 100,
+    peak_mb_per_host: Math.round((median(runs.map((r) => r.mb)) / hosts) * 1000) / 1000,
   };
 }
 

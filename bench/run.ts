@@ -8,6 +8,7 @@
  *
  *   npm run bench -- --hosts 20 [--runs 3] [--json] [--skip nodes,ansible,rollout,startup] [--boot-seconds 1]
  *                    [--cpu-prof DIR]   (V8 CPU profiles of our previews' language host, for the start-up account)
+ *                    [--memory-hosts 200]   (BYOH prepare and refresh once more on that many hosts, for memory per host)
  */
 import { execFileSync } from "child_process";
 import * as fs from "fs";
@@ -32,6 +33,8 @@ const { values } = parseArgs({
     skip: { type: "string", default: "" },
     "boot-seconds": { type: "string", default: "1" },
     "cpu-prof": { type: "string" },
+    "memory-hosts": { type: "string" },
+    verbose: { type: "boolean", default: false },
   },
 });
 const N = Number(values.hosts);
@@ -44,6 +47,9 @@ for (const s of skip)
 if (!Number.isInteger(N) || N < 1) throw new Error(`--hosts must be a whole number of at least 1, not ${values.hosts}`);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of at least 1`);
 const log = (line: string) => (values.json ? process.stderr.write(line + "\n") : console.log(line));
+// The providers report progress on stderr (Pulumi shows it); here it would bury the figures.
+const reportError = console.error;
+if (!values.verbose) console.error = () => undefined;
 
 async function main(): Promise<void> {
   execFileSync("bash", [path.join(PROJECT_DIR, "test", "lab", "ensure-sshd.sh")], { stdio: "ignore" });
@@ -96,6 +102,21 @@ async function main(): Promise<void> {
   } finally {
     await stopHosts(hosts);
   }
+  // Memory per host at a larger fleet: BYOH prepare and refresh once on M hosts (at most 32 connections at a time,
+  // providers/ssh/limits.ts), peak growth of this process's RSS ÷ M.
+  const M = Number(values["memory-hosts"] ?? 0);
+  if (M > 0) {
+    const many = await startHosts(M);
+    try {
+      const byoh = await byohFigures(many, 1, log);
+      Object.assign(result, {
+        memory_hosts: M,
+        peak_rss_mb_per_host_at_memory_hosts: Math.max(byoh.prepare.peak_mb_per_host, byoh.refresh.peak_mb_per_host),
+      });
+    } finally {
+      await stopHosts(many);
+    }
+  }
   if (!skip.has("startup")) {
     const dev = path.join(PROJECT_DIR, "Pulumi.dev.yaml");
     ensureDevKey({ values: stackConfig(dev).config, secretKeys: new Set() }, PROJECT_DIR);
@@ -115,6 +136,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: Error) => {
-  console.error(`bench failed: ${e.message}`);
+  reportError(`bench failed: ${e.message}`);
   process.exit(1);
 });

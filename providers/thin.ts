@@ -3,7 +3,7 @@
  * from this project (providers/registry.ts) and call it. Pulumi serializes a dynamic resource's provider into its
  * `__provider` input, once per provider object but sent and stored with every resource: the real providers serialize
  * to 15-80 KB each (their whole module graph), which for an estate of 200 BYOH hosts made tens of MB of gRPC traffic
- * per preview. This stand-in serializes to about 2 KB.
+ * per preview. This stand-in serializes to about 6 KB.
  *
  * It carries a version of the provider code (a hash of providers/, facts/ and lib/), so `__provider` still changes
  * whenever the code does: the providers' `diff` re-applies what they manage after an upgrade, as before.

@@ -45,7 +45,7 @@ test("what Pulumi stores per resource is small and carries the code version, not
         wmcoPublicKey: "ssh-ed25519 AAAA",
       }),
   );
-  expect(text.length).toBeLessThan(6_000);
+  expect(text.length).toBeLessThan(8_000);
   expect(text).toContain(codeVersion());
   // Nothing of the real provider's code travels: its SSH session and scripts stay in the project.
   expect(text).not.toContain("administrators_authorized_keys");
