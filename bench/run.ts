@@ -118,6 +118,8 @@ async function main(): Promise<void> {
     }
   }
   if (!skip.has("startup")) {
+    log("npm run build (the start-up figures compare bin/ with the sources)");
+    execFileSync("npm", ["run", "--silent", "build"], { cwd: PROJECT_DIR, stdio: "ignore" });
     const dev = path.join(PROJECT_DIR, "Pulumi.dev.yaml");
     ensureDevKey({ values: stackConfig(dev).config, secretKeys: new Set() }, PROJECT_DIR);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-estate-"));

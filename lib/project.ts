@@ -39,8 +39,12 @@ export function sourceHash(root: string, entries: readonly string[]): string {
   return h.digest("hex");
 }
 
-/** bin/<module>.js when the build is current, else undefined (run from the sources). */
+/**
+ * bin/<module>.js when the build is current, else undefined (run from the sources). WINDOWS_ESTATE_FROM_SOURCES=1
+ * always chooses the sources (debugging, and the benchmark's comparison).
+ */
 export function builtModule(root: string, module: string): string | undefined {
+  if (process.env.WINDOWS_ESTATE_FROM_SOURCES === "1") return undefined;
   const stamp = path.join(root, BUILD_STAMP);
   if (!fs.existsSync(stamp)) return undefined;
   if (fs.readFileSync(stamp, "utf8").trim() !== sourceHash(root, PROGRAM_SOURCES)) return undefined;

@@ -46,4 +46,10 @@ test("bin/ is used only when its stamp matches the sources now", () => {
   expect(builtModule(root, "program")).toBeUndefined(); // stale: the sources run
   stamp();
   expect(builtModule(root, "program")).toBe(path.join(root, "bin", "program.js"));
+  process.env.WINDOWS_ESTATE_FROM_SOURCES = "1";
+  try {
+    expect(builtModule(root, "program")).toBeUndefined(); // asked for the sources
+  } finally {
+    delete process.env.WINDOWS_ESTATE_FROM_SOURCES;
+  }
 });
