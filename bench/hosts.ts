@@ -53,6 +53,8 @@ export async function withCosts<T>(
   op: () => Promise<T>,
 ): Promise<{ result: T; costs: HostCost[] }> {
   for (const h of hosts) fs.rmSync(h.state + ".log", { force: true });
+  // sshd's log of the previous operation's logins may still wait in the pipe: one event-loop turn reads it.
+  await new Promise((r) => setImmediate(r));
   const before = hosts.map((h) => h.lab.logins());
   const result = await op();
   return {

@@ -93,6 +93,8 @@ function launches(): string[][] {
 /** What one operation costs the host: SSH logins and PowerShell launches (with their scripts). */
 async function cost<T>(op: () => Promise<T>): Promise<{ result: T; logins: number; launches: string[][] }> {
   fs.rmSync(state + ".log", { force: true });
+  // sshd's log of the previous operation's logins may still wait in the pipe: one event-loop turn reads it.
+  await new Promise((r) => setImmediate(r));
   const before = h.logins();
   const result = await op();
   return { result, logins: h.logins() - before, launches: launches() };
