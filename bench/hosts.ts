@@ -1,13 +1,15 @@
 /**
  * The benchmark's hosts: N real sshd servers on 127.0.0.1 (random ports) whose `powershell` is the lab's stand-in
  * (test/lab/fake-powershell.js), each with its own state file, so every operation runs its real SSH and PowerShell
- * round trips. What a host costs an operation (logins, launches, scripts) is read from sshd and the stand-in's log.
+ * round trips. What a host costs an operation: logins as the SSH layer counts them (providers/ssh/limits.ts), launches
+ * and their scripts from the stand-in's log.
  */
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { LabHost, startLabHost } from "../test/lab/sshd";
 import { launchLog } from "../test/lab/lab-windows";
+import { sshCounters } from "../providers/ssh/limits";
 
 export interface BenchHost {
   lab: LabHost;
@@ -53,13 +55,13 @@ export async function withCosts<T>(
   op: () => Promise<T>,
 ): Promise<{ result: T; costs: HostCost[] }> {
   for (const h of hosts) fs.rmSync(h.state + ".log", { force: true });
-  // sshd's log of the previous operation's logins may still wait in the pipe: one event-loop turn reads it.
-  await new Promise((r) => setImmediate(r));
-  const before = hosts.map((h) => h.lab.logins());
+  const target = (h: BenchHost) => `${h.lab.user}@${h.lab.host}:${h.lab.port}`;
+  const counted = (h: BenchHost) => sshCounters().loginsByTarget[target(h)] ?? 0;
+  const before = hosts.map(counted);
   const result = await op();
   return {
     result,
-    costs: hosts.map((h, i) => ({ logins: h.lab.logins() - before[i], launches: launchLog(h.state) })),
+    costs: hosts.map((h, i) => ({ logins: counted(h) - before[i], launches: launchLog(h.state) })),
   };
 }
 

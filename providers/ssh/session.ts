@@ -3,7 +3,7 @@ import { fingerprint, hostKeyAlgorithms as algorithmsFor, hostKeyMatches, keyLin
 import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
 import { openClusterTunnel } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
-import { processSemaphore } from "./limits";
+import { processSemaphore, sshCounters } from "./limits";
 import { toSftpPath } from "./paths";
 import { DEFAULTS, describeTarget, SshConnection } from "./types";
 import { codeOf, messageOf } from "../../lib/errors";
@@ -199,6 +199,9 @@ export async function withSession<T>(
     for (let attempt = 0; ; attempt++) {
       try {
         conn = await connectVia(c, recordedHostKey);
+        const counters = sshCounters();
+        counters.logins++;
+        counters.loginsByTarget[target] = (counters.loginsByTarget[target] ?? 0) + 1;
         break;
       } catch (e) {
         const wait = Math.min(500 * 2 ** attempt, 10_000);

@@ -5,6 +5,7 @@ import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../.
 import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { launchLog } from "../../lab/lab-windows";
+import { sshCounters } from "../../../providers/ssh/limits";
 import { freshWindowsState } from "../../lab/windows-state";
 
 // What one VanillaNode operation costs a host, counted on a real sshd (logins) with the lab's PowerShell stand-in
@@ -59,11 +60,9 @@ function launches(): string[][] {
 
 async function cost<T>(op: () => Promise<T>): Promise<{ result: T; logins: number; launches: string[][] }> {
   fs.rmSync(state + ".log", { force: true });
-  // sshd's log of the previous operation's logins may still wait in the pipe: one event-loop turn reads it.
-  await new Promise((r) => setImmediate(r));
-  const before = h.logins();
+  const before = sshCounters().logins;
   const result = await op();
-  return { result, logins: h.logins() - before, launches: launches() };
+  return { result, logins: sshCounters().logins - before, launches: launches() };
 }
 
 const FRESH_STEPS = [

@@ -5,6 +5,7 @@ import { windowsHostProvider, WindowsHostInputs, WindowsHostOutputs } from "../.
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
 import { launchLog } from "../../lab/lab-windows";
+import { sshCounters } from "../../../providers/ssh/limits";
 
 // The provider's flow over real SSH against a simulated Windows host (test/lab/fake-powershell.js answers the
 // probe and prepare scripts from a state file). What is proven: transport, -EncodedCommand decoding, the
@@ -93,11 +94,9 @@ function launches(): string[][] {
 /** What one operation costs the host: SSH logins and PowerShell launches (with their scripts). */
 async function cost<T>(op: () => Promise<T>): Promise<{ result: T; logins: number; launches: string[][] }> {
   fs.rmSync(state + ".log", { force: true });
-  // sshd's log of the previous operation's logins may still wait in the pipe: one event-loop turn reads it.
-  await new Promise((r) => setImmediate(r));
-  const before = h.logins();
+  const before = sshCounters().logins;
   const result = await op();
-  return { result, logins: h.logins() - before, launches: launches() };
+  return { result, logins: sshCounters().logins - before, launches: launches() };
 }
 
 test("round trips per operation (a regression guard for performance): one PowerShell launch each", async () => {
