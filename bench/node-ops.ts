@@ -6,6 +6,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import type * as pulumi from "@pulumi/pulumi";
 import { windowsHostProvider, WindowsHostInputs, WindowsHostOutputs } from "../providers/windows-host/provider";
 import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../providers/vanilla-node/provider";
 import { releaseDownloads } from "../test/helpers/vanilla-fixtures";
@@ -70,6 +71,22 @@ async function measure<T>(
   return { oursMs, boundMs, costs, mb, result };
 }
 
+/**
+ * A refresh as `pulumi refresh` then `pulumi preview` do it: read the host, then diff against the declaration, which
+ * must find nothing (otherwise the benchmark measures something else).
+ */
+async function refreshFindsNothing(
+  provider: pulumi.dynamic.ResourceProvider,
+  outs: unknown,
+  declared: unknown,
+  what: string,
+): Promise<void> {
+  if (!provider.read || !provider.diff) throw new Error(`the provider of a ${what} has no read or diff`);
+  const read = await provider.read("id", outs);
+  if ((await provider.diff("id", read.props, declared)).changes)
+    throw new Error(`the refresh of a ${what} found changes: the benchmark is wrong`);
+}
+
 function byohInputs(h: BenchHost): WindowsHostInputs {
   return {
     connection: {
@@ -96,18 +113,12 @@ export async function byohFigures(hosts: BenchHost[], runs: number, log: (l: str
     prepare.push(p);
     const outs: WindowsHostOutputs[] = p.result.map((c) => c.outs);
     const prepared = hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")));
-    // A refresh as `pulumi refresh` then `pulumi preview` do it: read every host, then diff against the declaration.
     const f = await measure(
       hosts,
       (_h, i) => prepared[i],
       () =>
         Promise.all(
-          hosts.map(async (h, i) => {
-            const read = await windowsHostProvider.read!("id", outs[i]);
-            const observed: WindowsHostOutputs = read.props;
-            if ((await windowsHostProvider.diff!("id", observed, byohInputs(h))).changes)
-              throw new Error(`the refresh of a prepared host found changes: the benchmark is wrong`);
-          }),
+          hosts.map((h, i) => refreshFindsNothing(windowsHostProvider, outs[i], byohInputs(h), "prepared host")),
         ),
     );
     refresh.push(f);
@@ -165,12 +176,7 @@ export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: 
         (_h, i) => converged[i],
         () =>
           Promise.all(
-            hosts.map(async (h, i) => {
-              const read = await vanillaNodeProvider.read!("id", outs[i]);
-              const observed: VanillaNodeOutputs = read.props;
-              if ((await vanillaNodeProvider.diff!("id", observed, vanillaInputs(h))).changes)
-                throw new Error(`the refresh of a converged node found changes: the benchmark is wrong`);
-            }),
+            hosts.map((h, i) => refreshFindsNothing(vanillaNodeProvider, outs[i], vanillaInputs(h), "converged node")),
           ),
       );
       noop.push(n);

@@ -135,8 +135,10 @@ export async function startupFigures(
           fs.writeFileSync(objects, JSON.stringify(k8s.map((x) => ({ name: x.name, inputs: reveal(x.inputs) }))));
           const counts = new Map<string, number>();
           for (const x of o.r.engine.registrations)
-            if (x.type.startsWith("pulumi-nodejs:dynamic/windows-estate:"))
-              counts.set(x.type.split(":").pop() ?? "", (counts.get(x.type.split(":").pop() ?? "") ?? 0) + 1);
+            if (x.type.startsWith("pulumi-nodejs:dynamic/windows-estate:")) {
+              const t = x.type.split(":").pop() ?? "";
+              counts.set(t, (counts.get(t) ?? 0) + 1);
+            }
           fs.writeFileSync(
             dynamic,
             JSON.stringify([...counts].map(([t, count]) => ({ count, check: PROVIDERS[t].methods.includes("check") }))),

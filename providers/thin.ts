@@ -29,15 +29,16 @@ function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
   const nodePath: typeof import("path") = require("path");
   const nodeFs: typeof import("fs") = require("fs");
   const start = process.env.WINDOWS_ESTATE_ROOT || process.cwd();
-  let root = nodePath.resolve(start);
-  while (!nodeFs.existsSync(nodePath.join(root, "providers", "registry.ts"))) {
-    const up = nodePath.dirname(root);
-    if (up === root)
-      throw new Error(
-        `the windows-estate provider code was not found from ${start}: run pulumi from the project directory, or set WINDOWS_ESTATE_ROOT to it`,
-      );
-    root = up;
+  let root = "";
+  try {
+    root = projectRoot(start);
+  } catch {
+    // Reported below, with the fix.
   }
+  if (!root || !nodeFs.existsSync(nodePath.join(root, "providers", "registry.ts")))
+    throw new Error(
+      `the windows-estate provider code was not found from ${start}: run pulumi from the project directory, or set WINDOWS_ESTATE_ROOT to it`,
+    );
   // Compiled by `npm run build` for exactly these sources: plain JavaScript. Otherwise the sources, through ts-node.
   const built = builtModule(root, "providers/registry");
   if (!built && !require.extensions[".ts"]) {
