@@ -5,34 +5,18 @@
  * and their scripts from the stand-in's log.
  */
 import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
-import { LabHost, startLabHost } from "../test/lab/sshd";
-import { launchLog } from "../test/lab/lab-windows";
+import { labWindows, LabWindows, launchLog } from "../test/lab/lab-windows";
 import { sshCounters } from "../providers/ssh/limits";
 
-export interface BenchHost {
-  lab: LabHost;
-  dir: string;
-  state: string;
-}
+/** A benchmark host: a lab host with the PowerShell stand-in and its own state file (test/lab/lab-windows.ts). */
+export type BenchHost = LabWindows;
 
-const FAKE_PS = path.join(__dirname, "..", "test", "lab", "fake-powershell.js");
-
-export async function startHosts(n: number): Promise<BenchHost[]> {
-  return Promise.all(
-    Array.from({ length: n }, async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-host-"));
-      fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
-      fs.chmodSync(path.join(dir, "powershell"), 0o755);
-      return { lab: await startLabHost({ binDir: dir }), dir, state: path.join(dir, "state.json") };
-    }),
-  );
+export function startHosts(n: number): Promise<BenchHost[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => labWindows(undefined, `bench-${i}`)));
 }
 
 export async function stopHosts(hosts: BenchHost[]): Promise<void> {
-  await Promise.all(hosts.map((h) => h.lab.stop()));
-  for (const h of hosts) fs.rmSync(h.dir, { recursive: true, force: true });
+  await Promise.all(hosts.map((h) => h.stop()));
 }
 
 /** Gives every host this simulated Windows state and an empty log. */
@@ -55,7 +39,7 @@ export async function withCosts<T>(
   op: () => Promise<T>,
 ): Promise<{ result: T; costs: HostCost[] }> {
   for (const h of hosts) fs.rmSync(h.state + ".log", { force: true });
-  const target = (h: BenchHost) => `${h.lab.user}@${h.lab.host}:${h.lab.port}`;
+  const target = (h: BenchHost) => `${h.host.user}@${h.host.host}:${h.host.port}`;
   const counted = (h: BenchHost) => sshCounters().loginsByTarget[target(h)] ?? 0;
   const before = hosts.map(counted);
   const result = await op();

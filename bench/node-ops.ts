@@ -61,7 +61,7 @@ async function measure<T>(
   resetHosts(hosts, state);
   const [boundMs] = await timed(() =>
     replay(
-      hosts.map((h) => h.lab),
+      hosts.map((h) => h.host),
       costs,
       files,
     ),
@@ -90,15 +90,15 @@ async function refreshFindsNothing(
 function byohInputs(h: BenchHost): WindowsHostInputs {
   return {
     connection: {
-      host: h.lab.host,
-      port: h.lab.port,
-      user: h.lab.user,
-      privateKey: h.lab.privateKey,
-      hostKey: h.lab.hostKeyFingerprint,
+      host: h.host.host,
+      port: h.host.port,
+      user: h.host.user,
+      privateKey: h.host.privateKey,
+      hostKey: h.host.hostKeyFingerprint,
       deadlineSeconds: 60,
     },
-    wmcoPublicKey: h.lab.publicKey,
-    wmcoPrivateKey: h.lab.privateKey,
+    wmcoPublicKey: h.host.publicKey,
+    wmcoPrivateKey: h.host.privateKey,
   };
 }
 
@@ -132,11 +132,11 @@ export async function byohFigures(hosts: BenchHost[], runs: number, log: (l: str
 function vanillaInputs(h: BenchHost): VanillaNodeInputs {
   return {
     connection: {
-      host: h.lab.host,
-      port: h.lab.port,
-      user: h.lab.user,
-      privateKey: h.lab.privateKey,
-      hostKey: h.lab.hostKeyFingerprint,
+      host: h.host.host,
+      port: h.host.port,
+      user: h.host.user,
+      privateKey: h.host.privateKey,
+      hostKey: h.host.hostKeyFingerprint,
       pathStyle: "posix",
       deadlineSeconds: 60,
     },
@@ -186,7 +186,7 @@ export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: 
         const dir = path.join(work, `run-${r}`);
         const play = ansibleSetup(
           dir,
-          hosts.map((h) => h.lab),
+          hosts.map((h) => h.host),
           (i) => ({
             scripts: c.costs[i].launches.flat().slice(1, -1),
             file: { path: vanillaInputs(hosts[i]).joinConfigPath, text: vanillaInputs(hosts[i]).joinConfig },

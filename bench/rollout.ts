@@ -35,21 +35,21 @@ export async function rolloutFigures(
   try {
     const nodes = new FakeNodes(kube);
     const name = (i: number) => `win-${String(i).padStart(3, "0")}`;
-    hosts.forEach((h, i) => nodes.add(name(i), { address: h.lab.host }));
+    hosts.forEach((h, i) => nodes.add(name(i), { address: h.host.host }));
     const byName = new Map(hosts.map((h, i) => [name(i), h]));
     const api = await connectKube({ kubeconfig: kube.kubeconfig() }, 30_000);
     const reach = (n: { name: string }) => {
       const h = byName.get(n.name);
       if (!h) return { problem: "not a benchmark host" };
       const connection = {
-        host: h.lab.host,
-        port: h.lab.port,
-        user: h.lab.user,
-        privateKey: h.lab.privateKey,
-        hostKey: h.lab.hostKeyFingerprint,
+        host: h.host.host,
+        port: h.host.port,
+        user: h.host.user,
+        privateKey: h.host.privateKey,
+        hostKey: h.host.hostKeyFingerprint,
         deadlineSeconds: 30,
       };
-      return { connection, hostKey: h.lab.hostKeyFingerprint };
+      return { connection, hostKey: h.host.hostKeyFingerprint };
     };
     const times: Record<string, number[]> = {};
     for (let r = 0; r < runs; r++) {

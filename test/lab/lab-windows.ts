@@ -18,10 +18,11 @@ export interface LabWindows {
 /**
  * Starts one on `address`:22. Port 22: WMCO always connects there (pkg/windows/connectivity.go), so node
  * operations allow nothing else. Each lab host gets its own loopback address for it; binding 22 needs root (as CI
- * runs) or CAP_NET_BIND_SERVICE. `state` is merged over a fresh Windows Server 2022 host.
+ * runs) or CAP_NET_BIND_SERVICE. `state` is merged over a fresh Windows Server 2022 host. Without an address: a free
+ * port on 127.0.0.1 (for what does not go through WMCO's port rule, such as the benchmark).
  */
 export async function labWindows(
-  address: string,
+  address: string | undefined,
   hostname: string,
   state: Record<string, unknown> = {},
 ): Promise<LabWindows> {
@@ -29,7 +30,7 @@ export async function labWindows(
   fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
   fs.chmodSync(path.join(dir, "powershell"), 0o755);
   const file = path.join(dir, "state.json");
-  const host = await startLabHost({ binDir: dir, address, port: 22 });
+  const host = await startLabHost(address ? { binDir: dir, address, port: 22 } : { binDir: dir });
   fs.writeFileSync(file, JSON.stringify({ ...freshWindowsState(hostname), ...state }));
   return {
     host,
