@@ -1,0 +1,131 @@
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { LabError } from "./errors";
+
+/** The lab's PKI: one CA, the API server's serving certificate, an admin client in system:masters, the SA key. */
+export interface LabPki {
+  caCert: string;
+  caKey: string;
+  serverCert: string;
+  serverKey: string;
+  adminCert: string;
+  adminKey: string;
+  serviceAccountKey: string;
+  serviceAccountPub: string;
+}
+
+function openssl(args: string[], cwd: string): void {
+  const r = spawnSync("openssl", args, { cwd, encoding: "utf8", timeout: 60_000 });
+  if (r.error && "code" in r.error && r.error.code === "ENOENT")
+    throw new LabError(
+      "openssl is not on PATH: the lab makes its certificates with it; install it (apt-get install openssl)",
+    );
+  if (r.status !== 0)
+    throw new LabError(`openssl ${args[0]} failed: ${(r.stderr || r.stdout).trim().split("\n").pop()}`);
+}
+
+/**
+ * Certificates valid for two days, made fresh for every lab in its own folder. The serving certificate names only
+ * the loopback address and the in-cluster names kubeadm puts in its own (certs.GetAPIServerAltNames), since the lab
+ * listens on 127.0.0.1 alone.
+ */
+export function makePki(dir: string, serviceIp: string): LabPki {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const p = (f: string) => path.join(dir, f);
+  openssl(
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.crt",
+      "-subj",
+      "/CN=windows-estate-lab-ca",
+    ],
+    dir,
+  );
+  const leaf = (name: string, subject: string, ext: string) => {
+    fs.writeFileSync(p(`${name}.ext`), ext);
+    openssl(
+      ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject],
+      dir,
+    );
+    openssl(
+      [
+        "x509",
+        "-req",
+        "-in",
+        `${name}.csr`,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-out",
+        `${name}.crt`,
+        "-extfile",
+        `${name}.ext`,
+      ],
+      dir,
+    );
+  };
+  leaf(
+    "apiserver",
+    "/CN=kube-apiserver",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n" +
+      `subjectAltName=IP:127.0.0.1,IP:${serviceIp},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\n`,
+  );
+  leaf(
+    "admin",
+    "/O=system:masters/CN=windows-estate-lab-admin",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
+  );
+  openssl(["genrsa", "-out", "sa.key", "2048"], dir);
+  openssl(["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"], dir);
+  for (const f of fs.readdirSync(dir)) fs.chmodSync(p(f), 0o600);
+  return {
+    caCert: p("ca.crt"),
+    caKey: p("ca.key"),
+    serverCert: p("apiserver.crt"),
+    serverKey: p("apiserver.key"),
+    adminCert: p("admin.crt"),
+    adminKey: p("admin.key"),
+    serviceAccountKey: p("sa.key"),
+    serviceAccountPub: p("sa.pub"),
+  };
+}
+
+/** A kubeconfig for the admin client, everything embedded (it must work from any folder, pasted anywhere). */
+export function adminKubeconfig(pki: LabPki, server: string, name: string): string {
+  const b64 = (f: string) => fs.readFileSync(f).toString("base64");
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    `- name: ${name}`,
+    "  cluster:",
+    `    server: ${server}`,
+    `    certificate-authority-data: ${b64(pki.caCert)}`,
+    "users:",
+    "- name: admin",
+    "  user:",
+    `    client-certificate-data: ${b64(pki.adminCert)}`,
+    `    client-key-data: ${b64(pki.adminKey)}`,
+    "contexts:",
+    `- name: ${name}`,
+    "  context:",
+    `    cluster: ${name}`,
+    "    user: admin",
+    `current-context: ${name}`,
+    "",
+  ].join("\n");
+}

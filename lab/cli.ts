@@ -1,0 +1,137 @@
+import { parseArgs } from "util";
+import { build } from "./build";
+import { LabError } from "./errors";
+import { allRecords, readRecord, running } from "./record";
+import { LabPlatform, start } from "./start";
+import { stop } from "./stop";
+
+const HELP = `npm run lab -- <command> [options]
+
+The real Pulumi CLI, pulumi-resource-kubernetes and a Kubernetes API server, built from their Go modules and run on
+127.0.0.1, with OLM, WMCO, the machine controller and the kubelets played (docs/lab.md).
+
+Commands:
+  build                 build every program into the cache (outside the repository); cached ones are kept
+  start                 start a lab and print how to use it
+  stop                  stop a lab: end what start started and remove its folder
+  status                print a running lab's JSON line (as start --json printed it)
+
+Options:
+  --platform P          start: aws | azure | gcp | vsphere | nutanix (OpenShift 4.20 there) | none (kubeadm); default aws
+  --json                start: print one JSON line {kubeconfig, apiserver, version, pulumi, env}
+  --name N              start/stop/status: which lab (several can run side by side); default "default"
+  --apiserver-port N    start: listen on this port instead of a free one
+  --infrastructure-name start: Infrastructure status.infrastructureName (default: the example stack's)
+  --no-players          start: the seeded cluster only, nothing plays OLM/WMCO/machines/kubelets
+  --only a,b            build: only these programs
+  -h, --help            this text
+`;
+
+const PLATFORMS: readonly LabPlatform[] = ["aws", "azure", "gcp", "vsphere", "nutanix", "none"];
+
+function usage(message: string): never {
+  throw new LabError(`${message} (see \`npm run lab -- --help\`)`, 2);
+}
+
+async function main(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        platform: { type: "string" },
+        json: { type: "boolean" },
+        name: { type: "string" },
+        "apiserver-port": { type: "string" },
+        "infrastructure-name": { type: "string" },
+        "no-players": { type: "boolean" },
+        only: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    usage((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (positionals.length > 1) usage(`one command at a time, got: ${positionals.join(" ")}`);
+  const command = positionals[0];
+  const name = values.name ?? "default";
+  if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(name))
+    usage(`--name must be lower-case letters, digits and '-', got "${name}"`);
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+
+  switch (command) {
+    case "build":
+      await build(
+        err,
+        values.only?.split(",").map((s) => s.trim()),
+      );
+      return;
+    case "start": {
+      const platform = (values.platform ?? "aws") as LabPlatform;
+      if (!PLATFORMS.includes(platform))
+        usage(`--platform must be one of ${PLATFORMS.join(", ")}, got "${values.platform}"`);
+      let port: number | undefined;
+      if (values["apiserver-port"] !== undefined) {
+        port = Number(values["apiserver-port"]);
+        if (!Number.isInteger(port) || port < 1 || port > 65535)
+          usage(`--apiserver-port must be a port number, got "${values["apiserver-port"]}"`);
+      }
+      const info = await start(
+        {
+          name,
+          platform,
+          players: !values["no-players"],
+          apiserverPort: port,
+          infrastructureName: values["infrastructure-name"],
+        },
+        err,
+      );
+      if (values.json) {
+        process.stdout.write(JSON.stringify(info) + "\n");
+      } else {
+        process.stdout.write(
+          `lab "${name}" is up: ${info.apiserver} (Kubernetes ${info.version}), Pulumi ${info.pulumi}\n` +
+            "Paste into a shell to use it:\n" +
+            Object.entries(info.env)
+              .map(([k, v]) => `export ${k}='${v}'`)
+              .join("\n") +
+            `\nthen: pulumi login && pulumi stack init <name> && pulumi up\nStop it with: npm run lab -- stop${name === "default" ? "" : ` --name ${name}`}\n`,
+        );
+      }
+      return;
+    }
+    case "stop":
+      await stop(name, err);
+      return;
+    case "status": {
+      const r = readRecord(name);
+      if (!r || running(r).length === 0 || !r.info) {
+        const others = allRecords().map((x) => x.name);
+        throw new LabError(
+          `no lab named "${name}" is running${others.length ? ` (running: ${others.join(", ")})` : ""}`,
+        );
+      }
+      process.stdout.write(JSON.stringify(r.info) + "\n");
+      return;
+    }
+    default:
+      usage(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof LabError) {
+    process.stderr.write(`lab: ${e.message}\n`);
+    process.exit(e.exitCode);
+  }
+  process.stderr.write(
+    `lab: unexpected failure (a bug in the lab): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+  );
+  process.exit(1);
+});

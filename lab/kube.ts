@@ -1,0 +1,109 @@
+import * as fs from "fs";
+import * as https from "https";
+import { LabError } from "./errors";
+
+/** Enough of a Kubernetes client for the lab's set-up: the admin certificate over HTTPS, each call with a timeout. */
+export interface LabClient {
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+  ): Promise<{ status: number; body: unknown }>;
+}
+
+export function labClient(server: string, pki: { caCert: string; adminCert: string; adminKey: string }): LabClient {
+  const url = new URL(server);
+  const agent = new https.Agent({
+    ca: fs.readFileSync(pki.caCert),
+    cert: fs.readFileSync(pki.adminCert),
+    key: fs.readFileSync(pki.adminKey),
+    keepAlive: true,
+  });
+  return {
+    request: (method, path, body, contentType = "application/json") =>
+      new Promise((resolve, reject) => {
+        const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        const req = https.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            method,
+            path,
+            agent,
+            timeout: 30_000,
+            headers: {
+              Accept: "application/json",
+              ...(data ? { "Content-Type": contentType, "Content-Length": data.length } : {}),
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => {
+              const text = Buffer.concat(chunks).toString("utf8");
+              let parsed: unknown = text;
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                /* plain text (readyz) */
+              }
+              resolve({ status: res.statusCode ?? 0, body: parsed });
+            });
+          },
+        );
+        req.on("timeout", () => req.destroy(new LabError(`${method} ${path} on ${server} timed out after 30s`)));
+        req.on("error", reject);
+        if (data) req.write(data);
+        req.end();
+      }),
+  };
+}
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; status?: unknown };
+
+/** The REST path of an object (its collection, or itself with `named`), from apiVersion and kind. */
+export function restPath(o: Obj, named = false): string {
+  const group = o.apiVersion.includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+  const k = o.kind.toLowerCase();
+  const plural = k.endsWith("y") ? `${k.slice(0, -1)}ies` : k.endsWith("s") ? `${k}es` : `${k}s`;
+  const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : "";
+  return `${group}${ns}/${plural}${named ? `/${o.metadata.name}` : ""}`;
+}
+
+const describe = (o: Obj) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
+
+/**
+ * Creates each object, then writes its status through the status subresource (a create ignores status for every
+ * kind that has one). An object that exists already is an error: the lab's cluster is new.
+ */
+export async function createAll(client: LabClient, objects: readonly Record<string, unknown>[]): Promise<void> {
+  for (const raw of objects) {
+    const o = raw as unknown as Obj;
+    const created = await client.request("POST", restPath(o), o);
+    if (created.status >= 300)
+      throw new LabError(`creating ${describe(o)} failed: ${JSON.stringify(created.body).slice(0, 400)}`);
+    if (o.status !== undefined && !["Namespace", "Service"].includes(o.kind)) {
+      const current = created.body as Record<string, unknown>;
+      const withStatus = { ...current, status: o.status };
+      const r = await client.request("PUT", `${restPath(o, true)}/status`, withStatus);
+      if (r.status >= 300)
+        throw new LabError(`setting the status of ${describe(o)} failed: ${JSON.stringify(r.body).slice(0, 400)}`);
+    }
+  }
+}
+
+/** Waits until every CRD reports Established (the API server serves its resource), polling each 200 ms. */
+export async function waitEstablished(client: LabClient, names: readonly string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const name of names) {
+    for (;;) {
+      const r = await client.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+      const conds =
+        (r.body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
+      if (conds.some((c) => c.type === "Established" && c.status === "True")) break;
+      if (Date.now() > deadline) throw new LabError(`CRD ${name} was not established within ${timeoutMs / 1000}s`);
+      await new Promise((res) => setTimeout(res, 200));
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import * as path from "path";
+
+/** The folder of the lab's Go modules (lab/tools). */
+export const TOOLS_DIR = path.join(__dirname, "tools");
+
+/** One program the lab builds from a Go module, stamped with its real version at link time. */
+export interface Program {
+  /** The executable's name, as it goes on PATH. */
+  name: string;
+  /** The Go module folder under lab/tools that builds it. */
+  module: string;
+  /** `go build` target inside that module. */
+  target: string;
+  /** What it is and at which version (printed while building). */
+  what: string;
+  /** `-X` link stamps: the variables upstream's release builds set, so each reports its real version. */
+  stamps: Record<string, string>;
+  /** A step before `go build` (the provider's embedded schema); given the module's folder. */
+  prepare?: "kubernetes-schema";
+}
+
+export const PULUMI_VERSION = "v3.248.0";
+export const KUBERNETES_VERSION = "v1.36.3";
+/**
+ * The provider's version. The module proxy serves pulumi-kubernetes' provider module only at the commit of
+ * 2026-01-15 (f47bc2d6f199), after release 4.24.1; Go names such a commit v4.24.2-0.<time>-<commit> (a
+ * pseudo-version), which is what it is. @pulumi/kubernetes in package-lock.json is 4.34.2: the CLI warns that the
+ * plugin is older than the SDK asks for (docs/lab.md).
+ */
+export const KUBERNETES_PROVIDER_VERSION = "4.24.2-0.20260115033456-f47bc2d6f199";
+
+const kubeStamps: Record<string, string> = {
+  // hack/lib/version.sh kube::version::ldflags sets these; without gitVersion /version says v0.0.0-master and
+  // pulumi-kubernetes refuses the server.
+  "k8s.io/component-base/version.gitVersion": KUBERNETES_VERSION,
+  "k8s.io/component-base/version.gitMajor": KUBERNETES_VERSION.replace(/^v(\d+)\..*$/, "$1"),
+  "k8s.io/component-base/version.gitMinor": KUBERNETES_VERSION.replace(/^v\d+\.(\d+)\..*$/, "$1"),
+  "k8s.io/component-base/version.gitTreeState": "clean",
+};
+
+/** Everything `npm run lab -- build` builds, in build order (the ones the others wait on least come first). */
+export const PROGRAMS: readonly Program[] = [
+  {
+    name: "etcd",
+    module: "etcd",
+    target: "./cmd/etcd",
+    what: "etcd (go.etcd.io/etcd/server/v3)",
+    stamps: {},
+  },
+  {
+    name: "kube-apiserver",
+    module: "kubernetes",
+    target: "./cmd/kube-apiserver",
+    what: `kube-apiserver ${KUBERNETES_VERSION}`,
+    stamps: kubeStamps,
+  },
+  {
+    name: "kube-controller-manager",
+    module: "kubernetes",
+    target: "./cmd/kube-controller-manager",
+    what: `kube-controller-manager ${KUBERNETES_VERSION}`,
+    stamps: kubeStamps,
+  },
+  {
+    name: "pulumi",
+    module: "pulumi",
+    target: "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+    what: `Pulumi CLI ${PULUMI_VERSION}`,
+    // pkg/v3 reads its version from sdk/v3/go/common/version.Version (the release build's -X).
+    stamps: { "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version": PULUMI_VERSION },
+  },
+  {
+    name: "pulumi-language-nodejs",
+    module: "pulumi",
+    target: "./cmd/pulumi-language-nodejs",
+    what: `Node language host (this project's, for CLI ${PULUMI_VERSION})`,
+    stamps: { "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version": PULUMI_VERSION },
+  },
+  {
+    name: "pulumi-resource-kubernetes",
+    module: "pulumi-kubernetes",
+    target: "./cmd/pulumi-resource-kubernetes",
+    what: `pulumi-resource-kubernetes ${KUBERNETES_PROVIDER_VERSION}`,
+    stamps: { "github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version": KUBERNETES_PROVIDER_VERSION },
+    prepare: "kubernetes-schema",
+  },
+];
+
+export function programNamed(name: string): Program {
+  const p = PROGRAMS.find((x) => x.name === name);
+  if (!p) throw new Error(`no lab program named ${name}`);
+  return p;
+}

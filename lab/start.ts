@@ -1,0 +1,265 @@
+import { randomBytes } from "crypto";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { programPath, writeAtomically } from "./cache";
+import { adminKubeconfig, makePki } from "./certs";
+import { collectedCrds } from "./crds";
+import { LabError } from "./errors";
+import { checkGo } from "./go";
+import { createAll, labClient, waitEstablished } from "./kube";
+import { checkPortFree, freePort, startDetached, Started, waitFor } from "./processes";
+import { PROGRAMS, programNamed, KUBERNETES_VERSION } from "./programs";
+import { LabInfo, LabRecord, readRecord, running, writeRecord } from "./record";
+import { KUBEADM_NETWORKS, kubeadmSeed } from "./seed/kubeadm";
+import { openshiftSeed, OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
+import { teardown } from "./stop";
+
+export type LabPlatform = OpenShiftPlatform | "none";
+
+export interface StartOptions {
+  name: string;
+  platform: LabPlatform;
+  /** Run OLM/WMCO/machine/kubelet players (default); off for a bare cluster with the seed only. */
+  players: boolean;
+  apiserverPort?: number;
+  infrastructureName?: string;
+}
+
+const PROJECT_DIR = path.resolve(__dirname, "..");
+
+/** The built binaries for the current sources, or a clear stop naming the command that builds them. */
+function builtPrograms(goVersion: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const missing: string[] = [];
+  for (const p of PROGRAMS) {
+    const file = programPath(p, goVersion);
+    if (fs.existsSync(file)) out.set(p.name, file);
+    else missing.push(p.name);
+  }
+  if (missing.length > 0 || !collectedCrds())
+    throw new LabError(
+      `the lab is not built for the current sources (missing: ${[...missing, ...(collectedCrds() ? [] : ["CRDs"])].join(", ")}): run \`npm run lab -- build\` first`,
+    );
+  return out;
+}
+
+/**
+ * `npm run lab -- start`: etcd, kube-apiserver and kube-controller-manager on 127.0.0.1 with free ports, fresh
+ * certificates and a temporary folder; the real CRDs; the cluster seeded as the platform presents itself; the
+ * players of what cannot run here. Anything that fails ends what was started and removes the folder.
+ */
+export async function start(opts: StartOptions, log: (line: string) => void): Promise<LabInfo> {
+  const existing = readRecord(opts.name);
+  if (existing) {
+    if (running(existing).length > 0)
+      throw new LabError(
+        `a lab named "${opts.name}" is already running (started ${existing.startedAt}, ${existing.runDir}): ` +
+          "stop it with `npm run lab -- stop`, or start another beside it with --name",
+      );
+    await teardown(existing); // left over from a lab whose processes are gone (a reboot): clean it up first
+  }
+  const goVersion = checkGo();
+  const bins = builtPrograms(goVersion);
+  const bin = (n: string) => bins.get(programNamed(n).name) ?? "";
+  if (opts.apiserverPort !== undefined) await checkPortFree(opts.apiserverPort, "the API server", "--apiserver-port");
+
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `windows-estate-lab-${opts.name}-`));
+  const record: LabRecord = {
+    name: opts.name,
+    platform: opts.platform,
+    startedAt: new Date().toISOString(),
+    runDir,
+    processes: [],
+  };
+  writeRecord(record);
+  const started = (p: Started) => {
+    record.processes.push(p);
+    writeRecord(record);
+    return p;
+  };
+  try {
+    const openshift = opts.platform !== "none";
+    const serviceRange = openshift ? "172.30.0.0/16" : KUBEADM_NETWORKS.serviceSubnet;
+    const serviceIp = openshift ? "172.30.0.1" : "10.96.0.1";
+    log(`making certificates in ${runDir}/pki`);
+    const pki = makePki(path.join(runDir, "pki"), serviceIp);
+    const [etcdPort, peerPort, apiPort] = [
+      await freePort(),
+      await freePort(),
+      opts.apiserverPort ?? (await freePort()),
+    ];
+    const logs = path.join(runDir, "logs");
+    fs.mkdirSync(logs);
+
+    log(`starting etcd on 127.0.0.1:${etcdPort}`);
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const peerUrl = `http://127.0.0.1:${peerPort}`;
+    const etcd = started(
+      startDetached(
+        "etcd",
+        bin("etcd"),
+        [
+          "--name=lab",
+          `--data-dir=${path.join(runDir, "etcd")}`,
+          `--listen-client-urls=${etcdUrl}`,
+          `--advertise-client-urls=${etcdUrl}`,
+          `--listen-peer-urls=${peerUrl}`,
+          `--initial-advertise-peer-urls=${peerUrl}`,
+          `--initial-cluster=lab=${peerUrl}`,
+          // A throwaway cluster: no fsync, so tests do not wait on the disk.
+          "--unsafe-no-fsync=true",
+          "--log-level=warn",
+        ],
+        path.join(logs, "etcd.log"),
+      ),
+    );
+    await waitFor(
+      etcd,
+      "healthy",
+      async () => {
+        const r = await fetch(`${etcdUrl}/health`, { signal: AbortSignal.timeout(2000) });
+        return r.ok && ((await r.json()) as { health?: string }).health === "true";
+      },
+      60_000,
+    );
+
+    log(`starting kube-apiserver ${KUBERNETES_VERSION} on 127.0.0.1:${apiPort}`);
+    const apiserver = started(
+      startDetached(
+        "kube-apiserver",
+        bin("kube-apiserver"),
+        [
+          `--etcd-servers=${etcdUrl}`,
+          "--bind-address=127.0.0.1",
+          "--advertise-address=127.0.0.1",
+          `--secure-port=${apiPort}`,
+          `--cert-dir=${path.join(runDir, "pki")}`,
+          `--tls-cert-file=${pki.serverCert}`,
+          `--tls-private-key-file=${pki.serverKey}`,
+          `--client-ca-file=${pki.caCert}`,
+          "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+          `--service-account-key-file=${pki.serviceAccountPub}`,
+          `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+          `--service-cluster-ip-range=${serviceRange}`,
+          // As kubeadm runs it (cmd/kubeadm/app/phases/controlplane/manifests.go getAPIServerCommand): Node and
+          // RBAC authorization, NodeRestriction, bootstrap tokens, privileged (HostProcess) pods allowed.
+          "--authorization-mode=Node,RBAC",
+          "--enable-admission-plugins=NodeRestriction",
+          "--enable-bootstrap-token-auth=true",
+          "--allow-privileged=true",
+          "--profiling=false",
+        ],
+        path.join(logs, "kube-apiserver.log"),
+      ),
+    );
+    const server = `https://127.0.0.1:${apiPort}`;
+    const client = labClient(server, pki);
+    await waitFor(apiserver, "ready", async () => (await client.request("GET", "/readyz")).status === 200, 120_000);
+
+    const kubeconfig = path.join(runDir, "kubeconfig");
+    writeAtomically(kubeconfig, adminKubeconfig(pki, server, `lab-${opts.name}`), 0o600);
+
+    log(
+      "starting kube-controller-manager (garbage collector, namespace, disruption, service accounts, bootstrap tokens)",
+    );
+    started(
+      startDetached(
+        "kube-controller-manager",
+        bin("kube-controller-manager"),
+        [
+          `--kubeconfig=${kubeconfig}`,
+          "--leader-elect=false",
+          "--secure-port=0",
+          // Without the garbage collector pulumi-kubernetes' foreground deletes never finish; disruption sets
+          // PodDisruptionBudget status for evictions; the token controllers serve kubeadm-style joins.
+          "--controllers=garbagecollector,namespace,serviceaccount-token,serviceaccount,disruption,bootstrapsigner,tokencleaner",
+          `--service-account-private-key-file=${pki.serviceAccountKey}`,
+          `--root-ca-file=${pki.caCert}`,
+          "--use-service-account-credentials=true",
+        ],
+        path.join(logs, "kube-controller-manager.log"),
+      ),
+    );
+
+    const crdDir = collectedCrds() ?? "";
+    const crdFiles = fs
+      .readdirSync(crdDir)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort();
+    log(`installing ${crdFiles.length} CRDs from operator-framework/api and openshift/api`);
+    const { parse } = await import("yaml");
+    const crds = crdFiles.map((f) => parse(fs.readFileSync(path.join(crdDir, f), "utf8")) as Record<string, unknown>);
+    await createAll(client, crds);
+    await waitEstablished(
+      client,
+      crds.map((c) => (c.metadata as { name: string }).name),
+    );
+
+    if (openshift) {
+      const p = opts.platform as OpenShiftPlatform;
+      log(`seeding OpenShift 4.20 on ${PLATFORMS[p].type}`);
+      await createAll(client, openshiftSeed(p, opts.infrastructureName));
+    } else {
+      log("seeding a kubeadm cluster with flannel");
+      await createAll(
+        client,
+        kubeadmSeed({ kubernetesVersion: KUBERNETES_VERSION, server, caPem: fs.readFileSync(pki.caCert, "utf8") }),
+      );
+    }
+
+    if (opts.players) {
+      const ready = path.join(runDir, "players.ready");
+      log("starting the players of OLM, WMCO, the machine controller and the kubelets");
+      const players = started(
+        startDetached(
+          "players",
+          process.execPath,
+          [
+            "-r",
+            "ts-node/register/transpile-only",
+            path.join(__dirname, "players", "main.ts"),
+            "--kubeconfig",
+            kubeconfig,
+            "--ready-file",
+            ready,
+          ],
+          path.join(logs, "players.log"),
+          { ...process.env, TS_NODE_PROJECT: path.join(PROJECT_DIR, "tsconfig.json") },
+        ),
+      );
+      await waitFor(players, "ready", async () => fs.existsSync(ready), 60_000);
+    }
+
+    const version = ((await client.request("GET", "/version")).body as { gitVersion?: string }).gitVersion ?? "";
+    const binDir = path.join(runDir, "bin");
+    fs.mkdirSync(binDir);
+    for (const [name, file] of bins) fs.symlinkSync(file, path.join(binDir, name));
+    const pv = spawnSync(path.join(binDir, "pulumi"), ["version"], {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+    });
+    const env: Record<string, string> = {
+      // The built programs first; @pulumi/pulumi's folder holds pulumi-resource-pulumi-nodejs (dynamic providers)
+      // and pulumi-analyzer-policy-nodejs, which a Pulumi installation ships beside the CLI.
+      PATH: [binDir, path.join(PROJECT_DIR, "node_modules", "@pulumi", "pulumi"), process.env.PATH ?? ""].join(":"),
+      KUBECONFIG: kubeconfig,
+      PULUMI_HOME: path.join(runDir, "pulumi-home"),
+      PULUMI_BACKEND_URL: `file://${path.join(runDir, "state")}`,
+      PULUMI_CONFIG_PASSPHRASE: randomBytes(12).toString("hex"),
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    };
+    fs.mkdirSync(env.PULUMI_HOME);
+    fs.mkdirSync(path.join(runDir, "state"));
+    const info: LabInfo = { kubeconfig, apiserver: server, version, pulumi: pv.stdout.trim(), env };
+    record.info = info;
+    writeRecord(record);
+    return info;
+  } catch (e) {
+    await teardown(record);
+    throw e;
+  }
+}

@@ -1,0 +1,16 @@
+import { spawnSync } from "child_process";
+import * as path from "path";
+
+/**
+ * Builds the lab before any suite runs (seconds when the cache has it, the cold build otherwise), so a suite's own
+ * time is its own. A failed build stops the run with the lab's one-line reason.
+ */
+export default function globalSetup(): void {
+  const root = path.resolve(__dirname, "..", "..");
+  const r = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "lab/cli.ts", "build"], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+    timeout: 60 * 60_000,
+  });
+  if (r.status !== 0) throw new Error("`npm run lab -- build` failed: the e2e suite needs the lab's programs");
+}

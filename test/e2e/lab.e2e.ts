@@ -1,0 +1,152 @@
+import * as fs from "fs";
+import * as net from "net";
+import * as k8s from "@kubernetes/client-node";
+import { alive } from "../../lab/processes";
+import { readRecord } from "../../lab/record";
+import { labCommand, startLab, stopLab, withLab } from "./lab";
+import type { LabInfo } from "../../lab/record";
+
+// The lab itself, as issue 23 asks: built programs that report their real versions, the real CRDs served, the
+// cluster seeded as the platform presents itself, and start/stop that leave nothing behind or half-done.
+
+function client<T extends k8s.ApiType>(info: LabInfo, api: new (...args: never[]) => T): T {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(info.kubeconfig);
+  return kc.makeApiClient(api as unknown as k8s.ApiConstructor<T>);
+}
+
+describe("an AWS lab", () => {
+  const NAME = "e2e-lab-aws";
+  let info: LabInfo;
+  beforeAll(() => {
+    info = startLab("aws", NAME);
+  });
+  afterAll(() => stopLab(NAME));
+
+  test("prints the JSON line with every variable a shell needs", () => {
+    expect(Object.keys(info).sort()).toEqual(["apiserver", "env", "kubeconfig", "pulumi", "version"]);
+    expect(Object.keys(info.env).sort()).toEqual([
+      "KUBECONFIG",
+      "PATH",
+      "PULUMI_BACKEND_URL",
+      "PULUMI_CONFIG_PASSPHRASE",
+      "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION",
+      "PULUMI_HOME",
+      "PULUMI_SKIP_UPDATE_CHECK",
+    ]);
+    expect(info.apiserver).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.env.PULUMI_BACKEND_URL).toMatch(/^file:\/\//);
+  });
+
+  test("`pulumi version` with its env is v3.248.0 from an ELF binary built here (the version package-lock pins)", () => {
+    const which = withLab(info, "sh", ["-c", 'readlink -f "$(command -v pulumi)"']);
+    const binary = which.stdout.trim();
+    expect(binary).not.toContain("node_modules");
+    expect(fs.readFileSync(binary).subarray(0, 4)).toEqual(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+    const v = withLab(info, "pulumi", ["version"]);
+    expect(v.stdout.trim()).toBe("v3.248.0");
+    expect(info.pulumi).toBe("v3.248.0");
+    const lock = JSON.parse(fs.readFileSync("package-lock.json", "utf8")) as {
+      packages: Record<string, { version: string }>;
+    };
+    expect(`v${lock.packages["node_modules/@pulumi/pulumi"].version}`).toBe(v.stdout.trim());
+  });
+
+  test("the API server's /version is v1.36.x", async () => {
+    const v = await client(info, k8s.VersionApi).getCode();
+    expect(v.gitVersion).toMatch(/^v1\.36\.\d+$/);
+    expect(info.version).toBe(v.gitVersion);
+  });
+
+  test("the real CRDs are served (OLM from operator-framework/api, OpenShift from openshift/api)", async () => {
+    const ext = client(info, k8s.ApiextensionsV1Api);
+    const names = (await ext.listCustomResourceDefinition()).items.map((c) => c.metadata?.name).sort();
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "subscriptions.operators.coreos.com",
+        "operatorgroups.operators.coreos.com",
+        "clusterserviceversions.operators.coreos.com",
+        "installplans.operators.coreos.com",
+        "infrastructures.config.openshift.io",
+        "networks.config.openshift.io",
+        "proxies.config.openshift.io",
+        "clusterversions.config.openshift.io",
+        "imagedigestmirrorsets.config.openshift.io",
+        "imagetagmirrorsets.config.openshift.io",
+        "machinesets.machine.openshift.io",
+        "machines.machine.openshift.io",
+        "networks.operator.openshift.io",
+      ]),
+    );
+    // Served means validated: the real schema refuses what a hand-written stand-in would have taken.
+    const custom = client(info, k8s.CustomObjectsApi);
+    await expect(
+      custom.createClusterCustomObject({
+        group: "config.openshift.io",
+        version: "v1",
+        plural: "imagedigestmirrorsets",
+        body: {
+          apiVersion: "config.openshift.io/v1",
+          kind: "ImageDigestMirrorSet",
+          metadata: { name: "bad" },
+          spec: { imageDigestMirrors: [{ source: "registry.example.com/a", mirrorSourcePolicy: "Sometimes" }] },
+        },
+      }),
+    ).rejects.toThrow(/mirrorSourcePolicy/);
+  });
+
+  test("Infrastructure/cluster says AWS, with the example stack's infrastructure name", async () => {
+    const custom = client(info, k8s.CustomObjectsApi);
+    const infra = (await custom.getClusterCustomObject({
+      group: "config.openshift.io",
+      version: "v1",
+      plural: "infrastructures",
+      name: "cluster",
+    })) as { status: { infrastructureName: string; platformStatus: { type: string; aws: { region: string } } } };
+    expect(infra.status.platformStatus.type).toBe("AWS");
+    expect(infra.status.platformStatus.aws.region).toBe("us-east-1");
+    expect(infra.status.infrastructureName).toBe("ocp-aws-x7k2p"); // stacks/examples/Pulumi.aws.yaml
+  });
+
+  test("a second start of the same lab is refused and leaves the first running", () => {
+    const before = readRecord(NAME);
+    const r = labCommand(["start", "--platform", "aws", "--name", NAME]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(
+      new RegExp(`^lab: a lab named "${NAME}" is already running .*stop it with \`npm run lab -- stop\``),
+    );
+    expect(readRecord(NAME)).toEqual(before);
+    expect(before?.processes.every((p) => alive(p.pid))).toBe(true);
+  });
+});
+
+test("stop ends exactly what start started and removes its folder; a second stop says nothing runs", () => {
+  const NAME = "e2e-lab-stop";
+  startLab("none", NAME, ["--no-players"]);
+  const record = readRecord(NAME);
+  expect(record?.processes.map((p) => p.name)).toEqual(["etcd", "kube-apiserver", "kube-controller-manager"]);
+  const r = labCommand(["stop", "--name", NAME]);
+  expect(r.status).toBe(0);
+  for (const p of record?.processes ?? []) expect(alive(p.pid)).toBe(false);
+  expect(fs.existsSync(record?.runDir ?? "/")).toBe(false);
+  expect(readRecord(NAME)).toBeUndefined();
+  const again = labCommand(["stop", "--name", NAME]);
+  expect(again.status).toBe(1);
+  expect(again.stderr).toContain(`no lab named "${NAME}" is running`);
+});
+
+test("a taken API server port is refused before anything starts", async () => {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const port = (server.address() as net.AddressInfo).port;
+  try {
+    const r = labCommand(["start", "--name", "e2e-lab-port", "--apiserver-port", String(port)]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      `lab: port ${port} on 127.0.0.1 (the API server) is already in use: stop what listens there or choose another with --apiserver-port`,
+    );
+    expect(readRecord("e2e-lab-port")).toBeUndefined();
+  } finally {
+    server.close();
+  }
+});
