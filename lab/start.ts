@@ -8,7 +8,7 @@ import { adminKubeconfig, makePki } from "./certs";
 import { collectedCrds } from "./crds";
 import { LabError } from "./errors";
 import { checkGo } from "./go";
-import { createAll, labClient, waitEstablished } from "./kube";
+import { createAll, labClient, waitEstablished, waitServed } from "./kube";
 import { checkPortFree, freePort, startDetached, Started, waitFor } from "./processes";
 import { PROGRAMS, programNamed, KUBERNETES_VERSION } from "./programs";
 import { LabInfo, LabRecord, readRecord, running, writeRecord } from "./record";
@@ -28,6 +28,11 @@ export interface StartOptions {
 }
 
 const PROJECT_DIR = path.resolve(__dirname, "..");
+
+/** The caller's PATH without what `npm run` put in front of it (node_modules/.bin folders, node-gyp's). */
+function userPath(): string[] {
+  return (process.env.PATH ?? "").split(":").filter((p) => p && !/node_modules\/\.bin$|node-gyp-bin$/.test(p));
+}
 
 /** The built binaries for the current sources, or a clear stop naming the command that builds them. */
 function builtPrograms(goVersion: string): Map<string, string> {
@@ -244,7 +249,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     const env: Record<string, string> = {
       // The built programs first; @pulumi/pulumi's folder holds pulumi-resource-pulumi-nodejs (dynamic providers)
       // and pulumi-analyzer-policy-nodejs, which a Pulumi installation ships beside the CLI.
-      PATH: [binDir, path.join(PROJECT_DIR, "node_modules", "@pulumi", "pulumi"), process.env.PATH ?? ""].join(":"),
+      PATH: [binDir, path.join(PROJECT_DIR, "node_modules", "@pulumi", "pulumi"), ...userPath()].join(":"),
       KUBECONFIG: kubeconfig,
       PULUMI_HOME: path.join(runDir, "pulumi-home"),
       PULUMI_BACKEND_URL: `file://${path.join(runDir, "state")}`,

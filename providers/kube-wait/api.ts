@@ -50,6 +50,9 @@ export function loadKubeConfig(access: KubeAccess): import("@kubernetes/client-n
   return kc;
 }
 
+/** How many times a GET answered 429 is sent (client-go rest/request.go `maxRetries`). */
+export const GET_RETRIES_ON_429 = 10;
+
 /** The answer to one request: status and parsed JSON body (undefined when the body is empty or not JSON). */
 export interface KubeAnswer {
   status: number;
@@ -65,7 +68,11 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
   const kc = loadKubeConfig(access);
   const server = (kc.getCurrentCluster()?.server ?? "").replace(/\/+$/, "");
 
-  const send = async (method: string, path: string, body?: unknown): Promise<KubeAnswer> => {
+  const send = async (
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<KubeAnswer & { retryAfterSeconds: number }> => {
     const url = new URL(server + path);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { Accept: "application/json" };
@@ -81,7 +88,7 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
       );
     }
     const lib: typeof import("https") = url.protocol === "http:" ? require("http") : require("https");
-    return new Promise<KubeAnswer>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const req = lib.request(url, { ...opts, timeout: requestTimeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -101,7 +108,13 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
           } catch {
             parsed = undefined;
           }
-          resolve({ status, body: parsed });
+          // Retry-After in seconds (the API server sends whole seconds), 1 s when absent, at most 10 s.
+          const after = Number(res.headers["retry-after"]);
+          resolve({
+            status,
+            body: parsed,
+            retryAfterSeconds: Number.isFinite(after) && after >= 0 ? Math.min(after, 10) : 1,
+          });
         });
       });
       req.on("timeout", () =>
@@ -118,11 +131,25 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
     });
   };
 
+  /**
+   * A GET answered 429 is asked again after the server's Retry-After, up to 10 times, as client-go does
+   * (rest/request.go: `checkWait`, `maxRetries` 10): an API server answers 429 "storage is (re)initializing" while a
+   * resource's watch cache starts, and under API Priority and Fairness. Other verbs keep their 429 (an eviction's
+   * 429 is a PodDisruptionBudget's answer, which the drain reads).
+   */
+  const sendRetrying = async (method: string, path: string, body?: unknown): Promise<KubeAnswer> => {
+    for (let attempt = 1; ; attempt++) {
+      const r = await send(method, path, body);
+      if (method !== "GET" || r.status !== 429 || attempt >= GET_RETRIES_ON_429) return r;
+      await new Promise((res) => setTimeout(res, r.retryAfterSeconds * 1000));
+    }
+  };
+
   return {
     server,
-    request: (method, path, body) => send(method, path, body),
+    request: (method, path, body) => sendRetrying(method, path, body),
     async get(path: string): Promise<Fetched> {
-      const r = await send("GET", path);
+      const r = await sendRetrying("GET", path);
       if (r.status === 404) return undefined;
       if (r.status < 200 || r.status >= 300) throw new Error(`GET ${path} answered ${r.status}`);
       const body = obj(r.body);
