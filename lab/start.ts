@@ -201,6 +201,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       client,
       crds.map((c) => (c.metadata as { name: string }).name),
     );
+    await waitServed(client, crds);
 
     if (openshift) {
       const p = opts.platform as OpenShiftPlatform;

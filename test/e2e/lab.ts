@@ -33,3 +33,66 @@ export function stopLab(name: string): void {
 export function withLab(info: LabInfo, command: string, args: string[], cwd = PROJECT_DIR, timeoutMs = 600_000) {
   return spawnSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, ...info.env }, timeout: timeoutMs });
 }
+
+/** A JSON answer as the tests read it: any shape, checked by the assertions that use it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers of many kinds, asserted field by field
+type Json = any;
+
+/**
+ * Requests to the lab's API server with the kubeconfig it printed (embedded CA and admin certificate).
+ * `@kubernetes/client-node` 1.x does not load under jest's module system, hence this small client.
+ */
+export function labApi(info: LabInfo) {
+  const { parse } = require("yaml") as typeof import("yaml");
+  const https = require("https") as typeof import("https");
+  const kc = parse(require("fs").readFileSync(info.kubeconfig, "utf8")) as {
+    clusters: { cluster: { server: string; "certificate-authority-data": string } }[];
+    users: { user: { "client-certificate-data": string; "client-key-data": string } }[];
+  };
+  const b64 = (s: string) => Buffer.from(s, "base64");
+  const url = new URL(kc.clusters[0].cluster.server);
+  const agent = new https.Agent({
+    ca: b64(kc.clusters[0].cluster["certificate-authority-data"]),
+    cert: b64(kc.users[0].user["client-certificate-data"]),
+    key: b64(kc.users[0].user["client-key-data"]),
+  });
+  const request = (method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> =>
+    new Promise((resolve, reject) => {
+      const data = body === undefined ? undefined : JSON.stringify(body);
+      const req = https.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: p,
+          method,
+          agent,
+          timeout: 30_000,
+          headers: data ? { "Content-Type": "application/json" } : {},
+        },
+        (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => (text += c.toString("utf8")));
+          res.on("end", () => {
+            let parsed: unknown = text;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              /* text */
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed });
+          });
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error(`${method} ${p} timed out`)));
+      req.on("error", reject);
+      req.end(data);
+    });
+  return {
+    request,
+    async get(p: string): Promise<Json> {
+      const r = await request("GET", p);
+      if (r.status !== 200) throw new Error(`GET ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      return r.body;
+    },
+  };
+}

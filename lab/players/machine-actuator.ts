@@ -1,0 +1,239 @@
+/**
+ * The Machine API's machine controller (openshift/machine-api-operator pkg/controller/machine/controller.go
+ * `Reconcile`) with a played cloud actuator in the shape of openshift/machine-api-provider-aws
+ * (pkg/actuators/machine/actuator.go `Create`/`Delete` events, reconciler.go `create`, machine_scope.go
+ * `getUserData`, `setProviderStatus`): finalizer first, phase `Provisioning`, then an instance whose creation needs the
+ * provider spec's `userDataSecret` (missing → Warning `FailedCreate`, retried), then `providerID`, addresses and
+ * `InstanceExists`, phase `Provisioned` until the node link sets `nodeRef`, then `Running`. Deleting: phase
+ * `Deleting`, cordon, pre-terminate hooks respected, instance removed, Node deleted, finalizer removed. Only Machines
+ * labelled `machine.openshift.io/os-id: Windows` are played. Lab conventions: addresses come from 10.0.128.0/17 in
+ * order, the instance "exists" once the Machine has a providerID, the Node name is the Machine's `Hostname` address
+ * (AWS: `ip-a-b-c-d.<region>.compute.internal` / `ec2.internal`; elsewhere the Machine's name).
+ */
+import { createHash } from "crypto";
+import { get, obj, objects, str } from "../../lib/json";
+import { JsonObject, Kube, metaOf, now, resourcePath, say, withCondition } from "./kube";
+import { Informer } from "./informer";
+import { Recorder } from "./events";
+
+export const PLAYER = "machines";
+export const MACHINE_API = "machine.openshift.io/v1beta1";
+export const MACHINE_NAMESPACE = "openshift-machine-api";
+export const OS_ID_LABEL = "machine.openshift.io/os-id";
+/** machinev1.MachineFinalizer */
+const FINALIZER = "machine.machine.openshift.io";
+
+export interface MachineState {
+  kube: Kube;
+  recorder: Recorder;
+  machines: Informer;
+  nodes: Informer;
+}
+
+export const isWindowsMachine = (m: JsonObject) => metaOf(m).labels[OS_ID_LABEL] === "Windows";
+const machinePath = (name: string, sub?: string) => resourcePath(MACHINE_API, "machines", MACHINE_NAMESPACE, name, sub);
+const hex = (seed: string, n: number) => createHash("sha256").update(seed).digest("hex").slice(0, n);
+
+/** Addresses handed out by this process (creations may run side by side before the cache shows them). */
+const handedOut = new Set<string>();
+
+/** The next free lab address (10.0.128.10 onwards) not used by another Machine. */
+function nextAddress(s: MachineState): string {
+  const used = new Set(
+    s.machines.list().flatMap((m) => objects(get(m, "status", "addresses")).map((a) => str(a.address) ?? "")),
+  );
+  for (let i = 10; i < 32768; i++) {
+    const ip = `10.0.${128 + (i >> 8)}.${i & 255}`;
+    if ((i & 255) === 0 || (i & 255) === 255 || used.has(ip) || handedOut.has(ip)) continue;
+    handedOut.add(ip);
+    return ip;
+  }
+  throw new Error("the lab's machine network 10.0.128.0/17 is full");
+}
+
+/** What the played cloud reports for a new instance of this Machine (per provider spec kind). */
+function instanceFor(s: MachineState, m: JsonObject) {
+  const name = metaOf(m).name;
+  const spec = obj(get(m, "spec", "providerSpec", "value")) ?? {};
+  const ip = nextAddress(s);
+  const kind = str(spec.kind) ?? "";
+  const id = hex(metaOf(m).uid || name, 17);
+  const uuid = `${hex(name, 8)}-${hex(name + "1", 4)}-4${hex(name + "2", 3)}-8${hex(name + "3", 3)}-${hex(name + "4", 12)}`;
+  const labels: Record<string, string> = {};
+  if (kind === "AWSMachineProviderConfig") {
+    const region = str(get(spec, "placement", "region")) ?? "us-east-1";
+    const zone = str(get(spec, "placement", "availabilityZone")) ?? `${region}a`;
+    const host = `ip-${ip.replace(/\./g, "-")}.${region === "us-east-1" ? "ec2.internal" : `${region}.compute.internal`}`;
+    Object.assign(labels, {
+      "machine.openshift.io/instance-type": str(spec.instanceType) ?? "",
+      "machine.openshift.io/region": region,
+      "machine.openshift.io/zone": zone,
+    });
+    return {
+      providerID: `aws:///${zone}/i-${id}`,
+      addresses: [
+        { type: "InternalIP", address: ip },
+        { type: "InternalDNS", address: host },
+        { type: "Hostname", address: host },
+      ],
+      providerStatus: {
+        apiVersion: "machine.openshift.io/v1beta1",
+        kind: "AWSMachineProviderStatus",
+        instanceId: `i-${id}`,
+        instanceState: "running",
+      },
+      labels,
+    };
+  }
+  const plain = (providerID: string, statusKind: string, extra: JsonObject = {}) => ({
+    providerID,
+    addresses: [
+      { type: "InternalIP", address: ip },
+      { type: "Hostname", address: name },
+    ],
+    providerStatus: { apiVersion: "machine.openshift.io/v1beta1", kind: statusKind, ...extra },
+    labels,
+  });
+  if (kind === "AzureMachineProviderSpec") {
+    Object.assign(labels, {
+      "machine.openshift.io/instance-type": str(spec.vmSize) ?? "",
+      "machine.openshift.io/region": str(spec.location) ?? "",
+      "machine.openshift.io/zone": str(spec.zone) ?? "",
+    });
+    const rg = str(spec.resourceGroup) ?? "lab-rg";
+    return plain(
+      `azure:///subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachines/${name}`,
+      "AzureMachineProviderStatus",
+      { vmId: uuid, vmState: "Running" },
+    );
+  }
+  if (kind === "GCPMachineProviderSpec") {
+    Object.assign(labels, {
+      "machine.openshift.io/instance-type": str(spec.machineType) ?? "",
+      "machine.openshift.io/region": str(spec.region) ?? "",
+      "machine.openshift.io/zone": str(spec.zone) ?? "",
+    });
+    return plain(
+      `gce://${str(spec.projectID) ?? "lab"}/${str(spec.zone) ?? "zone"}/${name}`,
+      "GCPMachineProviderStatus",
+      {
+        instanceId: name,
+        instanceState: "RUNNING",
+      },
+    );
+  }
+  if (kind === "VSphereMachineProviderSpec")
+    return plain(`vsphere://${uuid}`, "VSphereMachineProviderStatus", { instanceId: uuid, instanceState: "poweredOn" });
+  if (kind === "NutanixMachineProviderConfig")
+    return plain(`nutanix://${uuid}`, "NutanixMachineProviderStatus", { vmUUID: uuid });
+  return plain(`lab:///${name}`, "LabMachineProviderStatus");
+}
+
+async function setStatus(s: MachineState, m: JsonObject, patch: JsonObject): Promise<void> {
+  await s.kube.patch(machinePath(metaOf(m).name, "status"), { status: { ...patch, lastUpdated: now() } });
+}
+
+async function setPhase(s: MachineState, m: JsonObject, phase: string, extra: JsonObject = {}): Promise<void> {
+  if (get(m, "status", "phase") === phase && Object.keys(extra).length === 0) return;
+  await setStatus(s, m, { phase, ...extra });
+  if (get(m, "status", "phase") !== phase) say(PLAYER, `Machine ${metaOf(m).name} ${phase}`);
+}
+
+/** The actuator's `Create`: reads the user data, "launches" the instance, reports it. */
+async function create(s: MachineState, m: JsonObject): Promise<void> {
+  const name = metaOf(m).name;
+  const secretName = str(get(m, "spec", "providerSpec", "value", "userDataSecret", "name"));
+  if (secretName) {
+    const secret = await s.kube.get(resourcePath("v1", "secrets", MACHINE_NAMESPACE, secretName));
+    const err = !secret
+      ? `secrets "${secretName}" not found`
+      : !str(get(secret, "data", "userData"))
+        ? `secret ${MACHINE_NAMESPACE}/${secretName} missing userData key`
+        : undefined;
+    if (err) {
+      const message = `${name}: reconciler failed to Create machine: failed to get user data: ${err}`;
+      await s.recorder.event("awscontroller", m, "Warning", "FailedCreate", message);
+      throw new Error(message);
+    }
+  }
+  const inst = instanceFor(s, m);
+  await s.kube.patch(machinePath(name), {
+    metadata: { labels: inst.labels, annotations: { "machine.openshift.io/instance-state": "running" } },
+    spec: { providerID: inst.providerID },
+  });
+  await setStatus(s, m, {
+    addresses: inst.addresses,
+    providerStatus: {
+      ...inst.providerStatus,
+      conditions: [
+        {
+          type: "MachineCreation",
+          status: "True",
+          reason: "MachineCreationSucceeded",
+          message: "Machine successfully created",
+          lastTransitionTime: now(),
+        },
+      ],
+    },
+    conditions: withCondition(get(m, "status", "conditions"), { type: "InstanceExists", status: "True", severity: "" }),
+  });
+  say(PLAYER, `created instance for Machine ${name}: ${inst.providerID} at ${inst.addresses[0].address}`);
+  await s.recorder.event("awscontroller", m, "Normal", "Create", `Created Machine ${name}`);
+}
+
+/** controller.go `Reconcile` for one Windows Machine; returns a delay when it should look again. */
+export async function reconcileMachine(s: MachineState, name: string): Promise<number | void> {
+  const m = s.machines.get(name, MACHINE_NAMESPACE);
+  if (!m || !isWindowsMachine(m)) return;
+  const meta = metaOf(m);
+  if (!meta.deleting && !meta.finalizers.includes(FINALIZER)) {
+    await s.kube.patch(machinePath(name), { metadata: { finalizers: [...meta.finalizers, FINALIZER] } });
+    return;
+  }
+  if (meta.deleting) {
+    await setPhase(s, m, "Deleting");
+    if (!meta.finalizers.includes(FINALIZER)) return;
+    const nodeName = str(get(m, "status", "nodeRef", "name"));
+    // The drain controller (drain_controller.go) cordons and drains before the instance goes.
+    if (nodeName)
+      await s.kube
+        .patch(resourcePath("v1", "nodes", undefined, nodeName), { spec: { unschedulable: true } })
+        .catch(() => undefined);
+    if (objects(get(m, "spec", "lifecycleHooks", "preTerminate")).length > 0) {
+      say(PLAYER, `Machine ${name}: not deleting, lifecycle blocked by pre-terminate hook`);
+      return;
+    }
+    if (get(m, "spec", "providerID"))
+      await s.recorder.event("awscontroller", m, "Normal", "Delete", `Deleted machine ${name}`);
+    if (nodeName && (await s.kube.remove(resourcePath("v1", "nodes", undefined, nodeName))))
+      say(PLAYER, `deleted Node ${nodeName} of Machine ${name}`);
+    await s.kube.patch(machinePath(name), { metadata: { finalizers: meta.finalizers.filter((f) => f !== FINALIZER) } });
+    say(PLAYER, `Machine ${name} deleted`);
+    return;
+  }
+  const phase = str(get(m, "status", "phase")) ?? "";
+  if (phase === "Failed") return;
+  if (str(get(m, "spec", "providerID"))) {
+    const conditions = withCondition(get(m, "status", "conditions"), {
+      type: "InstanceExists",
+      status: "True",
+      severity: "",
+    });
+    if (!get(m, "status", "nodeRef"))
+      return setPhase(s, m, "Provisioned", phase === "Provisioned" ? {} : { conditions });
+    return setPhase(s, m, "Running");
+  }
+  if (phase === "") {
+    return setPhase(s, m, "Provisioning", {
+      conditions: withCondition(get(m, "status", "conditions"), {
+        type: "InstanceExists",
+        status: "False",
+        reason: "InstanceNotCreated",
+        message: "Instance has not been created",
+        severity: "Warning",
+      }),
+    });
+  }
+  await create(s, m);
+  return 1_000;
+}

@@ -1,0 +1,124 @@
+/**
+ * The players: what cannot run here (OLM, WMCO, the Machine API's machine controller, the kubelets of Windows nodes),
+ * played against a real API server.
+ *
+ *   node -r ts-node/register/transpile-only lab/players/main.ts --kubeconfig <file> [--ready-file <path>]
+ *     [--only olm,wmco,machines,kubelet] [--catalog <file.json>] [--deconfigure-delay-ms 2000]
+ *     [--node-status-report-seconds 300] [--lease-duration-seconds 40] [--resolve name=ip,...]
+ *
+ * Writes the ready file (empty, atomically) once every watch is established, logs one line per action, and exits 0
+ * on SIGTERM/SIGINT after stopping its watches. API errors are logged with the object and retried with backoff.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { parseArgs } from "util";
+import { errText, Kube, Player, say } from "./kube";
+import { loadCatalog } from "./catalog";
+import { Kubelets } from "./kubelet";
+import { MachinesPlayer } from "./machines";
+import { OlmPlayer } from "./olm";
+import { WmcoPlayer } from "./wmco";
+
+const ALL = ["olm", "wmco", "machines", "kubelet"] as const;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      kubeconfig: { type: "string" },
+      "ready-file": { type: "string" },
+      only: { type: "string" },
+      catalog: { type: "string" },
+      "deconfigure-delay-ms": { type: "string", default: "2000" },
+      "node-status-report-seconds": { type: "string", default: "300" },
+      "lease-duration-seconds": { type: "string", default: "40" },
+      resolve: { type: "string", multiple: true, default: [] },
+    },
+    strict: true,
+  });
+  if (!values.kubeconfig) throw new Error("--kubeconfig <file> is required");
+  const only = values.only ? values.only.split(",").map((s) => s.trim()) : [...ALL];
+  const unknown = only.filter((p) => !(ALL as readonly string[]).includes(p));
+  if (unknown.length) throw new Error(`--only: unknown player(s) ${unknown.join(", ")} (known: ${ALL.join(", ")})`);
+  const num = (name: string, v: string | undefined) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number`);
+    return n;
+  };
+  const hosts = new Map<string, string>();
+  for (const pair of values.resolve.flatMap((r) => r.split(","))) {
+    const [name, ip] = pair.split("=");
+    if (!name || !ip) throw new Error(`--resolve expects name=ip, got ${pair}`);
+    hosts.set(name.toLowerCase(), ip);
+  }
+  return {
+    kubeconfig: values.kubeconfig,
+    readyFile: values["ready-file"],
+    only: new Set(only),
+    catalog: values.catalog,
+    deconfigureDelayMs: num("deconfigure-delay-ms", values["deconfigure-delay-ms"]),
+    statusReportSeconds: num("node-status-report-seconds", values["node-status-report-seconds"]),
+    leaseDurationSeconds: num("lease-duration-seconds", values["lease-duration-seconds"]),
+    hosts,
+  };
+}
+
+function writeReady(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, "");
+  fs.renameSync(tmp, file);
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  if (o.catalog) loadCatalog(o.catalog);
+  const kube = Kube.connect(o.kubeconfig);
+  // The kubelets are a library for WMCO (a configured host's kubelet registers its Node) and, when selected, the
+  // player that renews leases and posts heartbeats.
+  const kubelets = new Kubelets(kube, {
+    leaseDurationSeconds: o.leaseDurationSeconds,
+    statusReportSeconds: o.statusReportSeconds,
+    heartbeats: o.only.has("kubelet"),
+  });
+  const players: Player[] = [];
+  if (o.only.has("kubelet")) players.push(kubelets);
+  if (o.only.has("olm")) players.push(new OlmPlayer(kube));
+  if (o.only.has("machines")) players.push(new MachinesPlayer(kube));
+  if (o.only.has("wmco"))
+    players.push(new WmcoPlayer(kube, kubelets, { deconfigureDelayMs: o.deconfigureDelayMs, hosts: o.hosts }));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say("players", `${signal}: stopping`);
+    for (const p of players) p.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+
+  await Promise.all(
+    players.map(async (p) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await p.start();
+          break;
+        } catch (e) {
+          const delay = Math.min(30, 2 ** attempt);
+          say(p.name, `could not start (${errText(e)}); retrying in ${delay}s`);
+          await new Promise((r) => setTimeout(r, delay * 1000));
+        }
+      }
+      say(p.name, "watches established");
+    }),
+  );
+  if (o.readyFile) writeReady(o.readyFile);
+  say("players", `ready (${players.map((p) => p.name).join(", ")})`);
+}
+
+process.on("unhandledRejection", (e) => say("players", `unhandled: ${errText(e)}`));
+main().catch((e: unknown) => {
+  process.stderr.write(`players: ${errText(e)}\n`);
+  process.exit(1);
+});

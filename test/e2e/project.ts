@@ -1,0 +1,89 @@
+import { execFileSync, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { stringify } from "yaml";
+import type { LabInfo } from "../../lab/record";
+import { PROJECT_DIR } from "./lab";
+
+/** The project as a user has it: the tracked files in a folder of their own, node_modules beside, built with `npm run build`. */
+export function projectCopy(): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "e2e-project-")), "windows-estate");
+  fs.mkdirSync(dir);
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd: PROJECT_DIR, encoding: "utf8" })
+    .split("\0")
+    .filter(Boolean);
+  for (const f of files) {
+    const from = path.join(PROJECT_DIR, f);
+    if (!fs.existsSync(from)) continue; // deleted in the work tree
+    fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    fs.copyFileSync(from, path.join(dir, f));
+  }
+  fs.symlinkSync(path.join(PROJECT_DIR, "node_modules"), path.join(dir, "node_modules"));
+  const build = spawnSync("npm", ["run", "--silent", "build"], { cwd: dir, encoding: "utf8", timeout: 600_000 });
+  if (build.status !== 0) throw new Error(`npm run build failed in the project copy: ${build.stdout}${build.stderr}`);
+  return dir;
+}
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A stack of the project in `dir`, driven through the real `pulumi` CLI with the lab's environment. */
+export class Stack {
+  constructor(
+    readonly dir: string,
+    readonly name: string,
+    readonly lab: LabInfo,
+  ) {}
+
+  pulumi(args: string[], timeoutMs = 900_000): CliResult {
+    const r = spawnSync("pulumi", [...args, "--stack", this.name, "--non-interactive"], {
+      cwd: this.dir,
+      encoding: "utf8",
+      env: { ...process.env, ...this.lab.env },
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+  }
+
+  /** `pulumi stack init` once per lab backend (`pulumi login` of the backend URL first, as a user does). */
+  init(config: Record<string, unknown>): void {
+    const login = spawnSync("pulumi", ["login", this.lab.env.PULUMI_BACKEND_URL], {
+      cwd: this.dir,
+      encoding: "utf8",
+      env: { ...process.env, ...this.lab.env },
+    });
+    if (login.status !== 0) throw new Error(`pulumi login failed: ${login.stderr}`);
+    this.writeConfig(config);
+    const r = spawnSync("pulumi", ["stack", "init", this.name, "--non-interactive"], {
+      cwd: this.dir,
+      encoding: "utf8",
+      env: { ...process.env, ...this.lab.env },
+    });
+    if (r.status !== 0) throw new Error(`pulumi stack init failed: ${r.stderr}`);
+  }
+
+  /** The stack's config file, as a user writes Pulumi.<stack>.yaml. */
+  writeConfig(config: Record<string, unknown>): void {
+    fs.writeFileSync(path.join(this.dir, `Pulumi.${this.name}.yaml`), stringify({ config }));
+  }
+
+  /** `pulumi preview --json`: the steps the engine plans, by URN. */
+  previewJson(): {
+    steps: { op: string; urn: string; diffReasons?: string[]; replaceReasons?: string[] }[];
+    diagnostics?: unknown[];
+  } & CliResult {
+    const r = this.pulumi(["preview", "--json"]);
+    let parsed: { steps?: { op: string; urn: string }[] } = {};
+    try {
+      parsed = JSON.parse(r.stdout) as typeof parsed;
+    } catch {
+      /* not JSON: the caller sees stdout/stderr */
+    }
+    return { steps: [], ...parsed, ...r } as never;
+  }
+}
