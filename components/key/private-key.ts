@@ -47,7 +47,7 @@ export class WmcoPrivateKey extends pulumi.ComponentResource {
     } else {
       const secret = new k8s.core.v1.Secret(
         `${name}-secret`,
-        pulumi.output(args.namespace).apply((ns) => buildPrivateKeySecret(ns, this.privateKeyPem)),
+        buildPrivateKeySecret(args.namespace, this.privateKeyPem),
         // A component's dependsOn does not reach its children; the Secret itself must wait for the running operator.
         { parent: this, dependsOn: opts?.dependsOn },
       );

@@ -5,8 +5,13 @@ import { MANAGED_BY } from "../operator/builders";
 export const PRIVATE_KEY_SECRET_NAME = "cloud-private-key";
 export const PRIVATE_KEY_DATA_KEY = "private-key.pem";
 
-/** The Secret that WMCO reads its SSH key from; the key stays an Output so its secretness survives. */
-export function buildPrivateKeySecret(namespace: string, pem: pulumi.Input<string>) {
+/**
+ * The Secret that WMCO reads its SSH key from; the key stays an Output so its secretness survives. The arguments are
+ * a plain object with Inputs inside, never one Output of the whole: @pulumi/kubernetes' Secret wraps `args.data` in
+ * `pulumi.secret`, and an Output's lifted `data` property is an Output of undefined, which the provider refuses as
+ * "malformed RPC secret: missing value for data" (seen with the real provider through the lab).
+ */
+export function buildPrivateKeySecret(namespace: pulumi.Input<string>, pem: pulumi.Input<string>) {
   return {
     apiVersion: "v1" as const,
     kind: "Secret" as const,
