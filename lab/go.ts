@@ -3,6 +3,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { LabError } from "./errors";
 import { TOOLS_DIR } from "./programs";
+import { compareVersions } from "../facts/kubernetes";
 
 /** The environment every go command of the lab runs with. */
 export function goEnv(): NodeJS.ProcessEnv {
@@ -25,16 +26,6 @@ export function requiredGo(): string {
     if (v && compareVersions(v, best) > 0) best = v;
   }
   return best;
-}
-
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
 }
 
 /**

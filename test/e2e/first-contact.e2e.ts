@@ -1,10 +1,8 @@
-import { generateKeyPairSync } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { parse } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { labApi, startLab, stopLab } from "./lab";
-import { projectCopy, Stack } from "./project";
+import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // First contact (issue 24 a), as a user has it: the project copied and built, `pulumi stack init`, the stack's
 // config file, then the real CLI v3.248.0 with the real pulumi-resource-kubernetes against the lab's real API
@@ -13,24 +11,6 @@ import { projectCopy, Stack } from "./project";
 
 const NS = "openshift-windows-machine-config-operator";
 
-/** A throwaway WMCO key in the project copy, where the example stacks point (`.dev/`). */
-function writeKey(dir: string): void {
-  const { privateKey } = generateKeyPairSync("rsa", {
-    modulusLength: 3072,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs1", format: "pem" },
-  });
-  fs.mkdirSync(path.join(dir, ".dev"), { recursive: true });
-  fs.writeFileSync(path.join(dir, ".dev", "wmco-dev-key.pem"), privateKey, { mode: 0o600 });
-}
-
-/** An example stack's config, with its BYOH hosts left out (their example addresses are never dialled). */
-function exampleConfig(dir: string, file: string): Record<string, unknown> {
-  const config = (parse(fs.readFileSync(path.join(dir, file), "utf8")) as { config: Record<string, unknown> }).config;
-  delete config["windows-estate:byoh"];
-  return config;
-}
-
 describe("the dev stack (Azure) through the real CLI", () => {
   const LAB = "e2e-first-azure";
   let lab: LabInfo;
@@ -38,7 +18,7 @@ describe("the dev stack (Azure) through the real CLI", () => {
   beforeAll(() => {
     lab = startLab("azure", LAB);
     const dir = projectCopy();
-    writeKey(dir);
+    writeWmcoKey(dir);
     stack = new Stack(dir, "e2e", lab);
     stack.init(exampleConfig(dir, "Pulumi.dev.yaml"));
   }, 900_000);
@@ -108,7 +88,7 @@ describe("the AWS example against OpenShift 4.20", () => {
   beforeAll(() => {
     lab = startLab("aws", LAB);
     const dir = projectCopy();
-    writeKey(dir);
+    writeWmcoKey(dir);
     stack = new Stack(dir, "e2e", lab);
     const config = exampleConfig(dir, "stacks/examples/Pulumi.aws.yaml");
     // The example turns discovery off to render offline; against a cluster it is on.

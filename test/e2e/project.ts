@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from "child_process";
+import { generateKeyPairSync } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { PROJECT_DIR } from "./lab";
 
@@ -72,6 +73,23 @@ export class Stack {
     fs.writeFileSync(path.join(this.dir, `Pulumi.${this.name}.yaml`), stringify({ config }));
   }
 
+  /**
+   * The plan of `pulumi preview --json` as `op name` lines for every step that is not `same`, the name being the
+   * last URN segment (our logical names are unique per stack).
+   */
+  plan(): string[] {
+    const p = this.previewJson();
+    if (p.status !== 0) throw new Error(`pulumi preview failed: ${p.stdout.slice(-2000)}${p.stderr.slice(-2000)}`);
+    return p.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.urn.split("::").pop()}`);
+  }
+
+  /** `pulumi up --yes --skip-preview`, failing with the CLI's output when it fails. */
+  up(): CliResult {
+    const r = this.pulumi(["up", "--yes", "--skip-preview"]);
+    if (r.status !== 0) throw new Error(`pulumi up failed: ${r.stdout.slice(-3000)}${r.stderr.slice(-2000)}`);
+    return r;
+  }
+
   /** `pulumi preview --json`: the steps the engine plans, by URN. */
   previewJson(): {
     steps: { op: string; urn: string; diffReasons?: string[]; replaceReasons?: string[] }[];
@@ -86,4 +104,28 @@ export class Stack {
     }
     return { steps: [], ...parsed, ...r } as never;
   }
+}
+
+/** A fresh RSA key in PEM (PKCS#1), as WMCO's key is. */
+export function rsaKey(bits = 3072): string {
+  return generateKeyPairSync("rsa", {
+    modulusLength: bits,
+    publicKeyEncoding: { type: "spki", format: "pem" },
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+  }).privateKey;
+}
+
+/** Writes a throwaway WMCO key where the example stacks point (`.dev/wmco-dev-key.pem`), and returns it. */
+export function writeWmcoKey(dir: string): string {
+  const pem = rsaKey();
+  fs.mkdirSync(path.join(dir, ".dev"), { recursive: true });
+  fs.writeFileSync(path.join(dir, ".dev", "wmco-dev-key.pem"), pem, { mode: 0o600 });
+  return pem;
+}
+
+/** A stack file's config, with its BYOH hosts left out (the example addresses are never dialled). */
+export function exampleConfig(dir: string, file: string): Record<string, unknown> {
+  const config = (parse(fs.readFileSync(path.join(dir, file), "utf8")) as { config: Record<string, unknown> }).config;
+  delete config["windows-estate:byoh"];
+  return config;
 }

@@ -1,0 +1,138 @@
+import * as fs from "fs";
+import * as path from "path";
+import type { LabInfo } from "../../lab/record";
+import { labApi, startLab, stopLab } from "./lab";
+import { exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./project";
+
+// Edits (issue 24 b): each previewed with `pulumi preview --json` through the real engine, then applied. What the
+// plan may never hold: a replace or delete of a fixed-name object WMCO or the cluster watches (cloud-private-key,
+// the operator's Namespace/OperatorGroup/Subscription, a MachineSet that keeps its name) in an edit that should
+// update it. A rename is the one replacement a user asks for (README: "What an edit to a stack does").
+
+const NS = "openshift-windows-machine-config-operator";
+const FIXED = [
+  "estate-key-secret",
+  "estate-operator-namespace",
+  "estate-operator-operatorgroup",
+  "estate-operator-subscription",
+];
+
+const LAB = "e2e-edits";
+let lab: LabInfo;
+let stack: Stack;
+let config: Record<string, unknown>;
+const machineSets = () => config["windows-estate:machineSets"] as Record<string, unknown>[];
+const mirrors = () => config["windows-estate:mirrors"] as { digest: Record<string, unknown>[] };
+/** Steps that replace or delete something. */
+const destructive = (plan: string[]) =>
+  plan.filter((l) => /^(replace|delete|delete-replaced|create-replacement) /.test(l));
+
+beforeAll(() => {
+  lab = startLab("azure", LAB);
+  const dir = projectCopy();
+  writeWmcoKey(dir);
+  config = exampleConfig(dir, "Pulumi.dev.yaml");
+  stack = new Stack(dir, "e2e", lab);
+  stack.init(config);
+  stack.up();
+}, 900_000);
+afterAll(() => stopLab(LAB));
+
+test("replicas 1 → 2 updates the MachineSet in place and nothing else", async () => {
+  machineSets()[0].replicas = 2;
+  stack.writeConfig(config);
+  // The stack itself may show an update (its outputs list the MachineSets); nothing else may move.
+  expect(stack.plan().filter((l) => !l.endsWith(" windows-estate-e2e"))).toEqual([
+    "update estate-ms-winworker-machineset",
+  ]);
+  stack.up();
+  const ms = await labApi(lab).get(
+    "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker",
+  );
+  expect(ms.spec.replicas).toBe(2);
+});
+
+test("adding a mirror creates its ImageDigestMirrorSet only; removing it deletes only that one", async () => {
+  mirrors().digest.push({ source: "quay.io/example/app", mirrors: ["mirror.example.com:5000/example/app"] });
+  stack.writeConfig(config);
+  const add = stack.plan();
+  expect(destructive(add)).toEqual([]);
+  expect(add).toContain("create estate-mirrors-windows-estate-digest-quay-io-example-app");
+  stack.up();
+  const idms = "/apis/config.openshift.io/v1/imagedigestmirrorsets/windows-estate-digest-quay-io-example-app";
+  expect((await labApi(lab).get(idms)).spec.imageDigestMirrors[0].source).toBe("quay.io/example/app");
+
+  mirrors().digest.pop();
+  stack.writeConfig(config);
+  expect(destructive(stack.plan())).toEqual(["delete estate-mirrors-windows-estate-digest-quay-io-example-app"]);
+  stack.up();
+  expect((await labApi(lab).request("GET", idms)).status).toBe(404);
+});
+
+test("a new WMCO key updates cloud-private-key in place: never deleted, never replaced", async () => {
+  fs.writeFileSync(path.join(stack.dir, ".dev", "wmco-dev-key.pem"), rsaKey(), { mode: 0o600 });
+  const plan = stack.plan();
+  expect(plan).toContain("update estate-key-secret");
+  expect(destructive(plan).filter((l) => FIXED.some((f) => l.endsWith(` ${f}`)))).toEqual([]);
+  const before = await labApi(lab).get(`/api/v1/namespaces/${NS}/secrets/cloud-private-key`);
+  stack.up();
+  const after = await labApi(lab).get(`/api/v1/namespaces/${NS}/secrets/cloud-private-key`);
+  expect(after.metadata.uid).toBe(before.metadata.uid);
+  expect(after.data["private-key.pem"]).not.toBe(before.data["private-key.pem"]);
+});
+
+test("renaming a MachineSet replaces that set only (create the new, delete the old); the others stay", async () => {
+  machineSets()[0].name = "winwork2";
+  stack.writeConfig(config);
+  const plan = stack.plan();
+  // The set and its component (a ComponentResource, nothing in the cluster).
+  expect(destructive(plan).sort()).toEqual(["delete estate-ms-winworker", "delete estate-ms-winworker-machineset"]);
+  expect(plan).toContain("create estate-ms-winwork2-machineset");
+  stack.up();
+  const api = labApi(lab);
+  expect(
+    (
+      await api.request(
+        "GET",
+        "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker",
+      )
+    ).status,
+  ).toBe(404);
+  await api.get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winwork2");
+});
+
+test("a second MachineSet added then removed touches only itself", () => {
+  machineSets().push({
+    name: "winextra",
+    replicas: 1,
+    windowsServer: "2022",
+    azure: { vmSize: "Standard_D2s_v3", zone: "" },
+  });
+  stack.writeConfig(config);
+  const add = stack.plan();
+  expect(destructive(add)).toEqual([]);
+  expect(add).toContain("create estate-ms-winextra-machineset");
+  stack.up();
+  machineSets().pop();
+  stack.writeConfig(config);
+  expect(destructive(stack.plan()).sort()).toEqual([
+    "delete estate-ms-winextra",
+    "delete estate-ms-winextra-machineset",
+  ]);
+  stack.up();
+});
+
+test("changing the operator channel updates the Subscription in place", async () => {
+  (config["windows-estate:operator"] as Record<string, unknown>).channel = "stable-10.20";
+  stack.writeConfig(config);
+  const plan = stack.plan();
+  expect(plan).toContain("update estate-operator-subscription");
+  expect(destructive(plan)).toEqual([]);
+});
+
+test("after every edit, the stack has no changes left (--expect-no-changes)", () => {
+  (config["windows-estate:operator"] as Record<string, unknown>).channel = "stable";
+  stack.writeConfig(config);
+  const r = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
+  expect(r.status).toBe(0);
+});
