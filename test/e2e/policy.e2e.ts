@@ -26,7 +26,7 @@ test("the dev stack passes every policy of the pack", () => {
   const r = stack.pulumi(["preview", "--policy-pack", path.join(dir, "policy")]);
   expect(r.stdout + r.stderr).not.toMatch(/mandatory|error:/);
   expect(r.status).toBe(0);
-  expect(r.stdout).toMatch(/Policies:\s+✅ windows-estate-policy@v0\.1\.0/);
+  expect(r.stdout).toMatch(/Policies:\s+✅ windows-estate@v0\.1\.0/);
 });
 
 test("a stack that puts a private key in a ConfigMap fails, naming the rule and the resource", () => {
