@@ -1,5 +1,3 @@
-import * as fs from "fs";
-import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { labApi, startLab, stopLab } from "./lab";
 import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
