@@ -19,7 +19,8 @@ interface EngineEvent {
 beforeAll(() => {
   const dir = projectCopy();
   writeWmcoKey(dir);
-  const config = exampleConfig(dir, "Pulumi.dev.yaml");
+  // The lab example the README offers (stacks/examples/Pulumi.lab.yaml), as a user copies it.
+  const config = exampleConfig(dir, "stacks/examples/Pulumi.lab.yaml");
   for (const name of ["one", "two"]) {
     const lab = startLab("azure", `e2e-teardown-${name}`);
     labs.push(lab);
