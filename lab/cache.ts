@@ -24,8 +24,8 @@ function hashFiles(hash: ReturnType<typeof createHash>, dir: string, rel = ""): 
   for (const e of entries) {
     const r = path.join(rel, e.name);
     if (e.isDirectory()) hashFiles(hash, dir, r);
-    // The provider's embedded schema files are generated from the module go.sum pins: not an input of their own.
-    else if ((e.name.endsWith(".go") || e.name === "go.mod" || e.name === "go.sum") && !e.name.includes("-embed.")) {
+    // Go sources, go.mod and go.sum decide the binary; the provider's generated *-embed.json files follow from go.sum.
+    else if (e.name.endsWith(".go") || e.name === "go.mod" || e.name === "go.sum") {
       hash
         .update(r)
         .update("\0")

@@ -13,6 +13,9 @@ export interface LabPki {
   adminKey: string;
   serviceAccountKey: string;
   serviceAccountPub: string;
+  /** etcd's certificate, for its server side and for the API server as its client. */
+  etcdCert: string;
+  etcdKey: string;
 }
 
 function openssl(args: string[], cwd: string): void {
@@ -89,6 +92,12 @@ export function makePki(dir: string, serviceIp: string): LabPki {
     "/O=system:masters/CN=windows-estate-lab-admin",
     "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
   );
+  leaf(
+    "etcd",
+    "/CN=etcd",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n" +
+      "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+  );
   openssl(["genrsa", "-out", "sa.key", "2048"], dir);
   openssl(["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"], dir);
   for (const f of fs.readdirSync(dir)) fs.chmodSync(p(f), 0o600);
@@ -101,6 +110,8 @@ export function makePki(dir: string, serviceIp: string): LabPki {
     adminKey: p("admin.key"),
     serviceAccountKey: p("sa.key"),
     serviceAccountPub: p("sa.pub"),
+    etcdCert: p("etcd.crt"),
+    etcdKey: p("etcd.key"),
   };
 }
 

@@ -1,5 +1,6 @@
 import { parseArgs } from "util";
 import { build } from "./build";
+import { PROGRAMS } from "./programs";
 import { LabError } from "./errors";
 import { allRecords, readRecord, running } from "./record";
 import { LabPlatform, start } from "./start";
@@ -66,12 +67,14 @@ async function main(argv: string[]): Promise<void> {
   const err = (line: string) => process.stderr.write(`${line}\n`);
 
   switch (command) {
-    case "build":
-      await build(
-        err,
-        values.only?.split(",").map((s) => s.trim()),
-      );
+    case "build": {
+      const only = values.only?.split(",").map((s) => s.trim());
+      const unknown = (only ?? []).filter((n) => !PROGRAMS.some((p) => p.name === n));
+      if (unknown.length > 0)
+        usage(`--only: no program named ${unknown.join(", ")} (programs: ${PROGRAMS.map((p) => p.name).join(", ")})`);
+      await build(err, only);
       return;
+    }
     case "start": {
       const platform = (values.platform ?? "aws") as LabPlatform;
       if (!PLATFORMS.includes(platform))

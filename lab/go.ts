@@ -98,7 +98,7 @@ export async function goBuild(opts: {
   const ldflags = ["-s", "-w", ...Object.entries(opts.stamps).map(([k, v]) => `-X ${k}=${v}`)].join(" ");
   fs.mkdirSync(path.dirname(opts.output), { recursive: true });
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
-  const tmp = `${opts.output}.partial`;
+  const tmp = `${opts.output}.${process.pid}.partial`;
   fs.rmSync(tmp, { force: true });
   const log = fs.openSync(opts.logFile, "w");
   const started = Date.now();

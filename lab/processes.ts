@@ -7,7 +7,38 @@ import { LabError } from "./errors";
 export interface Started {
   name: string;
   pid: number;
+  /**
+   * When it started (/proc/<pid>/stat field 22, clock ticks since boot) and the boot it started in: a pid alone may
+   * belong to another process after a reboot or once it is reused; both must match for the process to be ours.
+   */
+  startTime: string;
+  bootId: string;
   log: string;
+}
+
+/** This boot's id (/proc/sys/kernel/random/boot_id). */
+export function bootId(): string {
+  try {
+    return fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** A process's start time in clock ticks since boot, or undefined when there is no such process. */
+export function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Is this recorded process still the one the lab started? */
+export function ours(p: Pick<Started, "pid" | "startTime" | "bootId">): boolean {
+  return p.bootId === bootId() && startTimeOf(p.pid) === p.startTime;
 }
 
 /** A free TCP port on 127.0.0.1, as the kernel hands one out. */
@@ -56,15 +87,15 @@ export function startDetached(
   fs.closeSync(out);
   if (child.pid === undefined) throw new LabError(`could not start ${name} (${command})`);
   child.unref();
-  return { name, pid: child.pid, log };
+  return { name, pid: child.pid, startTime: startTimeOf(child.pid) ?? "", bootId: bootId(), log };
 }
 
+/** Is there a process with this id (a zombie counts as gone)? */
 export function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
+    return !/^\S+ \(.*\) Z /s.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
   }
 }
 
@@ -100,23 +131,28 @@ export async function waitFor(
   }
 }
 
-/** Ends a process group: SIGTERM, then SIGKILL after `graceMs` if it is still there. Resolves when it is gone. */
-export async function endGroup(pid: number, graceMs = 10_000): Promise<void> {
+/**
+ * Ends the process group the lab started (each program leads its own group: started detached): SIGTERM, SIGKILL
+ * after `graceMs`, then waits at most 10 s more. A recorded process that is no longer ours is left alone.
+ */
+export async function endGroup(
+  p: Pick<Started, "name" | "pid" | "startTime" | "bootId">,
+  graceMs = 10_000,
+): Promise<void> {
+  if (!ours(p)) return;
   const signal = (s: NodeJS.Signals) => {
     try {
-      process.kill(-pid, s);
+      process.kill(-p.pid, s);
     } catch {
-      try {
-        process.kill(pid, s);
-      } catch {
-        /* already gone */
-      }
+      /* the group is gone */
     }
   };
-  if (!alive(pid)) return;
   signal("SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (alive(pid)) signal("SIGKILL");
-  while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+  let deadline = Date.now() + graceMs;
+  while (ours(p) && alive(p.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (!ours(p) || !alive(p.pid)) return;
+  signal("SIGKILL");
+  deadline = Date.now() + 10_000;
+  while (ours(p) && alive(p.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (ours(p) && alive(p.pid)) throw new LabError(`${p.name} (pid ${p.pid}) did not end after SIGKILL`);
 }

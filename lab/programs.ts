@@ -23,8 +23,8 @@ export const PULUMI_VERSION = "v3.248.0";
 export const KUBERNETES_VERSION = "v1.36.3";
 /**
  * The provider's version. The module proxy serves pulumi-kubernetes' provider module only at the commit of
- * 2026-01-15 (f47bc2d6f199), after release 4.24.1; Go names such a commit v4.24.2-0.<time>-<commit> (a
- * pseudo-version), which is what it is. @pulumi/kubernetes in package-lock.json is 4.34.2: the CLI warns that the
+ * 2026-01-15 (f47bc2d6f199), after release 4.24.1. The proxy names it v4.0.0-<time>-<commit>; stamped here as
+ * 4.24.2-0.<time>-<commit>, the pseudo-version Go gives a commit after a v4.24.1 tag, so that it sorts where it is. @pulumi/kubernetes in package-lock.json is 4.34.2: the CLI warns that the
  * plugin is older than the SDK asks for (docs/lab.md).
  */
 export const KUBERNETES_PROVIDER_VERSION = "4.24.2-0.20260115033456-f47bc2d6f199";

@@ -1,8 +1,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { labsDir, writeAtomically } from "./cache";
-import { alive } from "./processes";
-import { Started } from "./processes";
+import { alive, ours, Started } from "./processes";
 
 /** What `start` prints: everything a shell or a test needs to run the real `pulumi` against the lab. */
 export interface LabInfo {
@@ -19,6 +18,8 @@ export interface LabRecord {
   platform: string;
   startedAt: string;
   runDir: string;
+  /** The `start` command itself while it runs: a second start or a stop waits for it to finish or fail. */
+  starter: Pick<Started, "pid" | "startTime" | "bootId">;
   processes: Started[];
   info?: LabInfo;
 }
@@ -43,9 +44,14 @@ export function removeRecord(name: string): void {
   fs.rmSync(recordFile(name), { force: true });
 }
 
-/** Processes of a record that still run. */
+/** Processes of a record that still run (and are still the ones the lab started). */
 export function running(r: LabRecord): Started[] {
-  return r.processes.filter((p) => alive(p.pid));
+  return r.processes.filter((p) => ours(p) && alive(p.pid));
+}
+
+/** Is the record's `start` still at work (it has not printed its line yet)? */
+export function starting(r: LabRecord): boolean {
+  return r.info === undefined && ours(r.starter) && alive(r.starter.pid);
 }
 
 export function allRecords(): LabRecord[] {

@@ -9,9 +9,9 @@ import { collectedCrds } from "./crds";
 import { LabError } from "./errors";
 import { checkGo } from "./go";
 import { createAll, labClient, waitEstablished, waitServed } from "./kube";
-import { checkPortFree, freePort, startDetached, Started, waitFor } from "./processes";
+import { bootId, checkPortFree, freePort, startDetached, Started, startTimeOf, waitFor } from "./processes";
 import { PROGRAMS, programNamed, KUBERNETES_VERSION } from "./programs";
-import { LabInfo, LabRecord, readRecord, running, writeRecord } from "./record";
+import { LabInfo, LabRecord, readRecord, running, starting, writeRecord } from "./record";
 import { KUBEADM_NETWORKS, kubeadmSeed } from "./seed/kubeadm";
 import { openshiftSeed, OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
 import { teardown } from "./stop";
@@ -58,7 +58,7 @@ function builtPrograms(goVersion: string): Map<string, string> {
 export async function start(opts: StartOptions, log: (line: string) => void): Promise<LabInfo> {
   const existing = readRecord(opts.name);
   if (existing) {
-    if (running(existing).length > 0)
+    if (running(existing).length > 0 || starting(existing))
       throw new LabError(
         `a lab named "${opts.name}" is already running (started ${existing.startedAt}, ${existing.runDir}): ` +
           "stop it with `npm run lab -- stop`, or start another beside it with --name",
@@ -76,9 +76,16 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     platform: opts.platform,
     startedAt: new Date().toISOString(),
     runDir,
+    starter: { pid: process.pid, startTime: startTimeOf(process.pid) ?? "", bootId: bootId() },
     processes: [],
   };
   writeRecord(record);
+  // Ctrl-C or a kill while starting: end what was started (the programs run detached and would outlive us).
+  const interrupted = (signal: NodeJS.Signals) => {
+    void teardown(record).finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  process.once("SIGINT", interrupted);
+  process.once("SIGTERM", interrupted);
   const started = (p: Started) => {
     record.processes.push(p);
     writeRecord(record);
@@ -99,8 +106,10 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     fs.mkdirSync(logs);
 
     log(`starting etcd on 127.0.0.1:${etcdPort}`);
-    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-    const peerUrl = `http://127.0.0.1:${peerPort}`;
+    // TLS with client certificates on both ports: any local user can reach 127.0.0.1, and etcd holds every Secret.
+    const etcdUrl = `https://127.0.0.1:${etcdPort}`;
+    const peerUrl = `https://127.0.0.1:${peerPort}`;
+    const etcdApi = labClient(etcdUrl, { caCert: pki.caCert, adminCert: pki.etcdCert, adminKey: pki.etcdKey });
     const etcd = started(
       startDetached(
         "etcd",
@@ -113,6 +122,14 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
           `--listen-peer-urls=${peerUrl}`,
           `--initial-advertise-peer-urls=${peerUrl}`,
           `--initial-cluster=lab=${peerUrl}`,
+          `--cert-file=${pki.etcdCert}`,
+          `--key-file=${pki.etcdKey}`,
+          `--trusted-ca-file=${pki.caCert}`,
+          "--client-cert-auth=true",
+          `--peer-cert-file=${pki.etcdCert}`,
+          `--peer-key-file=${pki.etcdKey}`,
+          `--peer-trusted-ca-file=${pki.caCert}`,
+          "--peer-client-cert-auth=true",
           // A throwaway cluster: no fsync, so tests do not wait on the disk.
           "--unsafe-no-fsync=true",
           "--log-level=warn",
@@ -124,8 +141,8 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       etcd,
       "healthy",
       async () => {
-        const r = await fetch(`${etcdUrl}/health`, { signal: AbortSignal.timeout(2000) });
-        return r.ok && ((await r.json()) as { health?: string }).health === "true";
+        const r = await etcdApi.request("GET", "/health");
+        return r.status === 200 && (r.body as { health?: string }).health === "true";
       },
       60_000,
     );
@@ -137,6 +154,9 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
         bin("kube-apiserver"),
         [
           `--etcd-servers=${etcdUrl}`,
+          `--etcd-cafile=${pki.caCert}`,
+          `--etcd-certfile=${pki.etcdCert}`,
+          `--etcd-keyfile=${pki.etcdKey}`,
           "--bind-address=127.0.0.1",
           "--advertise-address=127.0.0.1",
           `--secure-port=${apiPort}`,
@@ -247,6 +267,10 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       timeout: 30_000,
       env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
     });
+    if (pv.status !== 0 || !pv.stdout.trim())
+      throw new LabError(
+        `the built pulumi does not run (\`pulumi version\`: ${(pv.stderr || pv.error?.message || "").trim()})`,
+      );
     const env: Record<string, string> = {
       // The built programs first; @pulumi/pulumi's folder holds pulumi-resource-pulumi-nodejs (dynamic providers)
       // and pulumi-analyzer-policy-nodejs, which a Pulumi installation ships beside the CLI.
@@ -265,7 +289,11 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     writeRecord(record);
     return info;
   } catch (e) {
-    await teardown(record);
+    // The first failure is the one to report; a failing teardown only adds to it.
+    await teardown(record).catch((t: unknown) => log(`cleaning up after the failure also failed: ${String(t)}`));
     throw e;
+  } finally {
+    process.removeListener("SIGINT", interrupted);
+    process.removeListener("SIGTERM", interrupted);
   }
 }

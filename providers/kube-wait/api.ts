@@ -50,7 +50,7 @@ export function loadKubeConfig(access: KubeAccess): import("@kubernetes/client-n
   return kc;
 }
 
-/** How many times a GET answered 429 is sent (client-go rest/request.go `maxRetries`). */
+/** How many times a GET answered 429 is sent (modelled on client-go rest/request.go `maxRetries`). */
 export const GET_RETRIES_ON_429 = 10;
 
 /** The answer to one request: status and parsed JSON body (undefined when the body is empty or not JSON). */
@@ -132,7 +132,7 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
   };
 
   /**
-   * A GET answered 429 is asked again after the server's Retry-After, up to 10 times, as client-go does
+   * A GET answered 429 is asked again after the server's Retry-After, up to 10 times, modelled on client-go
    * (rest/request.go: `checkWait`, `maxRetries` 10): an API server answers 429 "storage is (re)initializing" while a
    * resource's watch cache starts, and under API Priority and Fairness. Other verbs keep their 429 (an eviction's
    * 429 is a PodDisruptionBudget's answer, which the drain reads).

@@ -122,17 +122,24 @@ test("a second MachineSet added then removed touches only itself", () => {
   stack.up();
 });
 
-test("changing the operator channel updates the Subscription in place", async () => {
-  (config["windows-estate:operator"] as Record<string, unknown>).channel = "stable-10.20";
+test("changing the operator channel or approval updates the Subscription in place", async () => {
+  const operator = config["windows-estate:operator"] as Record<string, unknown>;
+  operator.channel = "stable-10.20";
   stack.writeConfig(config);
-  const plan = stack.plan();
-  expect(plan).toContain("update estate-operator-subscription");
-  expect(destructive(plan)).toEqual([]);
-});
-
-test("after every edit, the stack has no changes left (--expect-no-changes)", () => {
-  (config["windows-estate:operator"] as Record<string, unknown>).channel = "stable";
+  const channelPlan = stack.plan();
+  expect(channelPlan).toContain("update estate-operator-subscription");
+  expect(destructive(channelPlan)).toEqual([]);
+  // Applied: Manual approval (the lab's catalog serves `stable` only, so the channel stays).
+  operator.channel = "stable";
+  operator.installPlanApproval = "Manual";
   stack.writeConfig(config);
-  const r = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
-  expect(r.status).toBe(0);
+  expect(destructive(stack.plan())).toEqual([]);
+  const subscription = `/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`;
+  const before = await labApi(lab).get(subscription);
+  stack.up();
+  const after = await labApi(lab).get(subscription);
+  expect(after.metadata.uid).toBe(before.metadata.uid);
+  expect(after.spec.installPlanApproval).toBe("Manual");
+  const again = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
+  expect(again.status).toBe(0);
 });

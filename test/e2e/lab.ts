@@ -8,7 +8,7 @@ export const PROJECT_DIR = path.resolve(__dirname, "..", "..");
 export function labCommand(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
-  timeoutMs = 180_000,
+  timeoutMs = 600_000,
 ): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "lab/cli.ts", ...args], {
     cwd: PROJECT_DIR,

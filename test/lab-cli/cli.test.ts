@@ -16,7 +16,7 @@ function lab(args: string[], env: NodeJS.ProcessEnv) {
   });
 }
 
-/** A PATH holding only `node`, `openssl` and, when given, a `go` script: what a machine without Go looks like. */
+/** A PATH holding only `node` and, when given, a `go` script: what a machine without Go looks like. */
 function sandbox(goScript?: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lab-cli-"));
   const bin = path.join(dir, "bin");
@@ -24,9 +24,13 @@ function sandbox(goScript?: string) {
   fs.symlinkSync(process.execPath, path.join(bin, "node"));
   if (goScript) fs.writeFileSync(path.join(bin, "go"), `#!/bin/sh\n${goScript}\n`, { mode: 0o755 });
   const cache = path.join(dir, "cache");
+  sandboxes.push(dir);
   const env = { ...process.env, PATH: bin, WINDOWS_ESTATE_LAB_CACHE: cache };
   return { dir, cache, env };
 }
+
+const sandboxes: string[] = [];
+afterAll(() => sandboxes.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 const oneLine = (s: string) =>
   s
