@@ -189,7 +189,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     log(
       "starting kube-controller-manager (garbage collector, namespace, disruption, service accounts, bootstrap tokens)",
     );
-    started(
+    const controllerManager = started(
       startDetached(
         "kube-controller-manager",
         bin("kube-controller-manager"),
@@ -206,6 +206,13 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
         ],
         path.join(logs, "kube-controller-manager.log"),
       ),
+    );
+    // Its service-account controller makes `default` in every namespace: seen, the controllers run.
+    await waitFor(
+      controllerManager,
+      "running",
+      async () => (await client.request("GET", "/api/v1/namespaces/default/serviceaccounts/default")).status === 200,
+      120_000,
     );
 
     const crdDir = collectedCrds() ?? "";
