@@ -34,20 +34,22 @@ function userPath(): string[] {
   return (process.env.PATH ?? "").split(":").filter((p) => p && !/node_modules\/\.bin$|node-gyp-bin$/.test(p));
 }
 
-/** The built binaries for the current sources, or a clear stop naming the command that builds them. */
-function builtPrograms(goVersion: string): Map<string, string> {
-  const out = new Map<string, string>();
+/** The built binaries and CRDs for the current sources, or a clear stop naming the command that builds them. */
+function builtLab(goVersion: string): { bins: Map<string, string>; crdDir: string } {
+  const bins = new Map<string, string>();
   const missing: string[] = [];
   for (const p of PROGRAMS) {
     const file = programPath(p, goVersion);
-    if (fs.existsSync(file)) out.set(p.name, file);
+    if (fs.existsSync(file)) bins.set(p.name, file);
     else missing.push(p.name);
   }
-  if (missing.length > 0 || !collectedCrds())
+  const crdDir = collectedCrds();
+  if (!crdDir) missing.push("CRDs");
+  if (missing.length > 0 || !crdDir)
     throw new LabError(
-      `the lab is not built for the current sources (missing: ${[...missing, ...(collectedCrds() ? [] : ["CRDs"])].join(", ")}): run \`npm run lab -- build\` first`,
+      `the lab is not built for the current sources (missing: ${missing.join(", ")}): run \`npm run lab -- build\` first`,
     );
-  return out;
+  return { bins, crdDir };
 }
 
 /**
@@ -66,7 +68,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     await teardown(existing); // left over from a lab whose processes are gone (a reboot): clean it up first
   }
   const goVersion = checkGo();
-  const bins = builtPrograms(goVersion);
+  const { bins, crdDir } = builtLab(goVersion);
   const bin = (n: string) => bins.get(programNamed(n).name) ?? "";
   if (opts.apiserverPort !== undefined) await checkPortFree(opts.apiserverPort, "the API server", "--apiserver-port");
 
@@ -215,7 +217,6 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       120_000,
     );
 
-    const crdDir = collectedCrds() ?? "";
     const crdFiles = fs
       .readdirSync(crdDir)
       .filter((f) => f.endsWith(".yaml"))

@@ -66,7 +66,7 @@ test("adding a mirror creates its ImageDigestMirrorSet only; removing it deletes
   stack.writeConfig(config);
   expect(destructive(stack.plan())).toEqual(["delete estate-mirrors-windows-estate-digest-quay-io-example-app"]);
   stack.up();
-  expect((await labApi(lab).request("GET", idms)).status).toBe(404);
+  expect(await labApi(lab).status(idms)).toBe(404);
 });
 
 test("a new WMCO key updates cloud-private-key in place: never deleted, never replaced", async () => {
@@ -91,12 +91,7 @@ test("renaming a MachineSet replaces that set only (create the new, delete the o
   stack.up();
   const api = labApi(lab);
   expect(
-    (
-      await api.request(
-        "GET",
-        "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker",
-      )
-    ).status,
+    await api.status("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker"),
   ).toBe(404);
   await api.get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winwork2");
 });

@@ -41,7 +41,7 @@ describe("the dev stack (Azure) through the real CLI", () => {
       ]),
     );
     const api = labApi(lab);
-    expect((await api.request("GET", `/api/v1/namespaces/${NS}`)).status).toBe(404);
+    expect(await api.status(`/api/v1/namespaces/${NS}`)).toBe(404);
   });
 
   test("up installs WMCO through OLM, hands over the key, waits for windows-user-data, then creates the MachineSet", async () => {
@@ -105,6 +105,6 @@ describe("the AWS example against OpenShift 4.20", () => {
     expect(p.stdout).toContain(
       "windows-estate:machineSets[1].windowsServer: Windows Server 2025 is not supported on AWS by WMCO 10.20 (from the cluster version 4.20.4)",
     );
-    expect((await labApi(lab).request("GET", `/api/v1/namespaces/${NS}`)).status).toBe(404);
+    expect(await labApi(lab).status(`/api/v1/namespaces/${NS}`)).toBe(404);
   });
 });

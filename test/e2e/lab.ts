@@ -89,6 +89,10 @@ export function labApi(info: LabInfo) {
     });
   return {
     request,
+    /** The status an object's GET answers (200, 404, …). */
+    async status(p: string): Promise<number> {
+      return (await request("GET", p)).status;
+    },
     async get(p: string): Promise<Json> {
       const r = await request("GET", p);
       if (r.status !== 200) throw new Error(`GET ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);

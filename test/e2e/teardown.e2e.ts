@@ -57,14 +57,9 @@ test("destroy deletes the MachineSet before the key, and the key before the oper
   expect(done("estate-operator-subscription")).toBeLessThan(started("estate-operator-namespace") ?? -1);
   const api = labApi(labs[0]);
   expect(
-    (
-      await api.request(
-        "GET",
-        "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker",
-      )
-    ).status,
+    await api.status("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker"),
   ).toBe(404);
-  expect((await api.request("GET", `/api/v1/namespaces/${NS}`)).status).toBe(404);
+  expect(await api.status(`/api/v1/namespaces/${NS}`)).toBe(404);
   // The cluster's own objects are not the stack's to delete.
   await api.get("/apis/config.openshift.io/v1/infrastructures/cluster");
 });
