@@ -1,3 +1,4 @@
+import type * as pulumi from "@pulumi/pulumi";
 /**
  * The objects of the node relay (`nodeAccess.via: cluster`), as plain data: a ConfigMap holding the relay program, a
  * Deployment that runs it (no key, no Secret, no service account token, restricted security context, Linux nodes),
@@ -8,7 +9,7 @@ import { RELAY_ALLOWED_PORTS, RELAY_NAME, RELAY_PORT } from "../../facts/day2";
 
 const LABELS = { "app.kubernetes.io/name": RELAY_NAME, "app.kubernetes.io/managed-by": "windows-estate" };
 
-export function buildRelayConfigMap(namespace: string, program: string) {
+export function buildRelayConfigMap(namespace: pulumi.Input<string>, program: string) {
   return {
     apiVersion: "v1" as const,
     kind: "ConfigMap" as const,
@@ -17,7 +18,7 @@ export function buildRelayConfigMap(namespace: string, program: string) {
   };
 }
 
-export function buildRelayDeployment(namespace: string, image: string, program: string) {
+export function buildRelayDeployment(namespace: pulumi.Input<string>, image: string, program: string) {
   return {
     apiVersion: "apps/v1" as const,
     kind: "Deployment" as const,
@@ -79,7 +80,7 @@ export function buildRelayDeployment(namespace: string, image: string, program: 
  * port-forward is a WebSocket upgrade of a GET: before Kubernetes 1.35 it is authorized as `get`, from 1.35 as
  * `create` on `pods/portforward` (kubernetes PR #134577, `AuthorizePodWebsocketUpgradeCreatePermission`): both.
  */
-export function buildPortForwardRole(namespace: string) {
+export function buildPortForwardRole(namespace: pulumi.Input<string>) {
   return {
     apiVersion: "rbac.authorization.k8s.io/v1" as const,
     kind: "Role" as const,
@@ -97,7 +98,7 @@ export interface RelaySubject {
   namespace?: string;
 }
 
-export function buildPortForwardRoleBinding(namespace: string, subjects: readonly RelaySubject[]) {
+export function buildPortForwardRoleBinding(namespace: pulumi.Input<string>, subjects: readonly RelaySubject[]) {
   return {
     apiVersion: "rbac.authorization.k8s.io/v1" as const,
     kind: "RoleBinding" as const,

@@ -30,24 +30,20 @@ export class NodeRelay extends pulumi.ComponentResource {
   constructor(name: string, args: NodeRelayArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:NodeRelay", name, {}, opts);
     const program = fs.readFileSync(path.join(__dirname, "relay-proxy.js"), "utf8");
-    const ns = pulumi.output(args.namespace);
-    const cm = new k8s.core.v1.ConfigMap(
-      `${name}-program`,
-      ns.apply((n) => buildRelayConfigMap(n, program)),
-      { parent: this },
-    );
-    this.ready = new k8s.apps.v1.Deployment(
-      `${name}-deployment`,
-      ns.apply((n) => buildRelayDeployment(n, args.image, program)),
-      { parent: this, dependsOn: [cm] },
-    );
-    const role = new k8s.rbac.v1.Role(`${name}-role`, ns.apply(buildPortForwardRole), { parent: this });
+    // Plain arguments with the namespace as an Input inside, never one Output of the whole object: the SDK lifts
+    // properties off such an Output (see components/key/secret.ts for what that did to a Secret).
+    const ns = args.namespace;
+    const cm = new k8s.core.v1.ConfigMap(`${name}-program`, buildRelayConfigMap(ns, program), { parent: this });
+    this.ready = new k8s.apps.v1.Deployment(`${name}-deployment`, buildRelayDeployment(ns, args.image, program), {
+      parent: this,
+      dependsOn: [cm],
+    });
+    const role = new k8s.rbac.v1.Role(`${name}-role`, buildPortForwardRole(ns), { parent: this });
     if (args.subjects.length > 0)
-      new k8s.rbac.v1.RoleBinding(
-        `${name}-rolebinding`,
-        ns.apply((n) => buildPortForwardRoleBinding(n, args.subjects)),
-        { parent: this, dependsOn: [role] },
-      );
+      new k8s.rbac.v1.RoleBinding(`${name}-rolebinding`, buildPortForwardRoleBinding(ns, args.subjects), {
+        parent: this,
+        dependsOn: [role],
+      });
     this.registerOutputs({});
   }
 }
