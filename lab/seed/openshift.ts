@@ -197,7 +197,12 @@ export function openshiftSeed(platform: OpenShiftPlatform, infrastructureName?: 
         defaultNetwork: {
           type: "OVNKubernetes",
           ovnKubernetesConfig: {
-            hybridOverlayConfig: { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] },
+            hybridOverlayConfig: {
+              hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }],
+              // On vSphere with a custom VXLAN port, as WMCO's prerequisites ask (docs/wmco-prerequisites.md
+              // "Custom VXLAN port"; the example's 9898).
+              ...(platform === "vsphere" ? { hybridOverlayVXLANPort: 9898 } : {}),
+            },
           },
         },
       },

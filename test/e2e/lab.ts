@@ -98,5 +98,21 @@ export function labApi(info: LabInfo) {
       if (r.status !== 200) throw new Error(`GET ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
       return r.body;
     },
+    /**
+     * Polls `GET p` until `done` holds for its answer (a condition, not a time): the players act asynchronously.
+     * Fails after `timeoutMs` with `what` and the last answer.
+     */
+    async until(p: string, done: (body: Json) => boolean, what: string, timeoutMs = 120_000): Promise<Json> {
+      const deadline = Date.now() + timeoutMs;
+      let last: { status: number; body: Json } = { status: 0, body: undefined };
+      while (Date.now() < deadline) {
+        last = await request("GET", p);
+        if (last.status === 200 && done(last.body)) return last.body;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      throw new Error(
+        `${what}: not within ${timeoutMs / 1000}s; last GET ${p}: ${last.status} ${JSON.stringify(last.body).slice(0, 500)}`,
+      );
+    },
   };
 }

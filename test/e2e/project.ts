@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "child_process";
+import { execFileSync, spawn, spawnSync } from "child_process";
 import { generateKeyPairSync } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
@@ -38,17 +38,43 @@ export class Stack {
     readonly dir: string,
     readonly name: string,
     readonly lab: LabInfo,
+    /** More environment for every command (e.g. the EC2 stand-in's endpoint and credentials). */
+    readonly env: NodeJS.ProcessEnv = {},
   ) {}
 
   pulumi(args: string[], timeoutMs = 900_000): CliResult {
     const r = spawnSync("pulumi", [...args, "--stack", this.name, "--non-interactive"], {
       cwd: this.dir,
       encoding: "utf8",
-      env: { ...process.env, ...this.lab.env },
+      env: { ...process.env, ...this.lab.env, ...this.env },
       timeout: timeoutMs,
       maxBuffer: 64 * 1024 * 1024,
     });
     return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+  }
+
+  /**
+   * The same as `pulumi`, without blocking this process: for a test whose stand-in answers from this process (the
+   * EC2 stand-in), which a synchronous spawn would starve.
+   */
+  pulumiAsync(args: string[], timeoutMs = 900_000): Promise<CliResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn("pulumi", [...args, "--stack", this.name, "--non-interactive"], {
+        cwd: this.dir,
+        env: { ...process.env, ...this.lab.env, ...this.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+      const timer = setTimeout(() => child.kill("SIGTERM"), timeoutMs);
+      child.on("error", reject);
+      child.on("close", (status) => {
+        clearTimeout(timer);
+        resolve({ status, stdout, stderr });
+      });
+    });
   }
 
   /** `pulumi stack init` once per lab backend (`pulumi login` of the backend URL first, as a user does). */
@@ -90,20 +116,39 @@ export class Stack {
     return r;
   }
 
-  /** `pulumi preview --json`: the steps the engine plans, by URN. */
-  previewJson(): {
-    steps: { op: string; urn: string; diffReasons?: string[]; replaceReasons?: string[] }[];
-    diagnostics?: unknown[];
-  } & CliResult {
-    const r = this.pulumi(["preview", "--json"]);
-    let parsed: { steps?: { op: string; urn: string }[] } = {};
+  /** `pulumi preview --json` (plus `extra` arguments): the steps the engine plans, by URN. */
+  previewJson(extra: string[] = []): { steps: PlanStep[]; diagnostics?: unknown[] } & CliResult {
+    const r = this.pulumi(["preview", "--json", ...extra]);
+    let parsed: { steps?: PlanStep[] } = {};
     try {
       parsed = JSON.parse(r.stdout) as typeof parsed;
     } catch {
       /* not JSON: the caller sees stdout/stderr */
     }
-    return { steps: [], ...parsed, ...r } as never;
+    return { steps: [], ...parsed, ...r };
   }
+}
+
+/**
+ * One step of `pulumi preview --json` (pulumi pkg/backend/display/json.go `previewStepJSON`, `stateJSON`): what the
+ * engine would do to the resource, with the state it would have (secrets shown as "[secret]" unless
+ * `--show-secrets`).
+ */
+export interface PlanStep {
+  op: string;
+  urn: string;
+  diffReasons?: string[];
+  replaceReasons?: string[];
+  newState?: {
+    urn: string;
+    type: string;
+    custom?: boolean;
+    parent?: string;
+    provider?: string;
+    dependencies?: string[];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- inputs of every resource type, asserted by field
+    inputs?: Record<string, any>;
+  };
 }
 
 /** A fresh RSA key in PEM (PKCS#1), as WMCO's key is. */
@@ -123,9 +168,12 @@ export function writeWmcoKey(dir: string): string {
   return pem;
 }
 
-/** A stack file's config, with its BYOH hosts left out (the example addresses are never dialled). */
-export function exampleConfig(dir: string, file: string): Record<string, unknown> {
+/**
+ * A stack file's config, with its BYOH hosts left out (the example addresses are never dialled) unless `keepByoh`
+ * (for a preview, which never dials a host).
+ */
+export function exampleConfig(dir: string, file: string, keepByoh = false): Record<string, unknown> {
   const config = (parse(fs.readFileSync(path.join(dir, file), "utf8")) as { config: Record<string, unknown> }).config;
-  delete config["windows-estate:byoh"];
+  if (!keepByoh) delete config["windows-estate:byoh"];
   return config;
 }

@@ -2,7 +2,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { FakeKube } from "../helpers/fake-kube";
-import { Ec2StandIn } from "./ec2-stand-in";
+import { Ec2StandIn } from "../helpers/ec2-stand-in";
 import { labWindows, LabWindows } from "../lab/lab-windows";
 import { withSession } from "../../providers/ssh/session";
 import { wmcoSubscription } from "../helpers/olm-objects";
