@@ -38,16 +38,24 @@ export function kubernetesProvider(
   cluster: ClusterConnection & { clusterIdentifier: string },
   opts?: pulumi.CustomResourceOptions,
 ): k8s.Provider {
-  return new k8s.Provider(
-    "cluster",
-    {
-      kubeconfig: cluster.kubeconfig === undefined ? undefined : pulumi.secret(cluster.kubeconfig),
-      context: cluster.context,
-      clusterIdentifier: cluster.clusterIdentifier,
-      renderYamlToDirectory: cluster.render,
-      enableConfigMapMutable: true,
-      enableSecretMutable: true,
-    },
-    opts,
-  );
+  return new k8s.Provider("cluster", providerArgs(cluster), opts);
+}
+
+/**
+ * The provider's arguments. In render mode the kubeconfig is explicitly empty: left undefined, the SDK fills it from
+ * the environment's `KUBECONFIG` (@pulumi/kubernetes provider.ts, `args.kubeconfig ?? getEnv("KUBECONFIG")`), and the
+ * provider refuses any kubeconfig beside `renderYamlToDirectory` (pulumi-kubernetes provider/pkg/provider/provider.go
+ * `CheckConfig`, `"kubeconfig" arg is not compatible with "renderYamlToDirectory" arg`); an empty one is not "truthy"
+ * there. Found through the real CLI with KUBECONFIG set, as in most pipelines.
+ */
+export function providerArgs(cluster: ClusterConnection & { clusterIdentifier: string }): k8s.ProviderArgs {
+  const render = cluster.render !== undefined;
+  return {
+    kubeconfig: render ? "" : cluster.kubeconfig === undefined ? undefined : pulumi.secret(cluster.kubeconfig),
+    context: render ? undefined : cluster.context,
+    clusterIdentifier: cluster.clusterIdentifier,
+    renderYamlToDirectory: cluster.render,
+    enableConfigMapMutable: true,
+    enableSecretMutable: true,
+  };
 }

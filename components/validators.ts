@@ -75,10 +75,23 @@ const vanilla: Validator = (cfg, ctx) =>
       }
     : { errors: [] };
 
+/** Render mode talks to no cluster: a kubeconfig or context beside it is a contradiction the provider would refuse. */
+const cluster: Validator = (cfg) => ({
+  errors:
+    cfg.cluster?.render === undefined
+      ? []
+      : (["kubeconfig", "context"] as const)
+          .filter((k) => cfg.cluster?.[k] !== undefined)
+          .map((k) => ({
+            path: `cluster.${k}`,
+            message: `cannot be set with cluster.render (render mode writes YAML and talks to no cluster): remove one of them`,
+          })),
+});
+
 const mirrors: Validator = (cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors) : { errors: [] });
 
 const day2: Validator = (cfg) => ({
   errors: [...validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot), ...validatePatching(cfg.cluster, cfg.patching)],
 });
 
-export const DOMAIN_VALIDATORS: readonly Validator[] = [byoh, machineSets, mirrors, day2, vanilla];
+export const DOMAIN_VALIDATORS: readonly Validator[] = [cluster, byoh, machineSets, mirrors, day2, vanilla];
