@@ -1,4 +1,5 @@
 import { parseArgs } from "util";
+import { startApiserver, stopApiserver } from "./apiserver";
 import { build } from "./build";
 import { PROGRAMS } from "./programs";
 import { LabError } from "./errors";
@@ -16,6 +17,8 @@ Commands:
   start                 start a lab and print how to use it
   stop                  stop a lab: end what start started and remove its folder
   status                print a running lab's JSON line (as start --json printed it)
+  apiserver stop|start  stop a running lab's API server (the rest stays up), or start it again as it was: a fault
+                        for tests
 
 Options:
   --platform P          start: aws | azure | gcp | vsphere | nutanix (OpenShift 4.20 there) | none (kubeadm); default aws
@@ -59,8 +62,9 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
-  if (positionals.length > 1) usage(`one command at a time, got: ${positionals.join(" ")}`);
   const command = positionals[0];
+  if (positionals.length > (command === "apiserver" ? 2 : 1))
+    usage(`one command at a time, got: ${positionals.join(" ")}`);
   const name = values.name ?? "default";
   if (!/^[a-z0-9][a-z0-9-]{0,30}$/.test(name))
     usage(`--name must be lower-case letters, digits and '-', got "${name}"`);
@@ -121,6 +125,13 @@ async function main(argv: string[]): Promise<void> {
         );
       }
       process.stdout.write(JSON.stringify(r.info) + "\n");
+      return;
+    }
+    case "apiserver": {
+      const action = positionals[1];
+      if (action === "stop") await stopApiserver(name, err);
+      else if (action === "start") await startApiserver(name, err);
+      else usage(`apiserver takes stop or start, got "${action ?? ""}"`);
       return;
     }
     default:

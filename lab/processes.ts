@@ -14,6 +14,9 @@ export interface Started {
   startTime: string;
   bootId: string;
   log: string;
+  /** How it was started (so `npm run lab -- apiserver start` can start it again the same way). */
+  command?: string;
+  args?: string[];
 }
 
 /** This boot's id (/proc/sys/kernel/random/boot_id). */
@@ -87,7 +90,15 @@ export function startDetached(
   fs.closeSync(out);
   if (child.pid === undefined) throw new LabError(`could not start ${name} (${command})`);
   child.unref();
-  return { name, pid: child.pid, startTime: startTimeOf(child.pid) ?? "", bootId: bootId(), log };
+  return {
+    name,
+    pid: child.pid,
+    startTime: startTimeOf(child.pid) ?? "",
+    bootId: bootId(),
+    log,
+    command,
+    args,
+  };
 }
 
 /** Is there a process with this id (a zombie counts as gone)? */

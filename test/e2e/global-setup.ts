@@ -1,11 +1,14 @@
 import { spawnSync } from "child_process";
 import * as path from "path";
+import ensureSshd from "../lab/global-setup";
 
 /**
- * Builds the lab before any suite runs (seconds when the cache has it, the cold build otherwise), so a suite's own
+ * Makes sure sshd is there and builds the lab before any suite runs (seconds when the cache has it, the cold build otherwise), so a suite's own
  * time is its own. A failed build stops the run with the lab's one-line reason.
  */
 export default function globalSetup(): void {
+  // The BYOH and vanilla hosts are loopback OpenSSH servers (test/lab/sshd.ts), as in `npm test`.
+  ensureSshd();
   const root = path.resolve(__dirname, "..", "..");
   const r = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "lab/cli.ts", "build"], {
     cwd: root,
