@@ -38,6 +38,24 @@ beforeAll(() => {
 }, 900_000);
 afterAll(() => stopLab(LAB));
 
+test("a stack from before (names from the stack name and list positions) migrates through aliases: nothing changes", () => {
+  // The previous release's names, made from this state: the estate was named after the stack (`e2e`), MachineSets
+  // after their position (`<estate>-ms-<index>`); components/estate.ts and program.ts carry aliases for both.
+  const exported = stack.pulumi(["stack", "export"]).stdout;
+  const old = exported.replace(/::estate-ms-winworker(?=[-"])/g, "::e2e-ms-0").replace(/::estate(?=[-"])/g, "::e2e");
+  expect(old).toContain("::e2e-ms-0-machineset");
+  const file = path.join(stack.dir, "old-state.json");
+  fs.writeFileSync(file, old);
+  const imported = stack.pulumi(["stack", "import", "--file", file]);
+  expect(imported.stderr).toBe("");
+  const r = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
+  expect(r.stdout + r.stderr).not.toMatch(/error:/);
+  expect(r.status).toBe(0);
+  const after = stack.pulumi(["stack", "export"]).stdout;
+  expect(after).toContain("::estate-ms-winworker-machineset");
+  expect(after).not.toContain("::e2e-ms-0");
+});
+
 test("replicas 1 → 2 updates the MachineSet in place and nothing else", async () => {
   machineSets()[0].replicas = 2;
   stack.writeConfig(config);
@@ -96,7 +114,7 @@ test("renaming a MachineSet replaces that set only (create the new, delete the o
   await api.get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winwork2");
 });
 
-test("a second MachineSet added then removed touches only itself", () => {
+test("a second MachineSet added, then the first of the two removed: each edit touches only that set", () => {
   machineSets().push({
     name: "winextra",
     replicas: 1,
@@ -108,12 +126,11 @@ test("a second MachineSet added then removed touches only itself", () => {
   expect(destructive(add)).toEqual([]);
   expect(add).toContain("create estate-ms-winextra-machineset");
   stack.up();
-  machineSets().pop();
+  const first = String(machineSets().shift()?.name);
   stack.writeConfig(config);
-  expect(destructive(stack.plan()).sort()).toEqual([
-    "delete estate-ms-winextra",
-    "delete estate-ms-winextra-machineset",
-  ]);
+  const remove = stack.plan();
+  expect(destructive(remove).sort()).toEqual([`delete estate-ms-${first}`, `delete estate-ms-${first}-machineset`]);
+  expect(remove.filter((l) => l.includes("winextra"))).toEqual([]);
   stack.up();
 });
 
@@ -137,4 +154,13 @@ test("changing the operator channel or approval updates the Subscription in plac
   expect(after.spec.installPlanApproval).toBe("Manual");
   const again = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
   expect(again.status).toBe(0);
+});
+
+test("renaming the stack changes nothing (logical names do not contain it)", () => {
+  const renamed = stack.pulumi(["stack", "rename", "e2e-renamed"]);
+  expect(renamed.status).toBe(0);
+  const after = new Stack(stack.dir, "e2e-renamed", lab);
+  const r = after.pulumi(["preview", "--expect-no-changes"]);
+  expect(r.stdout + r.stderr).not.toMatch(/error:/);
+  expect(r.status).toBe(0);
 });
