@@ -79,9 +79,20 @@ export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
     create: (inputs) => loadProvider(type).create(inputs),
   };
   if (has("check"))
-    p.check = (olds, news) => {
+    p.check = async (olds, news) => {
       const q = loadProvider(type);
-      return need(q.check, type, "check").call(q, olds, news);
+      const r = await need(q.check, type, "check").call(q, olds, news);
+      // The engine prints the value of a failure's property with the message, secrets in plaintext (pulumi
+      // pkg/resource/deploy/step_generator.go `issueCheckFailures`: `inputs[failure.Property]` formatted with %v, a
+      // Secret's element included); a connection holds keys and passwords. So no failure names a property: the
+      // reason names it instead. Found through the real CLI (test/e2e/plan.e2e.ts).
+      return {
+        ...r,
+        failures: (r.failures ?? []).map((f) => ({
+          property: "",
+          reason: f.property ? `${f.property}: ${f.reason}` : f.reason,
+        })),
+      };
     };
   if (has("diff"))
     p.diff = (id, olds, news) => {

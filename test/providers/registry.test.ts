@@ -51,3 +51,17 @@ test("what Pulumi stores per resource is small and carries the code version, not
   expect(text).not.toContain("administrators_authorized_keys");
   expect(text).not.toContain("hostVerifier");
 });
+
+test("a check failure names no property: the engine would print that property's value, secrets included", async () => {
+  // pulumi v3.248.0 pkg/resource/deploy/step_generator.go `issueCheckFailures` prints `inputs[failure.Property]`
+  // with %v beside the reason; for a secret connection that is the private key (seen through the real CLI).
+  const key = "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAAthe-secret-key\n-----END OPENSSH PRIVATE KEY-----\n";
+  const check = thinProvider("WindowsHost").check as NonNullable<ReturnType<typeof thinProvider>["check"]>;
+  const r = await check({}, { connection: { host: "", user: "Administrator", privateKey: key }, wmcoPublicKey: "k" });
+  expect(r.failures?.map((f) => f.reason.split(":")[0])).toContain("connection");
+  for (const f of r.failures ?? []) {
+    expect(f.property).toBe("");
+    expect(f.reason).toMatch(/^(connection|wmcoPublicKey): /);
+    expect(f.reason).not.toContain("the-secret-key");
+  }
+});
