@@ -189,7 +189,12 @@ export class CloudHosts extends pulumi.ComponentResource {
           },
           { parent: this, provider },
         );
-        this.addresses[h.key] = nic.ipConfigurations.apply((c) => c?.[0]?.privateIPAddress ?? "");
+        // Azure assigns the address when it creates the NIC (dynamic allocation): a preview that plans the NIC from
+        // its inputs has none yet. Unknown then, as any output the provider will compute, never "": an empty
+        // address would fail the host's check. Found through the real CLI (test/e2e/plan.e2e.ts).
+        this.addresses[h.key] = nic.ipConfigurations.apply(
+          (c) => c?.[0]?.privateIPAddress ?? (pulumi.runtime.isDryRun() ? (pulumi.unknown as never) : ""),
+        );
         this.firstBoot[h.key] = boot(h, { neverExpiringAdmin: a.adminUsername }).apply(firstBootScript);
         this.vms[h.key] = [vm, run];
       }
