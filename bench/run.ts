@@ -2,27 +2,24 @@
  * The benchmark of what the program really does (docs/benchmarks.md), in one run, side by side:
  *   (a) BYOH preparation and refresh, (b) vanilla node convergence and no-op refresh, each against the lower bound
  *       for the same round trips and (b) against ansible-playbook; (c) a rolling reboot at several maxUnavailable
- *       against one node at a time; (d) start-up through the runtime harness against a bare program; (e) per host:
+ *       against one node at a time; (d) start-up and plan time through the real CLI against the lab, against a bare
+ *       program, and a no-op `pulumi up` of N BYOH hosts (needs `npm run lab -- build`); (e) per host:
  *       logins, remote commands, PowerShell launches per operation and peak memory.
  * Figures are medians of --runs runs; ratios are computed within one run. The last line is one JSON object.
  *
  *   npm run bench -- --hosts 20 [--runs 3] [--json] [--skip nodes,ansible,rollout,startup] [--boot-seconds 1]
- *                    [--cpu-prof DIR]   (V8 CPU profiles of our previews' language host, for the start-up account)
  *                    [--memory-hosts 200]   (BYOH prepare and refresh once more on that many hosts, for memory per host)
  */
 import { execFileSync } from "child_process";
-import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseArgs } from "util";
-import { ensureDevKey } from "../scripts/synth/dev-key";
-import { stackConfig } from "../test/harness/program";
-import { PROJECT_DIR } from "../test/harness/dynamic-plugin";
+import { PROJECT_DIR } from "../test/e2e/lab";
 import { ensureAnsible } from "./ansible";
 import { startHosts, stopHosts } from "./hosts";
 import { byohFigures, vanillaFigures } from "./node-ops";
 import { rolloutFigures } from "./rollout";
-import { largeEstate, startupFigures } from "./startup";
+import { startupFigures } from "./startup";
 import { ratio } from "./stats";
 
 const { values } = parseArgs({
@@ -32,7 +29,6 @@ const { values } = parseArgs({
     json: { type: "boolean", default: false },
     skip: { type: "string", default: "" },
     "boot-seconds": { type: "string", default: "1" },
-    "cpu-prof": { type: "string" },
     "memory-hosts": { type: "string" },
     verbose: { type: "boolean", default: false },
   },
@@ -118,21 +114,8 @@ async function main(): Promise<void> {
     }
   }
   if (!skip.has("startup")) {
-    log("npm run build (the start-up figures compare bin/ with the sources)");
-    execFileSync("npm", ["run", "--silent", "build"], { cwd: PROJECT_DIR, stdio: "ignore" });
-    const dev = path.join(PROJECT_DIR, "Pulumi.dev.yaml");
-    ensureDevKey({ values: stackConfig(dev).config, secretKeys: new Set() }, PROJECT_DIR);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-estate-"));
-    const startup = await startupFigures(
-      [
-        ["dev", dev],
-        ["large", largeEstate(dir)],
-      ],
-      RUNS,
-      log,
-      values["cpu-prof"],
-    );
-    Object.assign(result, { startup_ratio: startup.large.ratio, startup });
+    const startup = await startupFigures(RUNS, N, log);
+    Object.assign(result, { startup_ratio: startup.stacks.large.ratio, startup });
   }
   console.log(JSON.stringify(result));
 }

@@ -1,21 +1,23 @@
 /**
- * (d) Program start-up: a `pulumi preview` equivalent through the runtime harness (the real Node language host
- * running the program against the engine stand-in, the real dynamic-provider plugin answering Check and Diff), for the
- * dev stack and for a large estate (20 MachineSets, 200 BYOH hosts, 100 mirror entries), against a bare program that
- * declares the same Kubernetes objects directly (bench/bare-program.ts), started the same way. Ours runs from bin/
- * (the benchmark runs `npm run build` first) and from the TypeScript sources (WINDOWS_ESTATE_FROM_SOURCES=1). Cold is
- * the first run of each in this process's life (the OS file cache may already hold the files); warm is the median
- * of the others.
+ * (d) Start-up and plan time through the real engine: `pulumi preview` (the real CLI v3.248.0, its Node language host,
+ * pulumi-resource-kubernetes and the dynamic-provider plugin) against the lab's API server (`npm run lab -- build`
+ * first), for the dev stack and a large estate (20 MachineSets, 200 BYOH hosts, 100 mirror entries), against a bare
+ * program declaring the same Kubernetes objects with @pulumi/kubernetes (bench/bare-program.ts), run the same way;
+ * and a no-op `pulumi up` of a stack with N BYOH hosts (loopback sshd hosts whose `powershell` is the Windows
+ * stand-in of test/lab). Ours runs from bin/ (the project copy is built) and from the TypeScript sources
+ * (WINDOWS_ESTATE_FROM_SOURCES=1). Cold is the first run of each, warm the median of the others.
  */
+import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { stringify } from "yaml";
-import { PROJECT_DIR } from "../test/harness/dynamic-plugin";
-import { runProgram, stackConfig } from "../test/harness/program";
-import { reveal } from "../test/harness/wire";
+import type { LabInfo } from "../lab/record";
 import { PROVIDERS } from "../providers/registry";
-import { median, ratio, secs, timed } from "./stats";
+import { LabWindows, labWindows } from "../test/lab/lab-windows";
+import { PROJECT_DIR, startLab, stopLab } from "../test/e2e/lab";
+import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "../test/e2e/project";
+import { median, ratio, secs } from "./stats";
 
 export interface StartupFigures {
   /** Ours from bin/ (`npm run build` current), first run and the median of the others. */
@@ -38,140 +40,200 @@ export interface StartupFigures {
 }
 
 /** The large estate: the dev stack's cluster and operator, with 20 MachineSets, 200 BYOH hosts, 100 mirrors. */
-export function largeEstate(dir: string): string {
-  const file = path.join(dir, "Pulumi.large.yaml");
+export function largeEstate(): Record<string, unknown> {
+  return {
+    "pulumi:disable-default-providers": ["kubernetes", "aws"],
+    "windows-estate:cluster": { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus" },
+    "windows-estate:privateKeyPath": ".dev/wmco-dev-key.pem",
+    "windows-estate:machineSets": Array.from({ length: 20 }, (_, i) => ({
+      name: `win${i}`,
+      replicas: 1,
+      windowsServer: "2022",
+      azure: { vmSize: "Standard_D2s_v3", zone: String((i % 3) + 1), publicLoadBalancer: "win-tmk9g" },
+    })),
+    "windows-estate:byoh": Array.from({ length: 200 }, (_, i) => ({
+      address: `10.20.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+      username: "Administrator",
+      trustOnFirstUse: true,
+    })),
+    "windows-estate:mirrors": {
+      digest: Array.from({ length: 100 }, (_, i) => ({
+        source: `registry${i % 10}.example.com/team${i}/app`,
+        mirrors: [`mirror.corp.example:5000/r${i % 10}/team${i}/app`],
+      })),
+    },
+  };
+}
+
+/** One CLI command, timed; fails with the CLI's words. */
+function run(stack: Stack, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ ms: number; stdout: string }> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn("pulumi", [...args, "--stack", stack.name, "--non-interactive"], {
+      cwd: stack.dir,
+      env: { ...process.env, ...stack.lab.env, ...stack.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (status) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (status !== 0)
+        reject(new Error(`pulumi ${args[0]} of ${stack.name} failed: ${stdout.slice(-1500)}${stderr.slice(-800)}`));
+      else resolve({ ms, stdout });
+    });
+  });
+}
+
+/** A Pulumi project whose program is bench/bare-program.ts, beside the project's node_modules. */
+function bareProject(): string {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-bare-")), "bare");
+  fs.mkdirSync(dir);
+  fs.copyFileSync(path.join(__dirname, "bare-program.ts"), path.join(dir, "index.ts"));
   fs.writeFileSync(
-    file,
-    stringify({
-      config: {
-        "pulumi:disable-default-providers": ["kubernetes", "aws"],
-        "windows-estate:cluster": { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus" },
-        "windows-estate:privateKeyPath": ".dev/wmco-dev-key.pem",
-        "windows-estate:machineSets": Array.from({ length: 20 }, (_, i) => ({
-          name: `win${i}`,
-          replicas: 1,
-          windowsServer: "2022",
-          azure: { vmSize: "Standard_D2s_v3", zone: String((i % 3) + 1), publicLoadBalancer: "win-tmk9g" },
-        })),
-        "windows-estate:byoh": Array.from({ length: 200 }, (_, i) => ({
-          address: `10.20.${Math.floor(i / 250)}.${(i % 250) + 1}`,
-          username: "Administrator",
-          trustOnFirstUse: true,
-        })),
-        "windows-estate:mirrors": {
-          digest: Array.from({ length: 100 }, (_, i) => ({
-            source: `registry${i % 10}.example.com/team${i}/app`,
-            mirrors: [`mirror.corp.example:5000/r${i % 10}/team${i}/app`],
-          })),
-        },
-      },
-    }),
+    path.join(dir, "Pulumi.yaml"),
+    stringify({ name: "bench-bare", runtime: "nodejs", main: "index.ts" }),
   );
-  return file;
+  fs.copyFileSync(path.join(PROJECT_DIR, "tsconfig.json"), path.join(dir, "tsconfig.json"));
+  fs.symlinkSync(path.join(PROJECT_DIR, "node_modules"), path.join(dir, "node_modules"));
+  return dir;
 }
 
-async function previewOurs(stack: string, file: string, nodeArgs: string[], fromSources: boolean) {
-  const raw = stackConfig(file).config["windows-estate:cluster"];
-  const cluster = { ...JSON.parse(raw), discovery: false };
-  const env = fromSources ? { WINDOWS_ESTATE_FROM_SOURCES: "1" } : {};
-  const [ms, r] = await timed(() =>
-    runProgram({ ...stackConfig(file, { cluster }), stack, preview: true, timeoutMs: 600_000, nodeArgs, env }),
+/** Writes the Kubernetes objects and the dynamic-resource counts of our plan for the bare program. */
+function baseline(steps: PlanStep[], dir: string, stack: string): { objects: string; dynamic: string } {
+  const objects = path.join(dir, `${stack}.objects.json`);
+  const k8s = steps.filter((s) => s.newState?.custom && s.newState.type.startsWith("kubernetes:"));
+  fs.writeFileSync(
+    objects,
+    JSON.stringify(k8s.map((s) => ({ name: s.urn.split("::").pop(), inputs: s.newState?.inputs }))),
   );
-  if (r.exitCode !== 0) throw new Error(`the ${stack} preview failed: ${r.stderr.slice(-1500)}`);
-  return { ms, r };
+  const counts = new Map<string, number>();
+  for (const s of steps)
+    if (s.newState?.type.startsWith("pulumi-nodejs:dynamic/windows-estate:")) {
+      const t = s.newState.type.split(":").pop() ?? "";
+      counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+  const dynamic = path.join(dir, `${stack}.dynamic.json`);
+  fs.writeFileSync(
+    dynamic,
+    JSON.stringify([...counts].map(([t, count]) => ({ count, check: PROVIDERS[t].methods.includes("check") }))),
+  );
+  return { objects, dynamic };
 }
 
-async function previewBare(objects: string, dynamic?: string) {
-  const [ms, r] = await timed(() =>
-    runProgram({
-      config: {},
-      secretKeys: [],
-      stack: "bare",
-      preview: true,
-      program: path.relative(PROJECT_DIR, path.join(__dirname, "bare-program.ts")),
-      env: { BENCH_OBJECTS: objects, ...(dynamic ? { BENCH_DYNAMIC: dynamic } : {}) },
-      timeoutMs: 600_000,
-    }),
-  );
-  if (r.exitCode !== 0) throw new Error(`the bare program failed: ${r.stderr.slice(-1500)}`);
-  return { ms, r };
-}
-
-/**
- * `profileDir`: when set, the language host of each of our previews writes a V8 CPU profile there (`--cpu-prof`), the
- * evidence behind docs/benchmarks.md's account of where start-up time goes.
- */
 export async function startupFigures(
-  stacks: [string, string][],
   runs: number,
+  byohHosts: number,
   log: (l: string) => void,
-  profileDir?: string,
-): Promise<Record<string, StartupFigures>> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-startup-"));
-  const out: Record<string, StartupFigures> = {};
+): Promise<{
+  stacks: Record<string, StartupFigures>;
+  noop_up_byoh_hosts: number;
+  noop_up_cold_s: number;
+  noop_up_warm_s: number;
+}> {
+  const LAB = "bench-startup";
+  log("starting the lab (azure) for the start-up figures");
+  const lab: LabInfo = startLab("azure", LAB);
+  const hosts: LabWindows[] = [];
   try {
-    for (const [stack, file] of stacks) {
-      const ours: number[] = [];
+    const dir = projectCopy();
+    writeWmcoKey(dir);
+    const bareDir = bareProject();
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "bench-startup-"));
+    const out: Record<string, StartupFigures> = {};
+    const configs: [string, Record<string, unknown>][] = [
+      ["dev", exampleConfig(dir, "Pulumi.dev.yaml")],
+      ["large", largeEstate()],
+    ];
+    for (const [name, config] of configs) {
+      const ours = new Stack(dir, name, lab);
+      ours.init(config);
+      const bare = new Stack(bareDir, name, lab);
+      bare.init({});
+      const built: number[] = [];
       const sources: number[] = [];
-      const bare: number[] = [];
+      const bareMs: number[] = [];
       const same: number[] = [];
-      const dynamic = path.join(dir, `${stack}.dynamic.json`);
       let resources = 0;
       let bareResources = 0;
-      const objects = path.join(dir, `${stack}.objects.json`);
+      let files = { objects: "", dynamic: "" };
       for (let r = 0; r < Math.max(runs, 2); r++) {
-        const o = await previewOurs(
-          stack,
-          file,
-          profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
-          false,
+        const o = await run(ours, ["preview", "--json"]);
+        built.push(o.ms);
+        const steps = (JSON.parse(o.stdout) as { steps: PlanStep[] }).steps;
+        resources = steps.length;
+        if (r === 0) files = baseline(steps, scratch, name);
+        sources.push((await run(ours, ["preview", "--json"], { WINDOWS_ESTATE_FROM_SOURCES: "1" })).ms);
+        const b = await run(bare, ["preview", "--json"], { BENCH_OBJECTS: files.objects });
+        bareMs.push(b.ms);
+        bareResources = (JSON.parse(b.stdout) as { steps: PlanStep[] }).steps.length;
+        same.push(
+          (await run(bare, ["preview", "--json"], { BENCH_OBJECTS: files.objects, BENCH_DYNAMIC: files.dynamic })).ms,
         );
-        ours.push(o.ms);
-        const fromSources = await previewOurs(stack, file, [], true);
-        sources.push(fromSources.ms);
-        resources = o.r.engine.registrations.length;
-        if (r === 0) {
-          const k8s = o.r.engine.registrations.filter((x) => x.custom && x.type.startsWith("kubernetes:"));
-          fs.writeFileSync(objects, JSON.stringify(k8s.map((x) => ({ name: x.name, inputs: reveal(x.inputs) }))));
-          const counts = new Map<string, number>();
-          for (const x of o.r.engine.registrations)
-            if (x.type.startsWith("pulumi-nodejs:dynamic/windows-estate:")) {
-              const t = x.type.split(":").pop() ?? "";
-              counts.set(t, (counts.get(t) ?? 0) + 1);
-            }
-          fs.writeFileSync(
-            dynamic,
-            JSON.stringify([...counts].map(([t, count]) => ({ count, check: PROVIDERS[t].methods.includes("check") }))),
-          );
-        }
-        const b = await previewBare(objects);
-        bare.push(b.ms);
-        bareResources = b.r.engine.registrations.length;
-        const sameRun = await previewBare(objects, dynamic);
-        same.push(sameRun.ms);
         log(
-          `run ${r + 1}: ${stack} preview ${secs(o.ms)}s built, ${secs(fromSources.ms)}s from sources (${resources} resources); bare ${secs(b.ms)}s (${bareResources}), bare with our dynamic resources ${secs(sameRun.ms)}s (${sameRun.r.engine.registrations.length})`,
+          `run ${r + 1}: ${name} preview ${secs(o.ms)}s built, ${secs(sources[r])}s from sources (${resources} resources); bare ${secs(b.ms)}s (${bareResources}), bare with our dynamic resources ${secs(same[r])}s`,
         );
       }
       const warm = (xs: number[]) => median(xs.slice(1));
-      out[stack] = {
-        ours_cold_s: secs(ours[0]),
-        ours_warm_s: secs(warm(ours)),
+      out[name] = {
+        ours_cold_s: secs(built[0]),
+        ours_warm_s: secs(warm(built)),
         ours_sources_cold_s: secs(sources[0]),
         ours_sources_warm_s: secs(warm(sources)),
-        sources_ratio: ratio(warm(sources), warm(bare)),
-        bare_cold_s: secs(bare[0]),
-        bare_warm_s: secs(warm(bare)),
-        ratio: ratio(warm(ours), warm(bare)),
-        cold_ratio: ratio(ours[0], bare[0]),
+        sources_ratio: ratio(warm(sources), warm(bareMs)),
+        bare_cold_s: secs(bareMs[0]),
+        bare_warm_s: secs(warm(bareMs)),
+        ratio: ratio(warm(built), warm(bareMs)),
+        cold_ratio: ratio(built[0], bareMs[0]),
         bare_same_resources_warm_s: secs(warm(same)),
-        overhead_ratio: ratio(warm(ours), warm(same)),
+        overhead_ratio: ratio(warm(built), warm(same)),
         resources,
         bare_resources: bareResources,
       };
     }
+
+    // A no-op `pulumi up` of N BYOH hosts (each on its own loopback address, port 22 as WMCO requires).
+    log(`no-op up: preparing ${byohHosts} BYOH hosts once`);
+    const entries = [];
+    for (let i = 0; i < byohHosts; i++) {
+      const w = await labWindows(`127.0.1.${i + 1}`, `win-bench-${i}`);
+      const state = JSON.parse(fs.readFileSync(w.state, "utf8"));
+      fs.writeFileSync(
+        w.state,
+        JSON.stringify({ ...state, authorizedKeys: [w.host.publicKey], authorizedKeysFile: w.host.authorizedKeysFile }),
+      );
+      fs.writeFileSync(path.join(dir, ".dev", `bench-bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
+      hosts.push(w);
+      entries.push({
+        address: w.host.host,
+        username: w.host.user,
+        hostKey: w.host.hostKeyFingerprint,
+        bootstrap: { privateKeyPath: `.dev/bench-bootstrap-${i}` },
+      });
+    }
+    const byoh = new Stack(dir, "byoh", lab);
+    byoh.init({
+      ...exampleConfig(dir, "Pulumi.dev.yaml"),
+      "windows-estate:machineSets": [],
+      "windows-estate:byoh": entries,
+    });
+    await run(byoh, ["up", "--yes", "--skip-preview"]);
+    const noop: number[] = [];
+    for (let r = 0; r < Math.max(runs, 2); r++) {
+      noop.push((await run(byoh, ["up", "--yes", "--expect-no-changes"])).ms);
+      log(`run ${r + 1}: no-op up of ${byohHosts} BYOH hosts ${secs(noop[r])}s`);
+    }
+    return {
+      stacks: out,
+      noop_up_byoh_hosts: byohHosts,
+      noop_up_cold_s: secs(noop[0]),
+      noop_up_warm_s: secs(median(noop.slice(1))),
+    };
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    await Promise.all(hosts.map((h) => h.stop()));
+    stopLab(LAB);
   }
-  return out;
 }

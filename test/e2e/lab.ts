@@ -56,7 +56,12 @@ export function labApi(info: LabInfo) {
     cert: b64(kc.users[0].user["client-certificate-data"]),
     key: b64(kc.users[0].user["client-key-data"]),
   });
-  const request = (method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> =>
+  const request = (
+    method: string,
+    p: string,
+    body?: unknown,
+    contentType = "application/json",
+  ): Promise<{ status: number; body: Json }> =>
     new Promise((resolve, reject) => {
       const data = body === undefined ? undefined : JSON.stringify(body);
       const req = https.request(
@@ -67,7 +72,7 @@ export function labApi(info: LabInfo) {
           method,
           agent,
           timeout: 30_000,
-          headers: data ? { "Content-Type": "application/json" } : {},
+          headers: data ? { "Content-Type": contentType } : {},
         },
         (res) => {
           let text = "";

@@ -4,7 +4,7 @@ import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 
 // A MachineSet image roll as `pulumi up` runs it: the MachineSetRollout provider in the real dynamic-provider plugin,
 // against the Kubernetes API stand-in playing machine-api and WMCO: deleting a Machine removes it and the MachineSet

@@ -7,7 +7,7 @@ import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
 

@@ -3,7 +3,7 @@ import * as net from "net";
 import * as path from "path";
 import { ClusterTunnel } from "../../../providers/ssh/types";
 import { WindowsHost } from "../../../providers/windows-host";
-import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
 import { RELAY_PORT, RELAY_SELECTOR } from "../../../facts/day2";

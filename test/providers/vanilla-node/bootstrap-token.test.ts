@@ -3,7 +3,7 @@ import { needsRotation, TOKEN_PATTERN } from "../../../providers/vanilla-node/bo
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 
 // The bootstrap token in the real dynamic-provider plugin against the Kubernetes API stand-in: the Secret it creates
 // is what the bootstrap authenticator reads (bootstrap-tokens.md), the token leaves only as a secret output.

@@ -5,7 +5,7 @@ import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { releaseDownloads } from "../../helpers/vanilla-fixtures";
-import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { validateObject } from "../../helpers/schemas";
 

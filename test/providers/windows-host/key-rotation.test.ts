@@ -9,7 +9,7 @@ import { withSession } from "../../../providers/ssh/session";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../harness/dynamic-plugin";
+import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows } from "../../lab/lab-windows";
 
 // Key rotation on BYOH hosts, each step as the engine runs it (the real dynamic-provider plugin): WindowsHost

@@ -1,0 +1,221 @@
+import type { LabInfo } from "../../lab/record";
+import { KUBERNETES_VERSION } from "../../lab/programs";
+import { KUBEADM_NETWORKS } from "../../lab/seed/kubeadm";
+import { NODE_INFO } from "../helpers/fake-nodes";
+import { labApi, startLab, stopLab } from "./lab";
+import { playedCloudPlugins } from "./played-cloud/plugins";
+import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+
+// The kubeadm example previewed through the real CLI against the lab's kubeadm cluster (`--platform none`: the
+// real API server with kubeadm's kubeadm-config, kube-dns Service and flannel's ConfigMap with its Linux defaults,
+// lab/seed/kubeadm.ts). Discovery fills the version and networks from the cluster. The nodes' joins need Windows and
+// are not run here: the preview plans them.
+
+const LAB = "e2e-vanilla";
+const WE = "pulumi-nodejs:dynamic/windows-estate";
+let lab: LabInfo;
+let stack: Stack;
+let base: Record<string, unknown>;
+const SERVER = KUBERNETES_VERSION.replace(/^v/, "");
+
+const kubernetes = () => base["windows-estate:kubernetes"] as Record<string, unknown>;
+const exampleNodes = () => base["windows-estate:nodes"] as Record<string, unknown>[];
+
+/** The example against the lab: no render, version and networks from the cluster, node 3 by a name that resolves. */
+function preview(over: Record<string, unknown> = {}, s = stack) {
+  const config: Record<string, unknown> = {
+    ...base,
+    "windows-estate:kubernetes": {
+      ...kubernetes(),
+      version: undefined,
+      podNetworkCidr: undefined,
+      serviceCidr: undefined,
+      dnsServiceIp: undefined,
+    },
+    "windows-estate:nodes": exampleNodes().map((n, i) => (i === 2 ? { ...n, address: "localhost" } : n)),
+  };
+  for (const [k, v] of Object.entries(over)) config[`windows-estate:${k}`] = v;
+  s.writeConfig(JSON.parse(JSON.stringify(config)));
+  const p = s.previewJson();
+  const messages = ((p.diagnostics ?? []) as { message: string }[]).map((d) => d.message).join("\n");
+  return {
+    ...p,
+    of: (t: string) => p.steps.filter((x: PlanStep) => x.newState?.type === t),
+    messages,
+  };
+}
+const name = (s: PlanStep) => s.urn.split("::").pop() ?? "";
+const deps = (s: PlanStep) => s.newState?.dependencies ?? [];
+
+beforeAll(() => {
+  lab = startLab("none", LAB);
+  const dir = projectCopy();
+  writeWmcoKey(dir);
+  base = exampleConfig(dir, "stacks/examples/Pulumi.kubeadm.yaml");
+  const cluster = base["windows-estate:cluster"] as Record<string, unknown>;
+  delete cluster.render;
+  stack = new Stack(dir, "kubeadm", lab);
+  stack.init(base);
+}, 900_000);
+afterAll(() => stopLab(LAB));
+
+describe("a kubeadm cluster with flannel's Linux defaults", () => {
+  let p: ReturnType<typeof preview>;
+  beforeAll(() => {
+    p = preview();
+  });
+
+  test("previews with the cluster's version (discovered: the config leaves it out)", () => {
+    expect(p.messages).not.toMatch(/error:/);
+    expect(p.status).toBe(0);
+    // The node binaries of the API server's version (the networks: the flannel patch below).
+    const nodes = p.of(`${WE}:VanillaNode`);
+    expect(JSON.stringify(nodes[0].newState?.inputs?.downloads)).toContain(`v${SERVER}`);
+  });
+
+  test("flannel's backend is patched to VNI 4096 / port 4789 in place, its other settings kept", () => {
+    // flannel pkg/backend/vxlan/vxlan_windows.go: VNI at least 4096, port 4789 on Windows.
+    const [patch] = p.of("kubernetes:core/v1:ConfigMapPatch");
+    expect(JSON.parse(patch.newState?.inputs?.data["net-conf.json"])).toEqual({
+      Network: KUBEADM_NETWORKS.podSubnet,
+      EnableNFTables: false,
+      Backend: { Type: "vxlan", VNI: 4096, Port: 4789 },
+    });
+  });
+
+  test("each node: its files, then the node after them; a bootstrap token; credentials only as secrets", () => {
+    expect(p.of(`${WE}:BootstrapToken`)).toHaveLength(1);
+    const nodes = p.of(`${WE}:VanillaNode`);
+    expect(nodes.map(name).sort()).toEqual(["estate-node-10.0.0.21", "estate-node-10.0.0.22", "estate-node-localhost"]);
+    const files = p.of(`${WE}:NodeFiles`);
+    expect(files).toHaveLength(9);
+    for (const n of nodes) {
+      const mine = files.filter((f) => name(f).startsWith(`${name(n)}-files-`)).map((f) => f.urn);
+      expect(mine).toHaveLength(3);
+      expect(deps(n)).toEqual(expect.arrayContaining(mine));
+      expect(n.newState?.inputs?.connection).toBe("[secret]");
+      expect((n.newState?.inputs?.downloads as { name: string }[]).map((d) => d.name)).toEqual([
+        "containerd",
+        "kubelet",
+        "kubeadm",
+        "kube-proxy",
+        "kube-log-runner",
+        "cni-plugins",
+        "flanneld",
+        "flannel-cni",
+      ]);
+    }
+  });
+
+  test("the Windows flanneld and kube-proxy DaemonSets come after their accounts, RBAC and scripts", () => {
+    const ds = p.of("kubernetes:apps/v1:DaemonSet");
+    expect(ds.map(name).sort()).toEqual(["estate-windows-estate-flanneld", "estate-windows-estate-kube-proxy"]);
+    const before = [
+      ...p.of("kubernetes:core/v1:ServiceAccount"),
+      ...p.of("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"),
+      ...p.of("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"),
+      ...p.of("kubernetes:core/v1:ConfigMap"),
+    ].map((x) => x.urn);
+    expect(before).toHaveLength(6);
+    for (const d of ds) expect(deps(d)).toEqual(expect.arrayContaining(before));
+  });
+});
+
+test("flannel.manage: false with the wrong backend stops the preview with the exact fix, before anything is declared", () => {
+  const p = preview({ kubernetes: { ...kubernetes(), version: undefined, flannel: { manage: false } } });
+  expect(p.status).not.toBe(0);
+  expect(p.messages).toContain(
+    "windows-estate:kubernetes.flannel.manage: flannel's VXLAN backend is not what Windows needs",
+  );
+  expect(p.messages).toContain(
+    `kubectl -n kube-flannel patch configmap kube-flannel-cfg --type merge -p '{"data":{"net-conf.json":`,
+  );
+  expect(p.of(`${WE}:VanillaNode`)).toEqual([]);
+});
+
+test("a node version newer than the API server is refused (version-skew-policy)", () => {
+  const [major, minor] = SERVER.split(".").map(Number);
+  const newer = `${major}.${minor + 1}.0`;
+  const p = preview({ kubernetes: { ...kubernetes(), version: newer } });
+  expect(p.status).not.toBe(0);
+  expect(p.messages).toContain(
+    `windows-estate:kubernetes.version: ${newer} is outside the skew the API server (${SERVER}) allows`,
+  );
+});
+
+test("a node given by a DNS name that does not resolve stops the preview naming it (flannel needs the node's IP)", () => {
+  const p = preview({ nodes: exampleNodes() });
+  expect(p.status).not.toBe(0);
+  expect(p.messages).toContain(
+    "windows-estate:nodes: win-vm3.lab.example.com does not resolve to an IPv4 address from here; flannel needs the node's IP",
+  );
+});
+
+test("patching: the joined nodes below the level are planned, reached by their node connection", async () => {
+  const api = labApi(lab);
+  for (const [node, address, kernelVersion] of [
+    ["win-vm1", "10.0.0.21", "10.0.20348.2700"],
+    ["win-vm2", "10.0.0.22", "10.0.20348.3000"],
+  ]) {
+    const made = await api.request("POST", "/api/v1/nodes", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: node,
+        labels: { "kubernetes.io/os": "windows", "node.kubernetes.io/windows-build": "10.0.20348" },
+      },
+    });
+    expect(made.status).toBe(201);
+    const status = await api.request(
+      "PATCH",
+      `/api/v1/nodes/${node}/status`,
+      { status: { addresses: [{ type: "InternalIP", address }], nodeInfo: { ...NODE_INFO, kernelVersion } } },
+      "application/merge-patch+json",
+    );
+    expect(status.status).toBe(200);
+  }
+  const p = preview({ patching: { minimumUpdateRevision: { "20348": 2900 } } });
+  expect(p.status).toBe(0);
+  const [patching] = p.of(`${WE}:WindowsPatching`);
+  expect(patching.newState?.inputs).toMatchObject({
+    batches: [["win-vm1"]],
+    belowNotPatched: [],
+    connections: "[secret]",
+  });
+});
+
+test("vanilla nodes created on AWS (played cloud plugin): VXLAN open, their files and the node after them", () => {
+  const aws = new Stack(stack.dir, "kubeadm-aws", lab, { PATH: `${playedCloudPlugins()}:${lab.env.PATH}` });
+  aws.init(base);
+  const p = preview(
+    {
+      nodes: [
+        exampleNodes()[0],
+        {
+          name: "winvan",
+          count: 2,
+          aws: { region: "us-east-2", subnetId: "subnet-0a1b2c3d", securityGroupIds: ["sg-0a1b2c3d"] },
+        },
+      ],
+    },
+    aws,
+  );
+  expect(p.messages).not.toMatch(/error:/);
+  expect(p.status).toBe(0);
+  const vms = p.of("aws:ec2/instance:Instance");
+  expect(vms.map(name).sort()).toEqual(["estate-node-vms-winvan-1", "estate-node-vms-winvan-2"]);
+  for (const v of vms) {
+    expect(v.newState?.provider).toMatch(/[$:]pulumi:providers:aws::estate-node-vms-aws-us-east-2::/);
+    // flannel's VXLAN port opened in the first-boot script (FLANNEL_WINDOWS.port).
+    expect(String(v.newState?.inputs?.userData)).toContain("-Protocol UDP -LocalPort 4789");
+  }
+  const joined = p.of(`${WE}:VanillaNode`).map(name).sort();
+  expect(joined).toEqual(["estate-node-10.0.0.21", "estate-node-winvan-1", "estate-node-winvan-2"]);
+  const files = p.of(`${WE}:NodeFiles`).filter((f) => name(f).startsWith("estate-node-winvan-1-files-"));
+  expect(files).toHaveLength(3);
+  const vm1 = vms.find((v) => name(v) === "estate-node-vms-winvan-1");
+  for (const f of files) expect(deps(f)).toContain(vm1?.urn);
+  const [node1] = p.of(`${WE}:VanillaNode`).filter((n) => name(n) === "estate-node-winvan-1");
+  expect(deps(node1)).toEqual(expect.arrayContaining(files.map((f) => f.urn)));
+  expect(node1.newState?.inputs).toMatchObject({ nodeName: "winvan-1" });
+});
