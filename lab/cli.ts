@@ -27,6 +27,8 @@ Options:
   --apiserver-port N    start: listen on this port instead of a free one
   --infrastructure-name start: Infrastructure status.infrastructureName (default: the example stack's)
   --no-players          start: the seeded cluster only, nothing plays OLM/WMCO/machines/kubelets
+  --node-status-report-seconds N
+                        start: how often the played kubelets post a Ready heartbeat (kubelet's default 300)
   --only a,b            build: only these programs
   -h, --help            this text
 `;
@@ -50,6 +52,7 @@ async function main(argv: string[]): Promise<void> {
         "apiserver-port": { type: "string" },
         "infrastructure-name": { type: "string" },
         "no-players": { type: "boolean" },
+        "node-status-report-seconds": { type: "string" },
         only: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -89,6 +92,14 @@ async function main(argv: string[]): Promise<void> {
         if (!Number.isInteger(port) || port < 1 || port > 65535)
           usage(`--apiserver-port must be a port number, got "${values["apiserver-port"]}"`);
       }
+      let report: number | undefined;
+      if (values["node-status-report-seconds"] !== undefined) {
+        report = Number(values["node-status-report-seconds"]);
+        if (!Number.isInteger(report) || report < 1 || report > 3600)
+          usage(
+            `--node-status-report-seconds must be whole seconds from 1 to 3600, got "${values["node-status-report-seconds"]}"`,
+          );
+      }
       const info = await start(
         {
           name,
@@ -96,6 +107,7 @@ async function main(argv: string[]): Promise<void> {
           players: !values["no-players"],
           apiserverPort: port,
           infrastructureName: values["infrastructure-name"],
+          nodeStatusReportSeconds: report,
         },
         err,
       );

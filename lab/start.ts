@@ -25,6 +25,12 @@ export interface StartOptions {
   players: boolean;
   apiserverPort?: number;
   infrastructureName?: string;
+  /**
+   * The played kubelets' nodeStatusReportFrequency (kubelet default 5 min): how often a Ready heartbeat is posted
+   * when nothing changed. The played kubelet does not go down with a rebooted host, so a rollout waiting for a fresh
+   * heartbeat after a reboot waits up to this long.
+   */
+  nodeStatusReportSeconds?: number;
 }
 
 const PROJECT_DIR = path.resolve(__dirname, "..");
@@ -258,6 +264,9 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
             kubeconfig,
             "--ready-file",
             ready,
+            ...(opts.nodeStatusReportSeconds === undefined
+              ? []
+              : ["--node-status-report-seconds", String(opts.nodeStatusReportSeconds)]),
           ],
           path.join(logs, "players.log"),
           { ...process.env, TS_NODE_PROJECT: path.join(PROJECT_DIR, "tsconfig.json") },
