@@ -73,12 +73,23 @@ test.each(workflows)("%s prepares the SSH test lab before npm test", (file) => {
   }
 });
 
-test("the pull-request preview runs with the policy pack and posts a diff", () => {
+test("the pull-request preview runs the gitops script (policy pack enforced, see scripts/gitops) and posts its report", () => {
   const wf = parse(fs.readFileSync(path.join(workflowsDir, "preview.yml"), "utf8")) as Workflow;
-  const pulumi = Object.values(wf.jobs)
-    .flatMap((j) => j.steps)
-    .find((s) => s.uses?.startsWith("pulumi/actions"));
-  expect(pulumi?.with).toMatchObject({ command: "preview", diff: true, policyPacks: "policy" });
+  const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+  const preview = steps.findIndex((s) =>
+    /npm run --silent gitops -- preview --stack "\$STACK" --out "\$RUNNER_TEMP\/comment\.md"/.test(s.run ?? ""),
+  );
+  const comment = steps.findIndex((s) =>
+    /gh pr comment "\$PR" --body-file "\$RUNNER_TEMP\/comment\.md"/.test(s.run ?? ""),
+  );
+  expect({ preview: preview >= 0, comment: comment > preview }).toEqual({ preview: true, comment: true });
+  expect((steps[comment] as Step & { if?: string }).if).toBe("always()");
+});
+
+test("main runs up through the gitops script into the job summary", () => {
+  const wf = parse(fs.readFileSync(path.join(workflowsDir, "up.yml"), "utf8")) as Workflow;
+  const runs = Object.values(wf.jobs).flatMap((j) => j.steps.map((s) => s.run ?? ""));
+  expect(runs).toContain('npm run --silent gitops -- up --stack "$STACK" --out "$GITHUB_STEP_SUMMARY"');
 });
 
 test("the operator Stack references its secrets and inlines none", () => {
@@ -93,7 +104,7 @@ test("the operator Stack references its secrets and inlines none", () => {
 test.each(workflows)("%s builds the program before any pulumi step runs it (the fast start-up path)", (file) => {
   const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
   for (const job of Object.values(wf.jobs)) {
-    const pulumi = job.steps.findIndex((s) => (s.uses ?? "").startsWith("pulumi/actions"));
+    const pulumi = job.steps.findIndex((s) => /npm run --silent gitops/.test(s.run ?? ""));
     if (pulumi < 0) continue;
     const build = job.steps.findIndex((s) => /\bnpm run build\b/.test(s.run ?? ""));
     expect({ build: build >= 0, before: build < pulumi }).toEqual({ build: true, before: true });

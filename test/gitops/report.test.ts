@@ -1,0 +1,46 @@
+import { COMMENT_LIMIT, report } from "../../scripts/gitops/report";
+
+// The report the workflows post, from the CLI's text. The "Resources:" lines are the CLI's change summary (pulumi
+// pkg/backend/display: `+ 17 to create`, `~ 1 to update`, `2 unchanged`); the e2e suite checks the real CLI's output
+// end to end (test/e2e/gitops.e2e.ts).
+
+const PREVIEW = [
+  "Previewing update (lab):",
+  "    + pulumi:pulumi:Stack: (create)",
+  "Resources:",
+  "    + 17 to create",
+  "    ~ 1 to update",
+  "    3 unchanged",
+  "",
+  "Policy Packs run:",
+].join("\n");
+
+test("the summary line is the CLI's change summary", () => {
+  const r = report("preview", "lab", PREVIEW, 0);
+  expect(r.summary).toBe("17 to create, 1 to update, 3 unchanged");
+  expect(r.markdown.split("\n")[0]).toBe("### `pulumi preview` of stack `lab`: 17 to create, 1 to update, 3 unchanged");
+});
+
+test("a failed run says so with its exit status and lists policy violations", () => {
+  const out =
+    "Policies:\n    ❌ windows-estate@v0.1.0 (local: policy)\n        - [mandatory]  private-key-only-in-secret  (kubernetes:core/v1:ConfigMap: leaked)\n";
+  const r = report("preview", "prod", out, 255);
+  expect(r.summary).toBe("failed (exit 255): 1 policy violation(s)");
+  expect(r.violations).toEqual([
+    "- [mandatory]  private-key-only-in-secret  (kubernetes:core/v1:ConfigMap: leaked)".slice(2),
+  ]);
+  expect(r.markdown).toContain("**Policy violations**");
+});
+
+test("no Resources section and success: no changes", () => {
+  expect(report("up", "lab", "Updating (lab):\n", 0).summary).toBe("no changes");
+});
+
+test("a huge output is cut from the top to fit a comment, keeping the end; backtick fences cannot close the block", () => {
+  const out = "x".repeat(200_000) + "\n```\nResources:\n    + 1 to create\n";
+  const r = report("preview", "big", out, 0);
+  expect(r.markdown.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+  expect(r.markdown).toContain("+ 1 to create");
+  expect(r.markdown).toMatch(/… \(cut: the first \d+ characters\)/);
+  expect(r.markdown.match(/```/g)).toHaveLength(2);
+});
