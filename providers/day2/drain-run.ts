@@ -4,7 +4,16 @@
  * pod is waited for until it is gone. Every failure names the node and the pod. Runs against any `NodeApi` (the
  * cluster's, built from the kubeconfig, or a test's stand-in).
  */
-import { drainDecisions, DrainOptions, DRAIN_DEFAULTS, evictionBody, evictionOutcome, podLeft, PodRef } from "./drain";
+import {
+  drainDecisions,
+  DrainOptions,
+  DRAIN_DEFAULTS,
+  evictionBody,
+  evictionOutcome,
+  podLeft,
+  PodRef,
+  refusingBudget,
+} from "./drain";
 import { messageOf } from "../../lib/errors";
 
 /** The API calls a drain needs; `body` is the parsed JSON answer. */
@@ -72,8 +81,9 @@ export async function drainNode(api: NodeApi, node: string, run: DrainRun): Prom
         throw new Error(`${who} is selected by more than one PodDisruptionBudget; fix the budgets`);
       if (outcome === "failed") throw new Error(`evicting ${who} failed: the API answered ${r.status}`);
       if (Date.now() + run.retryDelayMs > deadline) {
+        const budget = refusingBudget(r.body);
         throw new Error(
-          `${who} could not be evicted before the deadline: a PodDisruptionBudget keeps refusing (429); the node stays cordoned. Free capacity for it, or set disableEviction: true to delete pods regardless of budgets`,
+          `${who} could not be evicted before the deadline: ${budget ? `${budget} (429)` : "a PodDisruptionBudget keeps refusing (429)"}; the node stays cordoned. Free capacity for it, or set disableEviction: true to delete pods regardless of budgets`,
         );
       }
       await pause(run.retryDelayMs);

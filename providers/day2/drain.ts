@@ -69,6 +69,20 @@ export function evictionOutcome(status: number): EvictionOutcome {
   return "failed";
 }
 
+/**
+ * Which budget refused an eviction, in the API server's words: a 429's `details.causes` entry of type
+ * `DisruptionBudget` (k8s.io/api policy/v1 `DisruptionBudgetCause`; kubernetes pkg/registry/core/pod/storage/eviction.go
+ * `checkAndDecrement`: "The disruption budget <name> needs <n> healthy pods and has <m> currently"). Undefined when the
+ * answer names none (a rate limit).
+ */
+export function refusingBudget(body: unknown): string | undefined {
+  const causes = get(body, "details", "causes");
+  if (!Array.isArray(causes)) return undefined;
+  for (const c of causes)
+    if (str(get(c, "type")) === "DisruptionBudget" && str(get(c, "message"))) return str(get(c, "message"));
+  return undefined;
+}
+
 /** The `policy/v1` Eviction body for a pod. */
 export function evictionBody(pod: PodRef, gracePeriodSeconds?: number) {
   return {

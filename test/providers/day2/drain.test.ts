@@ -1,4 +1,11 @@
-import { drainDecisions, DRAIN_DEFAULTS, evictionBody, evictionOutcome, podLeft } from "../../../providers/day2/drain";
+import {
+  drainDecisions,
+  DRAIN_DEFAULTS,
+  evictionBody,
+  evictionOutcome,
+  podLeft,
+  refusingBudget,
+} from "../../../providers/day2/drain";
 import { validateObject } from "../../helpers/schemas";
 
 // Pods as `GET /api/v1/pods?fieldSelector=spec.nodeName=<node>` returns them (hand-built; each validated against the
@@ -94,4 +101,31 @@ test("a pod has left when it is gone or its name belongs to a new pod", () => {
   expect(podLeft(ref, undefined)).toBe(true);
   expect(podLeft(ref, pod("web"))).toBe(false);
   expect(podLeft(ref, { ...pod("web"), metadata: { ...pod("web").metadata, uid: "uid-new" } })).toBe(true);
+});
+
+test("a refused eviction names its budget in the API server's words; a plain rate limit names none", () => {
+  // The Status a 429 carries (kubernetes pkg/registry/core/pod/storage/eviction.go checkAndDecrement; cause type
+  // policy/v1 DisruptionBudgetCause).
+  const refused = {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    message: "Cannot evict pod as it would violate the pod's disruption budget.",
+    reason: "TooManyRequests",
+    details: {
+      causes: [
+        {
+          reason: "DisruptionBudget",
+          type: "DisruptionBudget",
+          message: "The disruption budget web-pdb needs 2 healthy pods and has 2 currently",
+        },
+      ],
+    },
+    code: 429,
+  };
+  expect(refusingBudget(refused)).toBe("The disruption budget web-pdb needs 2 healthy pods and has 2 currently");
+  expect(
+    refusingBudget({ kind: "Status", code: 429, reason: "TooManyRequests", details: { retryAfterSeconds: 1 } }),
+  ).toBeUndefined();
+  expect(refusingBudget("not json")).toBeUndefined();
 });
