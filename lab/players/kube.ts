@@ -96,7 +96,11 @@ export class Kube {
     await this.kc.applyToHTTPSOptions(opts);
     const url = new URL(path, this.server);
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    if (payload !== undefined) opts.headers = { ...opts.headers, "Content-Type": contentType };
+    // Content-Length always: Node sends a DELETE's body with neither it nor chunked encoding, and the API server then
+    // reads no body (a pod's grace-period-0 DeleteOptions was silently ignored: the kubelet player never finished
+    // an evicted pod; found by test/e2e/day2.e2e.ts).
+    if (payload !== undefined)
+      opts.headers = { ...opts.headers, "Content-Type": contentType, "Content-Length": Buffer.byteLength(payload) };
     const send = url.protocol === "https:" ? https.request : http.request;
     return new Promise((resolve, reject) => {
       const req = send(url, opts, (res) => {

@@ -64,6 +64,7 @@ export async function drainNode(api: NodeApi, node: string, run: DrainRun): Prom
   const pods = drainDecisions(list.body, run).flatMap((d) => (d.action === "evict" ? [d.pod] : []));
   run.progress?.(`node ${node}: evicting ${pods.length} pod(s)`);
   for (const pod of pods) {
+    let refusals = 0;
     for (;;) {
       const r = run.disableEviction
         ? await api.request("DELETE", podPath(pod))
@@ -80,8 +81,13 @@ export async function drainNode(api: NodeApi, node: string, run: DrainRun): Prom
       if (outcome === "misconfigured")
         throw new Error(`${who} is selected by more than one PodDisruptionBudget; fix the budgets`);
       if (outcome === "failed") throw new Error(`evicting ${who} failed: the API answered ${r.status}`);
+      const budget = refusingBudget(r.body);
+      // Said once per pod, then every 12th try (a minute at the default pace): the rollout is waiting, not stuck.
+      if (refusals++ % 12 === 0)
+        run.progress?.(
+          `node ${node}: pod ${pod.namespace}/${pod.name}: ${budget ?? "a PodDisruptionBudget refuses the eviction"} (429); retrying every ${Math.round(run.retryDelayMs / 1000)}s for at most ${Math.max(0, Math.round((deadline - Date.now()) / 1000))}s more`,
+        );
       if (Date.now() + run.retryDelayMs > deadline) {
-        const budget = refusingBudget(r.body);
         throw new Error(
           `${who} could not be evicted before the deadline: ${budget ? `${budget} (429)` : "a PodDisruptionBudget keeps refusing (429)"}; the node stays cordoned. Free capacity for it, or set disableEviction: true to delete pods regardless of budgets`,
         );

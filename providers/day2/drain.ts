@@ -71,7 +71,8 @@ export function evictionOutcome(status: number): EvictionOutcome {
 
 /**
  * Which budget refused an eviction, in the API server's words: a 429's `details.causes` entry of type
- * `DisruptionBudget` (k8s.io/api policy/v1 `DisruptionBudgetCause`; kubernetes pkg/registry/core/pod/storage/eviction.go
+ * `DisruptionBudget`, whose JSON name is `reason` (k8s.io/apimachinery meta/v1 types.go `StatusCause.Type`,
+ * `json:"reason"`; k8s.io/api policy/v1 `DisruptionBudgetCause`; kubernetes pkg/registry/core/pod/storage/eviction.go
  * `checkAndDecrement`: "The disruption budget <name> needs <n> healthy pods and has <m> currently"). Undefined when the
  * answer names none (a rate limit).
  */
@@ -79,7 +80,7 @@ export function refusingBudget(body: unknown): string | undefined {
   const causes = get(body, "details", "causes");
   if (!Array.isArray(causes)) return undefined;
   for (const c of causes)
-    if (str(get(c, "type")) === "DisruptionBudget" && str(get(c, "message"))) return str(get(c, "message"));
+    if (str(get(c, "reason")) === "DisruptionBudget" && str(get(c, "message"))) return str(get(c, "message"));
   return undefined;
 }
 

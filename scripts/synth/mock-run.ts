@@ -33,7 +33,7 @@ function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
  * Runs the real program under Pulumi's mock runtime (public APIs only: `setMocks`, a stack transformation to learn
  * each resource's parent, `pulumi.isSecret`): every resource is recorded with its inputs and its parent, nothing is
  * sent anywhere. Resources' outputs echo their inputs, as a fresh `up` would. Dependencies between resources are
- * not recorded here: the runtime harness (test/harness) sees them as the engine does.
+ * not recorded here: the real CLI's plan shows them (test/e2e/plan.e2e.ts).
  */
 export async function runProgram(
   programPath: string,

@@ -72,7 +72,8 @@ export function labApi(info: LabInfo) {
           method,
           agent,
           timeout: 30_000,
-          headers: data ? { "Content-Type": contentType } : {},
+          // Content-Length: Node sends a DELETE's body without it otherwise, and the API server reads none.
+          headers: data ? { "Content-Type": contentType, "Content-Length": Buffer.byteLength(data) } : {},
         },
         (res) => {
           let text = "";

@@ -92,7 +92,12 @@ test("evicts every pod but the DaemonSet's, retries a PDB's 429s, and waits unti
   expect(evictions).toEqual(["web#1:POST", "web#2:POST", "web#3:POST", "api#1"]);
   expect(kube.hits.get("/api/v1/namespaces/apps/pods/exporter/eviction")).toBeUndefined();
   expect(kube.hits.get("/api/v1/namespaces/apps/pods/web")).toBe(2);
-  expect(lines).toEqual(["node win-1: evicting 2 pod(s)", "node win-1: drained"]);
+  // The refusal is reported once (the rollout waits, it is not stuck).
+  expect(lines).toEqual([
+    "node win-1: evicting 2 pod(s)",
+    "node win-1: pod apps/web: a PodDisruptionBudget refuses the eviction (429); retrying every 0s for at most 5s more",
+    "node win-1: drained",
+  ]);
 });
 
 test("a PDB that never allows the eviction stops the drain at the deadline, naming the pod and node and the way out", async () => {

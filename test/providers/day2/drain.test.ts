@@ -105,7 +105,7 @@ test("a pod has left when it is gone or its name belongs to a new pod", () => {
 
 test("a refused eviction names its budget in the API server's words; a plain rate limit names none", () => {
   // The Status a 429 carries (kubernetes pkg/registry/core/pod/storage/eviction.go checkAndDecrement; cause type
-  // policy/v1 DisruptionBudgetCause).
+  // policy/v1 DisruptionBudgetCause, serialized as `reason`: apimachinery meta/v1 StatusCause.Type).
   const refused = {
     kind: "Status",
     apiVersion: "v1",
@@ -116,7 +116,6 @@ test("a refused eviction names its budget in the API server's words; a plain rat
       causes: [
         {
           reason: "DisruptionBudget",
-          type: "DisruptionBudget",
           message: "The disruption budget web-pdb needs 2 healthy pods and has 2 currently",
         },
       ],
