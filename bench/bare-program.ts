@@ -18,11 +18,12 @@ const file = process.env.BENCH_OBJECTS;
 if (!file) throw new Error("BENCH_OBJECTS must name the objects' JSON file");
 const objects: Declared[] = JSON.parse(fs.readFileSync(file, "utf8"));
 const provider = new k8s.Provider("cluster", { enableConfigMapMutable: true, enableSecretMutable: true });
-for (const o of objects) {
-  const { apiVersion, kind, metadata, ...rest } = o.inputs;
-  if (typeof apiVersion !== "string" || typeof kind !== "string") continue;
-  new k8s.apiextensions.CustomResource(o.name, { apiVersion, kind, metadata: metadata ?? {}, ...rest }, { provider });
-}
+// A ConfigGroup declares each object as its typed resource (core objects too, which a CustomResource cannot be).
+new k8s.yaml.ConfigGroup(
+  "objects",
+  { objs: objects.map((o) => o.inputs).filter((i) => typeof i.apiVersion === "string" && typeof i.kind === "string") },
+  { provider },
+);
 
 const dynamic: { count: number; check: boolean }[] = process.env.BENCH_DYNAMIC
   ? JSON.parse(fs.readFileSync(process.env.BENCH_DYNAMIC, "utf8"))

@@ -106,9 +106,20 @@ function bareProject(): string {
 function baseline(steps: PlanStep[], dir: string, stack: string): { objects: string; dynamic: string } {
   const objects = path.join(dir, `${stack}.objects.json`);
   const k8s = steps.filter((s) => s.newState?.custom && s.newState.type.startsWith("kubernetes:"));
+  // The plan shows secret values as "[secret]": such a field is left out (the Secret is still declared).
+  const visible = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.filter((x) => x !== "[secret]").map(visible)
+      : v && typeof v === "object"
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([, x]) => x !== "[secret]")
+              .map(([k, x]) => [k, visible(x)]),
+          )
+        : v;
   fs.writeFileSync(
     objects,
-    JSON.stringify(k8s.map((s) => ({ name: s.urn.split("::").pop(), inputs: s.newState?.inputs }))),
+    JSON.stringify(k8s.map((s) => ({ name: s.urn.split("::").pop(), inputs: visible(s.newState?.inputs) }))),
   );
   const counts = new Map<string, number>();
   for (const s of steps)
