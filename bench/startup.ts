@@ -88,6 +88,12 @@ function run(stack: Stack, args: string[], env: NodeJS.ProcessEnv = {}): Promise
   });
 }
 
+/** The steps of a `pulumi preview --json` (parsed as the e2e suite's Stack does). */
+function planOf(stdout: string): PlanStep[] {
+  const parsed: { steps?: PlanStep[] } = JSON.parse(stdout);
+  return parsed.steps ?? [];
+}
+
 /** A Pulumi project whose program is bench/bare-program.ts, beside the project's node_modules. */
 function bareProject(): string {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-bare-")), "bare");
@@ -174,13 +180,13 @@ export async function startupFigures(
       for (let r = 0; r < Math.max(runs, 2); r++) {
         const o = await run(ours, ["preview", "--json"]);
         built.push(o.ms);
-        const steps = (JSON.parse(o.stdout) as { steps: PlanStep[] }).steps;
+        const steps = planOf(o.stdout);
         resources = steps.length;
         if (r === 0) files = baseline(steps, scratch, name);
         sources.push((await run(ours, ["preview", "--json"], { WINDOWS_ESTATE_FROM_SOURCES: "1" })).ms);
         const b = await run(bare, ["preview", "--json"], { BENCH_OBJECTS: files.objects });
         bareMs.push(b.ms);
-        bareResources = (JSON.parse(b.stdout) as { steps: PlanStep[] }).steps.length;
+        bareResources = planOf(b.stdout).length;
         same.push(
           (await run(bare, ["preview", "--json"], { BENCH_OBJECTS: files.objects, BENCH_DYNAMIC: files.dynamic })).ms,
         );

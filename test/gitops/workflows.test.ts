@@ -104,7 +104,7 @@ test("the operator Stack references its secrets and inlines none", () => {
 test.each(workflows)("%s builds the program before any pulumi step runs it (the fast start-up path)", (file) => {
   const wf = parse(fs.readFileSync(path.join(workflowsDir, file), "utf8")) as Workflow;
   for (const job of Object.values(wf.jobs)) {
-    const pulumi = job.steps.findIndex((s) => /npm run --silent gitops/.test(s.run ?? ""));
+    const pulumi = job.steps.findIndex((s) => /npm run --silent gitops -- (preview|up)/.test(s.run ?? ""));
     if (pulumi < 0) continue;
     const build = job.steps.findIndex((s) => /\bnpm run build\b/.test(s.run ?? ""));
     expect({ build: build >= 0, before: build < pulumi }).toEqual({ build: true, before: true });
