@@ -14,7 +14,7 @@ import * as path from "path";
 import { stringify } from "yaml";
 import type { LabInfo } from "../lab/record";
 import { PROVIDERS } from "../providers/registry";
-import { LabWindows, labWindows } from "../test/lab/lab-windows";
+import { LabWindows, labWindows, trustingOwnKey } from "../test/lab/lab-windows";
 import { PROJECT_DIR, startLab, stopLab } from "../test/e2e/lab";
 import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "../test/e2e/project";
 import { median, ratio, secs } from "./stats";
@@ -217,11 +217,7 @@ export async function startupFigures(
     const entries = [];
     for (let i = 0; i < byohHosts; i++) {
       const w = await labWindows(`127.0.1.${i + 1}`, `win-bench-${i}`);
-      const state = JSON.parse(fs.readFileSync(w.state, "utf8"));
-      fs.writeFileSync(
-        w.state,
-        JSON.stringify({ ...state, authorizedKeys: [w.host.publicKey], authorizedKeysFile: w.host.authorizedKeysFile }),
-      );
+      trustingOwnKey(w);
       fs.writeFileSync(path.join(dir, ".dev", `bench-bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
       hosts.push(w);
       entries.push({

@@ -2,7 +2,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { LabWindows, labWindows } from "../lab/lab-windows";
+import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
 import { withSession } from "../../providers/ssh/session";
 import { exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./project";
@@ -67,11 +67,7 @@ beforeAll(async () => {
   for (const [i, address] of ADDRESSES.entries()) {
     const w = await labWindows(address, `win-byoh-${i}`);
     // The simulated Windows keeps its key list in sshd's file; the host starts trusting only its own key.
-    const state = JSON.parse(fs.readFileSync(w.state, "utf8"));
-    fs.writeFileSync(
-      w.state,
-      JSON.stringify({ ...state, authorizedKeys: [w.host.publicKey], authorizedKeysFile: w.host.authorizedKeysFile }),
-    );
+    trustingOwnKey(w);
     fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
     hosts.push(w);
   }

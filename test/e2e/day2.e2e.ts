@@ -3,7 +3,7 @@ import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
-import { LabWindows, labWindows } from "../lab/lab-windows";
+import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
 import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
@@ -57,11 +57,7 @@ beforeAll(async () => {
   writeWmcoKey(dir);
   for (const [i, address] of ADDRESSES.entries()) {
     const w = await labWindows(address, `win-day2-${i}`);
-    const state = JSON.parse(fs.readFileSync(w.state, "utf8"));
-    fs.writeFileSync(
-      w.state,
-      JSON.stringify({ ...state, authorizedKeys: [w.host.publicKey], authorizedKeysFile: w.host.authorizedKeysFile }),
-    );
+    trustingOwnKey(w);
     fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
     hosts.push(w);
   }

@@ -44,6 +44,19 @@ export async function labWindows(
 }
 
 /**
+ * A lab host as a BYOH host starts: it trusts only its own user key, and its simulated key list is sshd's own
+ * authorized_keys file, so a key the program authorizes is one sshd then accepts.
+ */
+export function trustingOwnKey(w: LabWindows): LabWindows {
+  const state = JSON.parse(fs.readFileSync(w.state, "utf8"));
+  fs.writeFileSync(
+    w.state,
+    JSON.stringify({ ...state, authorizedKeys: [w.host.publicKey], authorizedKeysFile: w.host.authorizedKeysFile }),
+  );
+  return w;
+}
+
+/**
  * The PowerShell launches a simulated host saw, in order, each with the scripts it ran (split from the stand-in's log
  * at `stateFile`.log: a `#launch` line per process start, each script followed by `#---`).
  */
