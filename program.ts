@@ -10,6 +10,8 @@ import { formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/loa
 import { completeVanilla } from "./components/vanilla/complete";
 import { VanillaEstate } from "./components/vanilla/estate";
 import { loadStackConfig } from "./stacks/from-pulumi";
+import { issueKey } from "./stacks/config-issue";
+import { NAMESPACE } from "./stacks/schema";
 import { DOMAIN_VALIDATORS } from "./components/validators";
 
 /**
@@ -24,7 +26,7 @@ export = async () => {
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).
   for (const w of config.warnings.slice(loaded.warnings.length))
-    pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
+    pulumi.log.warn(`${issueKey(w, NAMESPACE)}: ${w.message}`);
   if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
 
   const provider = kubernetesProvider(config.cluster);
@@ -76,6 +78,9 @@ export = async () => {
 async function vanilla(loaded: VanillaEstateConfig) {
   const { config, resolved, facts, issues } = await completeVanilla(loaded);
   if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatIssues(issues));
+  // Warnings discovery added (those of the config alone were printed by the loader).
+  for (const w of config.warnings.slice(loaded.warnings.length))
+    pulumi.log.warn(`${issueKey(w, NAMESPACE)}: ${w.message}`);
   const provider = kubernetesProvider(config.cluster);
   const access = clusterAccess(config.cluster);
   const estate = new VanillaEstate(

@@ -56,24 +56,26 @@ const machineSets: Validator = (cfg, ctx) => {
     : { errors: [] };
 };
 
-const vanilla: Validator = (cfg, ctx) =>
-  cfg.cluster && isVanilla(cfg.cluster.platform)
-    ? {
-        errors: [
-          ...validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.nodeAccess, cfg.mirrors, ctx.secretKeys),
-          // Said rather than ignored: the rollout reaches nodes the WMCO way (users, pins) and is not wired here yet.
-          ...(cfg.reboot
-            ? [
-                {
-                  path: "reboot",
-                  message:
-                    "rolling reboots are not available on cluster.platform Kubernetes yet (they reach nodes the WMCO way); remove windows-estate:reboot",
-                },
-              ]
-            : []),
-        ],
-      }
-    : { errors: [] };
+const vanilla: Validator = (cfg, ctx) => {
+  if (!cfg.cluster || !isVanilla(cfg.cluster.platform)) return { errors: [] };
+  const checked = validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.nodeAccess, cfg.mirrors, ctx.secretKeys);
+  return {
+    warnings: checked.warnings,
+    errors: [
+      ...checked.errors,
+      // Said rather than ignored: the rollout reaches nodes the WMCO way (users, pins) and is not wired here yet.
+      ...(cfg.reboot
+        ? [
+            {
+              path: "reboot",
+              message:
+                "rolling reboots are not available on cluster.platform Kubernetes yet (they reach nodes the WMCO way); remove windows-estate:reboot",
+            },
+          ]
+        : []),
+    ],
+  };
+};
 
 /** Render mode talks to no cluster: a kubeconfig or context beside it is a contradiction the provider would refuse. */
 const cluster: Validator = (cfg) => ({

@@ -7,6 +7,17 @@
 /** Kubernetes minors supported upstream as of 2026-08 (kubernetes.io releases page; 1.37 released 2026-08-26). */
 export const SUPPORTED_MINORS = ["1.35", "1.36", "1.37"] as const;
 
+/**
+ * Where a release stands: `supported`; `end-of-life` for the one minor just below the oldest supported (no more
+ * upstream patches, but it still runs: a cluster not yet upgraded may go on, with a warning); else `unsupported`.
+ */
+export function kubernetesSupport(version: string): "supported" | "end-of-life" | "unsupported" {
+  const minor = minorOf(version);
+  if (SUPPORTED_MINORS.some((m) => m === minor)) return "supported";
+  const [major, oldest] = SUPPORTED_MINORS[0].split(".").map(Number);
+  return minor === `${major}.${oldest - 1}` ? "end-of-life" : "unsupported";
+}
+
 /** The kubelet may be up to 3 minors older than the API server and never newer (version-skew-policy). */
 export const KUBELET_MAX_MINORS_BEHIND = 3;
 

@@ -20,3 +20,11 @@ export function cidrContains(cidr: { address: string; prefix: number }, ip: stri
 export function cidrsOverlap(a: { address: string; prefix: number }, b: { address: string; prefix: number }): boolean {
   return cidrContains(a, b.address) || cidrContains(b, a.address);
 }
+
+/** The network address of a CIDR (`10.244.0.1/16` → `10.244.0.0`): the address with its host bits cleared. */
+export function networkAddress(cidr: { address: string; prefix: number }): string {
+  const n = cidr.address.split(".").reduce((acc, octet) => acc * 256 + Number(octet), 0);
+  const size = 2 ** (32 - cidr.prefix);
+  const net = n - (n % size);
+  return [24, 16, 8, 0].map((shift) => Math.floor(net / 2 ** shift) % 256).join(".");
+}

@@ -8,6 +8,16 @@
 export interface ConfigIssue {
   path: string;
   message: string;
+  /**
+   * The full config key when the problem is not under `windows-estate:` (a mistyped namespace such as
+   * `windows_estate:byoh`, or `pulumi:disable-default-providers`); printed instead of `windows-estate:<path>`.
+   */
+  key?: string;
+}
+
+/** How an issue is printed: `windows-estate:<path>`, or its own full key. */
+export function issueKey(issue: ConfigIssue, namespace: string): string {
+  return issue.key ?? `${namespace}:${issue.path}`;
 }
 
 /** Joins path segments the way `pulumi config set --path` spells them: `a.b[0].c`. */

@@ -1,6 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { AnyEstateConfig, ConfigErrors, loadAnyConfig, RawConfig, Validator } from "./load";
+import { ConfigIssue, issueKey } from "./config-issue";
 import { isOffline } from "./offline";
+import { NAMESPACE } from "./schema";
+import { stackFileShapeIssues } from "./stack-file-shape";
+import * as fs from "fs";
+import * as path from "path";
+import { parse } from "yaml";
+import { obj } from "../lib/json";
 
 /**
  * The language host hands the program its config in `PULUMI_CONFIG` and the keys the engine decrypted (set with
@@ -28,17 +35,16 @@ export function rawConfigFromRuntime(): RawConfig {
  * every problem listed, no stack trace, nothing declared.
  */
 export function loadStackConfig(validators: readonly Validator[]): AnyEstateConfig {
-  const denied = defaultProviderProblem(pulumi.runtime.allConfig()["pulumi:disable-default-providers"]);
-  if (denied) throw new pulumi.RunError(denied);
   try {
     const cfg = loadAnyConfig(rawConfigFromRuntime(), {
       projectDir: process.cwd(),
       stackName: pulumi.getStack(),
       offline: isOffline(),
       validators,
+      stackFileIssues: stackFileIssuesIn(process.cwd(), pulumi.getStack()),
     });
     // Offline, synth has printed the warnings already, before running the program.
-    if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(`windows-estate:${w.path}: ${w.message}`);
+    if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(`${issueKey(w, NAMESPACE)}: ${w.message}`);
     return cfg;
   } catch (e) {
     if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);
@@ -47,23 +53,17 @@ export function loadStackConfig(validators: readonly Validator[]): AnyEstateConf
 }
 
 /**
- * `pulumi:disable-default-providers: ["*"]` also denies the `pulumi-nodejs` provider that every dynamic resource
- * (the waits, the BYOH hosts, the AMI pin) runs under: the engine exempts only the package `pulumi`
- * (pulumi/pulumi pkg/resource/deploy/default_providers.go `shouldDenyRequest`). Said before anything is declared.
+ * The CLI drops unknown top-level keys of `Pulumi.<stack>.yaml` without a word (a mistyped `config:` leaves the stack
+ * with no settings), so the program reads the file beside it, when there is one, and says so. A file the CLI parsed
+ * but this cannot is left to the CLI.
  */
-export function defaultProviderProblem(raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  let list: unknown;
+function stackFileIssuesIn(projectDir: string, stack: string): ConfigIssue[] {
+  const name = `Pulumi.${stack}.yaml`;
+  let root;
   try {
-    list = JSON.parse(raw);
+    root = obj(parse(fs.readFileSync(path.join(projectDir, name), "utf8")));
   } catch {
-    return `pulumi:disable-default-providers must be a list, e.g. ["kubernetes", "aws"]`;
+    return [];
   }
-  if (Array.isArray(list) && list.some((s) => typeof s === "string" && s.trim() === "*")) {
-    return (
-      `pulumi:disable-default-providers: "*" also disables the pulumi-nodejs provider this program's dynamic resources need; ` +
-      `list the packages instead: pulumi config set --path 'pulumi:disable-default-providers[0]' kubernetes (and [1] aws)`
-    );
-  }
-  return undefined;
+  return root ? stackFileShapeIssues(root, name) : [];
 }

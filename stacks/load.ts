@@ -2,7 +2,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
 import { KeyRejected, ParsedKey, parsePrivateKey } from "./key";
-import { ConfigIssue } from "./config-issue";
+import { ConfigIssue, issueKey } from "./config-issue";
+import { defaultProviderIssue, DISABLE_DEFAULT_PROVIDERS } from "./default-providers";
+import { namespaceTypos } from "./namespace";
 import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
 import { isTopLevelKey, NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
@@ -16,7 +18,7 @@ import { NodeAccessConfig, PatchingConfig, RebootConfig } from "./schema/day2";
 import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
-import { emptyValueFor, fromZodIssues } from "./zod-issues";
+import { coerceIntegers, emptyValueFor, fromZodIssues } from "./zod-issues";
 
 /** The WMCO private key after validation. `pem` is only ever handed to Pulumi as a secret. */
 export interface PrivateKeyConfig {
@@ -133,6 +135,8 @@ export interface LoadOptions {
    * knows no domain rules, and a caller cannot forget to register them.
    */
   validators: readonly Validator[];
+  /** Problems with the stack file itself (stacks/stack-file-shape.ts), listed with the config's own. */
+  stackFileIssues?: readonly ConfigIssue[];
 }
 
 /** Whether missing values may still come from the cluster at `pulumi preview/up`: on, unless offline or rendering. */
@@ -149,7 +153,7 @@ export class ConfigErrors extends Error {
 }
 
 export function formatIssues(issues: readonly ConfigIssue[]): string {
-  const lines = issues.map((i) => `  ${NAMESPACE}:${i.path}: ${i.message}`);
+  const lines = issues.map((i) => `  ${issueKey(i, NAMESPACE)}: ${i.message}`);
   return `the stack configuration has ${issues.length} problem${issues.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
 }
 
@@ -261,9 +265,17 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
  * ConfigErrors listing every problem at once. Nothing may be declared before this returns.
  */
 export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfig {
-  const errors: ConfigIssue[] = [];
+  const fileIssues = opts.stackFileIssues ?? [];
+  // A file whose settings are all lost (no `config:`, or a mistyped one) is that one problem, not a list of every
+  // key it seems to lack.
+  if (fileIssues.length > 0 && !Object.keys(raw.values).some((k) => k.startsWith(`${NAMESPACE}:`)))
+    throw new ConfigErrors([...fileIssues]);
+  const errors: ConfigIssue[] = [...fileIssues];
   const warnings: ConfigIssue[] = [];
   const known = TOP_LEVEL_KEY_NAMES;
+  errors.push(...namespaceTypos(Object.keys(raw.values), NAMESPACE));
+  const denied = defaultProviderIssue(raw.values[DISABLE_DEFAULT_PROVIDERS]);
+  if (denied) errors.push(denied);
   const present = new Map<TopLevelKey, string>();
   const referencedSecrets = referencedSecretKeys(raw);
 
@@ -296,8 +308,16 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
         return undefined;
       return schema.parse(emptyValueFor(schema));
     }
-    const value = decode(key, text);
-    const result = schema.safeParse(value);
+    let value = decode(key, text);
+    let result = schema.safeParse(value);
+    // Integers where text is expected (`windowsServer: 2022`) are taken as their text; each pass fixes every such
+    // leaf zod reported, and a fixed leaf can reveal others below it, so a few passes may be needed.
+    for (let pass = 0; !result.success && pass < 8; pass++) {
+      const coerced = coerceIntegers(value, result.error.issues);
+      if (coerced === undefined) break;
+      value = coerced;
+      result = schema.safeParse(value);
+    }
     if (result.success) return result.data;
     errors.push(...fromZodIssues(key, schema, value, result.error.issues));
     return undefined;
@@ -387,7 +407,7 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
 
 function requiredMessage(key: TopLevelKey): string {
   if (key === "cluster") {
-    return "is required: `pulumi config set --path windows-estate:cluster.platform Azure` and `... cluster.infrastructureId <id>` (see README, Configuration)";
+    return "is required: `pulumi config set --path windows-estate:cluster.platform Azure` and `... cluster.infrastructureId <id>` (docs/configuration.md)";
   }
   return "is required";
 }

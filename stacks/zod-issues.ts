@@ -62,7 +62,47 @@ const ARTICLE: Record<string, string> = {
   number: "a number",
   boolean: "true or false",
   int: "an integer",
+  record: "a mapping of names to values (key: value)",
+  tuple: "a list",
+  map: "a mapping of names to values (key: value)",
 };
+
+/** How to keep YAML (and `pulumi config set --path`) from turning a version like 1.30 into the number 1.3. */
+const QUOTE_HINT =
+  'quote it in the stack file ("1.30", not 1.30) or set it with `pulumi config set --path --type string`';
+
+/**
+ * YAML and `pulumi config set --path` store `2022` or `1` as numbers; where a string is expected, an integer has one
+ * reading, so it is taken as its text (`2022` → `"2022"`). Returns the value with those leaves rewritten, or undefined
+ * when no issue is such a number (a decimal like 1.30 is not: YAML already lost its zero, so it is refused with a hint).
+ */
+export function coerceIntegers(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  let out = value;
+  let changed = false;
+  for (const issue of issues) {
+    const segs = issue.path.filter((p): p is string | number => typeof p !== "symbol");
+    const found = valueAt(out, segs);
+    if (typeof found !== "number" || !Number.isSafeInteger(found) || segs.length === 0) continue;
+    const text = String(found);
+    const wantsString =
+      (issue.code === "invalid_type" && issue.expected === "string") ||
+      (issue.code === "invalid_value" && issue.values.some((v) => v === text));
+    if (!wantsString) continue;
+    out = withValueAt(out, segs, text);
+    changed = true;
+  }
+  return changed ? out : undefined;
+}
+
+/** A copy of `root` with the leaf at `path` replaced (containers along the path copied, the rest shared). */
+function withValueAt(root: unknown, path: ReadonlyArray<string | number>, leaf: unknown): unknown {
+  if (path.length === 0) return leaf;
+  const [head, ...rest] = path;
+  if (Array.isArray(root)) return root.map((v, i) => (i === head ? withValueAt(v, rest, leaf) : v));
+  if (root !== null && typeof root === "object")
+    return { ...root, [head]: withValueAt(Reflect.get(root, head), rest, leaf) };
+  return root;
+}
 
 /**
  * Turns zod's issues for one config key into our messages: the full key path, what was found, and what is allowed.
@@ -92,10 +132,13 @@ export function fromZodIssues(
       case "invalid_type": {
         const found = valueAt(value, segs);
         const expected = ARTICLE[issue.expected] ?? issue.expected;
+        const hint = issue.expected === "string" && typeof found === "number" ? `; ${QUOTE_HINT}` : "";
         out.push({
           path: joinPath(base),
           message:
-            found === undefined ? `is required (${expected})` : `must be ${expected}, not ${describeValue(found)}`,
+            found === undefined
+              ? `is required (${expected})`
+              : `must be ${expected}, not ${describeValue(found)}${hint}`,
         });
         break;
       }
@@ -103,9 +146,13 @@ export function fromZodIssues(
         const found = valueAt(value, segs);
         const allowed = issue.values.map((v) => JSON.stringify(v)).join(", ");
         const hint = typeof found === "string" ? suggest(found, issue.values.map(String)) : undefined;
+        const quote =
+          typeof found === "number" && !Number.isSafeInteger(found) && issue.values.every((v) => typeof v === "string")
+            ? `; ${QUOTE_HINT}`
+            : "";
         out.push({
           path: joinPath(base),
-          message: `${describeValue(found)} is not allowed; use one of ${allowed}${hint ? ` (did you mean "${hint}"?)` : ""}`,
+          message: `${describeValue(found)} is not allowed; use one of ${allowed}${hint ? ` (did you mean "${hint}"?)` : ""}${quote}`,
         });
         break;
       }

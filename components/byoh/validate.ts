@@ -6,6 +6,7 @@ import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from ".
 import type { KnownWmco } from "../machinesets/validate";
 import { provisionedName } from "./hosts";
 import { createdEntryIssues } from "../provisioning/validate";
+import { isUsablePin } from "../../providers/ssh/host-key";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
 // Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
@@ -88,6 +89,12 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
           "host keys are always verified: set hostKey to the host's public key line or SHA256 fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`), or set trustOnFirstUse: true to pin it at first contact",
       });
     }
+    if (h.hostKey && !isUsablePin(h.hostKey))
+      errors.push({
+        path: at("hostKey"),
+        message:
+          "must be an OpenSSH public-key line (`ssh-ed25519 AAAA…`) or a SHA256: fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`)",
+      });
     if (h.bootstrap?.privateKeyPath && h.bootstrap.passwordSecret) {
       errors.push({ path: at("bootstrap"), message: "set either privateKeyPath or passwordSecret, not both" });
     }

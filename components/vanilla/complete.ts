@@ -34,7 +34,9 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
       };
     }
   }
-  const { resolved, issues } = resolveKubernetes(cfg.kubernetes, facts);
+  const { resolved, issues, warnings } = resolveKubernetes(cfg.kubernetes, facts, {
+    render: cfg.cluster.render !== undefined,
+  });
   if (facts && !cfg.kubernetes.flannel.manage) {
     const fix = facts.netConf
       ? netConfFix(facts.netConf, cfg.kubernetes.flannel.vni, cfg.kubernetes.flannel.port)
@@ -54,7 +56,7 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
     ? { windowsNodes: vanillaInventory(facts.windowsNodes, cfg.nodes) }
     : undefined;
   return {
-    config: { ...cfg, ...(discovered ? { discovered } : {}) },
+    config: { ...cfg, warnings: [...cfg.warnings, ...warnings], ...(discovered ? { discovered } : {}) },
     ...(facts ? { facts } : {}),
     ...(resolved ? { resolved } : {}),
     issues,

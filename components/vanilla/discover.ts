@@ -6,6 +6,7 @@
 import { X509Certificate, createHash } from "crypto";
 import { parse } from "yaml";
 import { ConfigIssue } from "../../stacks/config-issue";
+import { versionSupportIssue } from "./validate";
 import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
 import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
 import { get, objects, str } from "../../lib/json";
@@ -15,8 +16,6 @@ import {
   FLANNELD_SHA256,
   HOST_PROCESS_IMAGE,
   KUBELET_MAX_MINORS_BEHIND,
-  minorOf,
-  SUPPORTED_MINORS,
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
 import { WindowsNode, windowsNodes } from "../../providers/day2/inventory";
@@ -129,23 +128,23 @@ export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts>
 export function resolveKubernetes(
   k: KubernetesConfig,
   facts: VanillaFacts | undefined,
-): { resolved?: ResolvedKubernetes; issues: ConfigIssue[] } {
+  opts: { render: boolean } = { render: false },
+): { resolved?: ResolvedKubernetes; issues: ConfigIssue[]; warnings: ConfigIssue[] } {
   const issues: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
   const version = k.version ?? facts?.serverVersion;
   const need = (key: string, value: string | undefined, where: string): string => {
     if (value === undefined)
       issues.push({
         path: `kubernetes.${key}`,
-        message: `is needed and ${facts ? `the cluster does not say it (${where})` : "synth cannot discover it"}; set it`,
+        message: `is needed and ${facts ? `the cluster does not say it (${where})` : "discovery is off (synth, or cluster.discovery: false)"}; set it`,
       });
     return value ?? "";
   };
   need("version", version, "GET /version");
-  if (version && !SUPPORTED_MINORS.some((m) => m === minorOf(version)))
-    issues.push({
-      path: "kubernetes.version",
-      message: `${version}${k.version ? "" : " (the API server's)"} is not a supported Kubernetes release for Windows nodes (supported: ${SUPPORTED_MINORS.join(", ")})`,
-    });
+  // The config's own version was checked by the loader (components/vanilla/validate.ts); the API server's is new here.
+  const support = version && !k.version ? versionSupportIssue(version, " (the API server's)") : undefined;
+  if (support) (support.fatal ? issues : warnings).push(support.issue);
   if (version && facts?.serverVersion) {
     const [sMaj, sMin] = facts.serverVersion.split(".").map(Number);
     const [nMaj, nMin] = version.split(".").map(Number);
@@ -166,10 +165,15 @@ export function resolveKubernetes(
     "kubeadm-config networking.serviceSubnet",
   );
   const dnsServiceIp = need("dnsServiceIp", k.dnsServiceIp ?? facts?.dnsServiceIp, "kube-system/kube-dns clusterIP");
-  if (issues.length > 0 || !version) return { issues };
-  const apiServerEndpoint = k.apiServerEndpoint ?? facts?.apiServerEndpoint;
+  // Windows flanneld and kube-proxy reach the API server at this endpoint; rendered YAML carries a placeholder
+  // instead (render mode has no cluster to ask), anything applied to a cluster needs the real one.
+  const apiServerEndpoint = opts.render
+    ? (k.apiServerEndpoint ?? facts?.apiServerEndpoint)
+    : need("apiServerEndpoint", k.apiServerEndpoint ?? facts?.apiServerEndpoint, "kube-public/cluster-info");
+  if (issues.length > 0 || !version) return { issues, warnings };
   return {
     issues,
+    warnings,
     resolved: {
       version,
       podNetworkCidr,

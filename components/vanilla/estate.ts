@@ -94,10 +94,6 @@ export class VanillaEstate extends pulumi.ComponentResource {
         parent: this,
       });
     // The Windows flanneld and kube-proxy: accounts and RBAC first, then the scripts, then the DaemonSets.
-    if (args.access && !resolved.apiServerEndpoint)
-      throw new pulumi.RunError(
-        "windows-estate:kubernetes.apiServerEndpoint: kube-public/cluster-info names no API server; set apiServerEndpoint (host:port) so Windows flanneld and kube-proxy can reach it",
-      );
     const agents = networkAgentObjects({
       apiServerEndpoint: resolved.apiServerEndpoint ?? API_ENDPOINT_PLACEHOLDER,
       podNetworkCidr: resolved.podNetworkCidr,

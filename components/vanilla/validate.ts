@@ -4,7 +4,7 @@ import type { KubernetesConfig, VanillaNodeConfig } from "../../stacks/schema/ku
 import { createdEntryIssues } from "../provisioning/validate";
 import type { NodeAccessConfig } from "../../stacks/schema/day2";
 import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import { cidrContains, cidrsOverlap, parseCidr } from "../../lib/cidr";
+import { cidrContains, cidrsOverlap, networkAddress, parseCidr } from "../../lib/cidr";
 import { isUsablePin } from "../../providers/ssh/host-key";
 import { isClassE } from "../wmco/prerequisites";
 import {
@@ -13,6 +13,7 @@ import {
   FLANNEL_WINDOWS,
   FLANNELD_SHA256,
   minorOf,
+  kubernetesSupport,
   SUPPORTED_MINORS,
 } from "../../facts/kubernetes";
 
@@ -33,17 +34,15 @@ export function validateVanilla(
   access: NodeAccessConfig | undefined,
   mirrors: MirrorsConfigInput | undefined,
   secretKeys: ReadonlySet<string> = new Set(),
-): ConfigIssue[] {
+): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
   void access;
   void mirrors;
   if (k?.version) {
     const minor = minorOf(k.version);
-    if (!SUPPORTED_MINORS.some((m) => m === minor))
-      errors.push({
-        path: "kubernetes.version",
-        message: `${k.version} is not a supported Kubernetes release for Windows nodes (supported minors: ${SUPPORTED_MINORS.join(", ")})`,
-      });
+    const issue = versionSupportIssue(k.version, "");
+    if (issue) (issue.fatal ? errors : warnings).push(issue.issue);
     const minimum = CONTAINERD_MINIMUM[minor];
     const cd = k.containerd.version;
     if (cd && minimum) {
@@ -68,6 +67,12 @@ export function validateVanilla(
       errors.push({
         path: key,
         message: `${value} is in 240.0.0.0/4 (class E), which Windows does not route; choose another range`,
+      });
+    else if (networkAddress(c) !== c.address)
+      // kubeadm and flannel's net-conf.json would carry it as written; say which network was meant.
+      errors.push({
+        path: key,
+        message: `${value} has host bits set; write the network itself: ${networkAddress(c)}/${c.prefix}`,
       });
     else parsed.set(key, c);
   }
@@ -177,5 +182,33 @@ export function validateVanilla(
       if (!LABEL_KEY.test(t.key)) errors.push({ path: at("taints", j, "key"), message: "is not a valid taint key" });
     });
   });
-  return errors;
+  return { errors, warnings };
+}
+
+/**
+ * A version past upstream support: refused when no longer a release Windows nodes are supported on, a warning for the
+ * minor just below the oldest supported (facts/kubernetes.ts `kubernetesSupport`). `whose` says where it came from.
+ */
+export function versionSupportIssue(
+  version: string,
+  whose: string,
+): { fatal: boolean; issue: ConfigIssue } | undefined {
+  const support = kubernetesSupport(version);
+  if (support === "supported") return undefined;
+  const supported = SUPPORTED_MINORS.join(", ");
+  return support === "end-of-life"
+    ? {
+        fatal: false,
+        issue: {
+          path: "kubernetes.version",
+          message: `${version}${whose} is past upstream support (supported minors: ${supported}): it gets no more patches; plan an upgrade`,
+        },
+      }
+    : {
+        fatal: true,
+        issue: {
+          path: "kubernetes.version",
+          message: `${version}${whose} is not a supported Kubernetes release for Windows nodes (supported minors: ${supported})`,
+        },
+      };
 }

@@ -1,3 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
 import { parseArgs } from "util";
 import { ConfigErrors, loadAnyConfig } from "../../stacks/load";
@@ -8,6 +9,8 @@ import { render, writeRendered } from "./render";
 import { readStackFile, StackFileError } from "./stack-file";
 import { formatTree } from "./tree";
 import { messageOf } from "../../lib/errors";
+import { issueKey } from "../../stacks/config-issue";
+import { NAMESPACE } from "../../stacks/schema";
 
 export const USAGE = `usage: npm run synth -- --stack <name> [--config-file <file>] [--out <dir>] [--reveal-secrets] [--quiet]
 
@@ -76,6 +79,7 @@ export async function synth(argv: string[], io: Io): Promise<number> {
       offline: true,
       validators: DOMAIN_VALIDATORS,
       stackName: stack,
+      stackFileIssues: file.issues,
     });
   } catch (e) {
     if (e instanceof ConfigErrors) {
@@ -86,7 +90,7 @@ export async function synth(argv: string[], io: Io): Promise<number> {
     throw e;
   }
   for (const n of file.notes) io.out(`note: ${n}`);
-  for (const w of config.warnings) io.out(`warning: windows-estate:${w.path}: ${w.message}`);
+  for (const w of config.warnings) io.out(`warning: ${issueKey(w, NAMESPACE)}: ${w.message}`);
 
   // The program resolves relative paths from the project directory, as under `pulumi up`.
   const cwd = process.cwd();
@@ -94,6 +98,12 @@ export async function synth(argv: string[], io: Io): Promise<number> {
   let run;
   try {
     run = await runProgram(path.join(PROJECT_DIR, "index.ts"), "windows-estate", stack, file.raw);
+  } catch (e) {
+    // The program's RunErrors are problems the user fixes (what discovery or completion found), like the loader's.
+    if (!pulumi.RunError.isInstance(e)) throw e;
+    io.err(`synth: ${path.relative(cwd, stackFile) || stackFile}: ${e.message}`);
+    io.err("nothing was written.");
+    return 2;
   } finally {
     process.chdir(cwd);
   }

@@ -75,6 +75,7 @@ export async function runProgram(
   // The program runs inside a root Stack, as the language host runs it (`runInPulumiStack`, public). A stack
   // transformation sees every resource, parents first, before it is registered: enough to learn the tree.
   const outputs: ProgramRun["outputs"] = {};
+  let failure: { error: unknown } | undefined;
   await pulumi.runtime.runInPulumiStack(async () => {
     pulumi.runtime.registerStackTransformation((args) => {
       const key = keyOf(args.type, args.name);
@@ -85,7 +86,15 @@ export async function runProgram(
     // A program exports its outputs, or (like index.ts, which discovers before declaring) an async function
     // returning them; Pulumi accepts both.
     const mod: Record<string, unknown> | (() => Promise<Record<string, unknown>>) = require(programPath);
-    const exported = typeof mod === "function" ? await mod() : mod;
+    let exported;
+    try {
+      exported = typeof mod === "function" ? await mod() : mod;
+    } catch (e) {
+      // Rethrown after the runtime is shut down: a rejection out of the root Stack's init also rejects promises the
+      // SDK keeps internally, which nothing awaits (an unhandled rejection that ends an in-process caller).
+      failure = { error: e };
+      return undefined;
+    }
     for (const [k, v] of Object.entries(exported)) {
       outputs[k] = pulumi.Output.isInstance(v)
         ? { value: await valueOf(v), secret: await pulumi.isSecret(v) }
@@ -94,6 +103,7 @@ export async function runProgram(
     return undefined;
   });
   await pulumi.runtime.disconnect();
+  if (failure) throw failure.error;
   // Components are registered without a `newResource` call; they are known from the transformation.
   for (const [key, parent] of parents) {
     if (byKey.has(key)) continue;

@@ -1,5 +1,8 @@
 import * as fs from "fs";
+import * as path from "path";
 import { parse } from "yaml";
+import { ConfigIssue } from "../../stacks/config-issue";
+import { stackFileShapeIssues } from "../../stacks/stack-file-shape";
 import { RawConfig } from "../../stacks/load";
 import { UNDECRYPTED_SECRET } from "../../stacks/offline";
 import { NAMESPACE } from "../../stacks/schema";
@@ -13,6 +16,8 @@ export interface StackFile {
   raw: RawConfig;
   /** Things synth could not do offline (ESC environments), said once. */
   notes: string[];
+  /** Problems with the file's shape (unknown top-level keys, no `config:`), listed with the config's problems. */
+  issues: ConfigIssue[];
 }
 
 function isSecure(v: unknown): v is { secure: string } {
@@ -49,15 +54,13 @@ export function readStackFile(file: string): StackFile {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch {
-    throw new StackFileError(
-      `stack file ${file} not found; create it (see README, "Add a stack for your cluster") or pass --config-file`,
-    );
+    throw new StackFileError(`stack file ${file} not found; create it (docs/getting-started.md) or pass --config-file`);
   }
   let doc: unknown;
   try {
     doc = parse(text);
   } catch (e) {
-    throw new StackFileError(`stack file ${file} is not valid YAML: ${messageOf(e).split("\n")[0]}`);
+    throw new StackFileError(`stack file ${file} is not valid YAML: ${yamlProblem(e)}`);
   }
   const root = doc === null || doc === undefined ? {} : obj(doc);
   if (!root) throw new StackFileError(`stack file ${file} must be a YAML mapping with a 'config:' section`);
@@ -80,5 +83,15 @@ export function readStackFile(file: string): StackFile {
       "the stack imports a Pulumi ESC environment; synth cannot resolve it offline, so only the values in the file are used",
     );
   }
-  return { raw: { values, secretKeys }, notes };
+  return { raw: { values, secretKeys }, notes, issues: stackFileShapeIssues(root, path.basename(file)) };
+}
+
+/**
+ * The yaml library's message is one line of text, then the offending lines and a caret under the column; all of it
+ * is kept (indented), since the position alone does not show which line of a long file is wrong.
+ */
+function yamlProblem(e: unknown): string {
+  const [first, ...frame] = messageOf(e).split("\n");
+  const shown = frame.filter((l) => l.trim() !== "");
+  return shown.length > 0 ? `${first}\n${shown.map((l) => `    ${l}`).join("\n")}` : first;
 }

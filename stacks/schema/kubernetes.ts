@@ -61,7 +61,7 @@ export const kubernetesSchema = z
          * A mirror of the public release URLs for disconnected sites: `https://dl.k8s.io/release/…` becomes
          * `<baseUrl>/dl.k8s.io/release/…` (host and path kept below it). Default: the public URLs.
          */
-        baseUrl: z.string().url().optional(),
+        baseUrl: z.string().url("must be a URL like https://mirror.example.com/k8s").optional(),
       })
       .default({}),
     /**

@@ -19,7 +19,7 @@ function keyFile(name: string, text: string): string {
 interface Case {
   name: string;
   config: Record<string, unknown>;
-  /** Key paths (after `windows-estate:`) the message must name. */
+  /** Key paths (after `windows-estate:`, or full keys with their own namespace) the message must name. */
   paths: string[];
   /** Extra text the message must contain (the fix or the allowed values). */
   says?: RegExp;
@@ -275,7 +275,7 @@ const cases: Case[] = [
   },
   {
     name: "operator env value not a string",
-    config: { ...good(), operator: { env: { ARGS: 5 } } },
+    config: { ...good(), operator: { env: { ARGS: true } } },
     paths: ["operator.env.ARGS"],
     says: /must be a string/,
   },
@@ -740,6 +740,58 @@ const vanillaCases: Case[] = [
     paths: ["nodes"],
     says: /applies to cluster\.platform Kubernetes/,
   },
+  // Issue 25: mistakes that used to pass silently or say the wrong thing.
+  {
+    // Pulumi accepts any namespace; the program reads only its own, so the BYOH host was simply gone.
+    name: "a BYOH host under windows_estate: (underscore)",
+    config: { ...good(), "windows_estate:byoh": [{ address: "10.0.0.42", username: "Administrator" }] },
+    paths: ["windows_estate:byoh"],
+    says: /rename the key to windows-estate:byoh/,
+  },
+  {
+    name: "a BYOH host under windows-estat: (a letter short)",
+    config: { ...good(), "windows-estat:byoh": [] },
+    paths: ["windows-estat:byoh"],
+    says: /namespace 'windows-estat'/,
+  },
+  {
+    // pulumi/pulumi pkg/resource/deploy/default_providers.go shouldDenyRequest exempts only the package `pulumi`.
+    name: `pulumi:disable-default-providers: ["*"] (denies the dynamic resources' provider)`,
+    config: { ...good(), "pulumi:disable-default-providers": ["*"] },
+    paths: ["pulumi:disable-default-providers"],
+    says: /list the packages instead/,
+  },
+  {
+    name: "a version YAML read as a decimal number",
+    config: vk({ version: 1.36 }),
+    paths: ["kubernetes.version"],
+    says: /quote it in the stack file .* --type string/,
+  },
+  {
+    // flannel copies net-conf.json's Network as written; kubeadm's podSubnet is a network, not a host.
+    name: "vanilla: a pod network with host bits set",
+    config: vk({ podNetworkCidr: "10.244.0.1/16" }),
+    paths: ["kubernetes.podNetworkCidr"],
+    says: /host bits set; write the network itself: 10\.244\.0\.0\/16/,
+  },
+  {
+    name: "vanilla: a service network with host bits set",
+    config: vk({ serviceCidr: "10.96.0.10/12" }),
+    paths: ["kubernetes.serviceCidr"],
+    says: /10\.96\.0\.0\/12/,
+  },
+  {
+    name: "a BYOH host key that is neither a key line nor a fingerprint",
+    config: { ...good(), byoh: [{ address: "10.0.0.42", username: "Administrator", hostKey: "foo" }] },
+    paths: ["byoh[0].hostKey"],
+    says: /OpenSSH public-key line/,
+  },
+  {
+    name: "a map given as a list (zod's own wording was 'must be record')",
+    config: { ...good(), operator: { env: [] } },
+    paths: ["operator.env"],
+    says: /must be a mapping of names to values/,
+  },
   {
     name: "OpenShift without an infrastructure ID",
     config: { ...good(), cluster: { platform: "Azure", region: "westus" } },
@@ -755,7 +807,7 @@ describe("bad configs exit 2, name the key, and write nothing", () => {
     const out = path.join(s.dir, "out");
     const r = await runSynth(["--stack", "bad", "--config-file", file, "--out", out]);
     expect(r.code).toBe(2);
-    for (const p of c.paths) expect(r.stderr).toContain(`windows-estate:${p}:`);
+    for (const p of c.paths) expect(r.stderr).toContain(/^[\w-]+:[^:]/.test(p) ? `${p}:` : `windows-estate:${p}:`);
     if (c.says) expect(r.stderr).toMatch(c.says);
     expect(r.stderr).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/); // no stack trace
     expect(r.stderr).toContain("nothing was written");

@@ -37,7 +37,14 @@ describe("windows-instances ConfigMap", () => {
 
 describe("BYOH validation", () => {
   const host = (over: Record<string, unknown>) =>
-    byohSchema.parse([{ address: "10.0.0.5", username: "Administrator", hostKey: "SHA256:abc", ...over }])[0];
+    byohSchema.parse([
+      {
+        address: "10.0.0.5",
+        username: "Administrator",
+        hostKey: "SHA256:3KkVtdpSNxjs6Ca4vpFpuZcMj2LsmiUbk1FD6nfTDsc",
+        ...over,
+      },
+    ])[0];
   const check = (hosts: ReturnType<typeof host>[], secrets: string[] = []) => validateByoh(hosts, new Set(secrets));
 
   test("a good host passes", () => expect(check([host({})])).toEqual([]));
@@ -49,6 +56,13 @@ describe("BYOH validation", () => {
     ["username with a space", { username: "my admin" }, "byoh[0].username", /Windows account name/],
     ["username with =", { username: "a=b" }, "byoh[0].username", /'='/],
     ["no way to verify the host key", { hostKey: undefined }, "byoh[0].hostKey", /trustOnFirstUse/],
+    // `hostKey: "foo"` used to pass offline and fail only at the first connection.
+    [
+      "a host key that is neither a key line nor a fingerprint",
+      { hostKey: "foo" },
+      "byoh[0].hostKey",
+      /SHA256: fingerprint/,
+    ],
     [
       "password key not secret",
       { bootstrap: { passwordSecret: "pw" } },

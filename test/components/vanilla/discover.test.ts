@@ -115,15 +115,40 @@ test("config wins over discovery; what neither gives is named with its key", () 
       path: "kubernetes.dnsServiceIp",
       message: "is needed and the cluster does not say it (kube-system/kube-dns clusterIP); set it",
     },
+    // Windows flanneld and kube-proxy reach the API server there (kube-public/cluster-info's kubeconfig `server`).
+    {
+      path: "kubernetes.apiServerEndpoint",
+      message: "is needed and the cluster does not say it (kube-public/cluster-info); set it",
+    },
   ]);
   const ok = resolveKubernetes(
     kubernetesSchema.unwrap().parse({ serviceCidr: "10.100.0.0/16", dnsServiceIp: "10.100.0.10" }),
     {
       serverVersion: "1.36.2",
       podNetworkCidr: "10.244.0.0/16",
+      apiServerEndpoint: "10.0.0.10:6443",
     },
   );
+  expect(ok.issues).toEqual([]);
   expect(ok.resolved).toMatchObject({ version: "1.36.2", serviceCidr: "10.100.0.0/16", containerdVersion: "2.3.4" });
+});
+
+test("render mode needs no API server endpoint (the rendered DaemonSets carry a placeholder); applying does", () => {
+  const k = kubernetesSchema
+    .unwrap()
+    .parse({
+      version: "1.36.2",
+      podNetworkCidr: "10.244.0.0/16",
+      serviceCidr: "10.96.0.0/12",
+      dnsServiceIp: "10.96.0.10",
+    });
+  expect(resolveKubernetes(k, undefined, { render: true }).issues).toEqual([]);
+  expect(resolveKubernetes(k, undefined, { render: false }).issues).toEqual([
+    {
+      path: "kubernetes.apiServerEndpoint",
+      message: "is needed and discovery is off (synth, or cluster.discovery: false); set it",
+    },
+  ]);
 });
 
 test("skew: nodes never newer than the API server, at most 3 minors older (version-skew-policy)", () => {
@@ -132,7 +157,7 @@ test("skew: nodes never newer than the API server, at most 3 minors older (versi
       kubernetesSchema
         .unwrap()
         .parse({ version, podNetworkCidr: "10.244.0.0/16", serviceCidr: "10.96.0.0/12", dnsServiceIp: "10.96.0.10" }),
-      { serverVersion: server },
+      { serverVersion: server, apiServerEndpoint: "10.0.0.10:6443" },
     ).issues.map((i) => i.message);
   expect(at("1.36.2", "1.36.0")).toEqual([]);
   expect(at("1.35.0", "1.37.1")).toEqual([]);
