@@ -6,6 +6,12 @@ let parserPromise: Promise<TsParser> | undefined;
 /** The tree-sitter PowerShell grammar (wasm), loaded once per test file. */
 export function powershellParser(): Promise<TsParser> {
   parserPromise ??= (async () => {
+    // Liftoff (V8's baseline wasm compiler) only: otherwise V8 also compiles the 0.9 MB grammar with TurboFan in the
+    // background, 9–20 s of CPU per test file that holds the process open after its last test ("A worker process has
+    // failed to exit gracefully") and competes with the other worker on 2 cores. Parsing a script takes milliseconds
+    // either way. V8 reads the flag when it compiles a module, so setting it here, before the first load, is enough;
+    // it affects only the wasm of this jest worker.
+    require("v8").setFlagsFromString("--liftoff-only");
     const { Parser, Language } = require("web-tree-sitter") as typeof import("web-tree-sitter");
     await Parser.init();
     const wasm = path.join(

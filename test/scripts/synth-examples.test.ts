@@ -29,12 +29,17 @@ const nodeFiles = new Map<string, Map<string, string>>();
 const logs = new Map<string, string>();
 const outputs = new Map<string, Record<string, unknown>>();
 const cloudFiles = new Map<string, Map<string, string>>();
+/** What the program logged through `pulumi.log` (console.warn with no engine attached), per stack. */
+const pulumiWarnings = new Map<string, string[]>();
 beforeAll(async () => {
+  const exitHooks = process.listeners("exit");
+  const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
   for (const file of examples) {
     const stack = file.replace(/^Pulumi\.|\.yaml$/g, "");
     // Each synth runs the program in a fresh module registry, as each `pulumi up` runs it in a fresh process.
     jest.resetModules();
     const { runSynth } = require("../helpers/stack") as typeof import("../helpers/stack");
+    warn.mockClear();
     const r = await runSynth([
       "--stack",
       stack,
@@ -43,6 +48,14 @@ beforeAll(async () => {
       "--out",
       path.join(out, stack),
     ]);
+    pulumiWarnings.set(
+      stack,
+      warn.mock.calls.map((args) => args.join(" ")),
+    );
+    // Each fresh @pulumi/pulumi hooks process "exit" for its promise-leak report (runtime/debuggable.js); a real
+    // run's process ends with it, here its registry is dropped: drop the hook too (it could never fire in jest's
+    // sandboxed process, and ten of them trip Node's MaxListeners warning).
+    for (const l of process.listeners("exit")) if (!exitHooks.includes(l)) process.removeListener("exit", l);
     if (r.code !== 0) throw new Error(`${file}: exit ${r.code}\n${r.stderr}`);
     const files = readTree(path.join(out, stack));
     logs.set(stack, r.stdout + r.stderr);
@@ -58,6 +71,7 @@ beforeAll(async () => {
     nodeFiles.set(stack, new Map([...files].filter(([p]) => p.startsWith("windows-node-files/"))));
     cloudFiles.set(stack, new Map([...files].filter(([p]) => p.startsWith("cloud/"))));
   }
+  warn.mockRestore();
 }, 180_000);
 
 test("there is an example for every platform", () => {
@@ -201,6 +215,22 @@ test("the OKD docs' IDMS example renders, with a warning naming the mirror", () 
   expect(logs.get("byoh")).toMatch(
     /windows-estate:mirrors\.digest\[0\]\.mirrors\[0\]: on Windows nodes a mirror of registry\.access\.redhat\.com\/ubi9\/ubi-minimal must end with its path/,
   );
+});
+
+test("a rendered WMCO estate leaves the key Secret out and says how to create it; nothing else warns", () => {
+  // components/estate.ts: declareSecret only without cluster.render or with cluster.renderKeySecret: true.
+  const keyWarning =
+    "warning: [runtime] cloud-private-key is not rendered: rendered Secrets are plaintext files. Create it in the " +
+    "cluster yourself (oc create secret generic cloud-private-key -n <operator namespace> " +
+    "--from-file=private-key.pem=<key file>), or set windows-estate:cluster.renderKeySecret: true to render it anyway.";
+  const warned = [...pulumiWarnings].filter(([, w]) => w.length > 0).map(([stack]) => stack);
+  expect(warned.sort()).toEqual(["byoh", "byoh-aws", "byoh-azure"]);
+  for (const stack of warned) {
+    expect(pulumiWarnings.get(stack)).toEqual([keyWarning]);
+    expect((rendered.get(stack) ?? []).filter((o) => o.kind === "Secret").map((o) => o.metadata.name)).not.toContain(
+      "cloud-private-key",
+    );
+  }
 });
 
 test("offline, the hosts.toml preview says it covers this stack's mirror sets only", () => {

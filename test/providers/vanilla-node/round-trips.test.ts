@@ -58,12 +58,27 @@ function launches(): string[][] {
   );
 }
 
-async function cost<T>(op: () => Promise<T>): Promise<{ result: T; logins: number; launches: string[][] }> {
+/** An operation's cost, and the progress it reported (the provider writes it to stderr for the engine to show). */
+async function cost<T>(
+  op: () => Promise<T>,
+): Promise<{ result: T; logins: number; launches: string[][]; progress: string[] }> {
   fs.rmSync(state + ".log", { force: true });
   const before = sshCounters().logins;
-  const result = await op();
-  return { result, logins: sshCounters().logins - before, launches: launches() };
+  const stderr = jest.spyOn(console, "error").mockImplementation(() => undefined);
+  try {
+    const result = await op();
+    const progress = stderr.mock.calls.map((args) => args.join(" "));
+    return { result, logins: sshCounters().logins - before, launches: launches(), progress };
+  } finally {
+    stderr.mockRestore();
+  }
 }
+
+/** The progress lines of the steps that changed the host (providers/vanilla-node/provider.ts `theRest`). */
+const stepsReported = () =>
+  ["host settings", "binaries", "containerd service", "kubelet service", "join"].map(
+    (step) => `vanilla node: ${h.user}@${h.host}:${h.port}: ${step}`,
+  );
 
 const FRESH_STEPS = [
   "Get-WindowsFeature",
@@ -81,13 +96,16 @@ test("a fresh node converges in one login and one PowerShell launch; a refresh a
   const created = await cost(() => vanillaNodeProvider.create(inputs()));
   expect(created.launches).toEqual([FRESH_STEPS]);
   expect(created.logins).toBe(1);
+  expect(created.progress).toEqual(stepsReported());
   const outs: VanillaNodeOutputs = created.result.outs;
   const refreshed = await cost(() => vanillaNodeProvider.read!("id", outs));
   expect(refreshed.launches).toEqual([["Get-WindowsFeature"]]);
   expect(refreshed.logins).toBe(1);
+  expect(refreshed.progress).toEqual([]);
   const updated = await cost(() => vanillaNodeProvider.update!("id", outs, inputs()));
   expect(updated.launches).toEqual([["Get-WindowsFeature", "Get-WindowsFeature"]]);
   expect(updated.logins).toBe(1);
+  expect(updated.progress).toEqual([]);
 });
 
 test("when the Containers feature needs a reboot, the reboot splits the converge into two launches", async () => {
@@ -101,4 +119,11 @@ test("when the Containers feature needs a reboot, the reboot splits the converge
   ]);
   expect(created.logins).toBe(2);
   expect(created.result.outs).toMatchObject({ containersFeature: "Installed", joined: true, pendingSteps: [] });
+  // Boot times as the PowerShell stand-in reports them (test/lab/fake-powershell.js): its default, then its clock.
+  expect(created.progress).toEqual([
+    `vanilla node: ${h.user}@${h.host}:${h.port}: the Containers feature needs a reboot`,
+    "vanilla node: node win-trips-2: restarting (booted 2026-11-01T00:00:00.0000000Z)",
+    expect.stringMatching(/^vanilla node: node win-trips-2: back \(booted \d{4}-\d\d-\d\dT[\d:.]+Z\)$/),
+    ...stepsReported(),
+  ]);
 });
