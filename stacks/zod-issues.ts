@@ -5,7 +5,7 @@ import { suggest } from "./did-you-mean";
 type Schema = z.core.$ZodType;
 
 /** Looks through wrappers (optional, default, nullable, transform pipes…) to the schema of the value's shape. */
-function unwrap(s: Schema): Schema {
+export function unwrap(s: Schema): Schema {
   let cur: Schema = s;
   for (;;) {
     if (

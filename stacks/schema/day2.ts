@@ -18,7 +18,9 @@ const jumpHost = z.strictObject({
 
 /** A subject allowed to open the port-forward to the relay (a RoleBinding is declared for them). */
 const subject = z.strictObject({
+  /** Kind of subject, as in a RoleBinding. */
   kind: z.enum(["User", "Group", "ServiceAccount"]),
+  /** User, group or ServiceAccount name. */
   name: z.string().min(1),
   /** Namespace of a ServiceAccount. */
   namespace: z.string().min(1).optional(),

@@ -79,10 +79,12 @@ export const kubernetesSchema = z
      */
     proxy: z
       .strictObject({
+        /** Proxy for HTTP, e.g. `http://proxy.example.com:3128`. */
         httpProxy: z
           .string()
           .regex(/^https?:\/\/[^\s/?#]+/, "must be an http:// or https:// proxy URL")
           .optional(),
+        /** Proxy for HTTPS. */
         httpsProxy: z
           .string()
           .regex(/^https?:\/\/[^\s/?#]+/, "must be an http:// or https:// proxy URL")
@@ -97,8 +99,11 @@ export const kubernetesSchema = z
 export type KubernetesConfig = NonNullable<z.output<typeof kubernetesSchema>>;
 
 const taint = z.strictObject({
+  /** Taint key, e.g. `os`. */
   key: z.string().min(1),
+  /** Taint value. Default: none. */
   value: z.string().optional(),
+  /** What the taint does to pods that do not tolerate it. */
   effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
 });
 
@@ -135,7 +140,9 @@ const node = z.strictObject({
   /** Credential for the first connection; afterwards the stack's node key. Default: the stack's key itself. */
   bootstrap: z
     .strictObject({
+      /** Path to a private key that the host already accepts (`~` expanded). */
       privateKeyPath: z.string().min(1).optional(),
+      /** Name of a secret stack config key (in this namespace) holding the password, e.g. `nodePassword`. */
       passwordSecret: z.string().min(1).optional(),
     })
     .optional(),

@@ -7,8 +7,11 @@ export type WindowsServer = (typeof WINDOWS_VERSIONS)[number];
 const nonEmpty = z.string().min(1);
 
 const taint = z.strictObject({
+  /** Taint key, e.g. `dedicated`. */
   key: nonEmpty,
+  /** Taint value. Default: none. */
   value: z.string().optional(),
+  /** What the taint does to pods that do not tolerate it. */
   effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
 });
 
@@ -57,10 +60,13 @@ const azure = z.strictObject({
    * 2019 images break SSH (KB5044277).
    */
   imageVersion: nonEmpty.optional(),
-  /** Overrides of the names WMCO's script derives from the infrastructure ID (`<id>-rg`, `<id>-vnet`, `<id>-worker-subnet`). */
+  /** Resource group of the Machines. Default `<infrastructureId>-rg` (the name WMCO's script derives). */
   resourceGroup: nonEmpty.optional(),
+  /** Resource group of the virtual network. Default `<infrastructureId>-rg`. */
   networkResourceGroup: nonEmpty.optional(),
+  /** Virtual network. Default `<infrastructureId>-vnet`. */
   vnet: nonEmpty.optional(),
+  /** Subnet of the Windows workers. Default `<infrastructureId>-worker-subnet`. */
   subnet: nonEmpty.optional(),
   /** Public load balancer name (copied from the Linux workers when discovered). */
   publicLoadBalancer: nonEmpty.optional(),
@@ -78,9 +84,11 @@ const gcp = z.strictObject({
   diskSizeGb: z.number().int().min(50).max(65536).default(128),
   /** Boot disk type. Default `pd-ssd`. */
   diskType: z.enum(["pd-ssd", "pd-balanced", "pd-standard"]).default("pd-ssd"),
-  /** Overrides of `<id>-network`, `<id>-worker-subnet`, `<id>-w@<project>.iam.gserviceaccount.com`. */
+  /** VPC network. Default `<infrastructureId>-network`. */
   network: nonEmpty.optional(),
+  /** Subnetwork of the Windows workers. Default `<infrastructureId>-worker-subnet`. */
   subnetwork: nonEmpty.optional(),
+  /** Service account of the Machines. Default `<infrastructureId>-w@<projectID>.iam.gserviceaccount.com`. */
   serviceAccountEmail: nonEmpty.optional(),
 });
 
@@ -88,18 +96,27 @@ const gcp = z.strictObject({
 const vsphere = z.strictObject({
   /** The Windows golden-image VM template (sysprepped, with OpenSSH and the WMCO public key). Required. */
   template: nonEmpty,
-  /** vCenter server, datacenter, datastore, folder, resource pool and network: discoverable from a Linux worker. */
+  /** vCenter server. Required unless discovered from a Linux worker. */
   server: nonEmpty.optional(),
+  /** Datacenter. Required unless discovered from a Linux worker. */
   datacenter: nonEmpty.optional(),
+  /** Datastore. Required unless discovered from a Linux worker. */
   datastore: nonEmpty.optional(),
+  /** VM folder. Required unless discovered from a Linux worker. */
   folder: nonEmpty.optional(),
+  /** Resource pool. Required unless discovered from a Linux worker. */
   resourcePool: nonEmpty.optional(),
+  /** Network (port group) of the VMs. Required unless discovered from a Linux worker. */
   networkName: nonEmpty.optional(),
   /** Secret with vCenter credentials. Default: discovered, else `vsphere-cloud-credentials`. */
   credentialsSecret: nonEmpty.optional(),
+  /** Virtual CPUs. Default 4. */
   numCPUs: z.number().int().min(1).max(768).default(4),
+  /** Cores per virtual socket. Default 1. */
   numCoresPerSocket: z.number().int().min(1).max(128).default(1),
+  /** Memory, MiB. Default 16384. */
   memoryMiB: z.number().int().min(4096).max(24_000_000).default(16384),
+  /** Disk size, GiB; at least the template's. Default 128. */
   diskGiB: z.number().int().min(60).max(62_000).default(128),
 });
 
@@ -119,9 +136,13 @@ const nutanix = z.strictObject({
   projectUuid: nonEmpty.optional(),
   /** Prism project name (optional; discovered from the workers when they name one). Not with `projectUuid`. */
   projectName: nonEmpty.optional(),
+  /** Virtual CPU sockets. Default 4. */
   vcpuSockets: z.number().int().min(1).max(64).default(4),
+  /** Virtual CPUs per socket. Default 1. */
   vcpusPerSocket: z.number().int().min(1).max(64).default(1),
+  /** Memory as a quantity. Default `16Gi`. */
   memorySize: quantity.default("16Gi"),
+  /** System disk size as a quantity. Default `120Gi`. */
   systemDiskSize: quantity.default("120Gi"),
 });
 

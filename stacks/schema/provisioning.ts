@@ -42,9 +42,13 @@ export const azureProvisioning = z.strictObject({
   /** Marketplace image. Default: Windows Server Datacenter smalldisk for `windowsServer`, version `latest`. */
   image: z
     .strictObject({
+      /** Image publisher, e.g. `MicrosoftWindowsServer`. */
       publisher: z.string().min(1),
+      /** Image offer, e.g. `WindowsServer`. */
       offer: z.string().min(1),
+      /** Image SKU, e.g. `2022-datacenter-smalldisk`. */
       sku: z.string().min(1),
+      /** Image version, or `latest`. */
       version: z.string().min(1),
     })
     .optional(),

@@ -160,7 +160,7 @@ export function rsaKey(bits = 3072): string {
   }).privateKey;
 }
 
-/** Writes a throwaway WMCO key where the example stacks point (`.dev/wmco-dev-key.pem`), and returns it. */
+/** Writes a throwaway WMCO key where the tests point the stacks (`.dev/wmco-dev-key.pem`), and returns it. */
 export function writeWmcoKey(dir: string): string {
   const pem = rsaKey();
   fs.mkdirSync(path.join(dir, ".dev"), { recursive: true });
@@ -170,10 +170,13 @@ export function writeWmcoKey(dir: string): string {
 
 /**
  * A stack file's config, with its BYOH hosts left out (the example addresses are never dialled) unless `keepByoh`
- * (for a preview, which never dials a host).
+ * (for a preview, which never dials a host). The examples point at the user's key (`~/.ssh/wmco`); the tests put
+ * a throwaway one in the project copy instead (`writeWmcoKey`).
  */
 export function exampleConfig(dir: string, file: string, keepByoh = false): Record<string, unknown> {
   const config = (parse(fs.readFileSync(path.join(dir, file), "utf8")) as { config: Record<string, unknown> }).config;
   if (!keepByoh) delete config["windows-estate:byoh"];
+  if (config["windows-estate:privateKeyPath"] !== undefined)
+    config["windows-estate:privateKeyPath"] = ".dev/wmco-dev-key.pem";
   return config;
 }

@@ -6,7 +6,7 @@ import { parse } from "yaml";
 import { resourceRules, ResourceView, stackRules } from "../../policy/rules";
 import { PROJECT_DIR } from "../../scripts/synth/main";
 import { schemaFileFor, validateAgainstSchema, validateObject } from "../helpers/schemas";
-import { readTree } from "../helpers/stack";
+import { readTree, scratch } from "../helpers/stack";
 
 // Every example stack (one per platform, plus BYOH-only) synthesizes, every object is valid against its schema,
 // and the policy pack finds nothing to object to.
@@ -15,6 +15,21 @@ const examples = fs
   .filter((f) => /^Pulumi\..+\.yaml$/.test(f));
 const out = fs.mkdtempSync(path.join(os.tmpdir(), "examples-"));
 afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+const key = scratch();
+afterAll(() => key.cleanup());
+
+/**
+ * The example as a user fills it in: its `privateKeyPath` (`~/.ssh/wmco`, "your WMCO key") pointed at a scratch key.
+ * Only that line changes; everything else is the file as committed.
+ */
+function withScratchKey(file: string): string {
+  const text = fs.readFileSync(path.join(PROJECT_DIR, "stacks", "examples", file), "utf8");
+  const filled = text.replace(/^(\s*windows-estate:privateKeyPath:) ~\/\.ssh\/wmco$/m, `$1 ${key.keyPath}`);
+  if (filled === text) throw new Error(`${file}: no 'windows-estate:privateKeyPath: ~/.ssh/wmco' line`);
+  const copy = path.join(key.dir, file);
+  fs.writeFileSync(copy, filled);
+  return copy;
+}
 
 type Obj = {
   apiVersion: string;
@@ -40,14 +55,7 @@ beforeAll(async () => {
     jest.resetModules();
     const { runSynth } = require("../helpers/stack") as typeof import("../helpers/stack");
     warn.mockClear();
-    const r = await runSynth([
-      "--stack",
-      stack,
-      "--config-file",
-      path.join(PROJECT_DIR, "stacks", "examples", file),
-      "--out",
-      path.join(out, stack),
-    ]);
+    const r = await runSynth(["--stack", stack, "--config-file", withScratchKey(file), "--out", path.join(out, stack)]);
     pulumiWarnings.set(
       stack,
       warn.mock.calls.map((args) => args.join(" ")),

@@ -134,14 +134,12 @@ test("config wins over discovery; what neither gives is named with its key", () 
 });
 
 test("render mode needs no API server endpoint (the rendered DaemonSets carry a placeholder); applying does", () => {
-  const k = kubernetesSchema
-    .unwrap()
-    .parse({
-      version: "1.36.2",
-      podNetworkCidr: "10.244.0.0/16",
-      serviceCidr: "10.96.0.0/12",
-      dnsServiceIp: "10.96.0.10",
-    });
+  const k = kubernetesSchema.unwrap().parse({
+    version: "1.36.2",
+    podNetworkCidr: "10.244.0.0/16",
+    serviceCidr: "10.96.0.0/12",
+    dnsServiceIp: "10.96.0.10",
+  });
   expect(resolveKubernetes(k, undefined, { render: true }).issues).toEqual([]);
   expect(resolveKubernetes(k, undefined, { render: false }).issues).toEqual([
     {

@@ -1,0 +1,118 @@
+import * as fs from "fs";
+import * as ts from "typescript";
+
+/** The TSDoc of one `z.strictObject({...})` literal: its keys in order, and each documented key's text. */
+export interface ObjectDocs {
+  file: string;
+  keys: string[];
+  docs: Record<string, string>;
+  /** Key → the identifier its value is built from (`aws: aws.optional()` → `aws`), whose own TSDoc is the fallback. */
+  refs: Record<string, string>;
+}
+
+/** What the schema sources say about themselves: every object literal's property docs, and each named schema's. */
+export interface SourceDocs {
+  objects: ObjectDocs[];
+  /** `file` → declared name (`const aws = …`, `export const machineSetsSchema = …`) → its TSDoc. */
+  declarations: Map<string, Map<string, string>>;
+}
+
+/** The TSDoc comment text before a node (`/** … *\/`), with its lines joined; undefined when there is none. */
+function docOf(node: ts.Node): string | undefined {
+  const docs = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc);
+  const last = docs[docs.length - 1];
+  if (!last) return undefined;
+  const text = ts.getTextOfJSDocComment(last.comment);
+  return text ? text.replace(/\s*\n\s*/g, " ").trim() : undefined;
+}
+
+/** The identifier an expression is built from: `aws.optional()` → `aws`, `z.array(node).default([])` → undefined. */
+function rootIdentifier(e: ts.Expression): string | undefined {
+  let cur: ts.Expression = e;
+  for (;;) {
+    if (ts.isIdentifier(cur)) return cur.text;
+    if (ts.isCallExpression(cur) && ts.isPropertyAccessExpression(cur.expression)) cur = cur.expression.expression;
+    else return undefined;
+  }
+}
+
+function propertyName(p: ts.ObjectLiteralElementLike): string | undefined {
+  if (!ts.isPropertyAssignment(p) && !ts.isShorthandPropertyAssignment(p)) return undefined;
+  const n = p.name;
+  return ts.isIdentifier(n) || ts.isStringLiteral(n) ? n.text : undefined;
+}
+
+/**
+ * Reads the TSDoc of the schema sources with the TypeScript compiler's parser: the docs are written once, beside
+ * the zod fields they describe, and the reference and JSON Schema are generated from them.
+ */
+export function readSourceDocs(files: readonly string[]): SourceDocs {
+  const objects: ObjectDocs[] = [];
+  const declarations = new Map<string, Map<string, string>>();
+  for (const file of files) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const decls = new Map<string, string>();
+    const visit = (node: ts.Node) => {
+      if (ts.isVariableStatement(node)) {
+        const doc = docOf(node);
+        for (const d of node.declarationList.declarations)
+          if (doc && ts.isIdentifier(d.name)) decls.set(d.name.text, doc);
+      }
+      if (
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        node.expression.name.text === "strictObject" &&
+        node.arguments[0] &&
+        ts.isObjectLiteralExpression(node.arguments[0])
+      ) {
+        const keys: string[] = [];
+        const docs: Record<string, string> = {};
+        const refs: Record<string, string> = {};
+        for (const p of node.arguments[0].properties) {
+          const name = propertyName(p);
+          if (name === undefined) continue;
+          keys.push(name);
+          const doc = docOf(p);
+          if (doc) docs[name] = doc;
+          if (ts.isPropertyAssignment(p)) {
+            const ref = rootIdentifier(p.initializer);
+            if (ref) refs[name] = ref;
+          }
+        }
+        objects.push({ file, keys, docs, refs });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    declarations.set(file, decls);
+  }
+  return { objects, declarations };
+}
+
+/** The docs of the property literal `TOP_LEVEL_KEYS = { … }` in stacks/schema/index.ts: key → (doc or identifier). */
+export function readTopLevel(file: string): Map<string, { doc?: string; identifier?: string }> {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const out = new Map<string, { doc?: string; identifier?: string }>();
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === "TOP_LEVEL_KEYS" &&
+      node.initializer
+    ) {
+      let init: ts.Expression = node.initializer;
+      if (ts.isAsExpression(init) || ts.isSatisfiesExpression(init)) init = init.expression;
+      if (ts.isObjectLiteralExpression(init))
+        for (const p of init.properties) {
+          const name = propertyName(p);
+          if (name === undefined || !ts.isPropertyAssignment(p)) continue;
+          const doc = docOf(p);
+          const identifier = rootIdentifier(p.initializer);
+          out.set(name, { ...(doc ? { doc } : {}), ...(identifier ? { identifier } : {}) });
+        }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
