@@ -113,7 +113,8 @@ export async function synth(argv: string[], io: Io): Promise<number> {
   if (!args.quiet) io.out(formatTree(`windows-estate-${stack}`, run.resources));
   io.out(
     `wrote ${rendered.objects.length} Kubernetes objects and ${rendered.files.size - rendered.objects.length} other files to ${path.relative(cwd, outDir) || "."}` +
-      (rendered.hadSecret ? (args["reveal-secrets"] ? " (secrets REVEALED)" : " (secrets redacted)") : ""),
+      (rendered.hadSecret ? (args["reveal-secrets"] ? " (secrets REVEALED)" : " (secrets redacted)") : "") +
+      `; for review: ${rendered.withheld.size} object${rendered.withheld.size === 1 ? "" : "s"} with a placeholder left out of kustomization.yaml (its README.md says why)`,
   );
   return 0;
 }

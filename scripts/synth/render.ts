@@ -2,7 +2,14 @@ import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
 import { DeclaredResource, ProgramRun } from "./mock-run";
-import { clean } from "./redact";
+import { clean, REDACTED } from "./redact";
+import { AMI_PLACEHOLDER } from "../../components/machinesets/machineset";
+import {
+  API_ENDPOINT_PLACEHOLDER,
+  HOSTNAME_PLACEHOLDER,
+  NODE_IP_PLACEHOLDER,
+  TOKEN_PLACEHOLDER,
+} from "../../components/vanilla/node-plan";
 import { get, obj, str, stringMap } from "../../lib/json";
 
 export interface KubeObject {
@@ -32,7 +39,34 @@ export interface Rendered {
   objects: KubeObject[];
   /** True when any secret value was met (and redacted unless revealed). */
   hadSecret: boolean;
+  /** Objects left out of kustomization.yaml, file → why: they hold a placeholder, not the value `pulumi up` uses. */
+  withheld: Map<string, string>;
 }
+
+/**
+ * The markers synth writes where the real value exists only at `pulumi up` or on the host: applied as they are, they
+ * would break what they stand for (a redacted `cloud-private-key` locks WMCO out of every node; a MachineSet with the
+ * AMI marker creates Machines that never boot).
+ */
+const PLACEHOLDERS: readonly [string, string][] = [
+  [REDACTED, "a secret redacted for review"],
+  [AMI_PLACEHOLDER, "the AMI looked up at pulumi up"],
+  [API_ENDPOINT_PLACEHOLDER, "the API server endpoint discovered at pulumi up"],
+  [TOKEN_PLACEHOLDER, "the bootstrap token"],
+  [NODE_IP_PLACEHOLDER, "a node IP read on the host"],
+  [HOSTNAME_PLACEHOLDER, "a hostname read on the host"],
+];
+
+/** Why a rendered file must not be applied as it is, or undefined when it holds no placeholder. */
+export function placeholderIn(text: string): string | undefined {
+  return PLACEHOLDERS.find(([marker]) => text.includes(marker))?.[1];
+}
+
+/** Said at the top of the kustomization and in the directory's README. */
+export const FOR_REVIEW =
+  "Rendered offline by `npm run synth` for review: what `pulumi up` would apply with this stack's config. It is not " +
+  "a deployment: apply with `pulumi up`, or use render mode (`windows-estate:cluster.render`) for GitOps " +
+  "(docs/gitops.md).";
 
 /** True for the resources the Kubernetes provider would apply (not the provider itself, not components). */
 export function isKubernetesObject(r: DeclaredResource): boolean {
@@ -91,10 +125,32 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
     if (customData && /^[A-Za-z0-9+/=]+$/.test(customData))
       files.set(`${base}.custom-data.ps1`, Buffer.from(customData, "base64").toString("utf8"));
   }
+  // `kustomize build` (and `oc diff -k`) of this directory shows only objects applied exactly as written.
+  const withheld = new Map<string, string>();
+  for (const f of resources) {
+    const why = placeholderIn(files.get(f) ?? "");
+    if (why) withheld.set(f, why);
+  }
+  const header = [
+    ...wrapComment(FOR_REVIEW),
+    ...(withheld.size > 0
+      ? [
+          "# Left out, because they hold a placeholder instead of the value pulumi up uses:",
+          ...[...withheld].map(([f, why]) => `#   ${f} (${why})`),
+        ]
+      : []),
+  ];
   files.set(
     "kustomization.yaml",
-    stringify({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources }),
+    header.join("\n") +
+      "\n" +
+      stringify({
+        apiVersion: "kustomize.config.k8s.io/v1beta1",
+        kind: "Kustomization",
+        resources: resources.filter((f) => !withheld.has(f)),
+      }),
   );
+  files.set("README.md", reviewReadme(withheld));
 
   const outputs: Record<string, unknown> = {};
   for (const [k, o] of Object.entries(run.outputs)) {
@@ -110,7 +166,7 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
   for (const [address, plan] of Object.entries(obj(outputs.windowsNodePlans) ?? {}))
     for (const [winPath, text] of Object.entries(stringMap(get(plan, "files"))))
       files.set(nodeFilePath(winPath, address), text);
-  return { files, objects, hadSecret };
+  return { files, objects, hadSecret, withheld };
 }
 
 /**
@@ -131,4 +187,35 @@ export function writeRendered(outDir: string, files: Map<string, string>): void 
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   fs.renameSync(tmp, abs);
   fs.rmSync(old, { recursive: true, force: true });
+}
+
+function wrapComment(text: string, width = 118): string[] {
+  const lines: string[] = [];
+  let line = "#";
+  for (const w of text.split(" ")) {
+    if (line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = "#";
+    }
+    line += ` ${w}`;
+  }
+  return [...lines, line];
+}
+
+function reviewReadme(withheld: ReadonlyMap<string, string>): string {
+  return [
+    "# For review, not for applying",
+    "",
+    FOR_REVIEW,
+    "",
+    "- `1-manifest/`, `2-patch/`: the Kubernetes objects and patches (renderYamlToDirectory layout).",
+    "- `kustomization.yaml`: the objects that hold no placeholder, for `kustomize build` or `oc diff -k`.",
+    "- `windows-node-files/`: the files each Windows node gets; `cloud/`: the VMs this stack creates.",
+    "- `stack-outputs.json`: the stack outputs, secrets redacted.",
+    ...(withheld.size > 0
+      ? ["", "Left out of `kustomization.yaml` (a placeholder stands where `pulumi up` has the real value):", ""]
+      : []),
+    ...[...withheld].map(([f, why]) => `- \`${f}\`: ${why}`),
+    "",
+  ].join("\n");
 }

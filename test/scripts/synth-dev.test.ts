@@ -50,8 +50,22 @@ test("renders the operator and its key, in renderYamlToDirectory's layout with a
   });
   expect(find("Secret", "cloud-private-key")?.metadata.namespace).toBe("openshift-windows-machine-config-operator");
   expect(files.has("1-manifest/v1-namespace-default-openshift-windows-machine-config-operator.yaml")).toBe(true);
-  const kustomization = parse(files.get("kustomization.yaml") ?? "") as { resources: string[] };
-  expect(kustomization.resources.sort()).toEqual([...files.keys()].filter((p) => p.startsWith("1-manifest/")).sort());
+});
+
+test("the output says it is for review; what holds a placeholder is not in what kustomize would apply", () => {
+  const secret = "1-manifest/v1-secret-openshift-windows-machine-config-operator-cloud-private-key.yaml";
+  // The redacted key: applied, it would replace WMCO's key and lock it out of every node.
+  expect(files.get(secret)).toContain("<redacted: secret>");
+  const text = files.get("kustomization.yaml") ?? "";
+  expect(text.split("\n")[0]).toMatch(/^# Rendered offline by `npm run synth` for review/);
+  expect(text).toContain(`#   ${secret} (a secret redacted for review)`);
+  const kustomization = parse(text) as { resources: string[] };
+  const manifests = [...files.keys()].filter((p) => p.startsWith("1-manifest/"));
+  expect(kustomization.resources.sort()).toEqual(manifests.filter((p) => p !== secret).sort());
+  for (const f of kustomization.resources) expect(files.get(f)).not.toMatch(/<redacted|ami-lookedupatpulumiup/);
+  expect(files.get("README.md")).toMatch(/^# For review, not for applying\n/);
+  expect(files.get("README.md")).toContain(`- \`${secret}\`: a secret redacted for review`);
+  expect(result.stdout).toMatch(/for review: 1 object with a placeholder left out of kustomization\.yaml/);
 });
 
 test("renders the Azure MachineSet as WMCO's hack/machineset.sh does, its RuntimeClass as WMCO's docs show; MachineSets wait for windows-user-data", () => {

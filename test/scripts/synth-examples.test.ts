@@ -44,6 +44,7 @@ const nodeFiles = new Map<string, Map<string, string>>();
 const logs = new Map<string, string>();
 const outputs = new Map<string, Record<string, unknown>>();
 const cloudFiles = new Map<string, Map<string, string>>();
+const allFiles = new Map<string, Map<string, string>>();
 /** What the program logged through `pulumi.log` (console.warn with no engine attached), per stack. */
 const pulumiWarnings = new Map<string, string[]>();
 beforeAll(async () => {
@@ -66,6 +67,7 @@ beforeAll(async () => {
     for (const l of process.listeners("exit")) if (!exitHooks.includes(l)) process.removeListener("exit", l);
     if (r.code !== 0) throw new Error(`${file}: exit ${r.code}\n${r.stderr}`);
     const files = readTree(path.join(out, stack));
+    allFiles.set(stack, files);
     logs.set(stack, r.stdout + r.stderr);
     outputs.set(stack, JSON.parse(files.get("stack-outputs.json") ?? "{}") as Record<string, unknown>);
     rendered.set(
@@ -81,6 +83,25 @@ beforeAll(async () => {
   }
   warn.mockRestore();
 }, 180_000);
+
+test("no example's kustomization applies a placeholder (the AWS example's looked-up AMI, a redacted key)", () => {
+  const aws = allFiles.get("aws") ?? new Map<string, string>();
+  const withAmiMarker = [...aws].filter(
+    ([f, t]) => f.startsWith("1-manifest/") && t.includes("ami-lookedupatpulumiup"),
+  );
+  // Pulumi.aws.yaml: one MachineSet without `ami` (looked up at pulumi up), one with an explicit AMI.
+  expect(withAmiMarker).toHaveLength(1);
+  for (const [stack, files] of allFiles) {
+    const resources = (parse(files.get("kustomization.yaml") ?? "") as { resources: string[] }).resources;
+    for (const f of resources)
+      expect([stack, f, files.get(f)]).not.toEqual([
+        stack,
+        f,
+        expect.stringMatching(/<redacted|ami-lookedupatpulumiup|<bootstrap token/),
+      ]);
+    if (stack === "aws") expect(resources).not.toContain(withAmiMarker[0][0]);
+  }
+});
 
 test("there is an example for every platform", () => {
   expect(examples.length).toBeGreaterThanOrEqual(5);
