@@ -2,7 +2,7 @@
  * What WMCO (openshift/windows-machine-config-operator) requires, in one place. MachineSet builders, config
  * validation, the BYOH host checks and the policy pack read these; nothing restates a build number, a limit, a
  * label or a port elsewhere. Each fact names the WMCO file it comes from (master = WMCO 11.0.0, `release-4.22` =
- * 10.22.2, as of the snapshot noted in the README).
+ * 10.22.2, as of the snapshot noted in docs/wmco.md).
  */
 import type { Platform } from "../stacks/schema/cluster";
 import type { WindowsServer } from "../stacks/schema/machinesets";

@@ -4,7 +4,7 @@ import { USER_DATA_SECRET } from "../../facts/wmco";
 /**
  * VSphereMachineProviderSpec cloned from your golden-image template. `userDataSecret` is set although the golden
  * image already carries the public key (WMCO's script leaves it out): with it, a key rotation reaches new machines
- * through the user data WMCO regenerates, as the README and the operator's own CSV example do.
+ * through the user data WMCO regenerates, as the operator's own CSV example does.
  */
 export function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unknown> {
   return {

@@ -2,7 +2,7 @@
  * The PowerShell the Windows flanneld and kube-proxy HostProcess containers run (network-objects.ts mounts them from a
  * ConfigMap). Both run a copy of the host's binary from the container's sandbox, so VanillaNode can replace the host
  * file while they run (Windows cannot overwrite a running executable) and restart the pod to pick it up. Pure; parsed
- * with tree-sitter in the tests; only a real Windows node proves their effect (README, Vanilla Kubernetes).
+ * with tree-sitter in the tests; only a real Windows node proves their effect (docs/testing.md, "What is proven where").
  */
 import { psQuote } from "../../providers/ssh/powershell";
 import { WINDOWS_NETWORK } from "../../facts/kubernetes";

@@ -1,5 +1,5 @@
 /**
- * A rolling operation on Windows nodes, batch after batch (seed 002's seven steps, per node): cordon, drain, the work
+ * A rolling operation on Windows nodes, batch after batch (the seven steps of the manual node-reboot procedure, per node): cordon, drain, the work
  * (by default `Restart-Computer -Force` over SSH and back with a new boot time, on AWS the metadata route; patching
  * installs updates and reboots when they ask for it), wait until the node is Ready with a heartbeat newer than before
  * the work, an optional check, uncordon. The nodes of one batch run in parallel; a failure stops the rollout after its

@@ -92,7 +92,7 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
     const msg = str(get(e, "message")) ?? messageOf(e);
     if (/\b(401|403)\b/.test(msg))
       throw finalError(
-        `the Kubernetes API refused a port-forward to ${where} (${msg.slice(0, 120)}): the identity needs get and create on pods/portforward in ${t.namespace} (see README, Node access)`,
+        `the Kubernetes API refused a port-forward to ${where} (${msg.slice(0, 120)}): the identity needs get and create on pods/portforward in ${t.namespace} (docs/day2.md, "Node access")`,
       );
     throw unreachableError(`cannot open a port-forward to ${where} for node ${node}: ${msg.slice(0, 200)}`);
   }

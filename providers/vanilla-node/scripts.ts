@@ -1,7 +1,7 @@
 /**
  * The PowerShell that converges a Windows node of a vanilla cluster (vanilla-windows-facts §9), one script per step
  * so each step is one launch, plus the probe `read` runs. Proven by the tree-sitter parse and the lab's PowerShell
- * stand-in; only a real Windows host proves their effect (README, Vanilla Kubernetes).
+ * stand-in; only a real Windows host proves their effect (docs/testing.md, "What is proven where").
  */
 import { psQuote } from "../ssh/powershell";
 

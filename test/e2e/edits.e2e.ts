@@ -7,7 +7,7 @@ import { exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./proje
 // Edits (issue 24 b): each previewed with `pulumi preview --json` through the real engine, then applied. What the
 // plan may never hold: a replace or delete of a fixed-name object WMCO or the cluster watches (cloud-private-key,
 // the operator's Namespace/OperatorGroup/Subscription, a MachineSet that keeps its name) in an edit that should
-// update it. A rename is the one replacement a user asks for (README: "What an edit to a stack does").
+// update it. A rename is the one replacement a user asks for (docs/architecture.md: "What an edit to a stack does").
 
 const NS = "openshift-windows-machine-config-operator";
 const FIXED = [

@@ -19,7 +19,7 @@ interface EngineEvent {
 beforeAll(() => {
   const dir = projectCopy();
   writeWmcoKey(dir);
-  // The lab example the README offers (stacks/examples/Pulumi.lab.yaml), as a user copies it.
+  // The lab example docs/getting-started.md offers (stacks/examples/Pulumi.lab.yaml), as a user copies it.
   const config = exampleConfig(dir, "stacks/examples/Pulumi.lab.yaml");
   for (const name of ["one", "two"]) {
     const lab = startLab("azure", `e2e-teardown-${name}`);

@@ -1,7 +1,7 @@
 /**
  * The state file the lab's PowerShell stand-in (fake-powershell.js) answers from: a freshly installed Windows Server
  * 2022 host with a current cumulative update, before any preparation. Hand-built; what only Windows proves is said
- * in the README.
+ * in docs/testing.md.
  */
 export function freshWindowsState(hostname = "win-byoh-1") {
   return {

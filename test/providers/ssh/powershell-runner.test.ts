@@ -24,7 +24,7 @@ import { prepareScript, retireKeysScript } from "../../../providers/windows-host
 
 // The runner over real SSH against the lab's PowerShell stand-in, which speaks the runner's protocol as
 // runnerScript() does. Proven here: framing, order, errors, one process per operation. Only Windows proves
-// PowerShell's side (its stdin and console behaviour), said in the README.
+// PowerShell's side (its stdin and console behaviour), said in docs/testing.md.
 const bin = fs.mkdtempSync(path.join(os.tmpdir(), "runner-"));
 const state = path.join(bin, "state.json");
 fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
