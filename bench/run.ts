@@ -22,26 +22,69 @@ import { rolloutFigures } from "./rollout";
 import { startupFigures } from "./startup";
 import { ratio } from "./stats";
 
-const { values } = parseArgs({
-  options: {
-    hosts: { type: "string", default: "20" },
-    runs: { type: "string", default: "3" },
-    json: { type: "boolean", default: false },
-    skip: { type: "string", default: "" },
-    "boot-seconds": { type: "string", default: "1" },
-    "memory-hosts": { type: "string" },
-    verbose: { type: "boolean", default: false },
-  },
-});
+const HELP = `npm run bench -- [options]
+
+The benchmark of what the program really does (docs/benchmarks.md), side by side with the lower bound for the same
+round trips: BYOH preparation and refresh, vanilla node convergence and no-op refresh (and ansible-playbook), a
+rolling reboot at several maxUnavailable, start-up and plan time through the real CLI (needs \`npm run lab -- build\`),
+and per host: logins, remote commands, PowerShell launches and peak memory. The hosts are sshd on 127.0.1.x port 22
+(root, or net.ipv4.ip_unprivileged_port_start=22: CONTRIBUTING.md). Figures are medians of --runs runs; the last
+line printed is one JSON object.
+
+Options:
+  --hosts N          hosts to start (default 20)
+  --runs N           runs of each figure, the median is reported (default 3)
+  --skip a,b         leave out any of: nodes, ansible, rollout, startup
+  --boot-seconds N   how long a simulated host takes to start after its restart (default 1)
+  --memory-hosts N   BYOH prepare and refresh once more on N hosts, for memory per host
+  --json             progress on stderr, only the JSON line on stdout
+  --verbose          also print the providers' own progress (stderr)
+  -h, --help         this text
+
+Exit codes: 0 done, 1 the benchmark failed, 2 a wrong command line.
+`;
+
+/** A wrong command line: one line naming it and where the usage is, exit 2. */
+function usage(message: string): never {
+  process.stderr.write(`bench: ${message.replace(/\s*\n\s*/g, " ")} (see \`npm run bench -- --help\`)\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      hosts: { type: "string", default: "20" },
+      runs: { type: "string", default: "3" },
+      json: { type: "boolean", default: false },
+      skip: { type: "string", default: "" },
+      "boot-seconds": { type: "string", default: "1" },
+      "memory-hosts": { type: "string" },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+} catch (e) {
+  usage(e instanceof Error ? e.message : String(e));
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
 const N = Number(values.hosts);
 const RUNS = Number(values.runs);
 const BOOT = Number(values["boot-seconds"]);
 const skip = new Set(values.skip.split(",").filter(Boolean));
 for (const s of skip)
   if (!["ansible", "rollout", "startup", "nodes"].includes(s))
-    throw new Error(`--skip takes ansible, rollout, startup or nodes, not ${JSON.stringify(s)}`);
-if (!Number.isInteger(N) || N < 1) throw new Error(`--hosts must be a whole number of at least 1, not ${values.hosts}`);
-if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a whole number of at least 1`);
+    usage(`--skip takes ansible, rollout, startup or nodes, not ${JSON.stringify(s)}`);
+if (!Number.isInteger(N) || N < 1) usage(`--hosts must be a whole number of at least 1, not ${values.hosts}`);
+if (!Number.isInteger(RUNS) || RUNS < 1) usage(`--runs must be a whole number of at least 1, not ${values.runs}`);
+if (!(BOOT >= 0)) usage(`--boot-seconds must be a number of seconds, not ${values["boot-seconds"]}`);
+const MEMORY_HOSTS = Number(values["memory-hosts"] ?? 0);
+if (!Number.isInteger(MEMORY_HOSTS) || MEMORY_HOSTS < 0)
+  usage(`--memory-hosts must be a whole number, not ${values["memory-hosts"]}`);
 const log = (line: string) => (values.json ? process.stderr.write(line + "\n") : console.log(line));
 // The providers report progress on stderr (Pulumi shows it); here it would bury the figures.
 const reportError = console.error;
@@ -100,7 +143,7 @@ async function main(): Promise<void> {
   }
   // Memory per host at a larger fleet: BYOH prepare and refresh once on M hosts (at most 32 connections at a time,
   // providers/ssh/limits.ts), peak growth of this process's RSS ÷ M.
-  const M = Number(values["memory-hosts"] ?? 0);
+  const M = MEMORY_HOSTS;
   if (M > 0) {
     const many = await startHosts(M);
     try {

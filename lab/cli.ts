@@ -31,12 +31,14 @@ Options:
                         start: how often the played kubelets post a Ready heartbeat (kubelet's default 300)
   --only a,b            build: only these programs
   -h, --help            this text
+
+Exit codes: 0 done, 1 the command failed (the message says why and what to do), 2 a wrong command line.
 `;
 
 const PLATFORMS: readonly LabPlatform[] = ["aws", "azure", "gcp", "vsphere", "nutanix", "none"];
 
 function usage(message: string): never {
-  throw new LabError(`${message} (see \`npm run lab -- --help\`)`, 2);
+  throw new LabError(`${message.replace(/\s*\n\s*/g, " ")} (see \`npm run lab -- --help\`)`, 2);
 }
 
 async function main(argv: string[]): Promise<void> {

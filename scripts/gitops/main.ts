@@ -12,19 +12,46 @@ import { report } from "./report";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
+const HELP = `npm run gitops -- preview|up --stack <name> [--out <file>]
+
+What the pull-request and main workflows run (.github/workflows/preview.yml, up.yml): \`pulumi preview --diff\` or
+\`pulumi up --yes --skip-preview\` of the stack, with the Pulumi CLI on PATH and the policy pack (policy/) enforced,
+its output printed as it comes; then a one-line summary, and the Markdown report appended to --out.
+
+Options:
+  --stack NAME   the stack (required)
+  --out FILE     append the Markdown report to this file (the comment to post, or $GITHUB_STEP_SUMMARY)
+  -h, --help     this text
+
+Exit codes: the Pulumi CLI's own (0: the preview or update succeeded and the policy pack passed), 127 the CLI could
+not be started, 2 a wrong command line.
+`;
+
+/** A wrong command line: one line naming it and where the usage is, exit 2. */
 function fail(message: string): never {
-  process.stderr.write(`gitops: ${message}\n`);
+  process.stderr.write(`gitops: ${message.replace(/\s*\n\s*/g, " ")} (see \`npm run gitops -- --help\`)\n`);
   process.exit(2);
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: { stack: { type: "string" }, out: { type: "string" } },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { stack: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } },
+    });
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
   const command = positionals[0];
   if (command !== "preview" && command !== "up")
     fail(`the first argument is preview or up, got ${command ?? "nothing"}`);
+  if (positionals.length > 1) fail(`one command at a time, got: ${positionals.join(" ")}`);
   if (!values.stack) fail("--stack <name> is required");
   const args = command === "preview" ? ["preview", "--diff"] : ["up", "--yes", "--skip-preview"];
   const cli = spawn(

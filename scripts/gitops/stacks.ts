@@ -46,26 +46,55 @@ export function secretClashes(stacks: readonly string[]): string[] {
     .map(([k, ss]) => `stacks ${ss.join(", ")} would share the secret ${k}: rename one`);
 }
 
+const HELP = `npm run --silent gitops:stacks -- [--changed <file>]
+
+Which stacks a workflow runs: every Pulumi.<stack>.yaml beside Pulumi.yaml, or with --changed only those the change
+touches (a changed Pulumi.<stack>.yaml touches its stack, any other changed file every stack). Prints the matrix as
+one JSON line: [{"stack":"prod-east","secret":"KUBECONFIG_PROD_EAST"}, …], each stack's kubeconfig secret named
+KUBECONFIG_ and the stack name upper-cased, every character outside A-Z and 0-9 turned into _.
+
+Options:
+  --changed FILE   a file with one changed path per line
+  -h, --help       this text
+
+Exit codes: 0 printed, 2 a wrong command line, an unreadable --changed file, or two stacks that would share a secret.
+`;
+
+/** A wrong command line or input: one line naming it, exit 2. */
+function fail(message: string): never {
+  process.stderr.write(`gitops: ${message.replace(/\s*\n\s*/g, " ")}\n`);
+  process.exit(2);
+}
+
 function main(): void {
-  const { values } = parseArgs({ options: { changed: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { changed: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  } catch (e) {
+    fail(`${e instanceof Error ? e.message : String(e)} (see \`npm run gitops:stacks -- --help\`)`);
+  }
+  const { values } = parsed;
   if (values.help) {
-    process.stdout.write("npm run --silent gitops:stacks -- [--changed <file of changed paths>]\n");
+    process.stdout.write(HELP);
     return;
   }
   const root = path.resolve(__dirname, "..", "..");
   const stacks = projectStacks(fs.readdirSync(root));
   const clashes = secretClashes(stacks);
-  if (clashes.length > 0) {
-    process.stderr.write(`gitops: ${clashes.join("; ")}\n`);
-    process.exit(2);
+  if (clashes.length > 0) fail(clashes.join("; "));
+  let changed: string[] | undefined;
+  if (values.changed) {
+    let text = "";
+    try {
+      text = fs.readFileSync(values.changed, "utf8");
+    } catch (e) {
+      fail(`cannot read the --changed file: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    changed = text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean);
   }
-  const changed = values.changed
-    ? fs
-        .readFileSync(values.changed, "utf8")
-        .split("\n")
-        .map((l) => l.trim())
-        .filter(Boolean)
-    : undefined;
   process.stdout.write(
     JSON.stringify(touchedStacks(stacks, changed).map((stack) => ({ stack, secret: secretName(stack) }))) + "\n",
   );

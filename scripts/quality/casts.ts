@@ -6,8 +6,21 @@ import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import { execFileSync } from "child_process";
+import { parseArgs } from "util";
 
 export const CAST_LIMIT = 20;
+
+const HELP = `npm run casts -- [--check]
+
+Counts type assertions (\`x as T\`, \`<T>x\`; \`as const\` excluded) in the project's non-test TypeScript (git ls-files),
+with the TypeScript compiler's parser, and prints them per file, then the total and the limit (${CAST_LIMIT}).
+
+Options:
+  --check      fail at the limit or above, or on any cast to string (what .ci/run runs)
+  -h, --help   this text
+
+Exit codes: 0 counted (and, with --check, under the limit), 1 --check failed, 2 a wrong command line.
+`;
 
 export function countCasts(file: string, text: string): { total: number; toString: number } {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
@@ -27,7 +40,21 @@ export function countCasts(file: string, text: string): { total: number; toStrin
   return { total, toString };
 }
 
-if (require.main === module) {
+function main(): void {
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { check: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
+  } catch (e) {
+    process.stderr.write(
+      `casts: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ")} (see \`npm run casts -- --help\`)\n`,
+    );
+    process.exit(2);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
   const root = path.resolve(__dirname, "..", "..");
   const files = execFileSync("git", ["ls-files", "*.ts"], { cwd: root, encoding: "utf8" })
     .split("\n")
@@ -43,5 +70,7 @@ if (require.main === module) {
   }
   for (const [f, n] of rows.sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(4)}  ${f}`);
   console.log(`casts: ${total} (to string: ${toString}), limit ${CAST_LIMIT}`);
-  if (process.argv.includes("--check") && (total >= CAST_LIMIT || toString > 0)) process.exit(1);
+  if (values.check && (total >= CAST_LIMIT || toString > 0)) process.exit(1);
 }
+
+if (require.main === module) main();
