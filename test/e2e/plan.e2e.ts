@@ -1,5 +1,6 @@
 import * as fs from "fs";
 import * as path from "path";
+import { stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { startLab, stopLab } from "./lab";
 import { playedCloudPlugins } from "./played-cloud/plugins";
@@ -177,6 +178,34 @@ test('disable-default-providers ["*"] is refused by the program, naming the key 
   expect(messages).toContain('pulumi:disable-default-providers: "*" also disables the pulumi-nodejs provider');
   expect(messages).not.toMatch(/\n\s+at /); // a message, not a stack trace
   expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
+});
+
+test("a key in a namespace a typo away from ours is refused under the real CLI (it used to drop the BYOH host silently)", () => {
+  const config = exampleConfig(dir, "Pulumi.dev.yaml");
+  config["windows_estate:byoh"] = [{ address: "10.0.0.42", username: "Administrator", trustOnFirstUse: true }];
+  const stack = new Stack(dir, "underscore", lab);
+  stack.init(config);
+  const p = stack.previewJson();
+  expect(p.status).not.toBe(0);
+  const messages = ((p.diagnostics ?? []) as { message: string }[]).map((d) => d.message).join("\n");
+  expect(messages).toContain("windows_estate:byoh: is in namespace 'windows_estate', which this program never reads");
+  expect(messages).toContain("rename the key to windows-estate:byoh");
+  expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
+});
+
+test("a mistyped config: in the stack file is said to leave the stack with no config (the CLI drops the unknown key)", () => {
+  const config = exampleConfig(dir, "Pulumi.dev.yaml");
+  const stack = new Stack(dir, "confg", lab);
+  stack.init(config);
+  fs.writeFileSync(path.join(dir, "Pulumi.confg.yaml"), stringify({ confg: config }));
+  const p = stack.previewJson();
+  expect(p.status).not.toBe(0);
+  const messages = ((p.diagnostics ?? []) as { message: string }[]).map((d) => d.message).join("\n");
+  // The CLI saves the stack file (adding the passphrase salt) before the program runs and drops the unknown key as
+  // it does (sdk/go/common/workspace/project.go ProjectStack has no place for it), so what reaches the program is a
+  // file with no config: said as such, instead of "cluster is required".
+  expect(messages).toContain("Pulumi.confg.yaml: has no 'config:' section");
+  expect(messages).not.toContain("windows-estate:cluster: is required");
 });
 
 test("the kubeadm example (render mode) previews with no cluster through the real CLI", () => {
