@@ -13,6 +13,7 @@ import { loadStackConfig } from "./stacks/from-pulumi";
 import { issueKey } from "./stacks/config-issue";
 import { NAMESPACE } from "./stacks/schema";
 import { DOMAIN_VALIDATORS } from "./components/validators";
+import { annotateSyncWaves } from "./components/gitops/sync-waves";
 
 /**
  * The program. Everything is validated (and, against a live cluster, completed by discovery) before the first
@@ -35,7 +36,11 @@ export = async () => {
   const estate = new WindowsEstate(
     "estate",
     { config },
-    { providers: { kubernetes: provider }, aliases: [{ name: pulumi.getStack() }] },
+    {
+      providers: { kubernetes: provider },
+      aliases: [{ name: pulumi.getStack() }],
+      ...renderOptions(config.cluster),
+    },
   );
 
   return {
@@ -86,7 +91,7 @@ async function vanilla(loaded: VanillaEstateConfig) {
   const estate = new VanillaEstate(
     "estate",
     { config, resolved, ...(facts ? { facts } : {}), ...(access ? { access } : {}) },
-    { providers: { kubernetes: provider } },
+    { providers: { kubernetes: provider }, ...renderOptions(config.cluster) },
   );
   return {
     /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
@@ -102,4 +107,9 @@ async function vanilla(loaded: VanillaEstateConfig) {
     /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
     ...(estate.hostStatus ? { windowsNodeHostStatus: estate.hostStatus } : {}),
   };
+}
+
+/** In render mode, the rendered objects carry the order to apply them in (components/gitops/sync-waves.ts). */
+function renderOptions(cluster: { render?: string }): pulumi.ComponentResourceOptions {
+  return cluster.render === undefined ? {} : { transformations: [annotateSyncWaves] };
 }

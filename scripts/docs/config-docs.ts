@@ -112,7 +112,7 @@ export function keyReferences(): KeyReference[] {
       : undefined;
     const doc = entry?.doc ?? (entry?.identifier ? declarationDoc(src, entry.identifier, "") : undefined);
     if (!doc) throw new Error(`${NAMESPACE}:${key} has no TSDoc (stacks/schema/index.ts or its schema's declaration)`);
-    const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any", target: "draft-7" }) as JsonObject;
+    const json: JsonObject = { ...z.toJSONSchema(schema, { io: "input", unrepresentable: "any", target: "draft-7" }) };
     delete json.$schema;
     annotate(json, schema, src, declaredIn, key);
     json.description = doc;
