@@ -104,10 +104,13 @@ export function flannelNetConf(k: Pick<ResolvedKubernetes, "podNetworkCidr" | "f
 }
 
 /**
- * The CNI config for containerd: flannel delegating to `sdnoverlay`, with OutBoundNAT except the pod and service
- * networks, a route for the service network through the overlay, and the node's own address as provider address (the
- * `cni-conf-containerd.json` of sig-windows-tools' flannel HostProcess setup, removed upstream in #385, filled the way
- * its start script did). The `dns` capability gives pods cluster DNS.
+ * The CNI config for containerd: flannel delegating to `win-overlay` (HNS v2, `apiVersion: 2`), with OutBoundNAT except
+ * the pod and service networks, a route for the service network through the overlay, and the node's own address as
+ * provider address. `win-overlay.exe` is in the CNI plugins tarball the node installs (containernetworking/plugins
+ * v1.9.1 plugins/windows_only.txt: host-local, win-bridge, win-overlay); `sdnoverlay`, which sig-windows-tools' removed
+ * flannel setup named, is not, so a conf naming it failed every pod sandbox. The shape follows RKE2's
+ * (rancher/rke2 pkg/windows/flannel.go `flannelCniConflistTemplate`) as a single-plugin conf; win-overlay's HCN path
+ * attaches to the HNS network flanneld creates, named like the conf (`flannel.<VNI>`).
  */
 export function flannelCniConf(
   k: Pick<ResolvedKubernetes, "podNetworkCidr" | "serviceCidr" | "flannel">,
@@ -115,19 +118,20 @@ export function flannelCniConf(
 ): string {
   const conf = {
     name: `flannel.${k.flannel.vni}`,
-    cniVersion: "0.3.1",
+    cniVersion: "1.0.0",
     type: "flannel",
     capabilities: { portMappings: true, dns: true },
     delegate: {
-      type: "sdnoverlay",
-      AdditionalArgs: [
+      type: "win-overlay",
+      apiVersion: 2,
+      Policies: [
         {
           Name: "EndpointPolicy",
           Value: { Type: "OutBoundNAT", Settings: { Exceptions: [k.podNetworkCidr, k.serviceCidr] } },
         },
         {
           Name: "EndpointPolicy",
-          Value: { Type: "SDNROUTE", Settings: { DestinationPrefix: k.serviceCidr, NeedEncap: true } },
+          Value: { Type: "SDNRoute", Settings: { DestinationPrefix: k.serviceCidr, NeedEncap: true } },
         },
         { Name: "EndpointPolicy", Value: { Type: "ProviderAddress", Settings: { ProviderAddress: nodeIp } } },
       ],

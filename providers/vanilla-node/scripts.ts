@@ -117,7 +117,14 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     "  $tmp = Join-Path $env:TEMP ('windows-estate-' + $it.name + '-' + [guid]::NewGuid().ToString('N'))",
     "  Invoke-WebRequest @web -Uri $it.url -OutFile $tmp",
     "  if ($it.sha) { $published = $it.sha.ToLowerInvariant() }",
-    "  else { $published = ((Invoke-WebRequest @web -Uri $it.sum).Content -split '\\s+')[0].ToLowerInvariant() }",
+    "  else {",
+    // Windows PowerShell 5.1's Invoke-WebRequest returns `.Content` as byte[] for a response that is not text, which
+    // GitHub release assets (application/octet-stream) are: split as it was, the "published" sum was a decimal byte.
+    "    $content = (Invoke-WebRequest @web -Uri $it.sum).Content",
+    "    if ($content -is [byte[]]) { $content = [System.Text.Encoding]::ASCII.GetString($content) }",
+    "    $published = (([string]$content).Trim() -split '\\s+')[0].ToLowerInvariant()",
+    "    if ($published -notmatch '^[0-9a-f]{64}$') { throw ($it.name + ': ' + $it.sum + ' holds no SHA-256; nothing was replaced') }",
+    "  }",
     "  $actual = (Get-FileHash -LiteralPath $tmp -Algorithm SHA256).Hash.ToLowerInvariant()",
     "  if ($published -ne $actual) {",
     "    Remove-Item -LiteralPath $tmp -Force",

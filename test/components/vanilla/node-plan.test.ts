@@ -54,15 +54,43 @@ test("flannel's net-conf has the VXLAN backend Windows flanneld accepts (VNI 409
   });
 });
 
-test("the CNI conf delegates to sdnoverlay with NAT exceptions, the service route and the provider address (sig-windows-tools flannel cni-conf-containerd.json)", () => {
+test("the CNI conf delegates to win-overlay (HNS v2) with NAT exceptions, the service route and the provider address (rancher/rke2 pkg/windows/flannel.go flannelCniConflistTemplate)", () => {
   const c = JSON.parse(flannelCniConf(k, "10.0.0.21"));
-  expect(c).toMatchObject({ name: "flannel.4096", type: "flannel", capabilities: { portMappings: true, dns: true } });
-  expect(c.delegate.type).toBe("sdnoverlay");
-  expect(c.delegate.AdditionalArgs.map((a: { Value: unknown }) => a.Value)).toEqual([
+  expect(c).toMatchObject({
+    name: "flannel.4096",
+    cniVersion: "1.0.0",
+    type: "flannel",
+    capabilities: { portMappings: true, dns: true },
+  });
+  expect(c.delegate).toMatchObject({ type: "win-overlay", apiVersion: 2 });
+  expect(c.delegate.Policies.map((a: { Value: unknown }) => a.Value)).toEqual([
     { Type: "OutBoundNAT", Settings: { Exceptions: ["10.244.0.0/16", "10.96.0.0/12"] } },
-    { Type: "SDNROUTE", Settings: { DestinationPrefix: "10.96.0.0/12", NeedEncap: true } },
+    { Type: "SDNRoute", Settings: { DestinationPrefix: "10.96.0.0/12", NeedEncap: true } },
     { Type: "ProviderAddress", Settings: { ProviderAddress: "10.0.0.21" } },
   ]);
+});
+
+test("every CNI plugin the conf names is installed on the node: the flannel plugin and its delegate", () => {
+  // containernetworking/plugins v1.9.1 plugins/windows_only.txt: the Windows tarball holds host-local, win-bridge and
+  // win-overlay only (no sdnoverlay, which microsoft/windows-container-networking ships separately).
+  const windowsTarball = ["host-local", "win-bridge", "win-overlay"];
+  const plan = vanillaNodePlan(node(), k, {});
+  const c = JSON.parse(plan.files["C:\\etc\\cni\\net.d\\10-flannel.conf"]);
+  const installed = new Set([
+    ...(plan.downloads.some((d) => d.name === "cni-plugins" && /cni-plugins-windows-amd64-v1\.9\.1\.tgz$/.test(d.url))
+      ? windowsTarball
+      : []),
+    ...plan.downloads
+      .filter((d) => /\\opt\\cni\\bin\\[^\\]+\.exe$/i.test(d.target))
+      .map((d) =>
+        d.target
+          .split("\\")
+          .pop()
+          ?.replace(/\.exe$/i, ""),
+      ),
+  ]);
+  expect(installed.has(c.type)).toBe(true);
+  expect(installed.has(c.delegate.type)).toBe(true);
 });
 
 test("the join file is a kubeadm v1beta4 JoinConfiguration: token discovery with the CA hash, containerd's pipe, the Windows taint, labels as a list; the token is never in it", () => {
@@ -88,7 +116,7 @@ test("a named node registers under its name; a node given by DNS name gets its I
   expect(parseYaml(named.files["C:\\k\\kubeadm\\join.yaml"]).nodeRegistration.name).toBe("win-a");
   const byName = vanillaNodePlan(node({ address: "win-b.lab.example.com" }), k, {});
   const cni = JSON.parse(byName.files["C:\\etc\\cni\\net.d\\10-flannel.conf"]);
-  expect(cni.delegate.AdditionalArgs[2].Value.Settings.ProviderAddress).toBe(NODE_IP_PLACEHOLDER);
+  expect(cni.delegate.Policies[2].Value.Settings.ProviderAddress).toBe(NODE_IP_PLACEHOLDER);
 });
 
 test("downloads come from the public release URLs with their checksum files, or from the mirror with the same path", () => {

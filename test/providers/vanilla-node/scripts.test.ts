@@ -46,6 +46,23 @@ test("the checksum is compared before anything is placed, and a mismatch names b
   expect(s).toContain("checksum mismatch, published ' + $published + ', downloaded ' + $actual");
 });
 
+test("a published checksum that arrives as bytes is decoded before it is read (Windows PowerShell 5.1, octet-stream)", () => {
+  // Windows PowerShell 5.1's Invoke-WebRequest gives `.Content` as byte[] unless the response is text; GitHub
+  // release assets are application/octet-stream (PowerShell WebResponseObject.Content vs BasicHtmlWebResponseObject).
+  const s = installScript(items);
+  const read = s.indexOf("(Invoke-WebRequest @web -Uri $it.sum).Content");
+  const decode = s.indexOf(
+    "if ($content -is [byte[]]) { $content = [System.Text.Encoding]::ASCII.GetString($content) }",
+  );
+  const split = s.indexOf("$published = (([string]$content).Trim() -split");
+  expect(read).toBeGreaterThan(0);
+  expect(decode).toBeGreaterThan(read);
+  expect(split).toBeGreaterThan(decode);
+  // A checksum file that holds no SHA-256 (an HTML error page, a redirect body) stops before anything is placed.
+  expect(s.indexOf("-notmatch '^[0-9a-f]{64}$'")).toBeGreaterThan(split);
+  expect(s.indexOf("-notmatch '^[0-9a-f]{64}$'")).toBeLessThan(s.indexOf("Move-Item"));
+});
+
 test("the kubelet is registered as the service kubeadm drives (`kubelet`, after containerd) and never with a removed flag", () => {
   const s = kubeletServiceScript();
   expect(s).toContain("sc.exe create kubelet binPath= $bin depend= containerd start= auto");
