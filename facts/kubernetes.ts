@@ -156,3 +156,37 @@ export function compareVersions(a: string, b: string): number {
   }
   return 0;
 }
+
+/**
+ * The `kubernetes.io` / `k8s.io` label keys the kubelet accepts in `--node-labels` (k8s.io/kubelet pkg/apis
+ * well_known_labels.go `kubeletLabels`, `kubeletLabelNamespaces`; cmd/kubelet/app/options/options.go
+ * `ValidateKubeletFlags`). Any other key in those namespaces (e.g. `node-role.kubernetes.io/*`) stops the kubelet at
+ * start: "unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels".
+ */
+export const KUBELET_LABELS = [
+  "kubernetes.io/hostname",
+  "kubernetes.io/os",
+  "kubernetes.io/arch",
+  "topology.kubernetes.io/zone",
+  "topology.kubernetes.io/region",
+  "failure-domain.beta.kubernetes.io/zone",
+  "failure-domain.beta.kubernetes.io/region",
+  "beta.kubernetes.io/instance-type",
+  "node.kubernetes.io/instance-type",
+  "beta.kubernetes.io/os",
+  "beta.kubernetes.io/arch",
+] as const;
+export const KUBELET_LABEL_NAMESPACES = ["kubelet.kubernetes.io", "node.kubernetes.io"] as const;
+
+/** Whether the kubelet accepts this key in `--node-labels` (`ValidateKubeletFlags`' rule). */
+export function kubeletAcceptsLabel(key: string): boolean {
+  const slash = key.indexOf("/");
+  if (slash < 0) return true;
+  const ns = key.slice(0, slash);
+  const within = (domain: string) => ns === domain || ns.endsWith(`.${domain}`);
+  if (!within("kubernetes.io") && !within("k8s.io")) return true;
+  return KUBELET_LABELS.some((k) => k === key) || KUBELET_LABEL_NAMESPACES.some((d) => within(d));
+}
+
+/** flanneld on Windows casts the VNI to uint16 for its lease (flannel pkg/backend/vxlan/vxlan_windows.go). */
+export const FLANNEL_WINDOWS_MAX_VNI = 65535;

@@ -14,6 +14,9 @@ import {
   FLANNELD_SHA256,
   minorOf,
   kubernetesSupport,
+  kubeletAcceptsLabel,
+  KUBELET_LABEL_NAMESPACES,
+  FLANNEL_WINDOWS_MAX_VNI,
   SUPPORTED_MINORS,
 } from "../../facts/kubernetes";
 
@@ -97,6 +100,11 @@ export function validateVanilla(
       path: "kubernetes.flannel.vni",
       message: `${k.flannel.vni} is below ${FLANNEL_WINDOWS.minVni}, which Windows flanneld refuses (vxlan_windows.go); use 4096`,
     });
+  if (k && k.flannel.vni > FLANNEL_WINDOWS_MAX_VNI)
+    errors.push({
+      path: "kubernetes.flannel.vni",
+      message: `${k.flannel.vni} is above ${FLANNEL_WINDOWS_MAX_VNI}: Windows flanneld casts the VNI to 16 bits (vxlan_windows.go); use 4096`,
+    });
   if (k && k.flannel.port !== FLANNEL_WINDOWS.port)
     errors.push({
       path: "kubernetes.flannel.port",
@@ -177,6 +185,14 @@ export function validateVanilla(
         errors.push({ path: at("labels", key), message: "is not a valid Kubernetes label key" });
       if (!LABEL_VALUE.test(value))
         errors.push({ path: at("labels", key), message: `${JSON.stringify(value)} is not a valid label value` });
+      if (LABEL_KEY.test(key) && !kubeletAcceptsLabel(key))
+        errors.push({
+          path: at("labels", key),
+          message:
+            `is in a namespace the kubelet reserves: it refuses it in --node-labels and does not start ` +
+            `(cmd/kubelet/app/options/options.go ValidateKubeletFlags); use ${KUBELET_LABEL_NAMESPACES.join(" or ")} ` +
+            `keys, or set it after the join (kubectl label node)`,
+        });
     }
     (n.taints ?? []).forEach((t, j) => {
       if (!LABEL_KEY.test(t.key)) errors.push({ path: at("taints", j, "key"), message: "is not a valid taint key" });

@@ -718,6 +718,20 @@ const vanillaCases: Case[] = [
     says: /label key/,
   },
   {
+    // k8s.io/kubelet pkg/apis/well_known_labels.go: node-role.kubernetes.io is not a kubelet label; the kubelet exits.
+    name: "vanilla: a node-role label the kubelet refuses in --node-labels",
+    config: vn({ labels: { "node-role.kubernetes.io/windows": "" } }),
+    paths: [`nodes[0].labels["node-role.kubernetes.io/windows"]`],
+    says: /kubelet reserves.*kubelet\.kubernetes\.io or node\.kubernetes\.io/,
+  },
+  {
+    // flannel pkg/backend/vxlan/vxlan_windows.go casts the VNI to uint16 for the lease.
+    name: "vanilla: a VNI Windows flanneld truncates",
+    config: vk({ flannel: { vni: 70000 } }),
+    paths: ["kubernetes.flannel.vni"],
+    says: /above 65535/,
+  },
+  {
     name: "vanilla: an upper-case node name",
     config: vn({ name: "WIN-A" }),
     paths: ["nodes[0].name"],
