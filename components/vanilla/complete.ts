@@ -28,7 +28,7 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
         issues: [
           {
             path: "cluster.discovery",
-            message: `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give kubernetes.version, podNetworkCidr, serviceCidr and dnsServiceIp`,
+            message: `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give kubernetes.version, podNetworkCidr, serviceCidr, dnsServiceIp, apiServerEndpoint and caCertHash`,
           },
         ],
       };

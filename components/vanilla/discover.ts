@@ -170,6 +170,10 @@ export function resolveKubernetes(
   const apiServerEndpoint = opts.render
     ? (k.apiServerEndpoint ?? facts?.apiServerEndpoint)
     : need("apiServerEndpoint", k.apiServerEndpoint ?? facts?.apiServerEndpoint, "kube-public/cluster-info");
+  // kubeadm refuses a join without a pin (cmd/kubeadm/app/util/pubkeypin: `sha256:<hex>`; "" fails discovery).
+  const caCertHash = opts.render
+    ? (k.caCertHash ?? facts?.caCertHash)
+    : need("caCertHash", k.caCertHash ?? facts?.caCertHash, "kube-public/cluster-info's CA");
   if (issues.length > 0 || !version) return { issues, warnings };
   return {
     issues,
@@ -180,6 +184,7 @@ export function resolveKubernetes(
       serviceCidr,
       dnsServiceIp,
       ...(apiServerEndpoint ? { apiServerEndpoint } : {}),
+      ...(caCertHash ? { caCertHash } : {}),
       containerdVersion: k.containerd.version ?? DEFAULT_CONTAINERD,
       flannel: {
         vni: k.flannel.vni,

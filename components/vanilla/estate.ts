@@ -126,7 +126,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
     this.nodePlans = Object.fromEntries(
       nodes.map((n) => [
         n.address,
-        vanillaNodePlan(n, resolved, registryFiles, facts?.caCertHash ? { caCertHash: facts.caCertHash } : undefined),
+        vanillaNodePlan(n, resolved, registryFiles, resolved.caCertHash ? { caCertHash: resolved.caCertHash } : undefined),
       ]),
     );
     const found = cfg.discovered?.windowsNodes
@@ -242,7 +242,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
             joinConfig: token.token.apply((t) =>
               joinConfiguration(n, n.name ?? HOSTNAME_PLACEHOLDER, resolved, {
                 token: t,
-                caCertHash: facts?.caCertHash ?? "",
+                caCertHash: resolved.caCertHash ?? "",
               }),
             ),
             kubeconfig: access.kubeconfig,

@@ -29,6 +29,8 @@ export interface ResolvedKubernetes {
   dnsServiceIp: string;
   /** `host:port` of the API server; undefined until discovery (the join file then says so). */
   apiServerEndpoint?: string;
+  /** The CA pin joins check (`sha256:<hex>`); undefined in render mode, where nothing joins. */
+  caCertHash?: string;
   containerdVersion: string;
   /** flanneld's release and the SHA-256 its `flanneld.exe` is checked against (pinned or configured). */
   flannel: { vni: number; port: number; version: string; flanneldSha256: string };

@@ -23,6 +23,15 @@ export const kubernetesSchema = z
     dnsServiceIp: z.string().min(1).optional(),
     /** The API server the nodes join (`host:port`). Default: discovered from `kube-public/cluster-info`. */
     apiServerEndpoint: z.string().min(1).optional(),
+    /**
+     * The pin of the cluster CA's public key the joins check (kubeadm `caCertHashes`, `sha256:<hex>`; printed by
+     * `kubeadm token create --print-join-command`). Default: computed from the CA in `kube-public/cluster-info`;
+     * required when discovery is off.
+     */
+    caCertHash: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, "must be sha256: and 64 lower-case hex digits, as kubeadm prints it")
+      .optional(),
     /** flannel's VXLAN backend as Windows requires it. */
     flannel: z
       .strictObject({

@@ -150,6 +150,7 @@ describe("Kubernetes releases past support", () => {
       serviceCidr: "10.96.0.0/12",
       dnsServiceIp: "10.96.0.10",
       apiServerEndpoint: "10.0.0.10:6443",
+      caCertHash: "sha256:abababababababababababababababababababababababababababababababab",
     },
     nodes: [{ address: "10.0.0.21", username: "Administrator", trustOnFirstUse: true }],
   });
@@ -166,6 +167,7 @@ describe("Kubernetes releases past support", () => {
     const config = vanilla("1.36.2");
     const { apiServerEndpoint, ...kubernetes } = config.kubernetes;
     void apiServerEndpoint;
+    // (caCertHash stays: only the endpoint is missing)
     const r = await synthFile(writeStack(s.dir, "noendpoint", { ...config, kubernetes }));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("windows-estate:kubernetes.apiServerEndpoint: is needed and discovery is off");

@@ -120,6 +120,11 @@ test("config wins over discovery; what neither gives is named with its key", () 
       path: "kubernetes.apiServerEndpoint",
       message: "is needed and the cluster does not say it (kube-public/cluster-info); set it",
     },
+    // kubeadm refuses a join without the CA pin (cmd/kubeadm/app/util/pubkeypin); it used to be written as "".
+    {
+      path: "kubernetes.caCertHash",
+      message: "is needed and the cluster does not say it (kube-public/cluster-info's CA); set it",
+    },
   ]);
   const ok = resolveKubernetes(
     kubernetesSchema.unwrap().parse({ serviceCidr: "10.100.0.0/16", dnsServiceIp: "10.100.0.10" }),
@@ -127,13 +132,14 @@ test("config wins over discovery; what neither gives is named with its key", () 
       serverVersion: "1.36.2",
       podNetworkCidr: "10.244.0.0/16",
       apiServerEndpoint: "10.0.0.10:6443",
+      caCertHash: "sha256:abababababababababababababababababababababababababababababababab",
     },
   );
   expect(ok.issues).toEqual([]);
   expect(ok.resolved).toMatchObject({ version: "1.36.2", serviceCidr: "10.100.0.0/16", containerdVersion: "2.3.4" });
 });
 
-test("render mode needs no API server endpoint (the rendered DaemonSets carry a placeholder); applying does", () => {
+test("render mode needs no API server endpoint nor CA pin (nothing joins); applying does", () => {
   const k = kubernetesSchema.unwrap().parse({
     version: "1.36.2",
     podNetworkCidr: "10.244.0.0/16",
@@ -146,7 +152,25 @@ test("render mode needs no API server endpoint (the rendered DaemonSets carry a 
       path: "kubernetes.apiServerEndpoint",
       message: "is needed and discovery is off (synth, or cluster.discovery: false); set it",
     },
+    {
+      path: "kubernetes.caCertHash",
+      message: "is needed and discovery is off (synth, or cluster.discovery: false); set it",
+    },
   ]);
+  // With discovery off, the pin comes from the config and reaches the join file (it was `caCertHashes: [""]`).
+  const pinned = resolveKubernetes(
+    kubernetesSchema.unwrap().parse({
+      version: "1.36.2",
+      podNetworkCidr: "10.244.0.0/16",
+      serviceCidr: "10.96.0.0/12",
+      dnsServiceIp: "10.96.0.10",
+      apiServerEndpoint: "10.0.0.10:6443",
+      caCertHash: "sha256:abababababababababababababababababababababababababababababababab",
+    }),
+    undefined,
+  );
+  expect(pinned.issues).toEqual([]);
+  expect(pinned.resolved?.caCertHash).toBe("sha256:abababababababababababababababababababababababababababababababab");
 });
 
 test("skew: nodes never newer than the API server, at most 3 minors older (version-skew-policy)", () => {
@@ -155,7 +179,11 @@ test("skew: nodes never newer than the API server, at most 3 minors older (versi
       kubernetesSchema
         .unwrap()
         .parse({ version, podNetworkCidr: "10.244.0.0/16", serviceCidr: "10.96.0.0/12", dnsServiceIp: "10.96.0.10" }),
-      { serverVersion: server, apiServerEndpoint: "10.0.0.10:6443" },
+      {
+        serverVersion: server,
+        apiServerEndpoint: "10.0.0.10:6443",
+        caCertHash: "sha256:abababababababababababababababababababababababababababababababab",
+      },
     ).issues.map((i) => i.message);
   expect(at("1.36.2", "1.36.0")).toEqual([]);
   expect(at("1.35.0", "1.37.1")).toEqual([]);
