@@ -3,6 +3,7 @@
  * converge it (vanilla-windows-facts §9). Synth and the stack output show it before anything touches a host; the
  * node-side providers apply it. Pure.
  */
+import { HOSTNAME_PLACEHOLDER } from "../../providers/vanilla-node/scripts";
 import { isIP } from "net";
 import { stringify } from "yaml";
 import type { VanillaNodeConfig } from "../../stacks/schema/kubernetes";
@@ -144,7 +145,7 @@ export function flannelCniConf(
 
 /** Filled in on the host: the node's IP (for a node given by DNS name) and its hostname (when `name` is not set). */
 export const NODE_IP_PLACEHOLDER = "<node IP, read on the host>";
-export const HOSTNAME_PLACEHOLDER = "<hostname, lower case, read on the host>";
+export { HOSTNAME_PLACEHOLDER };
 
 /** The token placeholder in shown join files: the token itself is a secret and only reaches the host. */
 export const TOKEN_PLACEHOLDER = "<bootstrap token: secret, written on the host only>";

@@ -24,10 +24,12 @@ import {
   biosSerialScript,
   proxyScript,
   ProxyEnv,
+  HOSTNAME_PLACEHOLDER,
 } from "./scripts";
 import { NO_PROXY_ENV, NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
+import { WINDOWS_TAINT } from "../../facts/kubernetes";
 import { get, objects, str } from "../../lib/json";
 
 /** A DaemonSet (by namespace and `app` label) whose pods run the download named `binary`. */
@@ -189,7 +191,7 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
   let done = phase1.done;
   if (phase1.rebootedFrom !== undefined) {
     const pinned: SshConnection = { ...i.connection, hostKey: first.hostKey, trustOnFirstUse: false };
-    const node = first.probe.hostname.toLowerCase() || target;
+    const node = registeredName(i, first) || target;
     const back = await whenBack(
       pinned,
       first.hostKey,
@@ -223,7 +225,12 @@ async function theRest(
 ): Promise<StepsDone> {
   const target = describeTarget(i.connection);
   const style = i.connection.pathStyle ?? "windows";
-  const nodeName = first.probe.hostname.toLowerCase();
+  const nodeName = registeredName(i, first);
+  const registration = {
+    nodeName,
+    labels: i.identity?.labels ?? {},
+    taints: i.identity?.taints ?? [WINDOWS_TAINT],
+  };
   const steps = pendingSteps(first.probe, i.downloads, i.proxy)
     .map((p) => p.step)
     .filter((st) => st !== "features");
@@ -241,7 +248,7 @@ async function theRest(
     proxy: proxyScript(i.proxy ?? NO_PROXY_ENV),
     binaries: installScript(i.downloads, i.proxy?.HTTPS_PROXY || i.proxy?.HTTP_PROXY || ""),
     "containerd service": containerdServiceScript(i.containerdConfigPath),
-    "kubelet service": kubeletServiceScript(),
+    "kubelet service": kubeletServiceScript(registration),
     services: startServicesScript(["containerd", "kubelet"]),
   };
   // Windows cannot overwrite a running executable: stop what the new binaries replace, and start it again after.
@@ -260,8 +267,11 @@ async function theRest(
     progress(`${target}: ${step}`);
     if (step === "join") {
       await s.mkdirp(parentOf(i.joinConfigPath, style));
-      await s.writeFileAtomic(i.joinConfigPath, Buffer.from(i.joinConfig, "utf8"));
-      await ps.run("kubeadm join", joinScript(i.joinConfigPath));
+      // Without `nodes[].name` the join file names the host's own name, known only now (kubeadm needs a DNS-1123 name
+      // there, never the placeholder the plan shows).
+      const joinConfig = i.joinConfig.split(HOSTNAME_PLACEHOLDER).join(nodeName);
+      await s.writeFileAtomic(i.joinConfigPath, Buffer.from(joinConfig, "utf8"));
+      await ps.run("kubeadm join", joinScript(i.joinConfigPath, registration));
     } else await ps.run(step, scripts[step]);
   }
   const serial = i.identity?.providerIdAuto && api ? await ps.run("reading the BIOS serial", biosSerialScript()) : "";
@@ -276,7 +286,7 @@ async function finish(
   done: StepsDone,
 ): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
-  const nodeName = first.probe.hostname.toLowerCase();
+  const nodeName = registeredName(i, first);
   const { after, serial, upgrading, heartbeat, replaced } = done;
   if (upgrading && api) {
     await waitForFreshReady(api, nodeName, heartbeat, {
@@ -400,3 +410,9 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
 };
+
+/** The Node's name: `nodes[].name` when the stack sets it (the kubelet registers it through --hostname-override), else
+ * the host's hostname in lower case, as the kubelet registers by default. */
+function registeredName(i: Pick<VanillaNodeInputs, "nodeName">, first: FirstLook): string {
+  return i.nodeName ?? first.probe.hostname.toLowerCase();
+}

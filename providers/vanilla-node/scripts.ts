@@ -4,6 +4,7 @@
  * stand-in; only a real Windows host proves their effect (docs/testing.md, "What is proven where").
  */
 import { psQuote } from "../ssh/powershell";
+import { REMOVED_KUBELET_FLAGS } from "../../facts/kubernetes";
 
 /** A binary or archive the node needs: where it comes from, its checksum file, and where it goes. */
 export interface Download {
@@ -169,11 +170,30 @@ export function containerdServiceScript(configPath: string): string {
 }
 
 /**
- * The kubelet as the service kubeadm expects (`kubelet`, it only starts and stops it: kubeadm initsystem_windows.go),
- * Automatic, after containerd, through kube-log-runner (the kubelet has no log file flags since 1.26). Its flags
- * are the Windows ones kubeadm's files complete; removed flags are never passed (facts/kubernetes.ts).
+ * Where the node's own name goes in files shown before it is known (the join file's `nodeRegistration.name` without
+ * `nodes[].name`); the provider puts the host's lower-case hostname there before the file reaches the host.
  */
-export function kubeletServiceScript(): string {
+export const HOSTNAME_PLACEHOLDER = "<hostname, lower case, read on the host>";
+
+/** What the kubelet registers with: its Node name, and the labels and taints it asks for at first registration. */
+export interface KubeletRegistration {
+  /** The Node name (`nodes[].name`, or the host's lower-case hostname). */
+  nodeName: string;
+  labels: Readonly<Record<string, string>>;
+  taints: readonly { key: string; value?: string; effect: string }[];
+}
+
+/**
+ * The PowerShell that sets the kubelet service's command line, shared by the service step and the join. The flags are
+ * the ones sig-windows-tools' StartKubelet.ps1 passes (hostprocess/PrepareNode.ps1), plus the node's name, labels and
+ * taints, so the Node registers right at its first start (kubeadm adds its per-node flags only at the join). kubeadm's
+ * `kubeadm-flags.env` is merged in whenever it exists, on every run, so a later run (an upgrade, start-type drift)
+ * never drops them; upstream re-reads that file at every start. No value holds a quote: Windows PowerShell 5.1 passes
+ * embedded quotes to sc.exe mangled, so empty values are written `--flag=` (pflag reads "" as an empty list).
+ */
+function kubeletCommandLineLines(r: KubeletRegistration): string[] {
+  const labels = Object.entries(r.labels).map(([k, v]) => `${k}=${v}`);
+  const taints = r.taints.map((t) => `${t.key}=${t.value ?? ""}:${t.effect}`);
   const flags = [
     "--cert-dir=C:\\var\\lib\\kubelet\\pki",
     "--config=C:\\var\\lib\\kubelet\\config.yaml",
@@ -181,13 +201,35 @@ export function kubeletServiceScript(): string {
     "--kubeconfig=C:\\etc\\kubernetes\\kubelet.conf",
     "--enable-debugging-handlers",
     "--cgroups-per-qos=false",
-    '--enforce-node-allocatable=\\"\\"',
-    '--resolv-conf=\\"\\"',
+    "--enforce-node-allocatable=",
+    "--resolv-conf=",
     "--windows-service",
-  ].join(" ");
+    `--hostname-override=${r.nodeName}`,
+    ...(taints.length > 0 ? [`--register-with-taints=${taints.join(",")}`] : []),
+    ...(labels.length > 0 ? [`--node-labels=${labels.join(",")}`] : []),
+  ];
+  return [
+    `$flags = @(${flags.map(psQuote).join(", ")})`,
+    `$removed = @(${REMOVED_KUBELET_FLAGS.map((f) => psQuote(f.flag)).join(", ")})`,
+    "$envFile = 'C:\\var\\lib\\kubelet\\kubeadm-flags.env'",
+    "if (Test-Path -LiteralPath $envFile) {",
+    "  $extra = ((Get-Content -LiteralPath $envFile -Raw).Trim() -replace '^KUBELET_KUBEADM_ARGS=\"?', '' -replace '\"$', '')",
+    "  $have = @($flags | ForEach-Object { ($_ -split '=', 2)[0] })",
+    "  foreach ($f in @($extra -split '\\s+' | Where-Object { $_ })) {",
+    "    $n = ($f -split '=', 2)[0]",
+    "    if ($have -notcontains $n -and $removed -notcontains $n) { $flags += $f }",
+    "  }",
+    "}",
+    // kube-log-runner rotates the kubelet's log (component-base logs/kube-log-runner: -log-file-size, -log-file-age).
+    "$bin = 'C:\\k\\kube-log-runner.exe --log-file=C:\\var\\log\\kubelet\\kubelet.log --log-file-size=100M --log-file-age=168h C:\\k\\kubelet.exe ' + ($flags -join ' ')",
+  ];
+}
+
+/** Registers (or re-registers) the `kubelet` service kubeadm drives: after containerd, automatic start. */
+export function kubeletServiceScript(r: KubeletRegistration): string {
   return [
     "$ErrorActionPreference = 'Stop'",
-    `$bin = 'C:\\k\\kube-log-runner.exe --log-file=C:\\var\\log\\kubelet\\kubelet.log C:\\k\\kubelet.exe ${flags}'`,
+    ...kubeletCommandLineLines(r),
     "New-Item -ItemType Directory -Force -Path 'C:\\var\\log\\kubelet', 'C:\\var\\lib\\kubelet\\pki' | Out-Null",
     "if (Get-Service -Name kubelet -ErrorAction SilentlyContinue) {",
     "  sc.exe config kubelet binPath= $bin depend= containerd start= auto | Out-Null",
@@ -204,7 +246,7 @@ export function kubeletServiceScript(): string {
  * node already has its kubelet.conf. A partial earlier attempt is reset first (vanilla-windows-facts §4, §7). `return`,
  * never `exit`: the script runs in the operation's PowerShell runner, which `exit` would end.
  */
-export function joinScript(joinConfigPath: string): string {
+export function joinScript(joinConfigPath: string, r: KubeletRegistration): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     `$join = ${psQuote(joinConfigPath)}`,
@@ -218,16 +260,12 @@ export function joinScript(joinConfigPath: string): string {
     "} finally {",
     "  Remove-Item -LiteralPath $join -Force -ErrorAction SilentlyContinue",
     "}",
-    // The service's command line holds the flags, so kubeadm's per-node flags are added to it after the join (as
-    // image-builder's RestartKubelet.ps1 does); a flag the kubelet no longer knows is dropped (facts/kubernetes.ts).
-    "$envFile = 'C:\\var\\lib\\kubelet\\kubeadm-flags.env'",
-    "if (Test-Path -LiteralPath $envFile) {",
-    "  $extra = ((Get-Content -LiteralPath $envFile -Raw).Trim() -replace '^KUBELET_KUBEADM_ARGS=\"?', '' -replace '\"$', '')",
-    "  $extra = $extra -replace '--pod-infra-container-image=\\S+', ''",
-    "  $current = (Get-CimInstance -ClassName Win32_Service -Filter \"Name='kubelet'\").PathName",
-    "  sc.exe config kubelet binPath= ($current + ' ' + $extra.Trim()) | Out-Null",
-    "  Restart-Service -Name kubelet",
-    "}",
+    // kubeadm wrote its per-node flags: the same command line, now with them (a flag the kubelet no longer knows,
+    // from an older kubeadm, is dropped: facts/kubernetes.ts).
+    ...kubeletCommandLineLines(r),
+    "sc.exe config kubelet binPath= $bin | Out-Null",
+    "if ($LASTEXITCODE -ne 0) { throw ('updating the kubelet service after the join failed with ' + $LASTEXITCODE) }",
+    "Restart-Service -Name kubelet",
     "Write-Output 'joined'",
   ].join("\n");
 }

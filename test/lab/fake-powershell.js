@@ -117,6 +117,17 @@ function handle(script) {
     const join = (/^\$join = '([^']*)'/m.exec(script) || [])[1];
     if (!host.joined) {
       const text = fs.readFileSync(join, "utf8");
+      // kubeadm validates nodeRegistration.name as a DNS-1123 subdomain before anything else (cmd/kubeadm/app/apis/
+      // kubeadm/validation/validation.go ValidateNodeRegistrationOptions: validation.IsDNS1123Subdomain).
+      const name = (/^\s+name: "?([^"\n]*)"?$/m.exec(text) || [])[1];
+      if (name !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)) {
+        complain(
+          `nodeRegistration.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'\r\n`,
+        );
+        fs.rmSync(join, { force: true });
+        return finish(1);
+      }
+      host.joinedAs = name;
       host.joinedWithToken = (/token: "?([a-z0-9]{6}\.[a-z0-9]{16})"?/.exec(text) || [])[1] || "";
       host.joined = true;
       host.joins = (host.joins || 0) + 1;

@@ -127,3 +127,13 @@ test("when the Containers feature needs a reboot, the reboot splits the converge
     ...stepsReported(),
   ]);
 });
+
+test("without nodes[].name the join file carries the host's own lower-case name, never the plan's placeholder", async () => {
+  // kubeadm refuses a nodeRegistration.name that is not a DNS-1123 subdomain (cmd/kubeadm/app/apis/kubeadm/validation/
+  // validation.go ValidateNodeRegistrationOptions); the stand-in refuses it the same way.
+  fs.writeFileSync(state, JSON.stringify(freshWindowsState("WIN-TRIPS-3")));
+  const placeholder = "<hostname, lower case, read on the host>";
+  const joinConfig = `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\nnodeRegistration:\n  name: ${placeholder}\n`;
+  await cost(() => vanillaNodeProvider.create({ ...inputs(), joinConfig }));
+  expect(JSON.parse(fs.readFileSync(state, "utf8"))).toMatchObject({ joined: true, joinedAs: "win-trips-3" });
+});

@@ -18,14 +18,20 @@ import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 
 const items = releaseDownloads("1.36.2", ["kubelet"]);
 
+const REG = {
+  nodeName: "win-a",
+  labels: { pool: "windows" },
+  taints: [{ key: "os", value: "windows", effect: "NoSchedule" }],
+};
+
 test.each([
   ["probe", probeScript(["containerd", "kubelet"], 4789)],
   ["features", featuresScript()],
   ["host settings", hostSettingsScript(4789)],
   ["install", installScript(items)],
   ["containerd service", containerdServiceScript("C:\\k\\containerd\\config.toml")],
-  ["kubelet service", kubeletServiceScript()],
-  ["join", joinScript("C:\\k\\kubeadm\\join.yaml")],
+  ["kubelet service", kubeletServiceScript(REG)],
+  ["join", joinScript("C:\\k\\kubeadm\\join.yaml", REG)],
   ["start services", startServicesScript(["containerd", "kubelet"])],
   ["stop services", stopServicesScript(["kubelet"])],
   ["reset", resetScript()],
@@ -64,15 +70,58 @@ test("a published checksum that arrives as bytes is decoded before it is read (W
 });
 
 test("the kubelet is registered as the service kubeadm drives (`kubelet`, after containerd) and never with a removed flag", () => {
-  const s = kubeletServiceScript();
+  const s = kubeletServiceScript(REG);
   expect(s).toContain("sc.exe create kubelet binPath= $bin depend= containerd start= auto");
-  for (const { flag } of REMOVED_KUBELET_FLAGS) expect(s).not.toContain(flag + "=");
-  // kubeadm's own flags file may still carry one from an older kubeadm: the join drops it.
-  expect(joinScript("C:\\k\\kubeadm\\join.yaml")).toContain("--pod-infra-container-image=\\S+', ''");
+  expect(s).toContain(
+    "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE) }",
+  );
+  for (const { flag } of REMOVED_KUBELET_FLAGS) expect(s).not.toContain(`'${flag}=`);
+  // kubeadm's own flags file may still carry one from an older kubeadm: merged without it.
+  expect(s).toContain("if ($have -notcontains $n -and $removed -notcontains $n) { $flags += $f }");
+  expect(/^\$removed = @\((.*)\)$/m.exec(s)?.[1]).toContain("'--pod-infra-container-image'");
+});
+
+test("the Node registers right at its first start: name, taints and labels on the kubelet's own command line", () => {
+  // kubeadm adds --register-with-taints and --hostname-override only through kubeadm-flags.env at the join
+  // (cmd/kubeadm/app/phases/kubelet/flags.go); a kubelet started before that registers untainted, and a node whose
+  // name is not its hostname is refused by NodeRestriction. sig-windows-tools' StartKubelet.ps1 always passes
+  // --hostname-override.
+  const s = kubeletServiceScript(REG);
+  const flags = /^\$flags = @\((.*)\)$/m.exec(s)?.[1] ?? "";
+  expect(flags).toContain("'--hostname-override=win-a'");
+  expect(flags).toContain("'--register-with-taints=os=windows:NoSchedule'");
+  expect(flags).toContain("'--node-labels=pool=windows'");
+  // Empty values without quotes: Windows PowerShell 5.1 hands embedded quotes to sc.exe mangled; pflag reads
+  // `--enforce-node-allocatable=` as an empty list (spf13/pflag string_slice.go readAsCSV).
+  expect(flags).toContain("'--enforce-node-allocatable='");
+  expect(flags).toContain("'--resolv-conf='");
+  expect(flags).not.toContain('"');
+});
+
+test("every run merges kubeadm-flags.env, so re-registering the service (an upgrade, start-type drift) keeps kubeadm's flags", () => {
+  for (const s of [kubeletServiceScript(REG), joinScript("C:\\k\\kubeadm\\join.yaml", REG)]) {
+    const read = s.indexOf("Get-Content -LiteralPath $envFile -Raw");
+    const bin = s.indexOf("$bin = 'C:\\k\\kube-log-runner.exe");
+    expect(read).toBeGreaterThan(0);
+    expect(bin).toBeGreaterThan(read);
+  }
+  const join = joinScript("C:\\k\\kubeadm\\join.yaml", REG);
+  expect(join.indexOf("kubeadm.exe' join --config $join")).toBeLessThan(
+    join.indexOf("Get-Content -LiteralPath $envFile"),
+  );
+  expect(join).toContain(
+    "if ($LASTEXITCODE -ne 0) { throw ('updating the kubelet service after the join failed with '",
+  );
+});
+
+test("the kubelet's log rotates (component-base logs/kube-log-runner: -log-file-size, -log-file-age)", () => {
+  expect(kubeletServiceScript(REG)).toMatch(
+    /kube-log-runner\.exe --log-file=\S+ --log-file-size=100M --log-file-age=168h /,
+  );
 });
 
 test("the join removes the token file whatever happens, and never runs twice", () => {
-  const s = joinScript("C:\\k\\kubeadm\\join.yaml");
+  const s = joinScript("C:\\k\\kubeadm\\join.yaml", REG);
   expect(s).toMatch(/finally \{\n\s+Remove-Item -LiteralPath \$join/);
   expect(s).toContain("if (Test-Path -LiteralPath 'C:\\etc\\kubernetes\\kubelet.conf')");
 });
