@@ -14,6 +14,7 @@ import {
   FLANNELD_SHA256,
   minorOf,
   kubernetesSupport,
+  DEFAULT_CONTAINERD,
   kubeletAcceptsLabel,
   KUBELET_LABEL_NAMESPACES,
   FLANNEL_WINDOWS_MAX_VNI,
@@ -48,7 +49,14 @@ export function validateVanilla(
     if (issue) (issue.fatal ? errors : warnings).push(issue.issue);
     const minimum = CONTAINERD_MINIMUM[minor];
     const cd = k.containerd.version;
-    if (cd && minimum) {
+    // The node's config.toml is `version = 3` (components/vanilla/node-plan.ts), which containerd reads from 2.0 on;
+    // 1.7 stops at start ("max version is 2": containerd v1.7 services/server/config/config.go).
+    if (cd && Number(cd.split(".")[0]) < 2)
+      errors.push({
+        path: "kubernetes.containerd.version",
+        message: `containerd ${cd} reads config version 2 only, and the nodes get a version 3 config; use containerd 2.x (default ${DEFAULT_CONTAINERD})`,
+      });
+    else if (cd && minimum) {
       const line = minimum.find((m) => minorOf(m) === minorOf(cd));
       if (!line || compareVersions(cd, line) < 0)
         errors.push({

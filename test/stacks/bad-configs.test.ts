@@ -732,6 +732,13 @@ const vanillaCases: Case[] = [
     says: /above 65535/,
   },
   {
+    // The node's containerd config is version 3 (containerd 2.0+); containerd 1.7 refuses it at start.
+    name: "vanilla: containerd 1.7, which cannot read the version 3 config the nodes get",
+    config: vk({ version: "1.35.4", containerd: { version: "1.7.28" } }),
+    paths: ["kubernetes.containerd.version"],
+    says: /reads config version 2 only/,
+  },
+  {
     name: "vanilla: an upper-case node name",
     config: vn({ name: "WIN-A" }),
     paths: ["nodes[0].name"],
