@@ -6,7 +6,7 @@
 import { X509Certificate, createHash } from "crypto";
 import { parse } from "yaml";
 import { ConfigIssue } from "../../stacks/config-issue";
-import { versionSupportIssue } from "./validate";
+import { containerdSupportIssue, versionSupportIssue } from "./validate";
 import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
 import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
 import { get, objects, str } from "../../lib/json";
@@ -145,6 +145,10 @@ export function resolveKubernetes(
   // The config's own version was checked by the loader (components/vanilla/validate.ts); the API server's is new here.
   const support = version && !k.version ? versionSupportIssue(version, " (the API server's)") : undefined;
   if (support) (support.fatal ? issues : warnings).push(support.issue);
+  // The configured containerd against the API server's release (the loader checked it against a configured one).
+  const cdIssue =
+    version && !k.version && k.containerd.version ? containerdSupportIssue(version, k.containerd.version) : undefined;
+  if (cdIssue) issues.push({ ...cdIssue, message: `${cdIssue.message}, the API server's release` });
   if (version && facts?.serverVersion) {
     const [sMaj, sMin] = facts.serverVersion.split(".").map(Number);
     const [nMaj, nMin] = version.split(".").map(Number);

@@ -126,7 +126,12 @@ export class VanillaEstate extends pulumi.ComponentResource {
     this.nodePlans = Object.fromEntries(
       nodes.map((n) => [
         n.address,
-        vanillaNodePlan(n, resolved, registryFiles, resolved.caCertHash ? { caCertHash: resolved.caCertHash } : undefined),
+        vanillaNodePlan(
+          n,
+          resolved,
+          registryFiles,
+          resolved.caCertHash ? { caCertHash: resolved.caCertHash } : undefined,
+        ),
       ]),
     );
     const found = cfg.discovered?.windowsNodes

@@ -43,27 +43,19 @@ export function validateVanilla(
   const warnings: ConfigIssue[] = [];
   void access;
   void mirrors;
+  const cd = k?.containerd.version;
+  // The node's config.toml is `version = 3` (components/vanilla/node-plan.ts), which containerd reads from 2.0 on;
+  // 1.7 stops at start ("max version is 2": containerd v1.7 services/server/config/config.go).
+  if (cd && Number(cd.split(".")[0]) < 2)
+    errors.push({
+      path: "kubernetes.containerd.version",
+      message: `containerd ${cd} reads config version 2 only, and the nodes get a version 3 config; use containerd 2.x (default ${DEFAULT_CONTAINERD})`,
+    });
   if (k?.version) {
-    const minor = minorOf(k.version);
     const issue = versionSupportIssue(k.version, "");
     if (issue) (issue.fatal ? errors : warnings).push(issue.issue);
-    const minimum = CONTAINERD_MINIMUM[minor];
-    const cd = k.containerd.version;
-    // The node's config.toml is `version = 3` (components/vanilla/node-plan.ts), which containerd reads from 2.0 on;
-    // 1.7 stops at start ("max version is 2": containerd v1.7 services/server/config/config.go).
-    if (cd && Number(cd.split(".")[0]) < 2)
-      errors.push({
-        path: "kubernetes.containerd.version",
-        message: `containerd ${cd} reads config version 2 only, and the nodes get a version 3 config; use containerd 2.x (default ${DEFAULT_CONTAINERD})`,
-      });
-    else if (cd && minimum) {
-      const line = minimum.find((m) => minorOf(m) === minorOf(cd));
-      if (!line || compareVersions(cd, line) < 0)
-        errors.push({
-          path: "kubernetes.containerd.version",
-          message: `containerd ${cd} does not support Kubernetes ${minor} (containerd RELEASES.md: ${minimum.map((m) => `${m}+`).join(", ")})`,
-        });
-    }
+    const c = cd && Number(cd.split(".")[0]) >= 2 ? containerdSupportIssue(k.version, cd) : undefined;
+    if (c) errors.push(c);
   }
   const nets: [string, string | undefined][] = [
     ["kubernetes.podNetworkCidr", k?.podNetworkCidr],
@@ -235,4 +227,21 @@ export function versionSupportIssue(
           message: `${version}${whose} is not a supported Kubernetes release for Windows nodes (supported minors: ${supported})`,
         },
       };
+}
+
+/**
+ * A configured containerd below the lowest release of its line that supports the Kubernetes minor (containerd
+ * RELEASES.md "Kubernetes support", facts/kubernetes.ts CONTAINERD_MINIMUM). Checked for the configured version by the
+ * loader and for the API server's by discovery.
+ */
+export function containerdSupportIssue(version: string, cd: string): ConfigIssue | undefined {
+  const minor = minorOf(version);
+  const minimum = CONTAINERD_MINIMUM[minor];
+  if (!minimum) return undefined;
+  const line = minimum.find((m) => minorOf(m) === minorOf(cd));
+  if (line && compareVersions(cd, line) >= 0) return undefined;
+  return {
+    path: "kubernetes.containerd.version",
+    message: `containerd ${cd} does not support Kubernetes ${minor} (containerd RELEASES.md: ${minimum.map((m) => `${m}+`).join(", ")})`,
+  };
 }

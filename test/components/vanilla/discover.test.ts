@@ -202,3 +202,27 @@ test("flannel's net-conf: only the backend changes, other settings stay; nothing
     netConfFix({ Network: "10.244.0.0/16", Backend: { Type: "vxlan", VNI: 4096, Port: 4789 } }, 4096, 4789),
   ).toBeUndefined();
 });
+
+test("a configured containerd is checked against the API server's release when the version is discovered", () => {
+  // containerd RELEASES.md "Kubernetes support" (facts/kubernetes.ts CONTAINERD_MINIMUM): 1.37 needs 2.3.0 or later.
+  const r = resolveKubernetes(
+    kubernetesSchema.unwrap().parse({
+      podNetworkCidr: "10.244.0.0/16",
+      serviceCidr: "10.96.0.0/12",
+      dnsServiceIp: "10.96.0.10",
+      containerd: { version: "2.2.1" },
+    }),
+    {
+      serverVersion: "1.37.1",
+      apiServerEndpoint: "10.0.0.10:6443",
+      caCertHash: "sha256:abababababababababababababababababababababababababababababababab",
+    },
+  );
+  expect(r.issues).toEqual([
+    {
+      path: "kubernetes.containerd.version",
+      message:
+        "containerd 2.2.1 does not support Kubernetes 1.37 (containerd RELEASES.md: 2.3.0+), the API server's release",
+    },
+  ]);
+});
