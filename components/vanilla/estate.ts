@@ -13,6 +13,7 @@ import { nodeConnection } from "./connection";
 import {
   API_ENDPOINT_PLACEHOLDER,
   flannelCniConf,
+  nodeNoProxy,
   flannelNetConf,
   HOSTNAME_PLACEHOLDER,
   joinConfiguration,
@@ -166,9 +167,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
         ? {
             HTTP_PROXY: p.httpProxy ?? "",
             HTTPS_PROXY: p.httpsProxy ?? "",
-            NO_PROXY: [
-              ...new Set([...p.noProxy, resolved.podNetworkCidr, resolved.serviceCidr, ".svc", ".cluster.local"]),
-            ].join(","),
+            NO_PROXY: nodeNoProxy(p.noProxy, resolved),
           }
         : undefined;
       // Through the cluster: the relay runs in kube-system on a vanilla cluster.

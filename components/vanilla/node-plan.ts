@@ -298,3 +298,18 @@ export function vanillaNodePlan(
   ];
   return { address: n.address, files, steps, downloads };
 }
+
+/**
+ * NO_PROXY for containerd and the kubelet: what the stack lists, plus the cluster's own networks, its service domains
+ * and the API server's host. The kubelet talks to the API server and, through a proxy that cannot reach it (an
+ * internal address), it would never register; the pod and service networks are reached over the overlay.
+ */
+export function nodeNoProxy(
+  listed: readonly string[],
+  k: Pick<ResolvedKubernetes, "podNetworkCidr" | "serviceCidr" | "apiServerEndpoint">,
+): string {
+  const apiHost = k.apiServerEndpoint?.replace(/:\d+$/, "").replace(/^\[(.*)\]$/, "$1");
+  return [
+    ...new Set([...listed, k.podNetworkCidr, k.serviceCidr, ".svc", ".cluster.local", ...(apiHost ? [apiHost] : [])]),
+  ].join(",");
+}

@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import {
   containerdConfigToml,
   flannelCniConf,
+  nodeNoProxy,
   flannelNetConf,
   HOSTNAME_PLACEHOLDER,
   NODE_IP_PLACEHOLDER,
@@ -170,4 +171,16 @@ test("registry files land in the registry directory containerd is pointed at", (
   expect(plan.files["C:\\k\\containerd\\registries\\registry.k8s.io\\hosts.toml"]).toBe(
     'server = "https://registry.k8s.io"\n',
   );
+});
+
+test("NO_PROXY keeps the kubelet's way to the API server and the cluster's networks off the proxy", () => {
+  expect(nodeNoProxy(["corp.example.com"], { ...k, apiServerEndpoint: "10.0.0.10:6443" }).split(",")).toEqual([
+    "corp.example.com",
+    "10.244.0.0/16",
+    "10.96.0.0/12",
+    ".svc",
+    ".cluster.local",
+    "10.0.0.10",
+  ]);
+  expect(nodeNoProxy([], { ...k, apiServerEndpoint: "api.lab.example.com:6443" })).toContain(",api.lab.example.com");
 });
