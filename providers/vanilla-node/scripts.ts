@@ -237,10 +237,6 @@ export function kubeletServiceScript(r: KubeletRegistration): string {
     "  sc.exe create kubelet binPath= $bin depend= containerd start= auto | Out-Null",
     "}",
     "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE) }",
-    // Restarted by the service manager when it dies, as containerd registers itself (containerd
-    // cmd/containerd/command/service_windows.go sets restart actions with a one-day reset); sc.exe sets none by default.
-    "sc.exe failure kubelet reset= 86400 actions= restart/10000/restart/10000/restart/60000 | Out-Null",
-    "if ($LASTEXITCODE -ne 0) { throw ('setting the kubelet service recovery actions failed with ' + $LASTEXITCODE) }",
     "Write-Output 'kubelet service ok'",
   ].join("\n");
 }

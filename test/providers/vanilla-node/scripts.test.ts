@@ -114,13 +114,6 @@ test("every run merges kubeadm-flags.env, so re-registering the service (an upgr
   );
 });
 
-test("the service manager restarts a kubelet that dies (recovery actions, as containerd sets its own)", () => {
-  const s = kubeletServiceScript(REG);
-  expect(s).toContain("sc.exe failure kubelet reset= 86400 actions= restart/10000/restart/10000/restart/60000");
-  expect(s.indexOf("sc.exe failure kubelet")).toBeGreaterThan(s.indexOf("sc.exe create kubelet"));
-  expect(s.indexOf("sc.exe failure kubelet")).toBeLessThan(s.indexOf("Write-Output 'kubelet service ok'"));
-});
-
 test("the kubelet's log rotates (component-base logs/kube-log-runner: -log-file-size, -log-file-age)", () => {
   expect(kubeletServiceScript(REG)).toMatch(
     /kube-log-runner\.exe --log-file=\S+ --log-file-size=100M --log-file-age=168h /,
