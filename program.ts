@@ -6,12 +6,10 @@ if (!process.env.DEBUG) Reflect.deleteProperty(Error, "prepareStackTrace");
 import { clusterAccess, kubernetesProvider } from "./components/cluster-access";
 import { WindowsEstate } from "./components/estate";
 import { completeWithCluster } from "./components/machinesets/complete";
-import { formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
+import { formatIssue, formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
 import { completeVanilla } from "./components/vanilla/complete";
 import { VanillaEstate } from "./components/vanilla/estate";
 import { loadStackConfig } from "./stacks/from-pulumi";
-import { issueKey } from "./stacks/config-issue";
-import { NAMESPACE } from "./stacks/schema";
 import { DOMAIN_VALIDATORS } from "./components/validators";
 import { annotateSyncWaves } from "./components/gitops/sync-waves";
 
@@ -26,8 +24,7 @@ export = async () => {
   const { config, issues } = await completeWithCluster(loaded);
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).
-  for (const w of config.warnings.slice(loaded.warnings.length))
-    pulumi.log.warn(`${issueKey(w, NAMESPACE)}: ${w.message}`);
+  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatIssue(w));
   if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
 
   const provider = kubernetesProvider(config.cluster);
@@ -84,8 +81,7 @@ async function vanilla(loaded: VanillaEstateConfig) {
   const { config, resolved, facts, issues } = await completeVanilla(loaded);
   if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).
-  for (const w of config.warnings.slice(loaded.warnings.length))
-    pulumi.log.warn(`${issueKey(w, NAMESPACE)}: ${w.message}`);
+  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatIssue(w));
   const provider = kubernetesProvider(config.cluster);
   const access = clusterAccess(config.cluster);
   const estate = new VanillaEstate(

@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AnyEstateConfig, ConfigErrors, loadAnyConfig, RawConfig, Validator } from "./load";
-import { ConfigIssue, issueKey } from "./config-issue";
+import { AnyEstateConfig, ConfigErrors, formatIssue, loadAnyConfig, RawConfig, Validator } from "./load";
+import { ConfigIssue } from "./config-issue";
 import { isOffline } from "./offline";
-import { NAMESPACE } from "./schema";
 import { stackFileShapeIssues } from "./stack-file-shape";
 import * as fs from "fs";
 import * as path from "path";
@@ -44,7 +43,7 @@ export function loadStackConfig(validators: readonly Validator[]): AnyEstateConf
       stackFileIssues: stackFileIssuesIn(process.cwd(), pulumi.getStack()),
     });
     // Offline, synth has printed the warnings already, before running the program.
-    if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(`${issueKey(w, NAMESPACE)}: ${w.message}`);
+    if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(formatIssue(w));
     return cfg;
   } catch (e) {
     if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);

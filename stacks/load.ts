@@ -152,8 +152,13 @@ export class ConfigErrors extends Error {
   }
 }
 
+/** One issue as it is printed: its full key, then the message (errors and warnings alike). */
+export function formatIssue(i: ConfigIssue): string {
+  return `${issueKey(i, NAMESPACE)}: ${i.message}`;
+}
+
 export function formatIssues(issues: readonly ConfigIssue[]): string {
-  const lines = issues.map((i) => `  ${issueKey(i, NAMESPACE)}: ${i.message}`);
+  const lines = issues.map((i) => `  ${formatIssue(i)}`);
   return `the stack configuration has ${issues.length} problem${issues.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
 }
 

@@ -44,9 +44,10 @@ export function validateVanilla(
   void access;
   void mirrors;
   const cd = k?.containerd.version;
+  const cdMajor = cd === undefined ? undefined : Number(cd.split(".")[0]);
   // The node's config.toml is `version = 3` (components/vanilla/node-plan.ts), which containerd reads from 2.0 on;
   // 1.7 stops at start ("max version is 2": containerd v1.7 services/server/config/config.go).
-  if (cd && Number(cd.split(".")[0]) < 2)
+  if (cd && cdMajor !== undefined && cdMajor < 2)
     errors.push({
       path: "kubernetes.containerd.version",
       message: `containerd ${cd} reads config version 2 only, and the nodes get a version 3 config; use containerd 2.x (default ${DEFAULT_CONTAINERD})`,
@@ -54,7 +55,7 @@ export function validateVanilla(
   if (k?.version) {
     const issue = versionSupportIssue(k.version, "");
     if (issue) (issue.fatal ? errors : warnings).push(issue.issue);
-    const c = cd && Number(cd.split(".")[0]) >= 2 ? containerdSupportIssue(k.version, cd) : undefined;
+    const c = cd && cdMajor !== undefined && cdMajor >= 2 ? containerdSupportIssue(k.version, cd) : undefined;
     if (c) errors.push(c);
   }
   const nets: [string, string | undefined][] = [

@@ -1,3 +1,4 @@
+import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
 import { NAMESPACE, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS, TopLevelKey } from "../../stacks/schema";
@@ -28,11 +29,11 @@ export interface KeyReference {
 
 function sourceFiles(): string[] {
   const dir = path.join(ROOT, SCHEMA_DIR);
-  return require("fs")
+  return fs
     .readdirSync(dir)
-    .filter((f: string) => f.endsWith(".ts"))
+    .filter((f) => f.endsWith(".ts"))
     .sort()
-    .map((f: string) => path.join(dir, f));
+    .map((f) => path.join(dir, f));
 }
 
 /** The TSDoc of a name declared in the schema sources: the same file first, then anywhere. */

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
 import { parseArgs } from "util";
-import { ConfigErrors, loadAnyConfig } from "../../stacks/load";
+import { ConfigErrors, formatIssue, loadAnyConfig } from "../../stacks/load";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { ensureDevKey } from "./dev-key";
 import { runProgram } from "./mock-run";
@@ -9,8 +9,6 @@ import { render, writeRendered } from "./render";
 import { readStackFile, StackFileError } from "./stack-file";
 import { formatTree } from "./tree";
 import { messageOf } from "../../lib/errors";
-import { issueKey } from "../../stacks/config-issue";
-import { NAMESPACE } from "../../stacks/schema";
 
 export const USAGE = `usage: npm run synth -- --stack <name> [--config-file <file>] [--out <dir>] [--reveal-secrets] [--quiet]
 
@@ -90,7 +88,7 @@ export async function synth(argv: string[], io: Io): Promise<number> {
     throw e;
   }
   for (const n of file.notes) io.out(`note: ${n}`);
-  for (const w of config.warnings) io.out(`warning: ${issueKey(w, NAMESPACE)}: ${w.message}`);
+  for (const w of config.warnings) io.out(`warning: ${formatIssue(w)}`);
 
   // The program resolves relative paths from the project directory, as under `pulumi up`.
   const cwd = process.cwd();

@@ -4,7 +4,7 @@ import { stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { startLab, stopLab } from "./lab";
 import { playedCloudPlugins } from "./played-cloud/plugins";
-import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { diagnosticMessages, exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // What the engine is asked to do, read from the real CLI's own plan (`pulumi preview --json`: every step's
 // `newState` with its type, parent, provider, dependencies and inputs, secrets shown as "[secret]";
@@ -174,7 +174,7 @@ test('disable-default-providers ["*"] is refused by the program, naming the key 
   stack.init(config);
   const p = stack.previewJson();
   expect(p.status).not.toBe(0);
-  const messages = ((p.diagnostics ?? []) as { message: string }[]).map((d) => d.message).join("\n");
+  const messages = diagnosticMessages(p);
   expect(messages).toContain('pulumi:disable-default-providers: "*" also disables the pulumi-nodejs provider');
   expect(messages).not.toMatch(/\n\s+at /); // a message, not a stack trace
   expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
@@ -187,7 +187,7 @@ test("a key in a namespace a typo away from ours is refused under the real CLI (
   stack.init(config);
   const p = stack.previewJson();
   expect(p.status).not.toBe(0);
-  const messages = ((p.diagnostics ?? []) as { message: string }[]).map((d) => d.message).join("\n");
+  const messages = diagnosticMessages(p);
   expect(messages).toContain("windows_estate:byoh: is in namespace 'windows_estate', which this program never reads");
   expect(messages).toContain("rename the key to windows-estate:byoh");
   expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
@@ -200,7 +200,7 @@ test("a mistyped config: in the stack file is said to leave the stack with no co
   fs.writeFileSync(path.join(dir, "Pulumi.confg.yaml"), stringify({ confg: config }));
   const p = stack.previewJson();
   expect(p.status).not.toBe(0);
-  const messages = ((p.diagnostics ?? []) as { message: string }[]).map((d) => d.message).join("\n");
+  const messages = diagnosticMessages(p);
   // The CLI saves the stack file (adding the passphrase salt) before the program runs and drops the unknown key as
   // it does (sdk/go/common/workspace/project.go ProjectStack has no place for it), so what reaches the program is a
   // file with no config: said as such, instead of "cluster is required".

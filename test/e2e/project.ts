@@ -129,6 +129,13 @@ export class Stack {
   }
 }
 
+/** The engine's diagnostics of a `--json` run, their messages joined (what the user reads under "Diagnostics"). */
+export function diagnosticMessages(p: { diagnostics?: unknown[] }): string {
+  return (p.diagnostics ?? [])
+    .map((d) => (typeof d === "object" && d !== null && "message" in d ? String(d.message) : ""))
+    .join("\n");
+}
+
 /**
  * One step of `pulumi preview --json` (pulumi pkg/backend/display/json.go `previewStepJSON`, `stateJSON`): what the
  * engine would do to the resource, with the state it would have (secrets shown as "[secret]" unless

@@ -4,7 +4,7 @@ import { KUBEADM_NETWORKS } from "../../lab/seed/kubeadm";
 import { NODE_INFO } from "../helpers/fake-nodes";
 import { labApi, startLab, stopLab } from "./lab";
 import { playedCloudPlugins } from "./played-cloud/plugins";
-import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { diagnosticMessages, exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // The kubeadm example previewed through the real CLI against the lab's kubeadm cluster (`--platform none`: the
 // real API server with kubeadm's kubeadm-config, kube-dns Service and flannel's ConfigMap with its Linux defaults,
@@ -37,7 +37,7 @@ function preview(over: Record<string, unknown> = {}, s = stack) {
   for (const [k, v] of Object.entries(over)) config[`windows-estate:${k}`] = v;
   s.writeConfig(JSON.parse(JSON.stringify(config)));
   const p = s.previewJson();
-  const messages = ((p.diagnostics ?? []) as { message: string }[]).map((d) => d.message).join("\n");
+  const messages = diagnosticMessages(p);
   return {
     ...p,
     of: (t: string) => p.steps.filter((x: PlanStep) => x.newState?.type === t),
