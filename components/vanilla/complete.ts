@@ -2,7 +2,8 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import { DiscoveredNode, VanillaEstateConfig } from "../../stacks/load";
 import { nodeInfoOf, WindowsNode } from "../../providers/day2/inventory";
 import { messageOf } from "../../lib/errors";
-import { discoverVanilla, netConfFix, resolveKubernetes, VanillaFacts } from "./discover";
+import { discoverVanilla, resolveKubernetes, VanillaFacts } from "./discover";
+import { flannelBackendIssues, planNetConf } from "./flannel-backend";
 import { flannelFixCommand } from "./objects";
 import { ResolvedKubernetes } from "./node-plan";
 
@@ -37,21 +38,7 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
   const { resolved, issues, warnings } = resolveKubernetes(cfg.kubernetes, facts, {
     render: cfg.cluster.render !== undefined,
   });
-  if (facts && !cfg.kubernetes.flannel.manage) {
-    const fix = facts.netConf
-      ? netConfFix(facts.netConf, cfg.kubernetes.flannel.vni, cfg.kubernetes.flannel.port)
-      : undefined;
-    if (!facts.netConf)
-      issues.push({
-        path: "kubernetes.flannel",
-        message: "the cluster has no kube-flannel/kube-flannel-cfg ConfigMap; install flannel (kube-flannel.yml) first",
-      });
-    else if (fix)
-      issues.push({
-        path: "kubernetes.flannel.manage",
-        message: `flannel's VXLAN backend is not what Windows needs (VNI ${cfg.kubernetes.flannel.vni}, port ${cfg.kubernetes.flannel.port}), and manage is false; apply: ${flannelFixCommand(fix)}`,
-      });
-  }
+  if (facts) issues.push(...flannelIssues(facts, cfg.kubernetes.flannel));
   const discovered = facts?.windowsNodes
     ? { windowsNodes: vanillaInventory(facts.windowsNodes, cfg.nodes) }
     : undefined;
@@ -61,6 +48,42 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
     ...(resolved ? { resolved } : {}),
     issues,
   };
+}
+
+/**
+ * What the cluster's flannel makes impossible, before anything is declared: no flannel, a net-conf.json flanneld
+ * cannot read, a backend Windows cannot join, or (with `manage: false`) a backend this stack may not fix itself.
+ */
+export function flannelIssues(
+  facts: VanillaFacts,
+  flannel: Pick<VanillaEstateConfig["kubernetes"]["flannel"], "manage" | "vni" | "port">,
+): ConfigIssue[] {
+  if (facts.netConfUnreadable)
+    return [
+      {
+        path: "kubernetes.flannel",
+        message:
+          "kube-flannel/kube-flannel-cfg's net-conf.json is not a JSON object, so flanneld cannot read it either; fix the ConfigMap first",
+      },
+    ];
+  if (!facts.netConf)
+    return [
+      {
+        path: "kubernetes.flannel",
+        message: "the cluster has no kube-flannel/kube-flannel-cfg ConfigMap; install flannel (kube-flannel.yml) first",
+      },
+    ];
+  const backend = flannelBackendIssues(facts.netConf);
+  if (backend.length > 0 || flannel.manage) return backend;
+  const plan = planNetConf(facts.netConf, { vni: flannel.vni, port: flannel.port });
+  return plan.change
+    ? [
+        {
+          path: "kubernetes.flannel.manage",
+          message: `flannel's VXLAN backend is not what Windows needs (VNI ${flannel.vni}, port ${flannel.port}), and manage is false; apply: ${flannelFixCommand(plan.text)}, then restart it: kubectl -n kube-flannel rollout restart daemonset kube-flannel-ds`,
+        },
+      ]
+    : [];
 }
 
 /** The Windows Nodes as the inventory lists them: a node this stack joined is `vanilla <address>`. */

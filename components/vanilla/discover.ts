@@ -9,7 +9,7 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import { containerdSupportIssue, versionSupportIssue } from "./validate";
 import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
 import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
-import { get, objects, str } from "../../lib/json";
+import { get, isObject, objects, str } from "../../lib/json";
 import {
   DEFAULT_CONTAINERD,
   FLANNEL_VERSION,
@@ -32,6 +32,10 @@ export interface VanillaFacts {
   caCertHash?: string;
   /** flannel's current `net-conf.json`, parsed; undefined when flannel's ConfigMap is missing. */
   netConf?: Record<string, unknown>;
+  /** Set when flannel's ConfigMap holds a `net-conf.json` that is not a JSON object (flanneld would not start). */
+  netConfUnreadable?: true;
+  /** How many Linux Nodes the cluster has (those whose flanneld a backend change restarts), when the API said. */
+  linuxNodes?: number;
   /** The cluster's Windows Nodes (`kubernetes.io/os=windows`), for the inventory and patching. */
   windowsNodes?: WindowsNode[];
   /** The cluster's RuntimeClasses (name, node selector), for the inventory's RuntimeClass check. */
@@ -62,6 +66,8 @@ export function parseVanillaFacts(o: {
   flannelConfig?: unknown;
   windowsNodes?: unknown;
   runtimeClasses?: unknown;
+  /** A `limit=1` list of the Linux Nodes: its item plus `metadata.remainingItemCount` is the count. */
+  linuxNodes?: unknown;
 }): VanillaFacts {
   const facts: VanillaFacts = {
     windowsNodes: windowsNodes(o.windowsNodes, undefined, []),
@@ -88,28 +94,36 @@ export function parseVanillaFacts(o: {
   }
   const netConfText = str(get(o.flannelConfig, "data", "net-conf.json"));
   if (netConfText) {
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(netConfText);
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-        facts.netConf = Object.fromEntries(Object.entries(parsed));
+      parsed = JSON.parse(netConfText);
     } catch {
-      facts.netConf = {};
+      parsed = undefined;
     }
+    if (isObject(parsed)) facts.netConf = parsed;
+    else facts.netConfUnreadable = true;
   }
+  const listed = objects(get(o.linuxNodes, "items")).length;
+  const remaining = get(o.linuxNodes, "metadata", "remainingItemCount");
+  const more = str(get(o.linuxNodes, "metadata", "continue"));
+  if (o.linuxNodes !== undefined && (typeof remaining === "number" || !more))
+    facts.linuxNodes = listed + (typeof remaining === "number" ? remaining : 0);
   return facts;
 }
 
 export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts> {
   const api = await connectKube(access, 15_000);
-  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes, runtimeClasses] = await Promise.all([
-    api.get("/version"),
-    api.get("/api/v1/namespaces/kube-system/configmaps/kubeadm-config"),
-    api.get("/api/v1/namespaces/kube-system/services/kube-dns"),
-    api.get("/api/v1/namespaces/kube-public/configmaps/cluster-info"),
-    api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
-    api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
-    api.get("/apis/node.k8s.io/v1/runtimeclasses"),
-  ]);
+  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes, runtimeClasses, linuxNodes] =
+    await Promise.all([
+      api.get("/version"),
+      api.get("/api/v1/namespaces/kube-system/configmaps/kubeadm-config"),
+      api.get("/api/v1/namespaces/kube-system/services/kube-dns"),
+      api.get("/api/v1/namespaces/kube-public/configmaps/cluster-info"),
+      api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
+      api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
+      api.get("/apis/node.k8s.io/v1/runtimeclasses"),
+      api.get(`/api/v1/nodes?limit=1&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`),
+    ]);
   return parseVanillaFacts({
     version,
     kubeadmConfig,
@@ -118,6 +132,7 @@ export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts>
     flannelConfig,
     windowsNodes: nodes,
     runtimeClasses,
+    linuxNodes,
   });
 }
 
@@ -201,19 +216,4 @@ export function resolveKubernetes(
       ...(k.artifacts.baseUrl ? { artifactsBaseUrl: k.artifacts.baseUrl } : {}),
     },
   };
-}
-
-/**
- * flannel's `net-conf.json` with the VXLAN backend Windows needs, everything else kept; undefined when it already
- * has it. With `flannel.manage: false` the program refuses with this exact change instead of making it.
- */
-export function netConfFix(current: Record<string, unknown>, vni: number, port: number): string | undefined {
-  const backend = get(current, "Backend");
-  if (get(backend, "Type") === "vxlan" && get(backend, "VNI") === vni && get(backend, "Port") === port)
-    return undefined;
-  const b =
-    backend && typeof backend === "object" && !Array.isArray(backend)
-      ? Object.fromEntries(Object.entries(backend))
-      : {};
-  return JSON.stringify({ ...current, Backend: { ...b, Type: "vxlan", VNI: vni, Port: port } }, null, 2) + "\n";
 }

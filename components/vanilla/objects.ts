@@ -1,3 +1,5 @@
+import { FLANNEL_BACKEND_ANNOTATION } from "../../facts/kubernetes";
+
 /**
  * The cluster-side objects a vanilla cluster needs for Windows nodes, as plain data. Patches are server-side apply
  * patches (pulumi-kubernetes `*Patch` resources): they set only the fields shown and never replace the object.
@@ -38,6 +40,25 @@ export function linuxOnlyPatch(namespace: string, name: string) {
     kind: "DaemonSet" as const,
     metadata: { name, namespace },
     spec: { template: { spec: { nodeSelector: { "kubernetes.io/os": "linux" } } } },
+  };
+}
+
+/**
+ * Restarts Linux flanneld after a backend change: a pod-template annotation naming the backend, so kube-flannel-ds
+ * rolls its pods (its updateStrategy, one node at a time in kube-flannel.yml) and each reads the new net-conf.json.
+ * Forced: a later change re-creates this patch under a new field manager (pulumi-kubernetes names one per Patch).
+ */
+export function flannelRestartPatch(backend: { vni: number; port: number }) {
+  const [ds] = LINUX_ONLY_DAEMONSETS.filter((d) => d.name === "kube-flannel-ds");
+  return {
+    apiVersion: "apps/v1" as const,
+    kind: "DaemonSet" as const,
+    metadata: { name: ds.name, namespace: ds.namespace, annotations: { "pulumi.com/patchForce": "true" } },
+    spec: {
+      template: {
+        metadata: { annotations: { [FLANNEL_BACKEND_ANNOTATION]: `vxlan vni=${backend.vni} port=${backend.port}` } },
+      },
+    },
   };
 }
 

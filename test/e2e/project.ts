@@ -153,6 +153,7 @@ export interface PlanStep {
     parent?: string;
     provider?: string;
     dependencies?: string[];
+    retainOnDelete?: boolean;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- inputs of every resource type, asserted by field
     inputs?: Record<string, any>;
   };

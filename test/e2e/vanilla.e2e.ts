@@ -81,6 +81,24 @@ describe("a kubeadm cluster with flannel's Linux defaults", () => {
       EnableNFTables: false,
       Backend: { Type: "vxlan", VNI: 4096, Port: 4789 },
     });
+    // Kept when it leaves the program: relinquishing net-conf.json would delete it (pulumi-kubernetes ssa Relinquish).
+    expect(patch.newState?.retainOnDelete).toBe(true);
+  });
+
+  test("Linux flanneld restarts after the patch and before any node joins, and the preview says what the roll does", () => {
+    // flannel pkg/subnet/kube/kube.go NewSubnetManager reads net-conf.json once, at start.
+    const [netConf] = p.of("kubernetes:core/v1:ConfigMapPatch");
+    const restart = p.of("kubernetes:apps/v1:DaemonSetPatch").filter((s) => name(s) === "estate-flannel-restart");
+    expect(restart).toHaveLength(1);
+    expect(restart[0].newState?.inputs?.spec?.template?.metadata?.annotations).toEqual({
+      "windows-estate.io/flannel-backend": "vxlan vni=4096 port=4789",
+    });
+    expect(deps(restart[0])).toContain(netConf.urn);
+    for (const n of p.of(`${WE}:VanillaNode`)) expect(deps(n)).toContain(restart[0].urn);
+    // The lab's kubeadm cluster has no Linux Nodes registered.
+    expect(p.messages).toContain(
+      "flannel's VXLAN backend changes from VNI 1 / port 8472 to VNI 4096 / port 4789, which Windows needs: kube-flannel-ds restarts on 0 Linux nodes",
+    );
   });
 
   test("each node: its files, then the node after them; a bootstrap token; credentials only as secrets", () => {

@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { stringify } from "yaml";
-import { caCertHash, netConfFix, parseVanillaFacts, resolveKubernetes } from "../../../components/vanilla/discover";
+import { caCertHash, parseVanillaFacts, resolveKubernetes } from "../../../components/vanilla/discover";
 import { kubernetesSchema } from "../../../stacks/schema/kubernetes";
 import { validateObject } from "../../helpers/schemas";
 import { flannelConfigMap, kubeadmConfigMap } from "../../helpers/vanilla-fixtures";
@@ -190,17 +190,6 @@ test("skew: nodes never newer than the API server, at most 3 minors older (versi
   expect(at("1.37.0", "1.36.4")).toEqual([
     "1.37.0 is outside the skew the API server (1.36.4) allows: kubelets may be at most 3 minors older and never newer (version-skew-policy)",
   ]);
-});
-
-test("flannel's net-conf: only the backend changes, other settings stay; nothing to do when it is already right", () => {
-  expect(JSON.parse(netConfFix(upstreamNetConf, 4096, 4789) ?? "")).toEqual({
-    Network: "10.244.0.0/16",
-    EnableNFTables: false,
-    Backend: { Type: "vxlan", VNI: 4096, Port: 4789 },
-  });
-  expect(
-    netConfFix({ Network: "10.244.0.0/16", Backend: { Type: "vxlan", VNI: 4096, Port: 4789 } }, 4096, 4789),
-  ).toBeUndefined();
 });
 
 test("a configured containerd is checked against the API server's release when the version is discovered", () => {
