@@ -63,6 +63,21 @@ export const REMOVED_KUBELET_FLAGS: readonly { flag: string; removedIn: string }
  */
 export const FLANNEL_WINDOWS = { minVni: 4096, port: 4789 } as const;
 
+/**
+ * What Linux flanneld uses when net-conf.json leaves the VXLAN settings out (flannel pkg/backend/vxlan/vxlan.go
+ * `defaultVNI` = 1; Port 0 leaves the kernel's default, 8472). It names its device `flannel.<VNI>` there too.
+ */
+export const FLANNEL_LINUX_DEFAULTS = { vni: 1, port: 8472 } as const;
+
+/**
+ * The pod-template annotation that restarts Linux flanneld when this stack changes its VXLAN backend (the value names
+ * the backend; a changed template rolls the DaemonSet, as `kubectl rollout restart` does with its own annotation).
+ */
+export const FLANNEL_BACKEND_ANNOTATION = "windows-estate.io/flannel-backend";
+
+/** Windows flanneld's MAC prefix rule (vxlan_windows.go: five characters with `-` third, as its default `0E-2A`). */
+export const FLANNEL_WINDOWS_MAC_PREFIX = /^.{2}-.{2}$/;
+
 /** flannel, its CNI plugin and the CNI reference plugins, as RKE2 pins them (rancher/rke2 Dockerfile.windows). */
 export const FLANNEL_VERSION = "v0.28.9";
 export const FLANNEL_CNI_PLUGIN_VERSION = "v1.9.1-flannel3";

@@ -27,6 +27,13 @@ export interface VanillaNodeArgs {
   nodeName?: pulumi.Input<string>;
   /** Machine-wide proxy variables for containerd and the kubelet; stored as a secret (a URL may hold credentials). */
   proxy?: pulumi.Input<ProxyEnv>;
+  /**
+   * The Windows Server release declared for the host ("2022", "2025"): another build on the host stops the converge
+   * before anything changes there, and refresh reports it.
+   */
+  windowsServer?: pulumi.Input<string>;
+  /** The kubelet's `--node-ip`, which the CNI conf and flanneld use too; a change re-joins the node. */
+  nodeIp?: pulumi.Input<string | undefined>;
   /** Labels and taints the Node must carry, and whether to set its providerID from the vSphere BIOS serial. */
   identity?: pulumi.Input<{ labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean }>;
   /**
@@ -44,6 +51,8 @@ export class VanillaNode extends pulumi.dynamic.Resource {
   declare readonly nodeName: pulumi.Output<string>;
   declare readonly hostname: pulumi.Output<string>;
   declare readonly osBuild: pulumi.Output<string>;
+  /** The host's update build revision (UBR), as the kubelet reports it in the Node's kernelVersion. */
+  declare readonly osRevision: pulumi.Output<number>;
   declare readonly versions: pulumi.Output<Record<string, string>>;
   declare readonly pendingSteps: pulumi.Output<string[]>;
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
@@ -68,9 +77,12 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         networkAgents: args.networkAgents,
         proxy: args.proxy === undefined ? undefined : pulumi.secret(args.proxy),
         nodeName: args.nodeName,
+        windowsServer: args.windowsServer,
+        nodeIp: args.nodeIp,
         providerId: undefined,
         hostname: undefined,
         osBuild: undefined,
+        osRevision: undefined,
         versions: undefined,
         pendingSteps: undefined,
         hostKeyFingerprint: undefined,

@@ -4,8 +4,9 @@ import { VanillaEstateConfig } from "../../stacks/load";
 import { WindowsRuntimeClasses } from "../scheduling/runtime-classes";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "../mirrors/mirror-sets";
 import { renderHostsToml } from "../mirrors/hosts-toml";
-import { netConfFix, VanillaFacts } from "./discover";
-import { flannelConfigPatch, LINUX_ONLY_DAEMONSETS, linuxOnlyPatch } from "./objects";
+import { VanillaFacts } from "./discover";
+import { netConfChangeWarning, planNetConf } from "./flannel-backend";
+import { flannelConfigPatch, flannelRestartPatch, LINUX_ONLY_DAEMONSETS, linuxOnlyPatch } from "./objects";
 import { networkAgentObjects } from "./network-objects";
 import { ClusterAccess } from "../cluster-access";
 import { nodePath } from "../node-access/path";
@@ -83,12 +84,30 @@ export class VanillaEstate extends pulumi.ComponentResource {
     const flannel = cfg.kubernetes.flannel;
     const flannelPatch: pulumi.Resource[] = [];
     if (flannel.manage) {
-      // With the cluster's own net-conf, only the backend changes; offline, the whole file from the config is shown.
-      const text = facts?.netConf ? netConfFix(facts.netConf, flannel.vni, flannel.port) : flannelNetConf(resolved);
-      if (text !== undefined)
+      // With the cluster's own net-conf, only the VNI and port change; offline, the whole file from the config is
+      // shown. Always declared once managed: a Patch that leaves the program relinquishes its field, which server-side
+      // apply then deletes (pulumi-kubernetes provider/pkg/ssa Relinquish), and flannel would lose its net-conf.json.
+      // Retained on delete for the same reason: turning `manage` off must not strip flannel's config.
+      const plan = facts?.netConf
+        ? planNetConf(facts.netConf, { vni: flannel.vni, port: flannel.port })
+        : { text: flannelNetConf(resolved) };
+      const netConf = new k8s.core.v1.ConfigMapPatch(`${name}-flannel-net-conf`, flannelConfigPatch(plan.text), {
+        parent: this,
+        retainOnDelete: true,
+      });
+      flannelPatch.push(netConf);
+      if (plan.change) {
+        // Linux flanneld reads net-conf.json only at start: restart it, after the patch, before any Windows node
+        // joins. Declared only for the change and retained when it leaves the program, so it restarts nothing again.
+        pulumi.log.warn(netConfChangeWarning(plan.change, facts?.linuxNodes), this);
         flannelPatch.push(
-          new k8s.core.v1.ConfigMapPatch(`${name}-flannel-net-conf`, flannelConfigPatch(text), { parent: this }),
+          new k8s.apps.v1.DaemonSetPatch(`${name}-flannel-restart`, flannelRestartPatch(plan.change.to), {
+            parent: this,
+            dependsOn: [netConf],
+            retainOnDelete: true,
+          }),
         );
+      }
     }
     for (const ds of LINUX_ONLY_DAEMONSETS)
       new k8s.apps.v1.DaemonSetPatch(`${name}-linux-only-${ds.name}`, linuxOnlyPatch(ds.namespace, ds.name), {
@@ -210,8 +229,12 @@ export class VanillaEstate extends pulumi.ComponentResource {
           : nodeConnection(n, n.index, cfg.privateKey.pem, nodePath(cfg));
         const vms = created?.vms[n.address] ?? [];
 
-        // flannel's provider address must be an IP: a created VM's private IP, or a DNS name resolved from here.
-        const cniConf = (vmAddress ?? pulumi.output(nodeIPv4(n.address))).apply((ip) => flannelCniConf(resolved, ip));
+        // One node IP for the kubelet (--node-ip), the CNI's provider address and flanneld (status.hostIP): declared,
+        // a created VM's private IP, or the address (a DNS name resolved from here). Multi-NIC and NAT hosts that
+        // let each pick their own would disagree.
+        const nodeIp =
+          n.nodeIp !== undefined ? pulumi.output(n.nodeIp) : (vmAddress ?? pulumi.output(nodeIPv4(n.address)));
+        const cniConf = nodeIp.apply((ip) => flannelCniConf(resolved, ip));
         const files = [
           { dir: PATHS.containerdConfigDir, prefix: `${PATHS.containerdConfigDir}\\` },
           { dir: PATHS.cniConf, prefix: `${PATHS.cniConf}\\` },
@@ -252,6 +275,8 @@ export class VanillaEstate extends pulumi.ComponentResource {
             kubeconfig: access.kubeconfig,
             context: access.context,
             ...(n.name ? { nodeName: n.name } : {}),
+            windowsServer: n.windowsServer,
+            nodeIp: nodeIp.apply((ip) => (isIP(ip) === 4 ? ip : undefined)),
             ...(proxy ? { proxy } : {}),
             networkAgents: [
               { namespace: WINDOWS_NETWORK.namespace, app: WINDOWS_NETWORK.flanneld, binary: "flanneld" },

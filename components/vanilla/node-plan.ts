@@ -18,6 +18,7 @@ import {
   FLANNEL_CNI_PLUGIN_VERSION,
   FLANNEL_CNI_SHA256,
   WINDOWS_NETWORK,
+  WINDOWS_BUILDS,
 } from "../../facts/kubernetes";
 import { REGISTRIES_DIR } from "../mirrors/registry-mirrors";
 import type { Download } from "../../providers/vanilla-node/scripts";
@@ -195,7 +196,10 @@ export function vanillaNodePlan(
     [PATHS.containerdConfig]: containerdConfigToml(),
     [PATHS.flannelNetConf]: flannelNetConf(k),
     // A node given by DNS name gets its IP filled in on the host (the provider address must be an IP).
-    [`${PATHS.cniConf}\\10-flannel.conf`]: flannelCniConf(k, isIP(n.address) === 4 ? n.address : NODE_IP_PLACEHOLDER),
+    [`${PATHS.cniConf}\\10-flannel.conf`]: flannelCniConf(
+      k,
+      n.nodeIp ?? (isIP(n.address) === 4 ? n.address : NODE_IP_PLACEHOLDER),
+    ),
     [PATHS.joinConfig]: joinConfiguration(n, n.name ?? HOSTNAME_PLACEHOLDER, k, {
       token: TOKEN_PLACEHOLDER,
       caCertHash: discovery.caCertHash,
@@ -258,7 +262,11 @@ export function vanillaNodePlan(
     },
   ];
   const steps: NodeStep[] = [
-    { name: "os", does: `Windows Server ${n.windowsServer} with its required updates`, check: "build, UBR" },
+    {
+      name: "os",
+      does: `checked, never changed: the host runs Windows Server ${n.windowsServer} (build ${WINDOWS_BUILDS[n.windowsServer].split(".")[2]}); another build stops the converge before anything changes`,
+      check: "build (UBR recorded)",
+    },
     { name: "features", does: "Containers feature installed (reboot if pending)", check: "feature state" },
     {
       name: "host settings",

@@ -157,6 +157,12 @@ export function validateVanilla(
         path: at("address"),
         message: `${JSON.stringify(n.address)} is neither an IPv4 address nor a DNS name`,
       });
+    for (const [key, c] of parsed)
+      if (n.nodeIp !== undefined && cidrContains(c, n.nodeIp))
+        errors.push({
+          path: at("nodeIp"),
+          message: `${n.nodeIp} lies inside ${key.split(".")[1]} ${c.address}/${c.prefix}; a node's own address must not`,
+        });
     if (family === 4)
       for (const [key, c] of parsed)
         if (cidrContains(c, n.address))

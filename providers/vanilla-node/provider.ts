@@ -26,7 +26,7 @@ import {
   ProxyEnv,
   HOSTNAME_PLACEHOLDER,
 } from "./scripts";
-import { NO_PROXY_ENV, NodeProbe, parseNodeProbe, pendingSteps, Step } from "./steps";
+import { NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
@@ -66,6 +66,16 @@ export interface VanillaNodeInputs {
    * restarted when that binary is upgraded. Default none.
    */
   networkAgents?: NetworkAgent[];
+  /**
+   * The Windows Server release declared for the host (`nodes[].windowsServer`): a host that runs another build is
+   * refused before anything changes on it, and refresh reports it. Undefined (state from before): not checked.
+   */
+  windowsServer?: string;
+  /**
+   * The kubelet's `--node-ip`: the address the CNI conf and flanneld use too. A change re-joins the node (replace:
+   * drain, reset, join), since its pods, Node addresses and VXLAN endpoint all move. Undefined: the kubelet picks.
+   */
+  nodeIp?: string;
   /** What the Node object must carry: the declared labels and taints, and on vSphere the providerID. */
   identity?: { labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean };
   __provider?: string;
@@ -178,6 +188,11 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
         hostKey: recordedHostKey ?? s.hostKey,
         fingerprint: s.hostKeyFingerprint,
       };
+      const wrongOs = osMismatch(first.probe, i.windowsServer);
+      if (wrongOs)
+        throw new Error(
+          `${target}: ${wrongOs}; set this node's windowsServer to what it runs (its RuntimeClass and images follow it). Nothing was changed on the host`,
+        );
       if (!pendingSteps(first.probe, i.downloads, i.proxy).some((p) => p.step === "features"))
         return { first, done: await theRest(i, first, api, ps, s) };
       const out = await ps.run("installing Containers", featuresScript());
@@ -228,6 +243,7 @@ async function theRest(
   const nodeName = registeredName(i, first);
   const registration = {
     nodeName,
+    ...(i.nodeIp ? { nodeIp: i.nodeIp } : {}),
     labels: i.identity?.labels ?? {},
     taints: i.identity?.taints ?? [WINDOWS_TAINT],
   };
@@ -341,13 +357,19 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
   },
   async diff(_id: string, olds: VanillaNodeOutputs, news: VanillaNodeInputs) {
     const host = (c: SshConnection | undefined) => `${c?.host}:${c?.port ?? 22}`;
-    const replaces = host(olds.connection) !== host(news.connection) ? ["connection"] : [];
+    const replaces = [
+      ...(host(olds.connection) !== host(news.connection) ? ["connection"] : []),
+      // Recorded from this release on: state from before has none, and its kubelet takes the flag at its next upgrade.
+      ...(olds.nodeIp !== undefined && olds.nodeIp !== news.nodeIp ? ["nodeIp"] : []),
+    ];
     const changed =
       JSON.stringify(olds.downloads) !== JSON.stringify(news.downloads) ||
       // A rotated bootstrap token matters only to a node that has not joined yet.
       (olds.joinConfig !== news.joinConfig && !olds.joined) ||
       olds.containerdConfigPath !== news.containerdConfigPath ||
       olds.vxlanPort !== news.vxlanPort ||
+      // Recorded from this release on; state from before has none and needs no update for it.
+      (olds.windowsServer !== undefined && olds.windowsServer !== news.windowsServer) ||
       JSON.stringify(olds.connection) !== JSON.stringify(news.connection) ||
       olds.kubeconfig !== news.kubeconfig ||
       JSON.stringify(olds.identity) !== JSON.stringify(news.identity) ||
@@ -370,7 +392,11 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       const p = await withSession(conn, props.hostKey, (s) =>
         withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props)),
       );
-      const pending = pendingSteps(p, props.downloads, props.proxy).map((x) => `${x.step}: ${x.why}`);
+      const wrongOs = osMismatch(p, props.windowsServer);
+      const pending = [
+        ...(wrongOs ? [`os: ${wrongOs}`] : []),
+        ...pendingSteps(p, props.downloads, props.proxy).map((x) => `${x.step}: ${x.why}`),
+      ];
       // The Node's labels, taints and providerID, when the API can be asked.
       if (props.identity && props.kubeconfig !== undefined && p.joined) {
         const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);

@@ -57,6 +57,8 @@ export function probeScript(names: readonly string[], vxlanPort: number): string
     "  hostname = $env:COMPUTERNAME",
     "  proxy = $proxy",
     "  osBuild = [string]$os.BuildNumber",
+    // The update revision, where the kubelet reads it too (kubernetes pkg/kubelet/winstats/version.go: UBR).
+    "  osRevision = [int](Get-ItemProperty -LiteralPath 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion').UBR",
     "  containersFeature = [string]$feature.InstallState",
     "  versions = $versions",
     "  services = $services",
@@ -179,6 +181,8 @@ export const HOSTNAME_PLACEHOLDER = "<hostname, lower case, read on the host>";
 export interface KubeletRegistration {
   /** The Node name (`nodes[].name`, or the host's lower-case hostname). */
   nodeName: string;
+  /** The kubelet's `--node-ip` (`nodes[].nodeIp`, or the address the stack reaches): what the CNI and flanneld use. */
+  nodeIp?: string;
   labels: Readonly<Record<string, string>>;
   taints: readonly { key: string; value?: string; effect: string }[];
 }
@@ -205,6 +209,7 @@ function kubeletCommandLineLines(r: KubeletRegistration): string[] {
     "--resolv-conf=",
     "--windows-service",
     `--hostname-override=${r.nodeName}`,
+    ...(r.nodeIp ? [`--node-ip=${r.nodeIp}`] : []),
     ...(taints.length > 0 ? [`--register-with-taints=${taints.join(",")}`] : []),
     ...(labels.length > 0 ? [`--node-labels=${labels.join(",")}`] : []),
   ];

@@ -4,10 +4,13 @@
  */
 import { get, obj, parseJson, str } from "../../lib/json";
 import { Download, ProxyEnv } from "./scripts";
+import { WINDOWS_BUILDS } from "../../facts/kubernetes";
 
 export interface NodeProbe {
   hostname: string;
   osBuild: string;
+  /** The update build revision (UBR); 0 when unknown. */
+  osRevision: number;
   /** `Installed`, `Available`, `InstallPending`, … (Get-WindowsFeature InstallState). */
   containersFeature: string;
   /** Download name → the version recorded when it was installed ("" when never). */
@@ -45,6 +48,7 @@ export function parseNodeProbe(output: string): NodeProbe {
   return {
     hostname: str(raw.hostname) ?? "",
     osBuild: str(raw.osBuild) ?? "",
+    osRevision: typeof raw.osRevision === "number" ? raw.osRevision : 0,
     containersFeature: str(raw.containersFeature) ?? "",
     versions,
     services,
@@ -56,6 +60,22 @@ export function parseNodeProbe(output: string): NodeProbe {
       NO_PROXY: str(get(raw, "proxy", "NO_PROXY")) ?? "",
     },
   };
+}
+
+/**
+ * Why the host is not the Windows Server release the stack declares for it, or undefined when it is. The RuntimeClass
+ * and the images the node runs follow the declared release (a container's build must match the host's), so a 2025
+ * host declared 2022 would run pods that cannot start; an in-place OS upgrade shows up here at refresh.
+ */
+export function osMismatch(p: Pick<NodeProbe, "osBuild">, windowsServer: string | undefined): string | undefined {
+  const builds: Record<string, string> = WINDOWS_BUILDS;
+  const want = windowsServer === undefined ? undefined : builds[windowsServer]?.split(".")[2];
+  if (want === undefined || p.osBuild === want) return undefined;
+  const is = Object.keys(builds).find((v) => builds[v].split(".")[2] === p.osBuild);
+  const what = is
+    ? `Windows Server ${is}`
+    : `a release this stack does not support (${Object.keys(builds).join(", ")})`;
+  return `the host runs build ${p.osBuild || "unknown"}, ${what}, not the declared ${windowsServer} (build ${want})`;
 }
 
 /** No proxy: every variable unset. */

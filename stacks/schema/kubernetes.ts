@@ -155,6 +155,13 @@ const node = z.strictObject({
       passwordSecret: z.string().min(1).optional(),
     })
     .optional(),
+  /**
+   * The host's IPv4 address on the cluster network: the kubelet's `--node-ip` (the Node's InternalIP, which flanneld
+   * binds VXLAN to through `status.hostIP`) and the CNI's provider address, so all three agree. Default: `address`
+   * (resolved from here when it is a DNS name), or a created VM's private IP. Set it when SSH reaches the host at
+   * another address (NAT, a second NIC). Changing it re-joins the node (drain, reset, join).
+   */
+  nodeIp: z.ipv4().optional(),
   /** Windows Server version the host runs (`2022` or `2025`, as Kubernetes supports them). Default 2022. */
   windowsServer: z.enum(["2022", "2025"]).default("2022"),
   /** Labels for the Node (besides what the kubelet sets). */

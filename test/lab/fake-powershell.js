@@ -53,6 +53,7 @@ function handle(script) {
         JSON.stringify({
           hostname: host.hostname,
           osBuild: host.osBuild,
+          osRevision: host.revision || host.updateRevision || 0,
           containersFeature: host.containersFeature || "Available",
           versions,
           services,

@@ -695,6 +695,17 @@ const vanillaCases: Case[] = [
     says: /inside podNetworkCidr/,
   },
   {
+    name: "vanilla: a node IP inside the service network",
+    config: vn({ nodeIp: "10.96.0.5" }),
+    paths: ["nodes[0].nodeIp"],
+    says: /inside serviceCidr/,
+  },
+  {
+    name: "vanilla: a node IP that is not an IPv4 address",
+    config: vn({ nodeIp: "win-vm1" }),
+    paths: ["nodes[0].nodeIp"],
+  },
+  {
     name: "vanilla: a node with no way to verify its host key",
     config: vn({ trustOnFirstUse: false }),
     paths: ["nodes[0].hostKey"],

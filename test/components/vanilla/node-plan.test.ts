@@ -120,6 +120,12 @@ test("a named node registers under its name; a node given by DNS name gets its I
   expect(cni.delegate.Policies[2].Value.Settings.ProviderAddress).toBe(NODE_IP_PLACEHOLDER);
 });
 
+test("a declared node IP is the CNI's provider address, whatever address SSH uses (NAT, a second NIC)", () => {
+  const plan = vanillaNodePlan(node({ address: "203.0.113.7", nodeIp: "10.0.0.21" }), k, {});
+  const cni = JSON.parse(plan.files["C:\\etc\\cni\\net.d\\10-flannel.conf"]);
+  expect(cni.delegate.Policies[2].Value.Settings.ProviderAddress).toBe("10.0.0.21");
+});
+
 test("downloads come from the public release URLs with their checksum files, or from the mirror with the same path", () => {
   const plan = vanillaNodePlan(node(), k, {});
   expect(plan.downloads.find((d) => d.name === "kubelet")).toEqual({

@@ -137,3 +137,38 @@ test("without nodes[].name the join file carries the host's own lower-case name,
   await cost(() => vanillaNodeProvider.create({ ...inputs(), joinConfig }));
   expect(JSON.parse(fs.readFileSync(state, "utf8"))).toMatchObject({ joined: true, joinedAs: "win-trips-3" });
 });
+
+test("a host that runs another Windows Server release is refused after the probe, before anything changes on it", async () => {
+  // Build numbers: facts/kubernetes.ts WINDOWS_BUILDS (2022 = 10.0.20348, 2025 = 10.0.26100). The RuntimeClass and
+  // images follow the declared release, and a container's build must match the host's.
+  fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState("win-trips-4"), osBuild: "26100" }));
+  const r = await cost(() =>
+    vanillaNodeProvider.create({ ...inputs(), windowsServer: "2022" }).then(
+      () => "created",
+      (e: Error) => e.message,
+    ),
+  );
+  expect(r.result).toBe(
+    `${h.user}@${h.host}:${h.port}: the host runs build 26100, Windows Server 2025, not the declared 2022 (build 20348); set this node's windowsServer to what it runs (its RuntimeClass and images follow it). Nothing was changed on the host`,
+  );
+  expect(r.launches).toEqual([["Get-WindowsFeature"]]);
+  // Declared as what it runs, it converges; a refresh after an in-place upgrade names the drift.
+  const made = (await cost(() => vanillaNodeProvider.create({ ...inputs(), windowsServer: "2025" }))).result;
+  expect(made.outs).toMatchObject({ osBuild: "26100", osRevision: 2700, pendingSteps: [] });
+  const host = JSON.parse(fs.readFileSync(state, "utf8"));
+  fs.writeFileSync(state, JSON.stringify({ ...host, osBuild: "20348" }));
+  const read = (await cost(() => vanillaNodeProvider.read!(made.id, made.outs))).result;
+  expect(read.props?.pendingSteps).toEqual([
+    "os: the host runs build 20348, Windows Server 2022, not the declared 2025 (build 26100)",
+  ]);
+});
+
+test("a changed node IP re-joins the node (replace); state recorded before the node IP existed is left as it is", async () => {
+  const outs = (nodeIp?: string) =>
+    ({ ...inputs(), ...(nodeIp ? { nodeIp } : {}), nodeName: "n", pendingSteps: [] }) as unknown as VanillaNodeOutputs;
+  const diff = (olds: VanillaNodeOutputs, nodeIp?: string) =>
+    vanillaNodeProvider.diff!("id", olds, { ...inputs(), ...(nodeIp ? { nodeIp } : {}) });
+  expect(await diff(outs("10.0.0.21"), "10.0.1.21")).toMatchObject({ replaces: ["nodeIp"], deleteBeforeReplace: true });
+  expect(await diff(outs("10.0.0.21"), "10.0.0.21")).toMatchObject({ changes: false, replaces: [] });
+  expect(await diff(outs(), "10.0.0.21")).toMatchObject({ changes: false, replaces: [] });
+});

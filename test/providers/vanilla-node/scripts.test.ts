@@ -98,6 +98,14 @@ test("the Node registers right at its first start: name, taints and labels on th
   expect(flags).not.toContain('"');
 });
 
+test("one node IP: the kubelet registers with --node-ip when the stack knows it, and picks its own otherwise", () => {
+  // kubelet --node-ip sets the Node's InternalIP (cmd/kubelet/app/options/options.go NodeIP), which flanneld reads
+  // back as status.hostIP (--iface) and the CNI conf names as its ProviderAddress: all three must agree.
+  const flags = (r: typeof REG) => /^\$flags = @\((.*)\)$/m.exec(kubeletServiceScript(r))?.[1] ?? "";
+  expect(flags({ ...REG, nodeIp: "10.0.0.21" })).toContain("'--node-ip=10.0.0.21'");
+  expect(flags(REG)).not.toContain("--node-ip");
+});
+
 test("every run merges kubeadm-flags.env, so re-registering the service (an upgrade, start-type drift) keeps kubeadm's flags", () => {
   for (const s of [kubeletServiceScript(REG), joinScript("C:\\k\\kubeadm\\join.yaml", REG)]) {
     const read = s.indexOf("Get-Content -LiteralPath $envFile -Raw");
