@@ -12,6 +12,11 @@ export interface NodeFilesArgs {
   directory: pulumi.Input<string>;
   /** Relative path (use `/` or `\`) → file text, e.g. `{"quay.io/hosts.toml": "server = …"}`. */
   files: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /**
+   * The host will never answer (its node is removed with `forceRemove`): nothing is done on it, and deleting this
+   * resource only forgets it. Default false.
+   */
+  hostGone?: pulumi.Input<boolean>;
 }
 
 /**
@@ -34,6 +39,7 @@ export class NodeFiles extends pulumi.dynamic.Resource {
         connection: pulumi.secret(args.connection),
         directory: args.directory,
         files: args.files,
+        hostGone: args.hostGone,
         checksums: undefined,
         hostKey: undefined,
         hostKeyFingerprint: undefined,

@@ -34,6 +34,11 @@ export interface VanillaNodeArgs {
   windowsServer?: pulumi.Input<string>;
   /** The kubelet's `--node-ip`, which the CNI conf and flanneld use too; a change re-joins the node. */
   nodeIp?: pulumi.Input<string | undefined>;
+  /**
+   * The host will never answer: its Node is deleted through the API, nothing is tried over SSH, and deleting this
+   * resource afterwards only forgets it (`nodes[].forceRemove`). Default false.
+   */
+  forceRemove?: pulumi.Input<boolean>;
   /** Labels and taints the Node must carry, and whether to set its providerID from the vSphere BIOS serial. */
   identity?: pulumi.Input<{ labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean }>;
   /**
@@ -55,6 +60,8 @@ export class VanillaNode extends pulumi.dynamic.Resource {
   declare readonly osRevision: pulumi.Output<number>;
   declare readonly versions: pulumi.Output<Record<string, string>>;
   declare readonly pendingSteps: pulumi.Output<string[]>;
+  /** After `forceRemove`: what stays on the host, which nobody could clean up. */
+  declare readonly leftOnHost: pulumi.Output<string | undefined>;
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
   /** The host key this node was verified with (pinned, or recorded at first contact): later operations pin it. */
   declare readonly hostKey: pulumi.Output<string>;
@@ -79,6 +86,8 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         nodeName: args.nodeName,
         windowsServer: args.windowsServer,
         nodeIp: args.nodeIp,
+        forceRemove: args.forceRemove,
+        leftOnHost: undefined,
         providerId: undefined,
         hostname: undefined,
         osBuild: undefined,

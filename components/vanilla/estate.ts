@@ -232,8 +232,11 @@ export class VanillaEstate extends pulumi.ComponentResource {
         // One node IP for the kubelet (--node-ip), the CNI's provider address and flanneld (status.hostIP): declared,
         // a created VM's private IP, or the address (a DNS name resolved from here). Multi-NIC and NAT hosts that
         // let each pick their own would disagree.
+        // A host removed with forceRemove is never resolved or reached again.
         const nodeIp =
-          n.nodeIp !== undefined ? pulumi.output(n.nodeIp) : (vmAddress ?? pulumi.output(nodeIPv4(n.address)));
+          n.nodeIp !== undefined || n.forceRemove
+            ? pulumi.output(n.nodeIp ?? n.address)
+            : (vmAddress ?? pulumi.output(nodeIPv4(n.address)));
         const cniConf = nodeIp.apply((ip) => flannelCniConf(resolved, ip));
         const files = [
           { dir: PATHS.containerdConfigDir, prefix: `${PATHS.containerdConfigDir}\\` },
@@ -254,6 +257,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
                       p.endsWith("10-flannel.conf") ? cniConf : text,
                     ]),
                 ),
+                ...(n.forceRemove ? { hostGone: true } : {}),
               },
               { parent: this, dependsOn: vms },
             ),
@@ -277,6 +281,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
             ...(n.name ? { nodeName: n.name } : {}),
             windowsServer: n.windowsServer,
             nodeIp: nodeIp.apply((ip) => (isIP(ip) === 4 ? ip : undefined)),
+            ...(n.forceRemove ? { forceRemove: true } : {}),
             ...(proxy ? { proxy } : {}),
             networkAgents: [
               { namespace: WINDOWS_NETWORK.namespace, app: WINDOWS_NETWORK.flanneld, binary: "flanneld" },
@@ -292,6 +297,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
           { parent: this, dependsOn: [...files, ...flannelPatch, ...(relay ? [relay.ready] : [])] },
         );
         converged.push(node);
+        if (n.forceRemove) return; // never patched: its host does not answer
         // Patching finds a node's connection by the Node's address or name, pinned to the key the node was verified
         // with (a trust-on-first-use key is recorded by VanillaNode, never trusted anew).
         const pinned = pulumi

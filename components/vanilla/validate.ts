@@ -131,6 +131,12 @@ export function validateVanilla(
   nodes.forEach((n, i) => {
     const at = (...p: (string | number)[]) => joinPath(["nodes", i, ...p]);
     if (n.aws || n.azure) {
+      if (n.forceRemove)
+        errors.push({
+          path: at("forceRemove"),
+          message:
+            "applies to hosts given by address; a node this stack creates goes with its entry (delete the entry)",
+        });
       errors.push(...createdEntryIssues(n, at, secretKeys));
       return;
     }

@@ -12,6 +12,11 @@ export interface NodeFilesInputs {
   connection: SshConnection;
   directory: string;
   files: Record<string, string>;
+  /**
+   * The host will never answer (a node removed with `forceRemove`): nothing is read, written or removed on it, and
+   * deleting the resource only forgets it. Default false.
+   */
+  hostGone?: boolean;
 }
 
 export interface NodeFilesOutputs extends NodeFilesInputs {
@@ -146,6 +151,8 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
     return { inputs: news, failures: checkInputs(news) };
   },
   async diff(_id: string, olds: NodeFilesOutputs, news: NodeFilesInputs) {
+    // A host that is gone is only ever recorded as gone: no replacement, no rewrite.
+    if (news.hostGone) return { changes: olds.hostGone !== true, replaces: [], deleteBeforeReplace: true };
     const before = identity(olds);
     const after = identity(news);
     const names = ["connection", "connection", "connection", "directory"];
@@ -160,18 +167,20 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
     return { changes: replaces.length > 0 || drift || connectionChanged, replaces, deleteBeforeReplace: true };
   },
   async create(inputs: NodeFilesInputs) {
-    const outs = await converge(inputs, undefined);
+    const outs = inputs.hostGone ? gone(inputs) : await converge(inputs, undefined);
     return { id: `${describeTarget(inputs.connection)}:${inputs.directory}`, outs };
   },
   async read(id: string, props?: NodeFilesOutputs) {
     if (!props) return { id, props: {} };
+    if (props.hostGone) return { id, props };
     const checksums = await withSession(props.connection, props.hostKey, (s) => hostChecksums(s, props.directory));
     return { id, props: { ...props, checksums } };
   },
   async update(_id: string, olds: NodeFilesOutputs, news: NodeFilesInputs) {
-    return { outs: await converge(news, olds.hostKey) };
+    return { outs: news.hostGone ? gone(news, olds) : await converge(news, olds.hostKey) };
   },
   async delete(_id: string, props: NodeFilesOutputs) {
+    if (props.hostGone) return;
     await withSession(props.connection, props.hostKey, async (s) => {
       const r = await s.exec(
         s.style === "windows"
@@ -183,6 +192,17 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
     });
   },
 };
+
+/** What is recorded for a host that is gone: the last known files and host key, nothing read from it. */
+function gone(i: NodeFilesInputs, olds?: NodeFilesOutputs): NodeFilesOutputs {
+  return {
+    ...i,
+    hostGone: true,
+    checksums: olds?.checksums ?? {},
+    hostKey: olds?.hostKey ?? "",
+    hostKeyFingerprint: olds?.hostKeyFingerprint ?? "",
+  };
+}
 
 function sortKeys(o: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

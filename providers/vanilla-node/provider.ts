@@ -76,6 +76,11 @@ export interface VanillaNodeInputs {
    * drain, reset, join), since its pods, Node addresses and VXLAN endpoint all move. Undefined: the kubelet picks.
    */
   nodeIp?: string;
+  /**
+   * The host will never answer (`nodes[].forceRemove`): its Node is deleted through the API, nothing is tried over
+   * SSH, and deleting the resource afterwards only forgets it. Default false.
+   */
+  forceRemove?: boolean;
   /** What the Node object must carry: the declared labels and taints, and on vSphere the providerID. */
   identity?: { labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean };
   __provider?: string;
@@ -91,6 +96,8 @@ export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">,
   hostKey: string;
   hostKeyFingerprint: string;
   unreachable?: string;
+  /** After a forced removal: what stays on the host, which nobody could clean up. */
+  leftOnHost?: string;
 }
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
@@ -356,6 +363,8 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     return { inputs: news, failures };
   },
   async diff(_id: string, olds: VanillaNodeOutputs, news: VanillaNodeInputs) {
+    // A host that is gone is only ever removed through the API, never replaced or converged.
+    if (news.forceRemove) return { changes: olds.forceRemove !== true, replaces: [], deleteBeforeReplace: true };
     const host = (c: SshConnection | undefined) => `${c?.host}:${c?.port ?? 22}`;
     const replaces = [
       ...(host(olds.connection) !== host(news.connection) ? ["connection"] : []),
@@ -381,11 +390,12 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     return { changes: replaces.length > 0 || changed || drift, replaces, deleteBeforeReplace: true };
   },
   async create(inputs: VanillaNodeInputs) {
-    const outs = await converge(inputs, undefined);
+    const outs = inputs.forceRemove ? await removeWithoutHost(inputs) : await converge(inputs, undefined);
     return { id: describeTarget(inputs.connection), outs: defined(outs) };
   },
   async read(id: string, props?: VanillaNodeOutputs) {
     if (!props) return { id, props: {} };
+    if (props.forceRemove) return { id, props };
     const { unreachable: _was, ...last } = props;
     try {
       const conn = { ...props.connection, deadlineSeconds: Math.min(props.connection.deadlineSeconds ?? 120, 30) };
@@ -414,21 +424,37 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
   async update(_id: string, olds: VanillaNodeOutputs, news: VanillaNodeInputs) {
-    return { outs: defined(await converge(news, olds.hostKey)) };
+    return {
+      outs: defined(news.forceRemove ? await removeWithoutHost(news, olds) : await converge(news, olds.hostKey)),
+    };
   },
   async delete(_id: string, props: VanillaNodeOutputs) {
+    if (props.forceRemove) return;
     const name = props.nodeName;
+    const target = describeTarget(props.connection);
     const api =
       props.kubeconfig !== undefined
         ? await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000)
         : undefined;
-    if (api && name) {
-      await setCordoned(api, name, true);
-      await drainNode(api, name, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (props.pollSeconds ?? 5) * 1000, progress });
-    }
+    // The host first: one that does not answer stops the removal before its Node is cordoned or drained.
     await withSession(props.connection, props.hostKey, (s) =>
-      withPowerShell(s, describeTarget(props.connection), (ps) => ps.run("kubeadm reset", resetScript())),
-    );
+      withPowerShell(s, target, async (ps) => {
+        if (api && name) {
+          await setCordoned(api, name, true);
+          await drainNode(api, name, {
+            ...DRAIN_RUN_DEFAULTS,
+            retryDelayMs: (props.pollSeconds ?? 5) * 1000,
+            progress,
+          });
+        }
+        await ps.run("kubeadm reset", resetScript());
+      }),
+    ).catch((e: Error) => {
+      if (!isUnreachable(e)) throw e;
+      throw new Error(
+        `${e.message}; nothing was changed. If this host will never answer again, keep (or put back) its entry in windows-estate:nodes with forceRemove: true and run up: its Node is deleted through the API alone. Then delete the entry`,
+      );
+    });
     if (api && name) {
       const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
       if (r.status >= 300 && r.status !== 404)
@@ -436,6 +462,56 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
 };
+
+/**
+ * What a forced removal leaves on the host. Its kubelet keeps a client certificate the cluster signed (valid for
+ * kube-controller-manager's --cluster-signing-duration, a year by default), with which it registers its Node again if the
+ * host ever starts: it must be wiped or reimaged before it reconnects.
+ */
+export const LEFT_ON_HOST =
+  "the kubelet and containerd services, C:\\k, C:\\var\\lib\\kubelet and C:\\etc\\kubernetes with the kubelet's client certificate, which stays valid (a year by default) and re-registers the Node if the host ever starts again: wipe or reimage it before it reconnects";
+
+/**
+ * Removes a node whose host will never answer, through the API only: its Node is deleted (no drain: its pods are
+ * already lost, and once the Node is gone kube-controller-manager's pod garbage collector deletes them,
+ * pkg/controller/podgc `gcOrphaned`, so their controllers recreate them elsewhere).
+ */
+async function removeWithoutHost(i: VanillaNodeInputs, last?: VanillaNodeOutputs): Promise<VanillaNodeOutputs> {
+  const name = i.nodeName ?? last?.nodeName ?? "";
+  if (i.kubeconfig !== undefined && name) {
+    const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+    const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
+    if (r.status >= 300 && r.status !== 404)
+      throw new Error(`node ${name}: deleting its Node failed: the API answered ${r.status}`);
+    progress(
+      `node ${name}: ${r.status === 404 ? "no Node to delete" : "Node deleted"} without its host (forceRemove); left on ${describeTarget(i.connection)}: ${LEFT_ON_HOST}`,
+    );
+  } else if (!name)
+    progress(
+      `${describeTarget(i.connection)}: forceRemove: never joined under a known name, nothing to delete in the API`,
+    );
+  const probe: NodeProbe = last ?? {
+    hostname: "",
+    osBuild: "",
+    osRevision: 0,
+    containersFeature: "",
+    versions: {},
+    services: {},
+    firewall: { kubelet: false, vxlan: false },
+    joined: false,
+    machineProxy: NO_PROXY_ENV,
+  };
+  return {
+    ...probe,
+    ...i,
+    nodeName: name,
+    pendingSteps: [],
+    hostKey: last?.hostKey ?? "",
+    hostKeyFingerprint: last?.hostKeyFingerprint ?? "",
+    forceRemove: true,
+    leftOnHost: LEFT_ON_HOST,
+  };
+}
 
 /** The Node's name: `nodes[].name` when the stack sets it (the kubelet registers it through --hostname-override), else
  * the host's hostname in lower case, as the kubelet registers by default. */

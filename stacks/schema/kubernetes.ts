@@ -162,6 +162,12 @@ const node = z.strictObject({
    * another address (NAT, a second NIC). Changing it re-joins the node (drain, reset, join).
    */
   nodeIp: z.ipv4().optional(),
+  /**
+   * The host will never answer again: `up` deletes its Node through the API (its pods are already lost; the pod
+   * garbage collector removes them) without trying SSH, and says what stays on the host. Delete the entry afterwards;
+   * that touches nothing. Not for nodes this stack creates (delete their entry: the VM goes with it). Default false.
+   */
+  forceRemove: z.boolean().default(false),
   /** Windows Server version the host runs (`2022` or `2025`, as Kubernetes supports them). Default 2022. */
   windowsServer: z.enum(["2022", "2025"]).default("2022"),
   /** Labels for the Node (besides what the kubelet sets). */

@@ -234,6 +234,24 @@ test("diff: a new directory or host replaces; preview unknowns count as changes"
   ).toMatchObject({ changes: true });
 });
 
+test("a host that is gone (its node removed with forceRemove): recorded as gone without SSH, then forgotten", async () => {
+  const h = await startLabHost();
+  const dir = newDir(h);
+  const quick = conn(h, { connectTimeoutSeconds: 1, deadlineSeconds: 2 });
+  const made = (await nodeFilesProvider.create({ connection: quick, directory: dir, files })).outs as NodeFilesOutputs;
+  await h.stop(); // any SSH attempt now fails
+  const gone = { connection: quick, directory: dir, files: { "quay.io/hosts.toml": "changed" }, hostGone: true };
+  // Neither a replacement nor a rewrite: only the record changes.
+  expect(await nodeFilesProvider.diff!("id", made, gone)).toMatchObject({ changes: true, replaces: [] });
+  const outs = (await nodeFilesProvider.update!("id", made, gone)).outs as NodeFilesOutputs;
+  expect(outs).toMatchObject({ hostGone: true, checksums: made.checksums, hostKey: made.hostKey });
+  expect(await nodeFilesProvider.diff!("id", outs, gone)).toMatchObject({ changes: false });
+  expect((await nodeFilesProvider.read!("id", outs)).props).toEqual(outs);
+  await expect(nodeFilesProvider.delete!("id", outs)).resolves.toBeUndefined();
+  // Without the flag the same delete tries the host, and fails naming it.
+  await expect(nodeFilesProvider.delete!("id", made)).rejects.toThrow(String(h.port));
+});
+
 describe("serialized, as the dynamic-provider host runs it", () => {
   let text: string;
   let inputs: Record<string, unknown>;

@@ -706,6 +706,18 @@ const vanillaCases: Case[] = [
     paths: ["nodes[0].nodeIp"],
   },
   {
+    name: "vanilla: forceRemove on a node this stack creates (its entry goes, and the VM with it)",
+    config: vn({
+      forceRemove: true,
+      address: undefined,
+      username: undefined,
+      name: "win",
+      aws: { subnetId: "subnet-0a1b", securityGroupIds: ["sg-0a1b"] },
+    }),
+    paths: ["nodes[0].forceRemove"],
+    says: /delete the entry/,
+  },
+  {
     name: "vanilla: a node with no way to verify its host key",
     config: vn({ trustOnFirstUse: false }),
     paths: ["nodes[0].hostKey"],

@@ -289,3 +289,32 @@ test("removing a node drains it, resets it on the host and deletes the Node obje
   expect(nodes.events.slice(before)).toEqual(["win-van-0 cordon", "win-van-0 deleted"]);
   expect(nodes.nodes.has("win-van-0")).toBe(false);
 });
+
+test("a host that will never answer: forceRemove deletes its Node through the API only, says what stays, and is then forgotten", async () => {
+  const l = labs[1];
+  await l.host.stop(); // the host is gone: any SSH attempt would fail
+  const before = nodes.events.length;
+  // An ordinary removal cannot reach it: it says which host and the way out, and has not cordoned the Node.
+  const refused = await plugin.delete(urn(l), "id", states[1]).then(
+    () => "deleted",
+    (e: Error) => e.message,
+  );
+  expect(refused).toContain(l.host.host);
+  expect(refused).toContain(
+    "nothing was changed. If this host will never answer again, keep (or put back) its entry in windows-estate:nodes with forceRemove: true",
+  );
+  expect(nodes.events.slice(before)).toEqual([]);
+  // forceRemove: an update (never a replacement), no SSH, no drain: the Node goes (pod GC removes its pods).
+  const diff = await plugin.diff(urn(l), "id", states[1], inputs(l, { forceRemove: true }));
+  expect(diff).toMatchObject({ changes: true, replaces: [] });
+  const removed = await plugin.update(urn(l), "id", states[1], inputs(l, { forceRemove: true }));
+  expect(nodes.events.slice(before)).toEqual(["win-van-1 deleted"]);
+  expect(nodes.nodes.has("win-van-1")).toBe(false);
+  expect(removed).toMatchObject({ forceRemove: true, nodeName: "win-van-1" });
+  expect(removed.leftOnHost).toContain("re-registers the Node if the host ever starts again");
+  // Refresh reads nothing from it; a second up changes nothing; deleting the entry forgets it without SSH.
+  expect((await plugin.read(urn(l), "id", removed, inputs(l, { forceRemove: true }))).outputs).toEqual(removed);
+  expect((await plugin.diff(urn(l), "id", removed, inputs(l, { forceRemove: true }))).changes).toBe(false);
+  await plugin.delete(urn(l), "id", removed);
+  expect(nodes.events.slice(before)).toEqual(["win-van-1 deleted"]);
+});

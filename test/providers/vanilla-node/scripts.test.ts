@@ -10,6 +10,7 @@ import {
   startServicesScript,
   stopServicesScript,
   proxyScript,
+  KubeletRegistration,
 } from "../../../providers/vanilla-node/scripts";
 import { parseNodeProbe, pendingSteps } from "../../../providers/vanilla-node/steps";
 import { REMOVED_KUBELET_FLAGS } from "../../../facts/kubernetes";
@@ -18,7 +19,7 @@ import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 
 const items = releaseDownloads("1.36.2", ["kubelet"]);
 
-const REG = {
+const REG: KubeletRegistration = {
   nodeName: "win-a",
   labels: { pool: "windows" },
   taints: [{ key: "os", value: "windows", effect: "NoSchedule" }],
