@@ -195,7 +195,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     writeAtomically(kubeconfig, adminKubeconfig(pki, server, `lab-${opts.name}`), 0o600);
 
     log(
-      "starting kube-controller-manager (garbage collector, namespace, disruption, service accounts, bootstrap tokens)",
+      "starting kube-controller-manager (garbage collector, namespace, disruption, service accounts, bootstrap tokens, CSR approval and signing, DaemonSets)",
     );
     const controllerManager = started(
       startDetached(
@@ -206,8 +206,15 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
           "--leader-elect=false",
           "--secure-port=0",
           // Without the garbage collector pulumi-kubernetes' foreground deletes never finish; disruption sets
-          // PodDisruptionBudget status for evictions; the token controllers serve kubeadm-style joins.
-          "--controllers=garbagecollector,namespace,serviceaccount-token,serviceaccount,disruption,bootstrapsigner,tokencleaner",
+          // PodDisruptionBudget status for evictions; the token controllers serve kubeadm-style joins, and the CSR
+          // controllers complete them: csrapproving approves a kubelet's client CSR after a SubjectAccessReview
+          // (pkg/controller/certificates/approver/sarapprove.go), csrsigning signs it with the cluster CA, as kubeadm
+          // runs it (cmd/kubeadm/app/phases/controlplane/manifests.go getControllerManagerCommand:
+          // --cluster-signing-cert-file/--cluster-signing-key-file). The DaemonSet controller sets the status
+          // pulumi-kubernetes awaits for a DaemonSet (or a DaemonSet patch) and makes the pods of joined nodes.
+          "--controllers=garbagecollector,namespace,serviceaccount-token,serviceaccount,disruption,bootstrapsigner,tokencleaner,csrapproving,csrsigning,daemonset",
+          `--cluster-signing-cert-file=${pki.caCert}`,
+          `--cluster-signing-key-file=${pki.caKey}`,
           `--service-account-private-key-file=${pki.serviceAccountKey}`,
           `--root-ca-file=${pki.caCert}`,
           "--use-service-account-credentials=true",
