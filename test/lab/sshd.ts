@@ -94,7 +94,17 @@ function keygen(dir: string, type: "ed25519" | "rsa"): { priv: string; pub: stri
 
 /** Starts one lab host. Stop it in afterAll. */
 export async function startLabHost(
-  opts: { user?: string; binDir?: string; address?: string; port?: number } = {},
+  opts: {
+    user?: string;
+    binDir?: string;
+    address?: string;
+    port?: number;
+    /**
+     * A folder that holds this host's drives: SFTP's Windows drive paths (`/C:/k/…`) land under it (`<folder>/C:/k/…`)
+     * through test/lab/sftp-drive.js, so hosts on one machine never share a `C:` drive.
+     */
+    driveRoot?: string;
+  } = {},
 ): Promise<LabHost> {
   const address = opts.address ?? "127.0.0.1";
   if (!SSHD || !SFTP)
@@ -125,7 +135,9 @@ export async function startLabHost(
     "LogLevel ERROR",
     "MaxStartups 200:30:400",
     "MaxSessions 50",
-    `Subsystem sftp ${SFTP}`,
+    opts.driveRoot
+      ? `Subsystem sftp ${process.execPath} ${path.join(__dirname, "sftp-drive.js")} ${SFTP} ${opts.driveRoot}`
+      : `Subsystem sftp ${SFTP}`,
     // Lets a test put stand-in commands (a simulated `powershell`) first on the sessions' PATH.
     ...(opts.binDir ? [`SetEnv PATH=${opts.binDir}:/usr/local/bin:/usr/bin:/bin`] : []),
   ].join("\n");
