@@ -3,6 +3,10 @@
 // PowerShell does (base64 of UTF-16LE), logs the script, and answers the provider's probe and prepare scripts
 // from a JSON state file. It proves transport, encoding, parsing and decisions; the scripts themselves are proven
 // by the tree-sitter parse tests, and only a real Windows host proves their effect.
+// For vanilla nodes it refuses what the real pieces refuse: a join file kubeadm's validation rejects (endpoint, CA
+// pin, token, name), a kubelet command line the kubelet will not start with; downloads from a loopback mirror are
+// fetched and checked as the install script checks them, and a join to a loopback API server is made there for real
+// (fake-windows-network.js, loaded beside it). What it still cannot see is in docs/testing.md.
 const fs = require("fs");
 const path = require("path");
 const state = process.env.FAKE_WINDOWS_STATE || path.join(__dirname, "state.json");
@@ -14,11 +18,357 @@ if (i < 0) {
 const launched = Buffer.from(process.argv[i + 1], "base64").toString("utf16le");
 // Every start of this program is one PowerShell launch: counted in the log, which the round-trip tests read.
 fs.appendFileSync(state + ".log", "#launch\n");
+
+/** A PowerShell single-quoted literal's value (providers/ssh/powershell.ts psQuote doubles `'`). */
+const unquote = (q) => q.slice(1, -1).replace(/''/g, "'");
+/** The values of `$name = '…'` and `$name = @('…', …)` lines of a script. */
+const psString = (script, name) => {
+  const m = new RegExp(`^\\$${name} = ('(?:[^']|'')*')`, "m").exec(script);
+  return m ? unquote(m[1]) : undefined;
+};
+const psArray = (script, name) => {
+  const m = new RegExp(`^\\$${name} = @\\((.*)\\)$`, "m").exec(script);
+  return m ? [...m[1].matchAll(/'(?:[^']|'')*'/g)].map((q) => unquote(q[0])) : undefined;
+};
+
+/**
+ * Where a Windows path of this host lives on the lab machine. A host with a `driveRoot` (test/lab/lab-windows.ts,
+ * `drives`) has its drives under it, the same place its SFTP server writes `/C:/…` (test/lab/sftp-drive.js); other
+ * paths (the POSIX paths of the tests that use them) are used as they are.
+ */
+function hostFile(host, p) {
+  const m = /^([A-Za-z]):[\\/](.*)$/.exec(p);
+  if (!m || !host.driveRoot) return p;
+  return path.join(host.driveRoot, `${m[1]}:`, ...m[2].split(/[\\/]/).filter(Boolean));
+}
+
+/**
+ * A small YAML reader for what the program and the lab write with the `yaml` package (block mappings and sequences,
+ * plain and quoted scalars, `[]`/`{}`): the JoinConfiguration and cluster-info's kubeconfig. Kept here because the
+ * stand-in has no npm dependencies (it runs as the hosts' `powershell` from a folder of its own).
+ */
+function parseYaml(text) {
+  const lines = text
+    .split(/\r?\n/)
+    .map((raw) => ({ raw: raw.trimEnd(), indent: raw.search(/\S/), text: raw.trim() }))
+    .filter((l) => l.indent >= 0 && !l.text.startsWith("#") && l.text !== "---");
+  let i = 0;
+  const isItem = (t) => t === "-" || t.startsWith("- ");
+  const looksLikeKey = (t) => /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^"'\[{#][^:]*?):(\s|$)/.test(t);
+  const scalar = (v) => {
+    const s = v.trim();
+    if (s === "" || s === "null" || s === "~") return null;
+    if (s === "[]") return [];
+    if (s === "{}") return {};
+    if (s.startsWith('"')) return JSON.parse(s);
+    if (s.startsWith("'")) return unquote(s);
+    if (s === "true" || s === "false") return s === "true";
+    return s;
+  };
+  const block = () => (i >= lines.length ? null : isItem(lines[i].text) ? seq(lines[i].indent) : map(lines[i].indent));
+  function map(indent) {
+    const out = {};
+    while (i < lines.length && lines[i].indent === indent && !isItem(lines[i].text)) {
+      const m = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^"'][^:]*?):(?:\s+(.*))?$/.exec(lines[i].text);
+      if (!m) throw new Error(`unreadable YAML line: ${lines[i].text}`);
+      const key = scalar(m[1]);
+      i++;
+      if (m[2] !== undefined && m[2] !== "") {
+        let v = m[2];
+        // A long plain scalar folded onto more-indented lines.
+        while (i < lines.length && lines[i].indent > indent && !looksLikeKey(lines[i].text) && !isItem(lines[i].text))
+          v += " " + lines[i++].text;
+        out[key] = scalar(v);
+      } else if (
+        i < lines.length &&
+        (lines[i].indent > indent || (lines[i].indent === indent && isItem(lines[i].text)))
+      )
+        out[key] = block();
+      else out[key] = null;
+    }
+    return out;
+  }
+  function seq(indent) {
+    const out = [];
+    while (i < lines.length && lines[i].indent === indent && isItem(lines[i].text)) {
+      const rest = lines[i].text.slice(1).trimStart();
+      if (rest === "") {
+        i++;
+        out.push(block());
+      } else if (looksLikeKey(rest)) {
+        // A mapping whose first key follows the dash: read that line again as the mapping's first line.
+        const column = lines[i].raw.length - rest.length;
+        lines[i] = { raw: lines[i].raw, indent: column, text: rest };
+        out.push(map(column));
+      } else {
+        out.push(scalar(rest));
+        i++;
+      }
+    }
+    return out;
+  }
+  return block();
+}
+
+const dig = (o, ...keys) => keys.reduce((v, k) => (v && typeof v === "object" ? v[k] : undefined), o);
+
+// ---- kubeadm's checks of a JoinConfiguration that need no cluster, in kubeadm's words ----------------------------
+// (cmd/kubeadm/app/apis/kubeadm/validation/validation.go ValidateDiscovery, ValidateDiscoveryBootstrapToken,
+// ValidateToken, ValidateDiscoveryTokenAPIServer; cmd/kubeadm/app/util/pubkeypin/pubkeypin.go Allow). A token is never
+// quoted back: kubeadm prints it, the stand-in says "<hidden>" (its messages reach the CLI's output).
+const TOKEN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** net.SplitHostPort's refusals for `host:port` (Go net/ipsock.go), or undefined when it splits. */
+function splitHostPortProblem(a) {
+  if (a.startsWith("[")) {
+    const end = a.indexOf("]");
+    if (end < 0) return `address ${a}: missing ']' in address`;
+    if (end + 1 === a.length) return `address ${a}: missing port in address`;
+    if (a[end + 1] !== ":") return `address ${a}: missing port in address`;
+    return undefined;
+  }
+  const colons = a.split(":").length - 1;
+  if (colons === 0) return `address ${a}: missing port in address`;
+  if (colons > 1) return `address ${a}: too many colons in address`;
+  return undefined;
+}
+
+/** pubkeypin.Set.Allow: `sha256:<64 hex>` each, else its error. */
+function pinProblem(pins) {
+  for (const pin of pins) {
+    const parts = String(pin).split(":");
+    if (parts.length !== 2) return 'invalid hash, expected "format:hex-value". Known format(s) are: sha256';
+    if (parts[0].toLowerCase() !== "sha256") return `unknown hash format "${parts[0]}". Known format(s) are: sha256`;
+    if (parts[1].length !== 64)
+      return `invalid hash "${pin}", expected a 32 byte SHA-256 hash, found ${Math.floor(parts[1].length / 2)} bytes`;
+    if (!/^[0-9a-fA-F]{64}$/.test(parts[1])) return `invalid hash "${pin}", could not decode SHA-256 from hex`;
+  }
+  return undefined;
+}
+
+/**
+ * The join file read as kubeadm reads it: its discovery and node registration, the field errors of kubeadm's
+ * validation, and `legacy` for a hand-made file without an API server endpoint (the older unit tests' files: the
+ * program's own always names one, or a placeholder kubeadm refuses).
+ */
+function readJoinFile(text) {
+  const doc = parseYaml(text) || {};
+  const bt = dig(doc, "discovery", "bootstrapToken");
+  const nr = doc.nodeRegistration || {};
+  const extra = Array.isArray(nr.kubeletExtraArgs)
+    ? nr.kubeletExtraArgs.map((a) => ({ name: String(a.name), value: String(a.value ?? "") }))
+    : Object.entries(nr.kubeletExtraArgs || {}).map(([name, value]) => ({ name, value: String(value) }));
+  const join = {
+    apiVersion: doc.apiVersion,
+    kind: doc.kind,
+    token: bt && bt.token != null ? String(bt.token) : "",
+    tlsBootstrapToken: doc.discovery && doc.discovery.tlsBootstrapToken ? String(doc.discovery.tlsBootstrapToken) : "",
+    endpoint: bt && bt.apiServerEndpoint != null ? String(bt.apiServerEndpoint) : "",
+    pins: bt && Array.isArray(bt.caCertHashes) ? bt.caCertHashes.map((h) => (h == null ? "" : String(h))) : [],
+    unsafeSkipCAVerification: !!(bt && bt.unsafeSkipCAVerification === true),
+    name: nr.name == null ? undefined : String(nr.name),
+    taints: Array.isArray(nr.taints)
+      ? nr.taints.map((t) => ({
+          key: String(t.key),
+          value: t.value == null ? "" : String(t.value),
+          effect: String(t.effect),
+        }))
+      : undefined,
+    kubeletExtraArgs: extra,
+    legacy: !(bt && bt.apiServerEndpoint != null),
+  };
+  // v1beta4 SetDefaults_Discovery: the TLS bootstrap token defaults to the discovery token.
+  if (!join.tlsBootstrapToken) join.tlsBootstrapToken = join.token;
+  const errors = [];
+  if (!/^kubeadm\.k8s\.io\/v1beta[34]$/.test(doc.apiVersion || "") || doc.kind !== "JoinConfiguration")
+    errors.push(
+      `the file is not a kubeadm.k8s.io/v1beta4 JoinConfiguration (apiVersion "${doc.apiVersion}", kind "${doc.kind}")`,
+    );
+  // ValidateNodeRegistrationOptions: the name must be a DNS-1123 subdomain (validation.IsDNS1123Subdomain).
+  if (join.name !== undefined && !DNS1123_SUBDOMAIN.test(join.name))
+    errors.push(
+      `nodeRegistration.name: Invalid value: "${join.name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`,
+    );
+  if (join.legacy) {
+    if (join.token && !TOKEN.test(join.token))
+      errors.push('discovery.bootstrapToken.token: Invalid value: "<hidden>": the bootstrap token is invalid');
+    return { join, errors };
+  }
+  if (!doc.discovery || (!bt && !doc.discovery.file))
+    errors.push('discovery: Invalid value: "": bootstrapToken or file must be set');
+  if (join.endpoint === "") errors.push("discovery.bootstrapToken: Required value: APIServerEndpoint is not set");
+  if (join.pins.length === 0 && !join.unsafeSkipCAVerification)
+    errors.push(
+      'discovery.bootstrapToken.caCertHashes: Invalid value: "": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue',
+    );
+  if (!TOKEN.test(join.token))
+    errors.push('discovery.bootstrapToken.token: Invalid value: "<hidden>": the bootstrap token is invalid');
+  if (join.endpoint !== "") {
+    const p = splitHostPortProblem(join.endpoint);
+    if (p) errors.push(`discovery.bootstrapToken.apiServerEndpoint: Invalid value: "${join.endpoint}": ${p}`);
+  }
+  if (!TOKEN.test(join.tlsBootstrapToken))
+    errors.push('discovery.tlsBootstrapToken: Invalid value: "<hidden>": the bootstrap token is invalid');
+  return { join, errors };
+}
+
+// ---- the kubelet as its service's command line makes it ----------------------------------------------------------
+
+/**
+ * The kubelet's command line as the service script sets it (providers/vanilla-node/scripts.ts
+ * kubeletCommandLineLines): the script's `$flags`, plus kubeadm-flags.env's flags when the script merges that file
+ * (each flag the list does not have and the `$removed` list does not name), as its PowerShell does. Undefined when
+ * the script sets no `$flags`.
+ */
+function commandLineOf(script, host) {
+  const flags = psArray(script, "flags");
+  if (!flags) return undefined;
+  const removed = psArray(script, "removed") || [];
+  const envFile = psString(script, "envFile");
+  const envText = envFile ? readHostText(host, envFile) : undefined;
+  if (envText !== undefined) {
+    const extra = envText
+      .trim()
+      .replace(/^KUBELET_KUBEADM_ARGS="?/, "")
+      .replace(/"$/, "");
+    const have = flags.map((f) => f.split("=")[0]);
+    for (const f of extra.split(/\s+/).filter(Boolean)) {
+      const n = f.split("=")[0];
+      if (!have.includes(n) && !removed.includes(n)) flags.push(f);
+    }
+  }
+  return flags;
+}
+
+/** A file on the host: from its drive folder when it has one, else from the state's `files` (path → text). */
+function readHostText(host, p) {
+  if (host.driveRoot) {
+    const f = hostFile(host, p);
+    return fs.existsSync(f) ? fs.readFileSync(f, "utf8") : undefined;
+  }
+  return (host.files || {})[p];
+}
+function writeHostText(host, p, text) {
+  if (host.driveRoot) {
+    const f = hostFile(host, p);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, text);
+  } else (host.files ||= {})[p] = text;
+}
+
+const flagValue = (flags, name) => {
+  const f = [...flags].reverse().find((x) => x === name || x.startsWith(name + "="));
+  return f === undefined ? undefined : f.slice(name.length + 1);
+};
+
+/**
+ * What the kubelet makes of its command line at start, or why it does not start. Its name: --hostname-override, else
+ * the hostname in lower case (k8s.io/component-helpers node/util GetHostname); its InternalIP from --node-ip; labels
+ * from --node-labels, refused in
+ * the namespaces it reserves (cmd/kubelet/app/options/options.go ValidateKubeletFlags; the allowed keys are
+ * k8s.io/kubelet pkg/apis well_known_labels.go `kubeletLabels`, `kubeletLabelNamespaces`); taints from
+ * --register-with-taints (pkg/util/taints ParseTaints); a flag the kubelet no longer has stops it ("unknown flag").
+ */
+const KUBELET_LABELS = [
+  "kubernetes.io/hostname",
+  "kubernetes.io/instance-type",
+  "kubernetes.io/os",
+  "kubernetes.io/arch",
+  "beta.kubernetes.io/instance-type",
+  "beta.kubernetes.io/os",
+  "beta.kubernetes.io/arch",
+  "failure-domain.beta.kubernetes.io/zone",
+  "failure-domain.beta.kubernetes.io/region",
+  "topology.kubernetes.io/zone",
+  "topology.kubernetes.io/region",
+  "node.kubernetes.io/instance-type",
+];
+const KUBELET_LABEL_NAMESPACES = ["kubelet.kubernetes.io", "node.kubernetes.io"];
+/** Flags kubelets no longer have (each one's removal: facts/kubernetes.ts REMOVED_KUBELET_FLAGS cites it). */
+const GONE_KUBELET_FLAGS = [
+  "--network-plugin",
+  "--image-pull-progress-deadline",
+  "--log-dir",
+  "--logtostderr",
+  "--container-runtime",
+  "--pod-infra-container-image",
+];
+function kubeletStart(flags, hostname) {
+  for (const f of flags) {
+    const n = f.split("=")[0];
+    if (GONE_KUBELET_FLAGS.includes(n)) return { error: `unknown flag: ${n}` };
+  }
+  const name = flagValue(flags, "--hostname-override") || hostname.toLowerCase();
+  const labels = {};
+  for (const kv of (flagValue(flags, "--node-labels") || "").split(",").filter(Boolean)) {
+    const [k, v = ""] = kv.split("=");
+    labels[k] = v;
+  }
+  const within = (ns, d) => ns === d || ns.endsWith("." + d);
+  const unknown = Object.keys(labels).filter((k) => {
+    const slash = k.indexOf("/");
+    if (slash < 0) return false;
+    const ns = k.slice(0, slash);
+    if (!within(ns, "kubernetes.io") && !within(ns, "k8s.io")) return false;
+    return !KUBELET_LABELS.includes(k) && !KUBELET_LABEL_NAMESPACES.some((d) => within(ns, d));
+  });
+  if (unknown.length > 0)
+    return {
+      error: `unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [${unknown.sort().join(" ")}]`,
+    };
+  const taints = [];
+  for (const spec of (flagValue(flags, "--register-with-taints") || "").split(",").filter(Boolean)) {
+    const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(spec);
+    if (!m) return { error: `invalid taint spec: ${spec}` };
+    taints.push({ key: m[1], ...(m[2] ? { value: m[2] } : {}), effect: m[3] });
+  }
+  return { name, labels, taints, nodeIp: flagValue(flags, "--node-ip") };
+}
+
+/**
+ * kubeadm-flags.env as `kubeadm join` writes it (cmd/kubeadm/app/phases/kubelet/flags.go buildKubeletArgsCommon,
+ * WriteKubeletArgsToFile; kubeadm v1.36: the CRI socket goes to the instance config instead, NodeLocalCRISocket being
+ * GA): --register-with-taints when taints are set, --hostname-override when the Node's name is not the hostname,
+ * sorted, then kubeletExtraArgs replacing any of the same name (cmd/kubeadm/app/util/arguments.go ArgumentsToCommand).
+ * A taint prints as `key=value:effect`, `key:effect` without a value (k8s.io/api core/v1 taint.go ToString).
+ */
+function kubeadmFlagsEnv(join, nodeName, hostname) {
+  const base = [];
+  if (join.taints && join.taints.length > 0)
+    base.push({
+      name: "register-with-taints",
+      value: join.taints.map((t) => (t.value ? `${t.key}=${t.value}:${t.effect}` : `${t.key}:${t.effect}`)).join(","),
+    });
+  if (nodeName !== hostname.toLowerCase()) base.push({ name: "hostname-override", value: nodeName });
+  base.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const overridden = new Set(join.kubeletExtraArgs.map((a) => a.name));
+  const args = [...base.filter((a) => !overridden.has(a.name)), ...join.kubeletExtraArgs].map(
+    (a) => `--${a.name}=${a.value}`,
+  );
+  // Go's %q, which JSON.stringify matches for these ASCII flags.
+  return `KUBELET_KUBEADM_ARGS=${JSON.stringify(args.join(" "))}\n`;
+}
+
+/**
+ * The Node's name kubeadm joins (cmd/kubeadm/app/phases/kubelet/flags.go GetNodeNameAndHostname): the hostname in
+ * lower case, nodeRegistration.name over it, a `hostname-override` kubelet argument over both.
+ */
+function kubeadmNodeName(join, hostname) {
+  const override = [...join.kubeletExtraArgs].reverse().find((a) => a.name === "hostname-override");
+  return override ? override.value : join.name || hostname.toLowerCase();
+}
+
+/** Whether kubeadm's endpoint is one the stand-in can reach: the lab's API server listens on loopback only. */
+const reachable = (endpoint) => /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]):\d+$/.test(endpoint);
+
+/** The network side (downloads, the join against a real API server), loaded when a script needs it. */
+const network = () => require(path.join(__dirname, "fake-windows-network.js"));
 /**
  * Answers one script as the simulated host would: returns its exit code, output and error output. The state is read
  * afresh for every script (a runner process lives across steps) and saved by the handlers that change it.
  */
-function handle(script) {
+async function handle(script) {
   fs.appendFileSync(state + ".log", script + "\n#---\n");
   const host = JSON.parse(fs.readFileSync(state, "utf8"));
   // With `rebootSeconds`, a restarted host takes that long to start: until then every script fails, as a host that is
@@ -81,17 +431,56 @@ function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'installed'")) {
-    // Each item: @{ name = '…'; url = '…'; …; version = '…' }. A host told to see a bad checksum refuses that item.
-    const items = [...script.matchAll(/@\{ name = '([^']*)'; url = '([^']*)'.*version = '([^']*)' \}/g)];
+    // Each item: @{ name = '…'; url = '…'; sum = '…'; sha = '…'; kind = '…'; target = '…'; strip = $…; version = '…' },
+    // worked through in order as the script does: each one checked, then placed, the first failure ending the step.
+    // A URL on loopback (the tests' artifact server) is really downloaded and checked (fake-windows-network.js);
+    // another is recorded only (the stand-in has no Internet), after the checks that need no download. A host told to
+    // see a bad checksum (`badChecksum`) refuses that item.
+    const field = (line, k) => {
+      const m = new RegExp(`\\b${k} = ('(?:[^']|'')*'|\\$true|\\$false)`).exec(line);
+      return m ? (m[1].startsWith("'") ? unquote(m[1]) : m[1] === "$true") : undefined;
+    };
+    const items = [...script.matchAll(/^\s*@\{ name = .*\}/gm)].map((m) => ({
+      name: field(m[0], "name"),
+      url: field(m[0], "url"),
+      sum: field(m[0], "sum") || "",
+      sha: field(m[0], "sha") || "",
+      kind: field(m[0], "kind"),
+      target: field(m[0], "target"),
+      strip: field(m[0], "strip") === true,
+      version: field(m[0], "version"),
+    }));
     host.downloaded = host.downloaded || [];
-    for (const [, name, url, version] of items) {
-      if (host.badChecksum === name) {
-        complain(`${name}: checksum mismatch, published aaaa, downloaded bbbb; nothing was replaced\r\n`);
+    for (const it of items) {
+      // The script's own refusals of an item it cannot check (providers/vanilla-node/scripts.ts installScript).
+      const shape = !/^https?:\/\//.test(it.url || "")
+        ? `${it.name}: ${it.url} is not an http(s) URL`
+        : (it.sum === "") === (it.sha === "")
+          ? `${it.name}: exactly one of a checksum URL and a pinned SHA-256 is needed`
+          : it.sha && !/^[0-9a-fA-F]{64}$/.test(it.sha)
+            ? `${it.name}: the pinned checksum is not a SHA-256`
+            : undefined;
+      if (shape) {
+        complain(shape + "; nothing was replaced\r\n");
         save();
         return finish(1);
       }
-      (host.versions ||= {})[name] = version;
-      host.downloaded.push(url);
+      if (host.badChecksum === it.name) {
+        complain(`${it.name}: checksum mismatch, published aaaa, downloaded bbbb; nothing was replaced\r\n`);
+        save();
+        return finish(1);
+      }
+      if (reachable(new URL(it.url).host) && (!it.sum || reachable(new URL(it.sum).host))) {
+        try {
+          await network().installItem(it, { script, host, hostFile: (p) => hostFile(host, p) });
+        } catch (e) {
+          complain(e.message + "\r\n");
+          save();
+          return finish(1);
+        }
+      }
+      (host.versions ||= {})[it.name] = it.version;
+      host.downloaded.push(it.url);
     }
     save();
     say("installed\r\n");
@@ -109,34 +498,133 @@ function handle(script) {
   if (script.includes("Write-Output 'kubelet service ok'")) {
     const running = svc().kubelet && svc().kubelet.status === "Running";
     svc().kubelet = { status: running ? "Running" : "Stopped", startType: "Automatic" };
+    // The service's command line is what the kubelet starts with, at the join and after (the join reads it here).
+    const flags = commandLineOf(script, host);
+    if (flags) host.kubeletFlags = flags;
     save();
     say("kubelet service ok\r\n");
     return finish(0);
   }
   if (script.includes("join --config $join")) {
     // The join reads the file the provider wrote over SFTP, then the real script removes it (it holds the token).
-    const join = (/^\$join = '([^']*)'/m.exec(script) || [])[1];
-    if (!host.joined) {
-      const text = fs.readFileSync(join, "utf8");
-      // kubeadm validates nodeRegistration.name as a DNS-1123 subdomain before anything else (cmd/kubeadm/app/apis/
-      // kubeadm/validation/validation.go ValidateNodeRegistrationOptions: validation.IsDNS1123Subdomain).
-      const name = (/^\s+name: "?([^"\n]*)"?$/m.exec(text) || [])[1];
-      if (name !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name)) {
-        complain(
-          `nodeRegistration.name: Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'\r\n`,
-        );
-        fs.rmSync(join, { force: true });
-        return finish(1);
-      }
-      host.joinedAs = name;
-      host.joinedWithToken = (/token: "?([a-z0-9]{6}\.[a-z0-9]{16})"?/.exec(text) || [])[1] || "";
-      host.joined = true;
-      host.joins = (host.joins || 0) + 1;
+    const join = hostFile(host, psString(script, "join") || "");
+    if (host.joined) {
+      fs.rmSync(join, { force: true });
+      svc().kubelet = { status: "Running", startType: "Automatic" };
+      save();
+      say("joined\r\n");
+      return finish(0);
     }
+    const failed = (message) => {
+      fs.rmSync(join, { force: true });
+      save();
+      complain(message + "\r\n");
+      return finish(1);
+    };
+    if (!fs.existsSync(join))
+      return failed(`open ${psString(script, "join")}: The system cannot find the file specified.`);
+    // kubeadm validates the file before anything else; the messages are its own (readJoinFile).
+    const { join: cfg, errors } = readJoinFile(fs.readFileSync(join, "utf8"));
+    if (errors.length > 0) return failed(errors.join("\n"));
+    const hostname = String(host.hostname || "");
+    const nodeName = kubeadmNodeName(cfg, hostname);
+    if ((!cfg.legacy && !reachable(cfg.endpoint)) || host.joinOffline) {
+      // No API server to ask: the checks discovery makes before it connects (pubkeypin.Set.Allow).
+      const pin = cfg.legacy ? undefined : pinProblem(cfg.pins);
+      if (pin)
+        return failed(
+          `error execution phase preflight: couldn't validate the identity of the API Server: invalid discovery token CA certificate hash: ${pin}`,
+        );
+    }
+    const env = kubeadmFlagsEnv(cfg, nodeName, hostname);
+    if (!cfg.legacy && reachable(cfg.endpoint) && !host.joinOffline) {
+      // kubeadm's discovery and config reads, the kubelet's TLS bootstrap and registration, against the real API
+      // server (fake-windows-network.js); what they created is recorded for the tests.
+      try {
+        host.cluster = await network().joinCluster(cfg, {
+          host,
+          nodeName,
+          hostname,
+          kubeadmFlagsEnv: env,
+          writeHostText: (p, text) => writeHostText(host, p, text),
+          kubeletStart,
+          parseYaml,
+          pinProblem,
+        });
+      } catch (e) {
+        return failed(e.message);
+      }
+    } else {
+      writeHostText(host, "C:\\var\\lib\\kubelet\\kubeadm-flags.env", env);
+      // Offline, the kubelet's command line still decides its name and whether it starts.
+      const kubelet = host.kubeletFlags ? kubeletStart(host.kubeletFlags, hostname) : undefined;
+      if (kubelet && kubelet.error)
+        return failed(
+          `error execution phase kubelet-wait-bootstrap: failed while waiting for the kubelet to start: ${kubelet.error}`,
+        );
+      if (kubelet) host.registeredAs = kubelet.name;
+    }
+    host.joinedAs = cfg.name;
+    host.joinedWithToken = cfg.token;
+    host.joined = true;
+    host.joins = (host.joins || 0) + 1;
     fs.rmSync(join, { force: true });
+    // The rest of the script: the same command line, now with kubeadm-flags.env merged, and the kubelet restarted.
+    const flags = commandLineOf(script, host);
+    if (flags) host.kubeletFlags = flags;
     svc().kubelet = { status: "Running", startType: "Automatic" };
     save();
     say("joined\r\n");
+    return finish(0);
+  }
+  // NodeFiles' windows scripts (providers/node-files/scripts.ts), on the host's drive folder.
+  if (script.includes("ConvertTo-Json -InputObject $sums -Compress")) {
+    const root = hostFile(host, psString(script, "root") || "");
+    const sums = {};
+    const walk = (dir, rel) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(path.join(dir, e.name), r);
+        else
+          sums[r] = require("crypto")
+            .createHash("sha256")
+            .update(fs.readFileSync(path.join(dir, e.name)))
+            .digest("hex");
+      }
+    };
+    if (!fs.existsSync(root)) say("{}\r\n");
+    else {
+      walk(root, "");
+      say(JSON.stringify(sums) + "\r\n");
+    }
+    return finish(0);
+  }
+  if (script.includes("Remove-Item -LiteralPath $root -Recurse -Force")) {
+    fs.rmSync(hostFile(host, psString(script, "root") || ""), { recursive: true, force: true });
+    return finish(0);
+  }
+  if (script.includes("Where-Object { -not (Get-ChildItem -LiteralPath $_.FullName -Force) } | Remove-Item -Force")) {
+    const root = hostFile(host, psString(script, "root") || "");
+    const prune = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+        if (e.isDirectory()) {
+          const d = path.join(dir, e.name);
+          prune(d);
+          if (fs.readdirSync(d).length === 0) fs.rmdirSync(d);
+        }
+    };
+    if (fs.existsSync(root)) prune(root);
+    return finish(0);
+  }
+  if (script.includes("Write-Output 'kubeadm upgraded'")) {
+    // kubeadm upgrade node on a worker: needs the node's kubelet.conf (cmd/kubeadm/app/cmd/upgrade/node.go).
+    if (!host.joined) {
+      complain('couldn\'t create a Kubernetes client from file "C:\\etc\\kubernetes\\kubelet.conf"\r\n');
+      return finish(1);
+    }
+    host.kubeadmUpgrades = (host.kubeadmUpgrades || 0) + 1;
+    save();
+    say("kubeadm upgraded\r\n");
     return finish(0);
   }
   if (script.includes("Write-Output 'services stopped'")) {
@@ -314,31 +802,35 @@ function handle(script) {
 
 // Started with one script (`powershell -EncodedCommand <script>`): answer it and exit with its code. Started with the
 // runner (providers/ssh/powershell-runner.ts): read one base64 (UTF-16LE) script per line from standard input and
-// answer each with a frame, until an empty line or the end of input, exactly as the runner's PowerShell does.
+// answer each with a frame, in order, until an empty line or the end of input, exactly as the runner's PowerShell
+// does. A script that talks to the network is answered when it is done; the next waits for it.
 const FRAME = "##windows-estate-runner:";
 if (!launched.includes(FRAME)) {
-  const r = handle(launched);
-  process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
-  process.exitCode = r.code;
+  handle(launched).then((r) => {
+    process.stdout.write(r.stdout);
+    process.stderr.write(r.stderr);
+    process.exitCode = r.code;
+  });
 } else {
   let buffered = "";
+  let queue = Promise.resolve();
+  const answer = async (line) => {
+    if (line === "") process.exit(0);
+    const r = await handle(Buffer.from(line, "base64").toString("utf16le"));
+    process.stderr.write(r.stderr);
+    if (r.reboot) process.exit(0);
+    const frame = {
+      ok: r.code === 0,
+      output: r.stdout,
+      error: r.code === 0 ? "" : r.stderr || `exit code ${r.code}`,
+    };
+    process.stdout.write(FRAME + Buffer.from(JSON.stringify(frame), "utf8").toString("base64") + "\r\n");
+  };
   process.stdin.on("data", (d) => {
     buffered += d.toString("utf8");
     const lines = buffered.split("\n");
     buffered = lines.pop();
-    for (const line of lines.map((l) => l.replace(/\r$/, ""))) {
-      if (line === "") process.exit(0);
-      const r = handle(Buffer.from(line, "base64").toString("utf16le"));
-      process.stderr.write(r.stderr);
-      if (r.reboot) process.exit(0);
-      const frame = {
-        ok: r.code === 0,
-        output: r.stdout,
-        error: r.code === 0 ? "" : r.stderr || `exit code ${r.code}`,
-      };
-      process.stdout.write(FRAME + Buffer.from(JSON.stringify(frame), "utf8").toString("base64") + "\r\n");
-    }
+    for (const line of lines.map((l) => l.replace(/\r$/, ""))) queue = queue.then(() => answer(line));
   });
-  process.stdin.on("end", () => process.exit(0));
+  process.stdin.on("end", () => queue.then(() => process.exit(0)));
 }

@@ -5,6 +5,8 @@ import { LabHost, startLabHost } from "./sshd";
 import { freshWindowsState } from "./windows-state";
 
 const FAKE_PS = path.join(__dirname, "fake-powershell.js");
+/** What the stand-in loads beside itself when a script downloads or joins a real cluster. */
+const FAKE_NETWORK = path.join(__dirname, "fake-windows-network.js");
 
 /** A lab host whose `powershell` is the simulated Windows of fake-powershell.js, with its own state file. */
 export interface LabWindows {
@@ -12,6 +14,8 @@ export interface LabWindows {
   /** The simulated Windows state (JSON) the stand-in answers from; its `.log` beside it lists every script run. */
   state: string;
   dir: string;
+  /** With `drives`: where a Windows path of this host is on this machine (`C:\k\x` → `<dir>/drives/C:/k/x`). */
+  file(windowsPath: string): string;
   stop(): Promise<void>;
 }
 
@@ -19,23 +23,39 @@ export interface LabWindows {
  * Starts one on `address`:22. Port 22: WMCO always connects there (pkg/windows/connectivity.go), so node
  * operations allow nothing else. Each lab host gets its own loopback address for it; binding 22 needs root (as CI
  * runs) or CAP_NET_BIND_SERVICE. `state` is merged over a fresh Windows Server 2022 host. Without an address: a free
- * port on 127.0.0.1 (for what does not go through WMCO's port rule, such as the benchmark).
+ * port on 127.0.0.1 (for what does not go through WMCO's port rule, such as the benchmark). With `drives`, the host
+ * has a C: drive of its own (`<dir>/drives/C:`): what the program writes there over SFTP (`C:\k\…`, which
+ * Win32-OpenSSH takes as `/C:/k/…`) and what the stand-in reads and writes (the join file, NodeFiles' directories,
+ * downloads, kubeadm's and the kubelet's files) are real files there.
  */
 export async function labWindows(
   address: string | undefined,
   hostname: string,
   state: Record<string, unknown> = {},
+  opts: { drives?: boolean } = {},
 ): Promise<LabWindows> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lab-win-"));
   fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
   fs.chmodSync(path.join(dir, "powershell"), 0o755);
+  fs.copyFileSync(FAKE_NETWORK, path.join(dir, "fake-windows-network.js"));
   const file = path.join(dir, "state.json");
-  const host = await startLabHost(address ? { binDir: dir, address, port: 22 } : { binDir: dir });
-  fs.writeFileSync(file, JSON.stringify({ ...freshWindowsState(hostname), ...state }));
+  const driveRoot = opts.drives ? path.join(dir, "drives") : undefined;
+  if (driveRoot) fs.mkdirSync(path.join(driveRoot, "C:"), { recursive: true });
+  const at = address ? { address, port: 22 } : {};
+  const host = await startLabHost({ binDir: dir, ...at, ...(driveRoot ? { driveRoot } : {}) });
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ ...freshWindowsState(hostname), ...(driveRoot ? { driveRoot } : {}), ...state }),
+  );
   return {
     host,
     state: file,
     dir,
+    file: (p) => {
+      const m = /^([A-Za-z]):\\(.*)$/.exec(p);
+      if (!m || !driveRoot) throw new Error(`${p}: not a drive path of a host with drives`);
+      return path.join(driveRoot, `${m[1]}:`, ...m[2].split("\\").filter(Boolean));
+    },
     async stop() {
       await host.stop();
       fs.rmSync(dir, { recursive: true, force: true });
