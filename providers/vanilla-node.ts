@@ -39,6 +39,8 @@ export interface VanillaNodeArgs {
    * resource afterwards only forgets it (`nodes[].forceRemove`). Default false.
    */
   forceRemove?: pulumi.Input<boolean>;
+  /** How many nodes an upgrade may disrupt at once, and how long a node waits for a slot (`kubernetes.upgrade`). */
+  upgrade?: pulumi.Input<{ maxUnavailable: number; waitMinutes: number }>;
   /** Labels and taints the Node must carry, and whether to set its providerID from the vSphere BIOS serial. */
   identity?: pulumi.Input<{ labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean }>;
   /**
@@ -87,6 +89,7 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         windowsServer: args.windowsServer,
         nodeIp: args.nodeIp,
         forceRemove: args.forceRemove,
+        upgrade: args.upgrade,
         leftOnHost: undefined,
         providerId: undefined,
         hostname: undefined,

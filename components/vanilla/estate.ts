@@ -282,6 +282,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
             windowsServer: n.windowsServer,
             nodeIp: nodeIp.apply((ip) => (isIP(ip) === 4 ? ip : undefined)),
             ...(n.forceRemove ? { forceRemove: true } : {}),
+            upgrade: cfg.kubernetes.upgrade,
             ...(proxy ? { proxy } : {}),
             networkAgents: [
               { namespace: WINDOWS_NETWORK.namespace, app: WINDOWS_NETWORK.flanneld, binary: "flanneld" },

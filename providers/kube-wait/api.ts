@@ -13,7 +13,7 @@ export interface KubeApi {
   server: string;
   get(path: string): Promise<Fetched>;
   /** Any call, answered with its status (errors only for refusals, timeouts and 5xx). */
-  request(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<KubeAnswer>;
+  request(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<KubeAnswer>;
 }
 
 import { finalError as fatal, isUnreachable, unreachableError } from "../errors";

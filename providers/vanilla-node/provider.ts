@@ -17,6 +17,7 @@ import {
   installScript,
   joinScript,
   kubeletServiceScript,
+  kubeadmUpgradeScript,
   probeScript,
   resetScript,
   startServicesScript,
@@ -26,7 +27,8 @@ import {
   ProxyEnv,
   HOSTNAME_PLACEHOLDER,
 } from "./scripts";
-import { NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
+import { DISRUPTIVE_DOWNLOADS, NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
+import { acquireSlot, HeldSlot } from "../day2/upgrade-slots";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
@@ -81,6 +83,11 @@ export interface VanillaNodeInputs {
    * SSH, and deleting the resource afterwards only forgets it. Default false.
    */
   forceRemove?: boolean;
+  /**
+   * How many nodes an upgrade may disrupt at once (`kubernetes.upgrade`), each holding one of `maxUnavailable` Leases
+   * in kube-system, and how long a node waits for one. Default 1 and 60 minutes.
+   */
+  upgrade?: { maxUnavailable: number; waitMinutes: number };
   /** What the Node object must carry: the declared labels and taints, and on vSphere the providerID. */
   identity?: { labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean };
   __provider?: string;
@@ -99,6 +106,10 @@ export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">,
   /** After a forced removal: what stays on the host, which nobody could clean up. */
   leftOnHost?: string;
 }
+
+/** The upgrade slots' Lease names (`<prefix>-<k>` in kube-system) and how long one outlives a holder that stopped. */
+export const UPGRADE_SLOT_PREFIX = "windows-estate-upgrade";
+const UPGRADE_SLOT_SECONDS = 300;
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
 
@@ -235,6 +246,8 @@ interface StepsDone {
   upgrading: boolean;
   heartbeat: string;
   replaced: string[];
+  /** The upgrade slot held while the node is out of service; released once it is Ready and uncordoned. */
+  slot?: HeldSlot;
 }
 
 /** Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check. */
@@ -257,11 +270,27 @@ async function theRest(
   const steps = pendingSteps(first.probe, i.downloads, i.proxy)
     .map((p) => p.step)
     .filter((st) => st !== "features");
-  // An upgrade of a node in service: cordon and drain first, uncordon once it is Ready again.
-  const upgrading = first.probe.joined && steps.includes("binaries") && api !== undefined;
+  // Windows cannot overwrite a running executable: stop what the new binaries replace, and start it again after.
+  const replaced = i.downloads.filter((d) => first.probe.versions[d.name] !== d.version).map((d) => d.name);
+  // An upgrade that restarts the kubelet or containerd of a node in service: take a slot (at most maxUnavailable nodes
+  // out at once), cordon and drain first, uncordon once it is Ready again. flanneld, kube-proxy and CNI plugins alone
+  // drain nothing.
+  const upgrading = first.probe.joined && replaced.some((n) => DISRUPTIVE_DOWNLOADS.includes(n)) && api !== undefined;
   let heartbeat = "";
+  let slot: HeldSlot | undefined;
   if (upgrading && api) {
-    progress(`node ${nodeName}: upgrading (${steps.join(", ")}); cordon and drain`);
+    const u = i.upgrade ?? { maxUnavailable: 1, waitMinutes: 60 };
+    slot = await acquireSlot(api, {
+      namespace: "kube-system",
+      prefix: UPGRADE_SLOT_PREFIX,
+      slots: u.maxUnavailable,
+      holder: `windows-estate node ${nodeName}`,
+      leaseSeconds: UPGRADE_SLOT_SECONDS,
+      pollMs: (i.pollSeconds ?? 5) * 1000,
+      timeoutMs: u.waitMinutes * 60_000,
+      progress: (line) => progress(`node ${nodeName}: ${line}`),
+    });
+    progress(`node ${nodeName}: upgrading (${steps.join(", ")}) in slot ${slot.name}; cordon and drain`);
     await setCordoned(api, nodeName, true);
     await drainNode(api, nodeName, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (i.pollSeconds ?? 5) * 1000, progress });
     heartbeat = await lastHeartbeat(api, nodeName);
@@ -272,10 +301,9 @@ async function theRest(
     binaries: installScript(i.downloads, i.proxy?.HTTPS_PROXY || i.proxy?.HTTP_PROXY || ""),
     "containerd service": containerdServiceScript(i.containerdConfigPath),
     "kubelet service": kubeletServiceScript(registration),
+    "kubeadm upgrade": kubeadmUpgradeScript(),
     services: startServicesScript(["containerd", "kubelet"]),
   };
-  // Windows cannot overwrite a running executable: stop what the new binaries replace, and start it again after.
-  const replaced = i.downloads.filter((d) => first.probe.versions[d.name] !== d.version).map((d) => d.name);
   // The kubelet service runs kubelet.exe through kube-log-runner.exe; flanneld and kube-proxy run sandbox copies
   // (components/vanilla/network-scripts.ts), so their host files are never locked.
   const toStop = [
@@ -298,7 +326,7 @@ async function theRest(
     } else await ps.run(step, scripts[step]);
   }
   const serial = i.identity?.providerIdAuto && api ? await ps.run("reading the BIOS serial", biosSerialScript()) : "";
-  return { after: await probe(ps, i, "the check after the steps"), serial, upgrading, heartbeat, replaced };
+  return { after: await probe(ps, i, "the check after the steps"), serial, upgrading, heartbeat, replaced, slot };
 }
 
 /** The API side after the steps: Ready after an upgrade, uncordon, agent restarts, the Node's identity. */
@@ -310,7 +338,7 @@ async function finish(
 ): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
   const nodeName = registeredName(i, first);
-  const { after, serial, upgrading, heartbeat, replaced } = done;
+  const { after, serial, upgrading, heartbeat, replaced, slot } = done;
   if (upgrading && api) {
     await waitForFreshReady(api, nodeName, heartbeat, {
       timeoutMs: (i.readyTimeoutSeconds ?? 600) * 1000,
@@ -320,6 +348,7 @@ async function finish(
       throw new Error(`node ${nodeName}: ${e.message}`);
     });
     await setCordoned(api, nodeName, false);
+    await slot?.release();
     progress(`node ${nodeName}: upgraded, uncordoned`);
   }
   // A new flanneld or kube-proxy runs once its pod on this node restarts (the DaemonSet recreates it at once).

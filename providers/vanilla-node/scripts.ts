@@ -303,6 +303,21 @@ export function startServicesScript(names: readonly string[]): string {
  * config, flannel's state and kube-proxy's source-VIP reservation and cache deleted (a stale VIP breaks Services after
  * a re-join). containerd stays (it may serve other things). Succeeds when already clean.
  */
+/**
+ * `kubeadm upgrade node` after a Kubernetes version change, with the new kubeadm.exe in place and before the kubelet
+ * starts again: on a worker it rewrites the kubelet's config.yaml from the cluster's kubelet-config ConfigMap, with
+ * kubelet.conf as its credentials (cmd/kubeadm/app/cmd/upgrade/node.go; the steps of Kubernetes' "Upgrading Windows
+ * nodes" task: kubeadm, drain, `kubeadm upgrade node`, kubelet, uncordon, kube-proxy).
+ */
+export function kubeadmUpgradeScript(): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    "& 'C:\\k\\kubeadm.exe' upgrade node",
+    "if ($LASTEXITCODE -ne 0) { throw ('kubeadm upgrade node failed with ' + $LASTEXITCODE) }",
+    "Write-Output 'kubeadm upgraded'",
+  ].join("\n");
+}
+
 export function resetScript(): string {
   return [
     "$ErrorActionPreference = 'Stop'",

@@ -30,6 +30,7 @@ export const STEPS = [
   "binaries",
   "containerd service",
   "kubelet service",
+  "kubeadm upgrade",
   "join",
   "services",
 ] as const;
@@ -78,6 +79,13 @@ export function osMismatch(p: Pick<NodeProbe, "osBuild">, windowsServer: string 
   return `the host runs build ${p.osBuild || "unknown"}, ${what}, not the declared ${windowsServer} (build ${want})`;
 }
 
+/**
+ * The downloads whose replacement takes the node out of service: the kubelet (and kube-log-runner, which runs it) and
+ * containerd restart, so its pods are drained first. flanneld and kube-proxy run in their DaemonSets' pods (restarted
+ * one by one), and CNI plugins are run per pod sandbox: replacing those disrupts nothing.
+ */
+export const DISRUPTIVE_DOWNLOADS: readonly string[] = ["containerd", "kubelet", "kube-log-runner", "kubeadm"];
+
 /** No proxy: every variable unset. */
 export const NO_PROXY_ENV: ProxyEnv = { HTTP_PROXY: "", HTTPS_PROXY: "", NO_PROXY: "" };
 
@@ -119,6 +127,11 @@ export function pendingSteps(
     out.push({
       step: "kubelet service",
       why: upgraded("kubelet") ? "kubelet upgraded" : `kubelet service is ${serviceState(p, "kubelet")}`,
+    });
+  if (p.joined && upgraded("kubeadm"))
+    out.push({
+      step: "kubeadm upgrade",
+      why: `kubeadm upgraded to ${downloads.find((d) => d.name === "kubeadm")?.version}`,
     });
   if (!p.joined) out.push({ step: "join", why: "the node has not joined (no kubelet.conf)" });
   if (p.joined && (!running(p, "kubelet") || upgraded("kubelet")))

@@ -79,6 +79,19 @@ export const kubernetesSchema = z
      * Microsoft's HostProcess base image (facts/kubernetes.ts `HOST_PROCESS_IMAGE`).
      */
     hostProcessImage: z.string().min(1).optional(),
+    /** How upgrades of the joined nodes roll. */
+    upgrade: z
+      .strictObject({
+        /**
+         * How many nodes an upgrade may disrupt at once (cordon, drain, restart the kubelet or containerd), across every
+         * `up` that runs against the cluster: each holds one of this many Leases in kube-system while it is out. A
+         * flanneld, kube-proxy or CNI-only change disrupts no node. Default 1.
+         */
+        maxUnavailable: z.number().int().min(1).max(50).default(1),
+        /** How long a node may wait for a free slot, in minutes. Default 60. */
+        waitMinutes: z.number().int().min(1).max(1440).default(60),
+      })
+      .default({ maxUnavailable: 1, waitMinutes: 60 }),
     /** Bootstrap token lifetime for joins, in hours (kubeadm's default is 24). Default 2. */
     tokenTtlHours: z.number().int().min(1).max(168).default(2),
     /**

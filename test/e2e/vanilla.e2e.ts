@@ -5,6 +5,8 @@ import { NODE_INFO } from "../helpers/fake-nodes";
 import { labApi, startLab, stopLab } from "./lab";
 import { playedCloudPlugins } from "./played-cloud/plugins";
 import { diagnosticMessages, exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { acquireSlot, SlotOptions } from "../../providers/day2/upgrade-slots";
+import type { KubeApi } from "../../providers/kube-wait/api";
 
 // The kubeadm example previewed through the real CLI against the lab's kubeadm cluster (`--platform none`: the
 // real API server with kubeadm's kubeadm-config, kube-dns Service and flannel's ConfigMap with its Linux defaults,
@@ -236,4 +238,86 @@ test("vanilla nodes created on AWS (played cloud plugin): VXLAN open, their file
   const [node1] = p.of(`${WE}:VanillaNode`).filter((n) => name(n) === "estate-node-winvan-1");
   expect(deps(node1)).toEqual(expect.arrayContaining(files.map((f) => f.urn)));
   expect(node1.newState?.inputs).toMatchObject({ nodeName: "winvan-1" });
+});
+
+describe("upgrade slots: at most maxUnavailable nodes out at once, as Leases in the real API server", () => {
+  // providers/day2/upgrade-slots.ts against kube-apiserver: creates and updates at a resourceVersion (409 for the
+  // loser), MicroTime fields, expiry. The provider code runs here as it runs in the dynamic-provider host.
+  const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  const kube = (): KubeApi => {
+    const api = labApi(lab);
+    return {
+      server: "lab",
+      get: async (p) => {
+        const r = await api.request("GET", p);
+        return r.status === 200 ? r.body : undefined;
+      },
+      request: (method, p, body) => api.request(method, p, body),
+    };
+  };
+  const options = (prefix: string, holder: string, over: Partial<SlotOptions> = {}): SlotOptions => ({
+    namespace: "kube-system",
+    prefix,
+    slots: 2,
+    holder,
+    leaseSeconds: 60,
+    pollMs: 50,
+    timeoutMs: 60_000,
+    ...over,
+  });
+
+  test("two slots: two nodes take one each, a third waits naming them, and takes the first one released", async () => {
+    const a = await acquireSlot(kube(), options("e2e-two", "node a"));
+    const b = await acquireSlot(kube(), options("e2e-two", "node b"));
+    expect([a.name, b.name].sort()).toEqual(["e2e-two-0", "e2e-two-1"]);
+    let waiting: (line: string) => void = () => undefined;
+    const saidWaiting = new Promise<string>((resolve) => (waiting = resolve));
+    const c = acquireSlot(kube(), options("e2e-two", "node c", { progress: (l) => waiting(l) }));
+    expect(await saidWaiting).toBe("waiting for an upgrade slot (2 held: node a, node b)");
+    await a.release();
+    expect((await c).name).toBe(a.name);
+    const lease = await labApi(lab).get(`${leases}/${a.name}`);
+    expect(lease.spec).toMatchObject({ holderIdentity: "node c", leaseDurationSeconds: 60 });
+    // The API server keeps MicroTime (RFC 3339, microseconds) as sent.
+    expect(lease.spec.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    await Promise.all([b.release(), (await c).release()]);
+  });
+
+  test("two nodes racing for one slot: exactly one wins, and the other names it (a create or an update at a stale resourceVersion is refused with 409)", async () => {
+    const held: string[] = [];
+    const race = ["node x", "node y"].map((h) =>
+      acquireSlot(kube(), options("e2e-race", h, { slots: 1, timeoutMs: 1 })).then(
+        (s) => {
+          held.push(h);
+          return s;
+        },
+        (e: Error) => e.message,
+      ),
+    );
+    const results = await Promise.all(race);
+    expect(held).toHaveLength(1);
+    const lost = results.find((r) => typeof r === "string");
+    expect(lost).toBe(
+      `no upgrade slot came free within 0s: all 1 are held (${held[0]}); maxUnavailable limits how many nodes are disrupted at once`,
+    );
+  });
+
+  test("a slot whose holder stopped renewing is taken once its lease has expired, never before", async () => {
+    const api = labApi(lab);
+    const stale = new Date(Date.now() - 120_000).toISOString().replace("Z", "000Z");
+    const made = await api.request("POST", leases, {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "e2e-stale-0" },
+      spec: { holderIdentity: "crashed run", leaseDurationSeconds: 60, acquireTime: stale, renewTime: stale },
+    });
+    expect(made.status).toBe(201);
+    const taken = await acquireSlot(kube(), options("e2e-stale", "node z", { slots: 1, timeoutMs: 1 }));
+    expect(taken.name).toBe("e2e-stale-0");
+    // A fresh holder's slot is not taken: the next one waits, and gives up naming it.
+    await expect(acquireSlot(kube(), options("e2e-stale", "node w", { slots: 1, timeoutMs: 1 }))).rejects.toThrow(
+      "all 1 are held (node z)",
+    );
+    await taken.release();
+  });
 });

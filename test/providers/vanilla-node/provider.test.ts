@@ -8,6 +8,7 @@ import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { validateObject } from "../../helpers/schemas";
+import { get } from "../../../lib/json";
 
 // Three vanilla Windows nodes converged by the VanillaNode provider in the real dynamic-provider plugin, over real
 // SSH to lab hosts (127.0.0.51-53:22) whose PowerShell is the lab's stand-in (it keeps features, firewall rules,
@@ -23,6 +24,8 @@ let labs: LabWindows[] = [];
 let plugin: DynamicPlugin;
 let text: string;
 const states: Record<string, unknown>[] = [];
+let lease: unknown;
+const leaseHolders: string[] = [];
 
 const downloads = (kubelet = "1.36.2") => releaseDownloads(kubelet);
 
@@ -96,6 +99,23 @@ beforeAll(async () => {
         }),
     )
   ).text;
+  // The upgrade slot's Lease (providers/day2/upgrade-slots.ts): stored as written, so the test reads who held it last.
+  // Its semantics (409s, expiry, MicroTime) are proven against the real API server in test/e2e/vanilla.e2e.ts.
+  const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  kube.route(leases, (_n, req) => {
+    if (req.method !== "POST") return { status: 405 };
+    if (lease) return { status: 409 };
+    lease = req.body;
+    leaseHolders.push(String(get(lease, "spec", "holderIdentity")));
+    return { status: 201, body: lease };
+  });
+  kube.route(`${leases}/windows-estate-upgrade-0`, (_n, req) => {
+    if (req.method === "GET") return lease ? { status: 200, body: lease } : { status: 404 };
+    if (req.method !== "PUT") return { status: 405 };
+    lease = req.body;
+    leaseHolders.push(String(get(lease, "spec", "holderIdentity")));
+    return { status: 200, body: lease };
+  });
   plugin = new DynamicPlugin();
   await plugin.start("127.0.0.1:1");
 });
@@ -226,6 +246,14 @@ test("an upgrade cordons and drains the node, replaces the binaries, waits for R
   const updated = await plugin.update(urn(l), "id", states[2], inputs(l, { downloads: downloads("1.36.3") }));
   expect(updated).toMatchObject({ pendingSteps: [], versions: { kubelet: "1.36.3", kubeadm: "1.36.3" } });
   expect(nodes.events.slice(before)).toEqual(["win-van-2 cordon", "win-van-2 uncordon"]);
+  // Out of service only while it held the upgrade slot (maxUnavailable 1 by default), released after the uncordon. The
+  // failed attempt above took it first and kept it (its node stayed out of service); this one took it back as its own.
+  expect(leaseHolders).toEqual(["windows-estate node win-van-2", "windows-estate node win-van-2", ""]);
+  // kubeadm upgrade node ran once, with the new kubeadm and before the kubelet started again (Kubernetes' "Upgrading
+  // Windows nodes": kubeadm, drain, kubeadm upgrade node, kubelet, uncordon).
+  expect(state(l).kubeadmUpgrades).toBe(1);
+  const order = scriptsRun(l).map((x) => /Write-Output '(kubeadm upgraded|services ok|installed)'/.exec(x)?.[1]);
+  expect(order.filter(Boolean).slice(-3)).toEqual(["installed", "kubeadm upgraded", "services ok"]);
   // The kubelet was stopped before its binary was replaced (Windows locks running executables), and runs again.
   expect(state(l).stopped).toEqual(["kubelet"]);
   expect(updated.services).toMatchObject({ kubelet: { status: "Running", startType: "Automatic" } });
@@ -269,6 +297,7 @@ test("a flanneld upgrade restarts this node's flanneld pod only (the DaemonSet r
     { namespace: "kube-system", app: "windows-estate-kube-proxy", binary: "kube-proxy" },
   ];
   setState(l, { stopped: [] });
+  const before = nodes.events.length;
   const updated = await plugin.update(
     urn(l),
     "id",
@@ -277,8 +306,9 @@ test("a flanneld upgrade restarts this node's flanneld pod only (the DaemonSet r
   );
   expect(updated).toMatchObject({ pendingSteps: [], versions: { flanneld: "v0.28.9", kubelet: "1.36.2" } });
   expect(deleted).toEqual(["windows-estate-flanneld-a"]);
-  // flanneld runs from the pod's sandbox copy, so replacing it stops nothing on the host.
+  // flanneld runs from the pod's sandbox copy, so replacing it stops nothing on the host, and drains nothing.
   expect(state(l).stopped).toEqual([]);
+  expect(nodes.events.slice(before)).toEqual([]);
 });
 
 test("removing a node drains it, resets it on the host and deletes the Node object", async () => {

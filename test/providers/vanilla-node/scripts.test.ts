@@ -11,6 +11,7 @@ import {
   stopServicesScript,
   proxyScript,
   KubeletRegistration,
+  kubeadmUpgradeScript,
 } from "../../../providers/vanilla-node/scripts";
 import { parseNodeProbe, pendingSteps } from "../../../providers/vanilla-node/steps";
 import { REMOVED_KUBELET_FLAGS } from "../../../facts/kubernetes";
@@ -171,6 +172,24 @@ test("a converged node needs nothing; each kind of drift maps to its step", () =
     { step: "kubelet service", why: "kubelet service is not registered" },
     { step: "join", why: "the node has not joined (no kubelet.conf)" },
   ]);
+});
+
+test("a Kubernetes version change on a joined node runs kubeadm upgrade node after the binaries, before the kubelet starts", async () => {
+  // Kubernetes' "Upgrading Windows nodes" task: new kubeadm, drain, `kubeadm upgrade node`, new kubelet, uncordon.
+  const both = releaseDownloads("1.36.3", ["kubelet", "kubeadm"]);
+  const joined = probe({ versions: { containerd: "2.3.4", kubelet: "1.36.2", kubeadm: "1.36.2" } });
+  expect(pendingSteps(joined, both).map((p) => p.step)).toEqual([
+    "binaries",
+    "kubelet service",
+    "kubeadm upgrade",
+    "services",
+  ]);
+  // Not joined yet: the join itself brings the cluster's kubelet config.
+  expect(pendingSteps({ ...joined, joined: false }, both).map((p) => p.step)).not.toContain("kubeadm upgrade");
+  const s = kubeadmUpgradeScript();
+  expect(await powershellErrors(s)).toEqual([]);
+  expect(s).toContain("& 'C:\\k\\kubeadm.exe' upgrade node");
+  expect(s).toContain("if ($LASTEXITCODE -ne 0) { throw ('kubeadm upgrade node failed with ' + $LASTEXITCODE) }");
 });
 
 test("garbage from the probe is a clear error", () => {

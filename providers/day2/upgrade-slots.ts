@@ -1,0 +1,125 @@
+/**
+ * At most `maxUnavailable` nodes disrupted at once, across every process that upgrades them: each disruptive upgrade
+ * holds one of `maxUnavailable` slots, each a `coordination.k8s.io/v1` Lease in the cluster, taken with optimistic
+ * concurrency (a create, or an update at the read resourceVersion: a 409 means another holder won), renewed while held,
+ * and expired after its duration so a crashed holder never blocks for good. This is how client-go's leader election
+ * holds a Lease (tools/leaderelection/leaderelection.go `tryAcquireOrRenew`), with N leases instead of one.
+ */
+import type { KubeApi } from "../kube-wait/api";
+import { get, obj, str } from "../../lib/json";
+
+export interface SlotOptions {
+  namespace: string;
+  /** Lease names are `<prefix>-<k>` for k in 0..slots-1. */
+  prefix: string;
+  slots: number;
+  /** Who holds it: names the node, shown to whoever waits. */
+  holder: string;
+  /** Lease duration: a holder that stops renewing loses the slot after this long. */
+  leaseSeconds: number;
+  pollMs: number;
+  /** How long to wait for a free slot before giving up. */
+  timeoutMs: number;
+  progress?: (line: string) => void;
+}
+
+/** Whether a Lease can be taken by `holder` now: free, expired, or already its own. */
+export function slotFree(lease: unknown, holder: string, nowMs: number): boolean {
+  const current = str(get(lease, "spec", "holderIdentity"));
+  if (!current || current === holder) return true;
+  const renewed = Date.parse(str(get(lease, "spec", "renewTime")) ?? str(get(lease, "spec", "acquireTime")) ?? "");
+  const duration = get(lease, "spec", "leaseDurationSeconds");
+  if (!Number.isFinite(renewed) || typeof duration !== "number") return true;
+  return renewed + duration * 1000 < nowMs;
+}
+
+/** MicroTime as the API serializes it (RFC 3339 with microseconds, apimachinery meta/v1 micro_time.go). */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+function leaseBody(o: SlotOptions, name: string, holder: string, resourceVersion?: string) {
+  const now = microTime(Date.now());
+  return {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name, namespace: o.namespace, ...(resourceVersion ? { resourceVersion } : {}) },
+    spec: { holderIdentity: holder, leaseDurationSeconds: o.leaseSeconds, acquireTime: now, renewTime: now },
+  };
+}
+
+/** A held slot: renewed in the background until released. */
+export interface HeldSlot {
+  name: string;
+  release(): Promise<void>;
+}
+
+/** Takes one slot, waiting (polling, within `timeoutMs`) while all are held by others; names the holders if it cannot. */
+export async function acquireSlot(api: KubeApi, o: SlotOptions): Promise<HeldSlot> {
+  const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(o.namespace)}/leases`;
+  const deadline = Date.now() + o.timeoutMs;
+  let said = "";
+  for (;;) {
+    const holders: string[] = [];
+    for (let k = 0; k < o.slots; k++) {
+      const name = `${o.prefix}-${k}`;
+      const path = `${base}/${encodeURIComponent(name)}`;
+      const current = await api.request("GET", path);
+      let taken: { status: number };
+      if (current.status === 404) taken = await api.request("POST", base, leaseBody(o, name, o.holder));
+      else if (current.status === 200 && slotFree(current.body, o.holder, Date.now()))
+        taken = await api.request(
+          "PUT",
+          path,
+          leaseBody(o, name, o.holder, str(get(current.body, "metadata", "resourceVersion"))),
+        );
+      else if (current.status === 200) {
+        holders.push(str(get(current.body, "spec", "holderIdentity")) ?? "?");
+        continue;
+      } else throw new Error(`reading Lease ${o.namespace}/${name} failed: the API answered ${current.status}`);
+      // 409: another holder created or updated it first; name it, and try the next slot.
+      if (taken.status === 409) {
+        const now = await api.request("GET", path);
+        holders.push(str(get(now.body, "spec", "holderIdentity")) ?? "another holder");
+        continue;
+      }
+      if (taken.status >= 300)
+        throw new Error(`taking Lease ${o.namespace}/${name} failed: the API answered ${taken.status}`);
+      return held(api, o, name, path);
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `no upgrade slot came free within ${Math.round(o.timeoutMs / 1000)}s: all ${o.slots} are held (${holders.join(", ")}); maxUnavailable limits how many nodes are disrupted at once`,
+      );
+    const line = `waiting for an upgrade slot (${o.slots} held: ${holders.join(", ")})`;
+    if (line !== said) o.progress?.(line);
+    said = line;
+    await new Promise((r) => setTimeout(r, o.pollMs));
+  }
+}
+
+function held(api: KubeApi, o: SlotOptions, name: string, path: string): HeldSlot {
+  // Renewed at a third of its duration, as client-go renews well within its lease; a failed renewal is retried at the
+  // next tick (the slot is lost only if the holder stops for a whole duration).
+  const renew = async () => {
+    const current = await api.request("GET", path).catch(() => undefined);
+    if (current?.status !== 200 || str(get(current.body, "spec", "holderIdentity")) !== o.holder) return;
+    const spec = { ...obj(get(current.body, "spec")), renewTime: microTime(Date.now()) };
+    await api.request("PUT", path, { ...obj(current.body), spec }).catch(() => undefined);
+  };
+  const timer = setInterval(() => void renew(), (o.leaseSeconds * 1000) / 3);
+  timer.unref();
+  return {
+    name,
+    async release() {
+      clearInterval(timer);
+      const current = await api.request("GET", path);
+      if (current.status !== 200 || str(get(current.body, "spec", "holderIdentity")) !== o.holder) return;
+      // Released as client-go releases on cancel: no holder, so the next taker need not wait for expiry.
+      const spec = { ...obj(get(current.body, "spec")), holderIdentity: "" };
+      const r = await api.request("PUT", path, { ...obj(current.body), spec });
+      if (r.status >= 300 && r.status !== 409)
+        throw new Error(`releasing Lease ${o.namespace}/${name} failed: the API answered ${r.status}`);
+    },
+  };
+}
