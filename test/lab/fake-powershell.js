@@ -627,17 +627,6 @@ async function handle(script) {
     say("kubeadm upgraded\r\n");
     return finish(0);
   }
-  if (script.includes("Write-Output 'kubeadm upgraded'")) {
-    // kubeadm upgrade node on a worker: needs the node's kubelet.conf (cmd/kubeadm/app/cmd/upgrade/node.go).
-    if (!host.joined) {
-      complain("couldn't create a Kubernetes client from file \"C:\\etc\\kubernetes\\kubelet.conf\"\r\n");
-      return finish(1);
-    }
-    host.kubeadmUpgrades = (host.kubeadmUpgrades || 0) + 1;
-    save();
-    say("kubeadm upgraded\r\n");
-    return finish(0);
-  }
   if (script.includes("Write-Output 'services stopped'")) {
     const names = [...(/foreach \(\$s in @\((.*)\)\)/.exec(script) || ["", ""])[1].matchAll(/'([^']*)'/g)].map(
       (m) => m[1],
