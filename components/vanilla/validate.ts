@@ -19,6 +19,7 @@ import {
   KUBELET_LABEL_NAMESPACES,
   FLANNEL_WINDOWS_MAX_VNI,
   SUPPORTED_MINORS,
+  PAUSE_IMAGE,
 } from "../../facts/kubernetes";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
@@ -42,7 +43,18 @@ export function validateVanilla(
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   void access;
-  void mirrors;
+  // containerd pulls the sandbox image by its tag (config.toml sandbox = PAUSE_IMAGE), and a digest mirror serves only
+  // pulls by digest (hosts.toml capabilities without `resolve`): such a mirror is never used for it.
+  const pauseRepo = PAUSE_IMAGE.replace(/:[^:/]+$/, "");
+  const covers = (source: string) => pauseRepo === source || pauseRepo.startsWith(`${source}/`);
+  if (mirrors && !mirrors.tag.some((e) => covers(e.source)))
+    mirrors.digest.forEach((e, i) => {
+      if (covers(e.source))
+        warnings.push({
+          path: `mirrors.digest[${i}].source`,
+          message: `${e.source} is mirrored for pulls by digest only, but containerd pulls the sandbox image ${PAUSE_IMAGE} by its tag, so the nodes never use this mirror for it; list it under mirrors.tag as well`,
+        });
+    });
   const cd = k?.containerd.version;
   const cdMajor = cd === undefined ? undefined : Number(cd.split(".")[0]);
   // The node's config.toml is `version = 3` (components/vanilla/node-plan.ts), which containerd reads from 2.0 on;
