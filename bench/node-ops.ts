@@ -9,7 +9,7 @@ import * as path from "path";
 import type * as pulumi from "@pulumi/pulumi";
 import { windowsHostProvider, WindowsHostInputs, WindowsHostOutputs } from "../providers/windows-host/provider";
 import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../providers/vanilla-node/provider";
-import { releaseDownloads } from "../test/helpers/vanilla-fixtures";
+import { offlineJoinConfig, releaseDownloads } from "../test/helpers/vanilla-fixtures";
 import { freshWindowsState } from "../test/lab/windows-state";
 import { BenchHost, HostCost, resetHosts, withCosts, worst } from "./hosts";
 import { replay } from "./lower-bound";
@@ -144,7 +144,7 @@ function vanillaInputs(h: BenchHost): VanillaNodeInputs {
     vxlanPort: 4789,
     containerdConfigPath: "C:\\k\\containerd\\config.toml",
     joinConfigPath: path.join(h.dir, "kubeadm", "join.yaml"),
-    joinConfig: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\n",
+    joinConfig: offlineJoinConfig(),
   };
 }
 

@@ -57,3 +57,23 @@ export function releaseDownloads(kubernetes = "1.36.2", names = ["kubelet", "kub
     ...names.map(binary),
   ];
 }
+
+/**
+ * A JoinConfiguration shaped as the program writes it (components/vanilla/node-plan.ts joinConfiguration) for an API
+ * server the PowerShell stand-in does not dial (not a loopback address), so it joins offline after kubeadm's own
+ * validation and pin check. The endpoint is the example's documentation address; nothing connects to it.
+ */
+export function offlineJoinConfig(token = "abcdef.0123456789abcdef", nodeName?: string): string {
+  return [
+    "apiVersion: kubeadm.k8s.io/v1beta4",
+    "kind: JoinConfiguration",
+    "discovery:",
+    "  bootstrapToken:",
+    '    apiServerEndpoint: "10.0.0.10:6443"',
+    `    token: "${token}"`,
+    "    caCertHashes:",
+    '      - "sha256:abababababababababababababababababababababababababababababababab"',
+    ...(nodeName !== undefined ? ["nodeRegistration:", `  name: "${nodeName}"`] : []),
+    "",
+  ].join("\n");
+}

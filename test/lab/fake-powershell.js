@@ -148,9 +148,8 @@ function pinProblem(pins) {
 }
 
 /**
- * The join file read as kubeadm reads it: its discovery and node registration, the field errors of kubeadm's
- * validation, and `legacy` for a hand-made file without an API server endpoint (the older unit tests' files: the
- * program's own always names one, or a placeholder kubeadm refuses).
+ * The join file read as kubeadm reads it: its discovery and node registration, and the field errors of kubeadm's
+ * validation.
  */
 function readJoinFile(text) {
   const doc = parseYaml(text) || {};
@@ -176,7 +175,6 @@ function readJoinFile(text) {
         }))
       : undefined,
     kubeletExtraArgs: extra,
-    legacy: !(bt && bt.apiServerEndpoint != null),
   };
   // v1beta4 SetDefaults_Discovery: the TLS bootstrap token defaults to the discovery token.
   if (!join.tlsBootstrapToken) join.tlsBootstrapToken = join.token;
@@ -190,11 +188,6 @@ function readJoinFile(text) {
     errors.push(
       `nodeRegistration.name: Invalid value: "${join.name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`,
     );
-  if (join.legacy) {
-    if (join.token && !TOKEN.test(join.token))
-      errors.push('discovery.bootstrapToken.token: Invalid value: "<hidden>": the bootstrap token is invalid');
-    return { join, errors };
-  }
   if (!doc.discovery || (!bt && !doc.discovery.file))
     errors.push('discovery: Invalid value: "": bootstrapToken or file must be set');
   if (join.endpoint === "") errors.push("discovery.bootstrapToken: Required value: APIServerEndpoint is not set");
@@ -528,16 +521,16 @@ async function handle(script) {
     if (errors.length > 0) return failed(errors.join("\n"));
     const hostname = String(host.hostname || "");
     const nodeName = kubeadmNodeName(cfg, hostname);
-    if ((!cfg.legacy && !reachable(cfg.endpoint)) || host.joinOffline) {
+    if (!reachable(cfg.endpoint) || host.joinOffline) {
       // No API server to ask: the checks discovery makes before it connects (pubkeypin.Set.Allow).
-      const pin = cfg.legacy ? undefined : pinProblem(cfg.pins);
+      const pin = pinProblem(cfg.pins);
       if (pin)
         return failed(
           `error execution phase preflight: couldn't validate the identity of the API Server: invalid discovery token CA certificate hash: ${pin}`,
         );
     }
     const env = kubeadmFlagsEnv(cfg, nodeName, hostname);
-    if (!cfg.legacy && reachable(cfg.endpoint) && !host.joinOffline) {
+    if (reachable(cfg.endpoint) && !host.joinOffline) {
       // kubeadm's discovery and config reads, the kubelet's TLS bootstrap and registration, against the real API
       // server (fake-windows-network.js); what they created is recorded for the tests.
       try {

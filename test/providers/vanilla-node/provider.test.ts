@@ -4,7 +4,7 @@ import { VanillaNode } from "../../../providers/vanilla-node";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
-import { releaseDownloads } from "../../helpers/vanilla-fixtures";
+import { offlineJoinConfig, releaseDownloads } from "../../helpers/vanilla-fixtures";
 import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { validateObject } from "../../helpers/schemas";
@@ -63,7 +63,7 @@ function inputs(l: LabWindows, over: Record<string, unknown> = {}) {
     vxlanPort: 4789,
     containerdConfigPath: "C:\\k\\containerd\\config.toml",
     joinConfigPath: path.join(l.dir, "kubeadm", "join.yaml"),
-    joinConfig: `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    token: "${TOKEN}"\n`,
+    joinConfig: offlineJoinConfig(TOKEN),
     kubeconfig: kube.kubeconfig(),
     pollSeconds: 0.05,
     readyTimeoutSeconds: 5,

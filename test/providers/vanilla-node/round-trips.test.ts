@@ -2,7 +2,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../../../providers/vanilla-node/provider";
-import { releaseDownloads } from "../../helpers/vanilla-fixtures";
+import { offlineJoinConfig, releaseDownloads } from "../../helpers/vanilla-fixtures";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { launchLog } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
@@ -40,7 +40,7 @@ const inputs = (): VanillaNodeInputs => ({
   vxlanPort: 4789,
   containerdConfigPath: "C:\\k\\containerd\\config.toml",
   joinConfigPath: path.join(bin, "kubeadm", "join.yaml"),
-  joinConfig: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\n",
+  joinConfig: offlineJoinConfig(),
 });
 
 /** Each launch's scripts, named by what they print or read. */
@@ -133,7 +133,7 @@ test("without nodes[].name the join file carries the host's own lower-case name,
   // validation.go ValidateNodeRegistrationOptions); the stand-in refuses it the same way.
   fs.writeFileSync(state, JSON.stringify(freshWindowsState("WIN-TRIPS-3")));
   const placeholder = "<hostname, lower case, read on the host>";
-  const joinConfig = `apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\nnodeRegistration:\n  name: ${placeholder}\n`;
+  const joinConfig = offlineJoinConfig(undefined, placeholder);
   await cost(() => vanillaNodeProvider.create({ ...inputs(), joinConfig }));
   expect(JSON.parse(fs.readFileSync(state, "utf8"))).toMatchObject({ joined: true, joinedAs: "win-trips-3" });
 });
