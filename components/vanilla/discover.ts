@@ -12,6 +12,9 @@ import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
 import { get, isObject, objects, str } from "../../lib/json";
 import {
   DEFAULT_CONTAINERD,
+  FLANNEL_BACKEND_ANNOTATION,
+  FLANNEL_CNI_PLUGIN_VERSION,
+  FLANNEL_CNI_SHA256,
   FLANNEL_VERSION,
   FLANNELD_SHA256,
   HOST_PROCESS_IMAGE,
@@ -34,6 +37,11 @@ export interface VanillaFacts {
   netConf?: Record<string, unknown>;
   /** Set when flannel's ConfigMap holds a `net-conf.json` that is not a JSON object (flanneld would not start). */
   netConfUnreadable?: true;
+  /**
+   * The restart annotation this stack left on kube-flannel-ds' pod template (facts FLANNEL_BACKEND_ANNOTATION), if
+   * any: while it is there, the patch that set it stays declared, so a later run plans no change.
+   */
+  flannelRestartedFor?: string;
   /** How many Linux Nodes the cluster has (those whose flanneld a backend change restarts), when the API said. */
   linuxNodes?: number;
   /** The cluster's Windows Nodes (`kubernetes.io/os=windows`), for the inventory and patching. */
@@ -68,6 +76,8 @@ export function parseVanillaFacts(o: {
   runtimeClasses?: unknown;
   /** A `limit=1` list of the Linux Nodes: its item plus `metadata.remainingItemCount` is the count. */
   linuxNodes?: unknown;
+  /** flannel's Linux DaemonSet (kube-flannel/kube-flannel-ds). */
+  flannelDaemonSet?: unknown;
 }): VanillaFacts {
   const facts: VanillaFacts = {
     windowsNodes: windowsNodes(o.windowsNodes, undefined, []),
@@ -103,6 +113,10 @@ export function parseVanillaFacts(o: {
     if (isObject(parsed)) facts.netConf = parsed;
     else facts.netConfUnreadable = true;
   }
+  const restarted = str(
+    get(o.flannelDaemonSet, "spec", "template", "metadata", "annotations", FLANNEL_BACKEND_ANNOTATION),
+  );
+  if (restarted) facts.flannelRestartedFor = restarted;
   const listed = objects(get(o.linuxNodes, "items")).length;
   const remaining = get(o.linuxNodes, "metadata", "remainingItemCount");
   const more = str(get(o.linuxNodes, "metadata", "continue"));
@@ -113,7 +127,7 @@ export function parseVanillaFacts(o: {
 
 export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts> {
   const api = await connectKube(access, 15_000);
-  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes, runtimeClasses, linuxNodes] =
+  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes, runtimeClasses, linuxNodes, flannelDs] =
     await Promise.all([
       api.get("/version"),
       api.get("/api/v1/namespaces/kube-system/configmaps/kubeadm-config"),
@@ -123,6 +137,7 @@ export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts>
       api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
       api.get("/apis/node.k8s.io/v1/runtimeclasses"),
       api.get(`/api/v1/nodes?limit=1&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`),
+      api.get("/apis/apps/v1/namespaces/kube-flannel/daemonsets/kube-flannel-ds"),
     ]);
   return parseVanillaFacts({
     version,
@@ -133,6 +148,7 @@ export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts>
     windowsNodes: nodes,
     runtimeClasses,
     linuxNodes,
+    flannelDaemonSet: flannelDs,
   });
 }
 
@@ -193,6 +209,13 @@ export function resolveKubernetes(
   const caCertHash = opts.render
     ? (k.caCertHash ?? facts?.caCertHash)
     : need("caCertHash", k.caCertHash ?? facts?.caCertHash, "kube-public/cluster-info's CA");
+  // A configured pin that is not the cluster's CA would fail every join at discovery ("none of the public keys are
+  // pinned", kubeadm discovery/token): refused here, naming both, before any host is touched.
+  if (k.caCertHash && facts?.caCertHash && k.caCertHash !== facts.caCertHash)
+    issues.push({
+      path: "kubernetes.caCertHash",
+      message: `${k.caCertHash} is not the pin of the CA the cluster publishes in kube-public/cluster-info (${facts.caCertHash}); every join would refuse the API server. Remove caCertHash (discovery fills it in) or correct it`,
+    });
   if (issues.length > 0 || !version) return { issues, warnings };
   return {
     issues,
@@ -211,6 +234,8 @@ export function resolveKubernetes(
         version: k.flannel.version ?? FLANNEL_VERSION,
         // validate.ts refused a version with neither a pin nor a configured checksum.
         flanneldSha256: k.flannel.flanneldSha256 ?? FLANNELD_SHA256[k.flannel.version ?? FLANNEL_VERSION] ?? "",
+        cniVersion: k.flannel.cniVersion ?? FLANNEL_CNI_PLUGIN_VERSION,
+        cniSha256: k.flannel.cniSha256 ?? FLANNEL_CNI_SHA256[k.flannel.cniVersion ?? FLANNEL_CNI_PLUGIN_VERSION] ?? "",
       },
       hostProcessImage: k.hostProcessImage ?? HOST_PROCESS_IMAGE,
       ...(k.artifacts.baseUrl ? { artifactsBaseUrl: k.artifacts.baseUrl } : {}),

@@ -15,8 +15,6 @@ import {
   PAUSE_IMAGE,
   WINDOWS_TAINT,
   CNI_PLUGINS_VERSION,
-  FLANNEL_CNI_PLUGIN_VERSION,
-  FLANNEL_CNI_SHA256,
   WINDOWS_NETWORK,
   WINDOWS_BUILDS,
 } from "../../facts/kubernetes";
@@ -35,7 +33,15 @@ export interface ResolvedKubernetes {
   caCertHash?: string;
   containerdVersion: string;
   /** flanneld's release and the SHA-256 its `flanneld.exe` is checked against (pinned or configured). */
-  flannel: { vni: number; port: number; version: string; flanneldSha256: string };
+  flannel: {
+    vni: number;
+    port: number;
+    version: string;
+    flanneldSha256: string;
+    /** flannel's CNI plugin release and the SHA-256 of its flannel-amd64.exe. */
+    cniVersion: string;
+    cniSha256: string;
+  };
   artifactsBaseUrl?: string;
   /** The image of the Windows flanneld and kube-proxy DaemonSets. */
   hostProcessImage: string;
@@ -253,12 +259,12 @@ export function vanillaNodePlan(
     },
     {
       name: "flannel-cni",
-      url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), base),
-      sha256: FLANNEL_CNI_SHA256[FLANNEL_CNI_PLUGIN_VERSION],
+      url: mirrored(DOWNLOADS.flannelCni(k.flannel.cniVersion), base),
+      sha256: k.flannel.cniSha256,
       kind: "file",
       // The CNI conf's `type: flannel` is the executable's name in the CNI bin directory.
       target: `${PATHS.cniBin}\\flannel.exe`,
-      version: FLANNEL_CNI_PLUGIN_VERSION,
+      version: k.flannel.cniVersion,
     },
   ];
   const steps: NodeStep[] = [
@@ -283,11 +289,15 @@ export function vanillaNodePlan(
     },
     {
       name: "cni and flannel",
-      does: `CNI plugins ${CNI_PLUGINS_VERSION}, flannel CNI ${FLANNEL_CNI_PLUGIN_VERSION}, flanneld ${k.flannel.version}, checksums verified`,
+      does: `CNI plugins ${CNI_PLUGINS_VERSION}, flannel CNI ${k.flannel.cniVersion}, flanneld ${k.flannel.version}, checksums verified`,
       check: "versions",
     },
     { name: "kubelet service", does: "service `kubelet`, depends on containerd, auto start", check: "service config" },
-    { name: "join", does: "kubeadm join with a bootstrap token and the CA hash", check: "kubelet.conf, Node Ready" },
+    {
+      name: "join",
+      does: "kubeadm join with a bootstrap token and the CA hash",
+      check: "kubelet.conf, the Node registered",
+    },
     {
       name: "identity",
       does: `labels, taints${n.providerId === "auto" ? ", providerID from the BIOS serial" : ""}`,

@@ -20,6 +20,7 @@ import {
   FLANNEL_WINDOWS_MAX_VNI,
   SUPPORTED_MINORS,
   PAUSE_IMAGE,
+  FLANNEL_CNI_SHA256,
 } from "../../facts/kubernetes";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
@@ -127,6 +128,16 @@ export function validateVanilla(
     errors.push({
       path: "kubernetes.flannel.flanneldSha256",
       message: `flanneld ${k.flannel.version} has no pinned checksum (pinned: ${Object.keys(FLANNELD_SHA256).join(", ")}) and flannel publishes none; set flanneldSha256 to the sha256sum of that release's flanneld.exe, or leave flannel.version out`,
+    });
+  if (k?.flannel.cniVersion && !k.flannel.cniSha256 && !FLANNEL_CNI_SHA256[k.flannel.cniVersion])
+    errors.push({
+      path: "kubernetes.flannel.cniSha256",
+      message: `flannel's CNI plugin ${k.flannel.cniVersion} has no pinned checksum (pinned: ${Object.keys(FLANNEL_CNI_SHA256).join(", ")}) and flannel publishes none; set cniSha256 to the sha256sum of that release's flannel-amd64.exe, or leave cniVersion out`,
+    });
+  if (k?.flannel.cniSha256 && !k.flannel.cniVersion)
+    errors.push({
+      path: "kubernetes.flannel.cniSha256",
+      message: "a checksum without flannel.cniVersion: set the version it belongs to, or remove cniSha256",
     });
   if (k?.flannel.flanneldSha256 && !k.flannel.version)
     errors.push({

@@ -54,6 +54,19 @@ export const kubernetesSchema = z
           .string()
           .regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex digits (sha256sum of flanneld.exe)")
           .optional(),
+        /**
+         * flannel's CNI plugin release for the Windows nodes (`v1.9.1-flannel3`, installed as `flannel.exe`). Default:
+         * the pinned one (facts/kubernetes.ts).
+         */
+        cniVersion: z.string().min(1).optional(),
+        /**
+         * SHA-256 of that release's `flannel-amd64.exe` (flannel publishes none). Required for a CNI version without a
+         * pin in facts/kubernetes.ts, or for a mirror that serves another build.
+         */
+        cniSha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, "must be 64 lower-case hex digits (sha256sum of flannel-amd64.exe)")
+          .optional(),
       })
       .default({ vni: 4096, port: 4789, manage: true }),
     /** containerd on the Windows nodes. */

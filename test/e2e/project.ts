@@ -9,9 +9,9 @@ import { PROJECT_DIR } from "./lab";
 
 /**
  * The project as a user has it: the tracked files in a folder of their own, node_modules beside, built with `npm run
- * build`. `edit` changes the copy before it is built (a test that must stand in for a setting the program lacks).
+ * build`.
  */
-export function projectCopy(edit?: (dir: string) => void): string {
+export function projectCopy(): string {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "e2e-project-")), "windows-estate");
   fs.mkdirSync(dir);
   const files = execFileSync("git", ["ls-files", "-z"], { cwd: PROJECT_DIR, encoding: "utf8" })
@@ -24,7 +24,6 @@ export function projectCopy(edit?: (dir: string) => void): string {
     fs.copyFileSync(from, path.join(dir, f));
   }
   fs.symlinkSync(path.join(PROJECT_DIR, "node_modules"), path.join(dir, "node_modules"));
-  edit?.(dir);
   const build = spawnSync("npm", ["run", "--silent", "build"], { cwd: dir, encoding: "utf8", timeout: 600_000 });
   if (build.status !== 0) throw new Error(`npm run build failed in the project copy: ${build.stdout}${build.stderr}`);
   return dir;

@@ -3,7 +3,13 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { joinConfiguration, PATHS, vanillaNodePlan } from "../../components/vanilla/node-plan";
-import { CNI_PLUGINS_VERSION, DEFAULT_CONTAINERD, FLANNEL_VERSION, WINDOWS_TAINT } from "../../facts/kubernetes";
+import {
+  CNI_PLUGINS_VERSION,
+  DEFAULT_CONTAINERD,
+  FLANNEL_CNI_PLUGIN_VERSION,
+  FLANNEL_VERSION,
+  WINDOWS_TAINT,
+} from "../../facts/kubernetes";
 import { Download, installScript, joinScript, kubeletServiceScript } from "../../providers/vanilla-node/scripts";
 import { nodesSchema } from "../../stacks/schema/kubernetes";
 import { Artifact, releaseArtifacts, startArtifactServer, ArtifactServer } from "../helpers/artifact-server";
@@ -72,15 +78,20 @@ function planDownloads(): Download[] {
       serviceCidr: "10.96.0.0/12",
       dnsServiceIp: "10.96.0.10",
       containerdVersion: DEFAULT_CONTAINERD,
-      flannel: { vni: 4096, port: 4789, version: FLANNEL_VERSION, flanneldSha256: digests.flanneld },
+      flannel: {
+        vni: 4096,
+        port: 4789,
+        version: FLANNEL_VERSION,
+        flanneldSha256: digests.flanneld,
+        cniVersion: FLANNEL_CNI_PLUGIN_VERSION,
+        cniSha256: digests.flannelCni,
+      },
       artifactsBaseUrl: mirror.baseUrl,
       hostProcessImage: "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0",
     },
     {},
   );
-  // flannel's CNI plugin is pinned to the real release's digest (facts/kubernetes.ts FLANNEL_CNI_SHA256), which no
-  // generated file has: the mirror's own digest stands in for it here.
-  return plan.downloads.map((d) => (d.name === "flannel-cni" ? { ...d, sha256: digests.flannelCni } : d));
+  return plan.downloads;
 }
 
 beforeAll(async () => {

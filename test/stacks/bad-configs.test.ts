@@ -633,6 +633,18 @@ const vanillaCases: Case[] = [
     says: /without flannel\.version/,
   },
   {
+    name: "vanilla: a flannel CNI plugin release with no pinned checksum and none given",
+    config: vk({ flannel: { cniVersion: "v1.9.2-flannel1" } }),
+    paths: ["kubernetes.flannel.cniSha256"],
+    says: /no pinned checksum \(pinned: v1\.9\.1-flannel3\).*flannel-amd64\.exe/,
+  },
+  {
+    name: "vanilla: a flannel CNI checksum without the version it belongs to",
+    config: vk({ flannel: { cniSha256: "a".repeat(64) } }),
+    paths: ["kubernetes.flannel.cniSha256"],
+    says: /without flannel\.cniVersion/,
+  },
+  {
     name: "vanilla: a flanneld checksum that is not a SHA-256",
     config: vk({ flannel: { version: "v0.29.0", flanneldSha256: "sha256:abc" } }),
     paths: ["kubernetes.flannel.flanneldSha256"],

@@ -173,6 +173,28 @@ test("render mode needs no API server endpoint nor CA pin (nothing joins); apply
   expect(pinned.resolved?.caCertHash).toBe("sha256:abababababababababababababababababababababababababababababababab");
 });
 
+test("a configured CA pin that is not the cluster's is refused, naming both, before any join fails on it", () => {
+  // kubeadm discovery refuses a cluster-info CA no pin allows (cmd/kubeadm/app/util/pubkeypin Set.CheckAny).
+  const theirs = "sha256:abababababababababababababababababababababababababababababababab";
+  const mine = "sha256:cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd";
+  const facts = {
+    serverVersion: "1.36.2",
+    podNetworkCidr: "10.244.0.0/16",
+    serviceCidr: "10.96.0.0/12",
+    dnsServiceIp: "10.96.0.10",
+    apiServerEndpoint: "10.0.0.10:6443",
+    caCertHash: theirs,
+  };
+  const k = (caCertHash: string) => kubernetesSchema.unwrap().parse({ caCertHash });
+  expect(resolveKubernetes(k(mine), facts).issues).toEqual([
+    {
+      path: "kubernetes.caCertHash",
+      message: `${mine} is not the pin of the CA the cluster publishes in kube-public/cluster-info (${theirs}); every join would refuse the API server. Remove caCertHash (discovery fills it in) or correct it`,
+    },
+  ]);
+  expect(resolveKubernetes(k(theirs), facts).issues).toEqual([]);
+});
+
 test("skew: nodes never newer than the API server, at most 3 minors older (version-skew-policy)", () => {
   const at = (version: string, server: string) =>
     resolveKubernetes(

@@ -111,3 +111,13 @@ test("the Linux node count comes from a limit=1 list's remainingItemCount, and i
   expect(parseVanillaFacts({ linuxNodes: list(0, {}) }).linuxNodes).toBe(0);
   expect(parseVanillaFacts({ linuxNodes: list(1, { continue: "x" }) }).linuxNodes).toBeUndefined();
 });
+
+test("the restart annotation this stack left on kube-flannel-ds is read back, so its patch stays declared unchanged", () => {
+  const ds = (annotations: Record<string, string>) => ({ spec: { template: { metadata: { annotations } } } });
+  expect(
+    parseVanillaFacts({ flannelDaemonSet: ds({ "windows-estate.io/flannel-backend": "vxlan vni=4096 port=4789" }) })
+      .flannelRestartedFor,
+  ).toBe("vxlan vni=4096 port=4789");
+  // A cluster this stack never restarted: nothing read, nothing declared (adopting it restarts no flanneld).
+  expect(parseVanillaFacts({ flannelDaemonSet: ds({ other: "x" }) }).flannelRestartedFor).toBeUndefined();
+});

@@ -27,6 +27,9 @@ const k: ResolvedKubernetes = {
     port: 4789,
     version: "v0.28.9",
     flanneldSha256: "7d43b3de5635891e68b36458d912a94c2eb94e15d878d486f539309db5845861",
+    // RKE2's pin (rancher/rke2 Dockerfile.windows), as facts/kubernetes.ts FLANNEL_CNI_SHA256 holds it.
+    cniVersion: "v1.9.1-flannel3",
+    cniSha256: "768c4a04e6ee3f7e3f9280488359b7e4bba4220246795261994a77a366860cc6",
   },
   hostProcessImage: "mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0",
 };
