@@ -18,7 +18,10 @@ export interface VanillaNodeArgs {
   joinConfigPath: pulumi.Input<string>;
   /** The JoinConfiguration with the bootstrap token. Stored as a secret. */
   joinConfig: pulumi.Input<string>;
-  /** Kubeconfig for drain, Ready and removal; stored as a secret. */
+  /**
+   * Kubeconfig for drain, Ready, identity and removal ("" for the usual loading order); stored as a secret. Undefined
+   * skips the API side.
+   */
   kubeconfig?: pulumi.Input<string>;
   context?: pulumi.Input<string>;
   /** Pause between checks, seconds. Default 5. */

@@ -32,6 +32,7 @@ import { isIP } from "net";
 import { promises as dns } from "dns";
 
 import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
+import { LEFT_ON_HOST } from "../../providers/vanilla-node/provider";
 import { NodeFiles } from "../../providers/node-files";
 import { expandNodes } from "./hosts";
 import { cloudHostOf, CloudHosts } from "../provisioning/cloud-hosts";
@@ -83,9 +84,17 @@ export class VanillaEstate extends pulumi.ComponentResource {
     const { config: cfg, resolved, facts } = args;
     const flannel = cfg.kubernetes.flannel;
     const flannelPatch: pulumi.Resource[] = [];
-    if (flannel.manage) {
-      // With the cluster's own net-conf, only the VNI and port change; offline, the whole file from the config is
-      // shown. Always declared once managed: a Patch that leaves the program relinquishes its field, which server-side
+    // With discovery off nothing reads flannel's net-conf.json, and a blind write would drop its other settings
+    // (EnableNFTables, IPv6, …): it is left alone, and the preview says what to check.
+    const blind = flannel.manage && !facts?.netConf && cfg.cluster.render === undefined && !isOffline();
+    if (blind)
+      pulumi.log.warn(
+        `cluster.discovery is off, so flannel's net-conf.json is neither read nor changed; Windows needs its VXLAN backend at VNI ${flannel.vni}, port ${flannel.port}: check it with kubectl -n kube-flannel get configmap kube-flannel-cfg -o jsonpath='{.data.net-conf\\.json}'`,
+        this,
+      );
+    if (flannel.manage && !blind) {
+      // With the cluster's own net-conf, only the VNI and port change; in render mode (no cluster), the whole file from
+      // the config is shown. Always declared once managed: a Patch that leaves the program relinquishes its field, which server-side
       // apply then deletes (pulumi-kubernetes provider/pkg/ssa Relinquish), and flannel would lose its net-conf.json.
       // Retained on delete for the same reason: turning `manage` off must not strip flannel's config.
       const plan = facts?.netConf
@@ -96,12 +105,15 @@ export class VanillaEstate extends pulumi.ComponentResource {
         retainOnDelete: true,
       });
       flannelPatch.push(netConf);
-      if (plan.change) {
+      if (plan.change) pulumi.log.warn(netConfChangeWarning(plan.change, facts?.linuxNodes), this);
+      if (plan.change || facts?.flannelRestartedFor) {
         // Linux flanneld reads net-conf.json only at start: restart it, after the patch, before any Windows node
-        // joins. Declared only for the change and retained when it leaves the program, so it restarts nothing again.
-        pulumi.log.warn(netConfChangeWarning(plan.change, facts?.linuxNodes), this);
+        // joins. Declared for a change, and afterwards while its annotation is on the DaemonSet (the same value: no
+        // change, no restart); never declared on a cluster whose backend was already right, so adopting one restarts
+        // nothing. Retained when it leaves the program.
+        const backend = { vni: flannel.vni, port: flannel.port };
         flannelPatch.push(
-          new k8s.apps.v1.DaemonSetPatch(`${name}-flannel-restart`, flannelRestartPatch(plan.change.to), {
+          new k8s.apps.v1.DaemonSetPatch(`${name}-flannel-restart`, flannelRestartPatch(backend), {
             parent: this,
             dependsOn: [netConf],
             retainOnDelete: true,
@@ -232,7 +244,12 @@ export class VanillaEstate extends pulumi.ComponentResource {
         // One node IP for the kubelet (--node-ip), the CNI's provider address and flanneld (status.hostIP): declared,
         // a created VM's private IP, or the address (a DNS name resolved from here). Multi-NIC and NAT hosts that
         // let each pick their own would disagree.
-        // A host removed with forceRemove is never resolved or reached again.
+        // A host removed with forceRemove is never resolved or reached again; every preview says what stays on it.
+        if (n.forceRemove)
+          pulumi.log.warn(
+            `windows-estate:nodes[${n.index}] (${n.address}): forceRemove: its Node is deleted through the API alone and nothing is done on the host; left there: ${LEFT_ON_HOST}. Delete the entry once this has run`,
+            this,
+          );
         const nodeIp =
           n.nodeIp !== undefined || n.forceRemove
             ? pulumi.output(n.nodeIp ?? n.address)
@@ -276,7 +293,9 @@ export class VanillaEstate extends pulumi.ComponentResource {
                 caCertHash: resolved.caCertHash ?? "",
               }),
             ),
-            kubeconfig: access.kubeconfig,
+            // "" is the usual loading order (KUBECONFIG, ~/.kube/config, in-cluster), as most pipelines give it:
+            // undefined would leave the node without its API side (drain, identity, removal).
+            kubeconfig: access.kubeconfig ?? "",
             context: access.context,
             ...(n.name ? { nodeName: n.name } : {}),
             windowsServer: n.windowsServer,

@@ -52,7 +52,10 @@ export interface VanillaNodeInputs {
   joinConfigPath: string;
   /** The JoinConfiguration text; it holds the bootstrap token, so it is a secret input. */
   joinConfig: string;
-  /** How to reach the API for drain, Ready and removal. Undefined: those steps are skipped (said in the log). */
+  /**
+   * How to reach the API for drain, Ready, identity and removal: a kubeconfig's text or path, or "" for the usual
+   * loading order (KUBECONFIG, ~/.kube/config, in-cluster). Undefined: those steps are skipped (host-only tests).
+   */
   kubeconfig?: string;
   context?: string;
   /** Pause between checks, seconds. Default 5. */

@@ -9,14 +9,13 @@ import {
   BOOTSTRAP_GROUP,
   DEFAULT_CONTAINERD,
   FLANNEL_CNI_PLUGIN_VERSION,
-  FLANNEL_CNI_SHA256,
   FLANNEL_VERSION,
   WINDOWS_NETWORK,
 } from "../../facts/kubernetes";
 import { ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
-import { LabWindows, labWindows } from "../lab/lab-windows";
+import { LabWindows, labWindows, scriptsRun } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { diagnosticMessages, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // Windows hosts joined to the lab's kubeadm cluster (`--platform none`) by the kubeadm example through the real CLI,
 // checked in the real API server. Real here: the Pulumi CLI and pulumi-resource-kubernetes, the API server with Node
@@ -113,25 +112,25 @@ async function bootstrapToken() {
   return { name: secrets[0].metadata.name, data, token: `${data["token-id"]}.${data["token-secret"]}` };
 }
 
-function useConfig(over: Record<string, unknown>) {
+function useConfig(over: Record<string, unknown>, cluster: Record<string, unknown> = {}) {
   const k = config["windows-estate:kubernetes"] as Record<string, unknown>;
-  stack.writeConfig(JSON.parse(JSON.stringify({ ...config, "windows-estate:kubernetes": { ...k, ...over } })));
+  const c = config["windows-estate:cluster"] as Record<string, unknown>;
+  stack.writeConfig(
+    JSON.parse(
+      JSON.stringify({
+        ...config,
+        "windows-estate:cluster": { ...c, ...cluster },
+        "windows-estate:kubernetes": { ...k, ...over },
+      }),
+    ),
+  );
 }
 
 beforeAll(async () => {
   lab = startLab("none", LAB, ["--no-players"]);
   served = releaseArtifacts({ kubernetes: SERVER, containerd: DEFAULT_CONTAINERD });
   mirror = await startArtifactServer(served.files);
-  // flannel's CNI plugin is checked against the digest pinned for the real release (facts/kubernetes.ts
-  // FLANNEL_CNI_SHA256), and no setting replaces it (unlike flanneld's, `kubernetes.flannel.flanneldSha256`): the
-  // project copy under test pins the mirror's file instead. Everything else is the program as committed.
-  const dir = projectCopy((copy) => {
-    const facts = path.join(copy, "facts", "kubernetes.ts");
-    const text = fs.readFileSync(facts, "utf8");
-    const pinned = FLANNEL_CNI_SHA256[FLANNEL_CNI_PLUGIN_VERSION];
-    expect(text.split(pinned)).toHaveLength(2);
-    fs.writeFileSync(facts, text.replace(pinned, served.digests.flannelCni));
-  });
+  const dir = projectCopy();
   writeWmcoKey(dir);
   for (const [i, address] of ADDRESSES.entries()) {
     const w = await labWindows(
@@ -156,7 +155,16 @@ beforeAll(async () => {
     dnsServiceIp: undefined,
     apiServerEndpoint: undefined,
     artifacts: { baseUrl: mirror.baseUrl },
-    flannel: { vni: 4096, port: 4789, version: FLANNEL_VERSION, flanneldSha256: served.digests.flanneld },
+    // flannel publishes no checksums, so its executables are pinned (facts/kubernetes.ts); the mirror serves builds
+    // of its own, whose digests the stack names as a site mirroring another build would.
+    flannel: {
+      vni: 4096,
+      port: 4789,
+      version: FLANNEL_VERSION,
+      flanneldSha256: served.digests.flanneld,
+      cniVersion: FLANNEL_CNI_PLUGIN_VERSION,
+      cniSha256: served.digests.flannelCni,
+    },
   };
   const node = (i: number) => ({
     address: ADDRESSES[i],
@@ -182,9 +190,31 @@ afterAll(async () => {
   await Promise.all(hosts.map((h) => h.stop()));
 });
 
-test("a CA pin that is not the cluster's: each join is refused by discovery naming its host, and no Node registers", async () => {
+test("a configured CA pin that is not the cluster's stops the preview, naming both, before any host is touched", () => {
   const wrong = `sha256:${"0".repeat(64)}`;
   useConfig({ caCertHash: wrong });
+  const p = stack.previewJson();
+  expect(p.status).not.toBe(0);
+  expect(diagnosticMessages(p)).toContain(
+    `windows-estate:kubernetes.caCertHash: ${wrong} is not the pin of the CA the cluster publishes in kube-public/cluster-info (${labCaPin()})`,
+  );
+  for (const h of hosts) expect(scriptsRun(h)).toEqual([]);
+});
+
+test("with discovery off, a wrong CA pin reaches the joins: each is refused by discovery naming its host, and no Node registers", async () => {
+  const wrong = `sha256:${"0".repeat(64)}`;
+  // Everything discovery would say, from the config; the pin is the only thing wrong.
+  useConfig(
+    {
+      caCertHash: wrong,
+      version: SERVER,
+      podNetworkCidr: KUBEADM_NETWORKS.podSubnet,
+      serviceCidr: KUBEADM_NETWORKS.serviceSubnet,
+      dnsServiceIp: KUBEADM_NETWORKS.dns,
+      apiServerEndpoint: new URL(lab.apiserver).host,
+    },
+    { discovery: false },
+  );
   const r = await stack.pulumiAsync(["up", "--yes", "--skip-preview"]);
   const out = r.stdout + r.stderr;
   expect(r.status).not.toBe(0);
@@ -195,6 +225,10 @@ test("a CA pin that is not the cluster's: each join is refused by discovery nami
     );
   const api = labApi(lab);
   expect((await api.get("/api/v1/nodes")).items).toEqual([]);
+  // Unread, flannel's net-conf.json is not written blind (its other settings would be lost): left as seeded.
+  expect(out).toContain("cluster.discovery is off, so flannel's net-conf.json is neither read nor changed");
+  const netConf = await api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg");
+  expect(JSON.parse(netConf.data["net-conf.json"]).Backend).toEqual({ Type: "vxlan" });
   expect((await api.get("/apis/certificates.k8s.io/v1/certificatesigningrequests")).items).toEqual([]);
   // The token reached the hosts only inside the join file: no output quotes it.
   expect(out).not.toContain((await bootstrapToken()).data["token-secret"]);
@@ -367,5 +401,41 @@ describe("with the cluster's own pin (discovered), up joins both hosts", () => {
     const r = stack.pulumi(["preview", "--expect-no-changes"]);
     expect(r.stdout + r.stderr).not.toMatch(/error:/);
     expect(r.status).toBe(0);
+  });
+
+  test("a host that will never answer: forceRemove is an update (no replace, no delete), and up removes its Node by the API alone", async () => {
+    const nodes = (config["windows-estate:nodes"] as Record<string, unknown>[]).map((n, i) =>
+      i === 0 ? { ...n, forceRemove: true } : n,
+    );
+    stack.writeConfig(JSON.parse(JSON.stringify({ ...config, "windows-estate:nodes": nodes })));
+    const p = stack.previewJson();
+    expect(p.status).toBe(0);
+    const changed = p.steps
+      .filter((st) => st.op !== "same")
+      .map((st) => `${st.op} ${st.urn.split("::").pop()}`)
+      .sort();
+    // Its VanillaNode and its three NodeFiles are recorded as gone: nothing else changes, nothing is replaced.
+    expect(changed).toEqual([
+      `update estate-node-${ADDRESSES[0]}`,
+      `update estate-node-${ADDRESSES[0]}-files-containerd`,
+      `update estate-node-${ADDRESSES[0]}-files-kube-flannel`,
+      `update estate-node-${ADDRESSES[0]}-files-net.d`,
+    ]);
+    await hosts[0].host.stop(); // gone for good: any SSH attempt would fail
+    const r = await stack.pulumiAsync(["up", "--yes", "--skip-preview"]);
+    expect(r.stdout + r.stderr).not.toMatch(/error:/);
+    expect(r.status).toBe(0);
+    // What stays on the host is said in every preview and up while the entry is there.
+    expect(diagnosticMessages(p)).toContain(
+      `windows-estate:nodes[0] (${ADDRESSES[0]}): forceRemove: its Node is deleted through the API alone and nothing is done on the host; left there: the kubelet and containerd services`,
+    );
+    const api = labApi(lab);
+    expect(await api.status(`/api/v1/nodes/${NODES[0]}`)).toBe(404);
+    expect(await api.status(`/api/v1/nodes/${NODES[1]}`)).toBe(200);
+    // Deleting the entry afterwards touches nothing: the node and its files leave the stack.
+    stack.writeConfig(JSON.parse(JSON.stringify({ ...config, "windows-estate:nodes": nodes.slice(1) })));
+    const gone = await stack.pulumiAsync(["up", "--yes", "--skip-preview"]);
+    expect(gone.stdout + gone.stderr).not.toMatch(/error:/);
+    expect(gone.status).toBe(0);
   });
 });
