@@ -242,6 +242,13 @@ export function kubeletServiceScript(r: KubeletRegistration): string {
     "  sc.exe create kubelet binPath= $bin depend= containerd start= auto | Out-Null",
     "}",
     "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE) }",
+    // A kubelet that dies is restarted by the service manager, as containerd registers itself (containerd
+    // cmd/containerd/command/service_windows.go: restart after 15 s, reset after a day) and Kubernetes' GCE Windows
+    // nodes register the kubelet (cluster/gce/windows/k8s-node-setup.psm1). A deliberate stop (before its binaries are
+    // replaced) is not a failure: the kubelet reports SERVICE_STOPPED (pkg/windows/service/service.go), so nothing
+    // restarts it mid-replacement.
+    "sc.exe failure kubelet reset= 86400 actions= restart/15000/restart/15000/restart/60000 | Out-Null",
+    "if ($LASTEXITCODE -ne 0) { throw ('setting the kubelet service recovery failed with ' + $LASTEXITCODE) }",
     "Write-Output 'kubelet service ok'",
   ].join("\n");
 }

@@ -77,6 +77,9 @@ test("the kubelet is registered as the service kubeadm drives (`kubelet`, after 
   expect(s).toContain(
     "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE) }",
   );
+  // Restarted by the service manager when it dies, as containerd registers itself (service_windows.go: 15 s).
+  expect(s).toContain("sc.exe failure kubelet reset= 86400 actions= restart/15000/restart/15000/restart/60000");
+  expect(s.indexOf("sc.exe failure kubelet")).toBeGreaterThan(s.indexOf("sc.exe config kubelet"));
   for (const { flag } of REMOVED_KUBELET_FLAGS) expect(s).not.toContain(`'${flag}=`);
   // kubeadm's own flags file may still carry one from an older kubeadm: merged without it.
   expect(s).toContain("if ($have -notcontains $n -and $removed -notcontains $n) { $flags += $f }");
