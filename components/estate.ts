@@ -295,6 +295,9 @@ export class WindowsEstate extends pulumi.ComponentResource {
             build: WINDOWS_SERVER[h.entry.windowsServer].build,
           })),
         ]);
+    // Disruptive jobs of one update run one after another (patching, then the reboot): both would otherwise batch the
+    // same node first and overlap. Across stacks the day-2 Lease serializes them (providers/day2/day2-lock.ts).
+    let patchingJob: pulumi.Resource | undefined;
     if (cfg.patching && access) {
       // BYOH hosts are patched in place; MachineSet nodes get a new image instead (WMCO never patches).
       const patching = new PatchRollout(
@@ -316,6 +319,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
       );
       this.patching = patching.summary;
       this.hostStatus = patching.hostStatus;
+      patchingJob = patching;
     }
     if (cfg.reboot && access) {
       const r = cfg.reboot;
@@ -341,8 +345,9 @@ export class WindowsEstate extends pulumi.ComponentResource {
           context: access.context,
           reach,
         },
-        // After everything else of this update: a reboot never races WMCO configuring a node we just changed.
-        { parent: this, dependsOn: day2After },
+        // After everything else of this update: a reboot never races WMCO configuring a node we just changed, nor
+        // this update's patching.
+        { parent: this, dependsOn: [...day2After, ...(patchingJob ? [patchingJob] : [])] },
       );
       this.reboot = { token: r.token, plan: describeRollout(plan), batches: rolling.batches };
     }

@@ -40,6 +40,18 @@ export const MACHINESET_LABEL = "machine.openshift.io/cluster-api-machineset";
 /** Our own progress records on Nodes (the kured pattern: progress where operators can see it). */
 export const REBOOTED_FOR_ANNOTATION = "windows-estate.io/rebooted-for";
 export const REBOOTING_FOR_ANNOTATION = "windows-estate.io/rebooting-for";
+/**
+ * The day-2 lock: one Lease every disruptive job of any stack holds while it works (as kured's one lock,
+ * pkg/daemonsetlock), and how long it outlives a holder that stopped renewing.
+ */
+export const DAY2_LOCK = {
+  namespace: "kube-system",
+  name: "windows-estate-day2",
+  leaseSeconds: 300,
+  /** How long a job waits for another stack's to finish before it gives up, naming the holder. */
+  waitSeconds: 3600,
+} as const;
+
 /** Set when the node was already cordoned by someone else before our reboot: it is left cordoned afterwards. */
 export const KEEP_CORDONED_ANNOTATION = "windows-estate.io/was-unschedulable";
 

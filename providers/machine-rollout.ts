@@ -43,6 +43,8 @@ export class MachineSetRollout extends pulumi.dynamic.Resource {
         pollSeconds: args.pollSeconds ?? 15,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         context: args.context,
+        // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
+        lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
         replaced: undefined,
       },
       { ...opts, additionalSecretOutputs: ["kubeconfig"] },

@@ -67,6 +67,8 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         pollSeconds: args.pollSeconds ?? 5,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         context: args.context,
+        // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
+        lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
         window: args.window,
         reach: args.reach === undefined ? undefined : pulumi.secret(args.reach),
         connections: args.connections === undefined ? undefined : pulumi.secret(args.connections),

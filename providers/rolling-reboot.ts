@@ -45,6 +45,8 @@ export class RollingReboot extends pulumi.dynamic.Resource {
         pollSeconds: args.pollSeconds ?? 5,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         context: args.context,
+        // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
+        lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
         reach: pulumi.secret(args.reach),
         rebooted: undefined,
         recordedHostKeys: undefined,

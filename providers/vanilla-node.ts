@@ -93,6 +93,8 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         nodeIp: args.nodeIp,
         forceRemove: args.forceRemove,
         upgrade: args.upgrade,
+        // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
+        lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
         leftOnHost: undefined,
         providerId: undefined,
         hostname: undefined,

@@ -1,10 +1,13 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { lockedJob } from "./day2-lock";
 import { connectKube, KubeApi } from "../kube-wait/api";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { MACHINESET_LABEL } from "../../facts/day2";
 import { batchSize, configuredByWmco, machinesOf, MachineState, staleMachines } from "./machine-rollout-plan";
 
 export interface MachineRolloutInputs {
+  /** `<project>/<stack>`: Machines are replaced under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
+  lockStack?: string;
   machineSet: string;
   /** The image the set's template boots now (`machineImage` of its providerSpec value). */
   image: string;
@@ -62,6 +65,19 @@ async function configured(
 async function run(i: MachineRolloutInputs): Promise<MachineRolloutOutputs> {
   const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
   const poll = (i.pollSeconds ?? 15) * 1000;
+  // The day-2 lock only when there is something to replace: an up with nothing to do waits for no one.
+  const first = staleMachines(await listMachines(api, i.machineSet), i.image);
+  if (first.length === 0) return { ...i, replaced: [] };
+  return lockedJob(api, i.lockStack, `Machine rollout of ${i.machineSet}`, { pollMs: poll, progress }, () =>
+    replaceStale(i, api, poll),
+  );
+}
+
+async function replaceStale(
+  i: MachineRolloutInputs,
+  api: Awaited<ReturnType<typeof connectKube>>,
+  poll: number,
+): Promise<MachineRolloutOutputs> {
   const size = batchSize(i.maxUnavailable, i.replicas);
   const replaced: string[] = [];
   for (let round = 1; ; round++) {

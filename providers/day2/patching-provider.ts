@@ -7,6 +7,7 @@ import { messageOf } from "../../lib/errors";
 import { windowsNodes } from "./inventory";
 import { hostStatusScript, parseHostStatus } from "./patch-scripts";
 import { SshConnection } from "../ssh/types";
+import { lockedJob } from "./day2-lock";
 import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import type { NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
@@ -18,6 +19,8 @@ import { belowMinimum, MinimumRevisions, outsideWindow, patchLevel, patchToken, 
 import { get, str } from "../../lib/json";
 
 export interface WindowsPatchingInputs {
+  /** `<project>/<stack>`: nodes are patched under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
+  lockStack?: string;
   /** Build → lowest accepted update revision. */
   minimumUpdateRevision: MinimumRevisions;
   /** Update categories (names or IDs); empty: every software update. */
@@ -183,13 +186,15 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
     return { ...i, patched: [], recordedHostKeys: recorded, hostStatus: await hostStatuses(i, recorded, api) };
   const poll = (i.pollSeconds ?? 5) * 1000;
   const reach = reachFor(i, recorded);
-  const r = await runRollingReboot(api, i.batches, reach, {
-    token: patchToken(i.minimumUpdateRevision, i.categories),
-    aws: false,
-    work: patchWork(i, poll),
-    ...rolloutTimings({ ...i, pollMs: poll, progress }),
-    beforeBatch: () => outsideWindow(new Date(), i.window),
-  });
+  const r = await lockedJob(api, i.lockStack, "patching", { pollMs: poll, progress }, () =>
+    runRollingReboot(api, i.batches, reach, {
+      token: patchToken(i.minimumUpdateRevision, i.categories),
+      aws: false,
+      work: patchWork(i, poll),
+      ...rolloutTimings({ ...i, pollMs: poll, progress }),
+      beforeBatch: () => outsideWindow(new Date(), i.window),
+    }),
+  );
   const keys = { ...recorded, ...r.learnedHostKeys };
   return {
     ...i,

@@ -3,6 +3,7 @@ import { connectKube } from "../kube-wait/api";
 import { isUnknown } from "../unknown";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { rolloutTimings, runRollingReboot } from "./rollout";
+import { lockedJob } from "./day2-lock";
 
 export interface RollingRebootInputs {
   /** Changing it asks for a new rolling reboot. */
@@ -17,6 +18,8 @@ export interface RollingRebootInputs {
   kubeconfig?: string;
   context?: string;
   reach: Omit<NodeReachSettings, "recordedHostKeys">;
+  /** `<project>/<stack>`: the reboot runs under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
+  lockStack?: string;
   __provider?: string;
 }
 
@@ -33,11 +36,13 @@ async function run(inputs: RollingRebootInputs, recorded: Record<string, string>
   const poll = (inputs.pollSeconds ?? 5) * 1000;
   const api = await connectKube({ kubeconfig: inputs.kubeconfig, context: inputs.context }, 30_000);
   const settings: NodeReachSettings = { ...inputs.reach, recordedHostKeys: recorded };
-  const r = await runRollingReboot(api, inputs.batches, (n) => reachNode(n, settings), {
-    token: inputs.token,
-    aws: inputs.reach.platform === "AWS",
-    ...rolloutTimings({ ...inputs, pollMs: poll, progress }),
-  });
+  const r = await lockedJob(api, inputs.lockStack, "rolling reboot", { pollMs: poll, progress }, () =>
+    runRollingReboot(api, inputs.batches, (n) => reachNode(n, settings), {
+      token: inputs.token,
+      aws: inputs.reach.platform === "AWS",
+      ...rolloutTimings({ ...inputs, pollMs: poll, progress }),
+    }),
+  );
   return { ...inputs, rebooted: r.rebooted, recordedHostKeys: { ...recorded, ...r.learnedHostKeys } };
 }
 

@@ -28,7 +28,8 @@ import {
   HOSTNAME_PLACEHOLDER,
 } from "./scripts";
 import { DISRUPTIVE_DOWNLOADS, NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
-import { acquireSlot, HeldSlot } from "../day2/upgrade-slots";
+import { acquireLease, HeldSlot, slotFree } from "../day2/leases";
+import { acquireDay2Lock, holderIdentity } from "../day2/day2-lock";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
@@ -91,6 +92,8 @@ export interface VanillaNodeInputs {
    * in kube-system, and how long a node waits for one. Default 1 and 60 minutes.
    */
   upgrade?: { maxUnavailable: number; waitMinutes: number };
+  /** `<project>/<stack>`: a disruptive upgrade runs under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
+  lockStack?: string;
   /** What the Node object must carry: the declared labels and taints, and on vSphere the providerID. */
   identity?: { labels: Record<string, string>; taints: Taint[]; providerIdAuto: boolean };
   __provider?: string;
@@ -113,6 +116,19 @@ export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">,
 /** The upgrade slots' Lease names (`<prefix>-<k>` in kube-system) and how long one outlives a holder that stopped. */
 export const UPGRADE_SLOT_PREFIX = "windows-estate-upgrade";
 const UPGRADE_SLOT_SECONDS = 300;
+
+/** Whether another of this stack's nodes still holds an upgrade slot (unexpired). */
+async function stackStillUpgrading(api: KubeApi, stack: string): Promise<boolean> {
+  const r = await api.request("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
+  if (r.status !== 200) return true; // unknown: keep the lock to its expiry rather than free it too early
+  const mine = `${holderIdentity({ stack, job: "vanilla upgrade" })} node=`;
+  return objects(get(r.body, "items")).some(
+    (l) =>
+      (str(get(l, "metadata", "name")) ?? "").startsWith(`${UPGRADE_SLOT_PREFIX}-`) &&
+      (str(get(l, "spec", "holderIdentity")) ?? "").startsWith(mine) &&
+      !slotFree(l, "", Date.now()),
+  );
+}
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
 
@@ -251,6 +267,8 @@ interface StepsDone {
   replaced: string[];
   /** The upgrade slot held while the node is out of service; released once it is Ready and uncordoned. */
   slot?: HeldSlot;
+  /** The day-2 lock, shared by this stack's upgrading nodes: released by the last of them to finish. */
+  lock?: HeldSlot;
 }
 
 /** Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check. */
@@ -281,13 +299,28 @@ async function theRest(
   const upgrading = first.probe.joined && replaced.some((n) => DISRUPTIVE_DOWNLOADS.includes(n)) && api !== undefined;
   let heartbeat = "";
   let slot: HeldSlot | undefined;
+  let lock: HeldSlot | undefined;
   if (upgrading && api) {
     const u = i.upgrade ?? { maxUnavailable: 1, waitMinutes: 60 };
-    slot = await acquireSlot(api, {
+    // The day-2 lock first (no other stack's reboot, patching or rollout meanwhile; this stack's nodes share it),
+    // then one of the slots.
+    if (i.lockStack)
+      lock = await acquireDay2Lock(
+        api,
+        { stack: i.lockStack, job: "vanilla upgrade" },
+        {
+          pollMs: (i.pollSeconds ?? 5) * 1000,
+          timeoutMs: u.waitMinutes * 60_000,
+          progress: (line) => progress(`node ${nodeName}: ${line}`),
+        },
+      );
+    slot = await acquireLease(api, {
       namespace: "kube-system",
-      prefix: UPGRADE_SLOT_PREFIX,
-      slots: u.maxUnavailable,
-      holder: `windows-estate node ${nodeName}`,
+      names: Array.from({ length: u.maxUnavailable }, (_, k) => `${UPGRADE_SLOT_PREFIX}-${k}`),
+      what: "an upgrade slot",
+      holder: i.lockStack
+        ? `${holderIdentity({ stack: i.lockStack, job: "vanilla upgrade" })} node=${nodeName}`
+        : `windows-estate node ${nodeName}`,
       leaseSeconds: UPGRADE_SLOT_SECONDS,
       pollMs: (i.pollSeconds ?? 5) * 1000,
       timeoutMs: u.waitMinutes * 60_000,
@@ -329,7 +362,15 @@ async function theRest(
     } else await ps.run(step, scripts[step]);
   }
   const serial = i.identity?.providerIdAuto && api ? await ps.run("reading the BIOS serial", biosSerialScript()) : "";
-  return { after: await probe(ps, i, "the check after the steps"), serial, upgrading, heartbeat, replaced, slot };
+  return {
+    after: await probe(ps, i, "the check after the steps"),
+    serial,
+    upgrading,
+    heartbeat,
+    replaced,
+    slot,
+    lock,
+  };
 }
 
 /** The API side after the steps: Ready after an upgrade, uncordon, agent restarts, the Node's identity. */
@@ -341,7 +382,7 @@ async function finish(
 ): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
   const nodeName = registeredName(i, first);
-  const { after, serial, upgrading, heartbeat, replaced, slot } = done;
+  const { after, serial, upgrading, heartbeat, replaced, slot, lock } = done;
   if (upgrading && api) {
     await waitForFreshReady(api, nodeName, heartbeat, {
       timeoutMs: (i.readyTimeoutSeconds ?? 600) * 1000,
@@ -352,6 +393,11 @@ async function finish(
     });
     await setCordoned(api, nodeName, false);
     await slot?.release();
+    if (lock && i.lockStack) {
+      // Released by the last of this stack's nodes out of service; the others leave it to them (or to expiry).
+      if (await stackStillUpgrading(api, i.lockStack)) lock.abandon();
+      else await lock.release();
+    }
     progress(`node ${nodeName}: upgraded, uncordoned`);
   }
   // A new flanneld or kube-proxy runs once its pod on this node restarts (the DaemonSet recreates it at once).

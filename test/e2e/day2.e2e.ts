@@ -193,5 +193,9 @@ test("with room in the budget it drains through the Eviction API, restarts every
   // Evicted (the kubelet player removes a deleted pod from its node), and each host restarted: a new boot time.
   expect((await api.get(`/api/v1/namespaces/${NS}/pods`)).items).toEqual([]);
   hosts.forEach((h, i) => expect(JSON.parse(fs.readFileSync(h.state, "utf8")).bootTime).not.toBe(boots[i]));
+  // Under the cluster-wide day-2 lock (a Lease any other stack would wait for), released when the rollout finished.
+  const lock = await api.get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/windows-estate-day2");
+  expect([lock.spec.holderIdentity ?? "", lock.spec.leaseDurationSeconds]).toEqual(["", 300]);
+  expect(r.stdout + r.stderr).not.toContain("waiting for the day-2 lock");
   expect(stack.pulumi(["up", "--yes", "--expect-no-changes"]).status).toBe(0);
 });

@@ -5,7 +5,9 @@ import { NODE_INFO } from "../helpers/fake-nodes";
 import { labApi, startLab, stopLab } from "./lab";
 import { playedCloudPlugins } from "./played-cloud/plugins";
 import { diagnosticMessages, exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
-import { acquireSlot, SlotOptions } from "../../providers/day2/upgrade-slots";
+import { acquireLease, SlotOptions } from "../../providers/day2/leases";
+import { acquireDay2Lock, holderIdentity, withDay2Lock } from "../../providers/day2/day2-lock";
+import { DAY2_LOCK } from "../../facts/day2";
 import type { KubeApi } from "../../providers/kube-wait/api";
 
 // The kubeadm example previewed through the real CLI against the lab's kubeadm cluster (`--platform none`: the
@@ -240,9 +242,9 @@ test("vanilla nodes created on AWS (played cloud plugin): VXLAN open, their file
   expect(node1.newState?.inputs).toMatchObject({ nodeName: "winvan-1" });
 });
 
-describe("upgrade slots: at most maxUnavailable nodes out at once, as Leases in the real API server", () => {
-  // providers/day2/upgrade-slots.ts against kube-apiserver: creates and updates at a resourceVersion (409 for the
-  // loser), MicroTime fields, expiry. The provider code runs here as it runs in the dynamic-provider host.
+describe("Leases in the real API server: upgrade slots (at most maxUnavailable nodes out) and the day-2 lock", () => {
+  // providers/day2/leases.ts and day2-lock.ts against kube-apiserver: creates and updates at a resourceVersion (409 for
+  // the loser), MicroTime fields, expiry. The provider code runs here as it runs in the dynamic-provider host.
   const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
   const kube = (): KubeApi => {
     const api = labApi(lab);
@@ -255,25 +257,32 @@ describe("upgrade slots: at most maxUnavailable nodes out at once, as Leases in 
       request: (method, p, body) => api.request(method, p, body),
     };
   };
-  const options = (prefix: string, holder: string, over: Partial<SlotOptions> = {}): SlotOptions => ({
+  const slots = (prefix: string, n: number) => Array.from({ length: n }, (_, k) => `${prefix}-${k}`);
+  const options = (names: string[], holder: string, over: Partial<SlotOptions> = {}): SlotOptions => ({
     namespace: "kube-system",
-    prefix,
-    slots: 2,
+    names,
     holder,
+    what: "an upgrade slot",
     leaseSeconds: 60,
     pollMs: 50,
     timeoutMs: 60_000,
     ...over,
   });
+  /** Resolves with the first progress line: the moment a waiter says it waits (no sleeps). */
+  const firstLine = () => {
+    let said: (line: string) => void = () => undefined;
+    const line = new Promise<string>((resolve) => (said = resolve));
+    return { line, progress: (l: string) => said(l) };
+  };
 
   test("two slots: two nodes take one each, a third waits naming them, and takes the first one released", async () => {
-    const a = await acquireSlot(kube(), options("e2e-two", "node a"));
-    const b = await acquireSlot(kube(), options("e2e-two", "node b"));
-    expect([a.name, b.name].sort()).toEqual(["e2e-two-0", "e2e-two-1"]);
-    let waiting: (line: string) => void = () => undefined;
-    const saidWaiting = new Promise<string>((resolve) => (waiting = resolve));
-    const c = acquireSlot(kube(), options("e2e-two", "node c", { progress: (l) => waiting(l) }));
-    expect(await saidWaiting).toBe("waiting for an upgrade slot (2 held: node a, node b)");
+    const names = slots("e2e-two", 2);
+    const a = await acquireLease(kube(), options(names, "node a"));
+    const b = await acquireLease(kube(), options(names, "node b"));
+    expect([a.name, b.name].sort()).toEqual(names);
+    const waiting = firstLine();
+    const c = acquireLease(kube(), options(names, "node c", { progress: waiting.progress }));
+    expect(await waiting.line).toBe("waiting for an upgrade slot (held by node a, node b)");
     await a.release();
     expect((await c).name).toBe(a.name);
     const lease = await labApi(lab).get(`${leases}/${a.name}`);
@@ -286,7 +295,7 @@ describe("upgrade slots: at most maxUnavailable nodes out at once, as Leases in 
   test("two nodes racing for one slot: exactly one wins, and the other names it (a create or an update at a stale resourceVersion is refused with 409)", async () => {
     const held: string[] = [];
     const race = ["node x", "node y"].map((h) =>
-      acquireSlot(kube(), options("e2e-race", h, { slots: 1, timeoutMs: 1 })).then(
+      acquireLease(kube(), options(slots("e2e-race", 1), h, { timeoutMs: 1 })).then(
         (s) => {
           held.push(h);
           return s;
@@ -298,7 +307,7 @@ describe("upgrade slots: at most maxUnavailable nodes out at once, as Leases in 
     expect(held).toHaveLength(1);
     const lost = results.find((r) => typeof r === "string");
     expect(lost).toBe(
-      `no upgrade slot came free within 0s: all 1 are held (${held[0]}); maxUnavailable limits how many nodes are disrupted at once`,
+      `an upgrade slot did not come free within 0s: held by ${held[0]} (Lease kube-system/e2e-race-0); it frees when that holder finishes, or its lease expires if the holder stopped`,
     );
   });
 
@@ -312,12 +321,54 @@ describe("upgrade slots: at most maxUnavailable nodes out at once, as Leases in 
       spec: { holderIdentity: "crashed run", leaseDurationSeconds: 60, acquireTime: stale, renewTime: stale },
     });
     expect(made.status).toBe(201);
-    const taken = await acquireSlot(kube(), options("e2e-stale", "node z", { slots: 1, timeoutMs: 1 }));
+    const taken = await acquireLease(kube(), options(slots("e2e-stale", 1), "node z", { timeoutMs: 1 }));
     expect(taken.name).toBe("e2e-stale-0");
     // A fresh holder's slot is not taken: the next one waits, and gives up naming it.
-    await expect(acquireSlot(kube(), options("e2e-stale", "node w", { slots: 1, timeoutMs: 1 }))).rejects.toThrow(
-      "all 1 are held (node z)",
+    await expect(acquireLease(kube(), options(slots("e2e-stale", 1), "node w", { timeoutMs: 1 }))).rejects.toThrow(
+      "held by node z",
     );
     await taken.release();
+  });
+
+  test("the day-2 lock: two stacks' jobs are serialized, the second told who holds it; the same stack's next job goes straight on", async () => {
+    const lockPath = `${leases}/${DAY2_LOCK.name}`;
+    const prod = { stack: "windows-estate/prod", job: "rolling reboot" };
+    const staging = { stack: "windows-estate/staging", job: "patching" };
+    const ran: string[] = [];
+    let finishProd: () => void = () => undefined;
+    const prodMayFinish = new Promise<void>((resolve) => (finishProd = resolve));
+    const prodJob = withDay2Lock(kube(), prod, { pollMs: 50, timeoutMs: 60_000 }, async () => {
+      ran.push("prod started");
+      await prodMayFinish;
+      ran.push("prod finished");
+    });
+    // Held by prod (as `kubectl get lease` shows it): staging waits and says who holds it.
+    const held = await labApi(lab).until(
+      lockPath,
+      (l) => l?.spec?.holderIdentity === holderIdentity(prod),
+      "the day-2 lock held by prod",
+      30_000,
+    );
+    expect(held.spec.leaseDurationSeconds).toBe(DAY2_LOCK.leaseSeconds);
+    const waiting = firstLine();
+    const stagingJob = withDay2Lock(
+      kube(),
+      staging,
+      { pollMs: 50, timeoutMs: 60_000, progress: waiting.progress },
+      async () => {
+        ran.push("staging ran");
+      },
+    );
+    expect(await waiting.line).toBe(`waiting for the day-2 lock (held by ${holderIdentity(prod)})`);
+    expect(ran).toEqual(["prod started"]);
+    // The same stack's next job (patching after the reboot) is not kept waiting by its own stack.
+    const prodPatching = await acquireDay2Lock(kube(), { ...prod, job: "patching" }, { pollMs: 50, timeoutMs: 1 });
+    prodPatching.abandon();
+    finishProd();
+    await prodJob;
+    await stagingJob;
+    expect(ran).toEqual(["prod started", "prod finished", "staging ran"]);
+    // Released after the last job: no holder left.
+    expect((await labApi(lab).get(lockPath)).spec.holderIdentity ?? "").toBe("");
   });
 });

@@ -1,20 +1,23 @@
 /**
- * At most `maxUnavailable` nodes disrupted at once, across every process that upgrades them: each disruptive upgrade
- * holds one of `maxUnavailable` slots, each a `coordination.k8s.io/v1` Lease in the cluster, taken with optimistic
- * concurrency (a create, or an update at the read resourceVersion: a 409 means another holder won), renewed while held,
- * and expired after its duration so a crashed holder never blocks for good. This is how client-go's leader election
- * holds a Lease (tools/leaderelection/leaderelection.go `tryAcquireOrRenew`), with N leases instead of one.
+ * Cluster-wide exclusion with `coordination.k8s.io/v1` Leases, for every process that disrupts Windows nodes: the day-2
+ * lock (one Lease) and the upgrade slots (`maxUnavailable` Leases, one per node out of service). A Lease is taken with
+ * optimistic concurrency (a create, or an update at the read resourceVersion: a 409 means another holder won), renewed
+ * while held, and expired after its duration so a crashed holder never blocks for good. This is how client-go's leader
+ * election holds a Lease (tools/leaderelection/leaderelection.go `tryAcquireOrRenew`), with N leases instead of one.
  */
 import type { KubeApi } from "../kube-wait/api";
 import { get, obj, str } from "../../lib/json";
 
 export interface SlotOptions {
   namespace: string;
-  /** Lease names are `<prefix>-<k>` for k in 0..slots-1. */
-  prefix: string;
-  slots: number;
-  /** Who holds it: names the node, shown to whoever waits. */
+  /** The Leases, any one of which will do: one for a lock, N for N slots. */
+  names: readonly string[];
+  /** Who holds it: names the stack, job or node, shown to whoever waits. */
   holder: string;
+  /** What is waited for, in messages ("an upgrade slot", "the day-2 lock"). */
+  what: string;
+  /** Whether a Lease held as `current` is already ours (re-entrant), beside the exact holder. Default: exact. */
+  ours?: (current: string) => boolean;
   /** Lease duration: a holder that stops renewing loses the slot after this long. */
   leaseSeconds: number;
   pollMs: number;
@@ -24,9 +27,14 @@ export interface SlotOptions {
 }
 
 /** Whether a Lease can be taken by `holder` now: free, expired, or already its own. */
-export function slotFree(lease: unknown, holder: string, nowMs: number): boolean {
+export function slotFree(
+  lease: unknown,
+  holder: string,
+  nowMs: number,
+  ours: (current: string) => boolean = () => false,
+): boolean {
   const current = str(get(lease, "spec", "holderIdentity"));
-  if (!current || current === holder) return true;
+  if (!current || current === holder || ours(current)) return true;
   const renewed = Date.parse(str(get(lease, "spec", "renewTime")) ?? str(get(lease, "spec", "acquireTime")) ?? "");
   const duration = get(lease, "spec", "leaseDurationSeconds");
   if (!Number.isFinite(renewed) || typeof duration !== "number") return true;
@@ -48,26 +56,27 @@ function leaseBody(o: SlotOptions, name: string, holder: string, resourceVersion
   };
 }
 
-/** A held slot: renewed in the background until released. */
+/** A held Lease: renewed in the background until released, or abandoned to expire. */
 export interface HeldSlot {
   name: string;
   release(): Promise<void>;
+  /** Stops renewing without releasing: the Lease expires after its duration (after a failure). */
+  abandon(): void;
 }
 
-/** Takes one slot, waiting (polling, within `timeoutMs`) while all are held by others; names the holders if it cannot. */
-export async function acquireSlot(api: KubeApi, o: SlotOptions): Promise<HeldSlot> {
+/** Takes one Lease, waiting (polling, within `timeoutMs`) while all are held by others; names the holders if it cannot. */
+export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSlot> {
   const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(o.namespace)}/leases`;
   const deadline = Date.now() + o.timeoutMs;
   let said = "";
   for (;;) {
     const holders: string[] = [];
-    for (let k = 0; k < o.slots; k++) {
-      const name = `${o.prefix}-${k}`;
+    for (const name of o.names) {
       const path = `${base}/${encodeURIComponent(name)}`;
       const current = await api.request("GET", path);
       let taken: { status: number };
       if (current.status === 404) taken = await api.request("POST", base, leaseBody(o, name, o.holder));
-      else if (current.status === 200 && slotFree(current.body, o.holder, Date.now()))
+      else if (current.status === 200 && slotFree(current.body, o.holder, Date.now(), o.ours))
         taken = await api.request(
           "PUT",
           path,
@@ -87,11 +96,12 @@ export async function acquireSlot(api: KubeApi, o: SlotOptions): Promise<HeldSlo
         throw new Error(`taking Lease ${o.namespace}/${name} failed: the API answered ${taken.status}`);
       return held(api, o, name, path);
     }
+    const where = `${o.namespace}/${o.names.length === 1 ? o.names[0] : o.names.join(", ")}`;
     if (Date.now() > deadline)
       throw new Error(
-        `no upgrade slot came free within ${Math.round(o.timeoutMs / 1000)}s: all ${o.slots} are held (${holders.join(", ")}); maxUnavailable limits how many nodes are disrupted at once`,
+        `${o.what} did not come free within ${Math.round(o.timeoutMs / 1000)}s: held by ${holders.join(", ")} (Lease ${where}); it frees when that holder finishes, or ${o.names.length === 1 ? "its" : "each"} lease expires if the holder stopped`,
       );
-    const line = `waiting for an upgrade slot (${o.slots} held: ${holders.join(", ")})`;
+    const line = `waiting for ${o.what} (held by ${holders.join(", ")})`;
     if (line !== said) o.progress?.(line);
     said = line;
     await new Promise((r) => setTimeout(r, o.pollMs));
@@ -111,10 +121,13 @@ function held(api: KubeApi, o: SlotOptions, name: string, path: string): HeldSlo
   timer.unref();
   return {
     name,
+    abandon: () => clearInterval(timer),
     async release() {
       clearInterval(timer);
       const current = await api.request("GET", path);
-      if (current.status !== 200 || str(get(current.body, "spec", "holderIdentity")) !== o.holder) return;
+      const holder = str(get(current.body, "spec", "holderIdentity"));
+      // Ours to release: our own, or (re-entrant) taken over by the same owner since.
+      if (current.status !== 200 || !holder || (holder !== o.holder && !o.ours?.(holder))) return;
       // Released as client-go releases on cancel: no holder, so the next taker need not wait for expiry.
       const spec = { ...obj(get(current.body, "spec")), holderIdentity: "" };
       const r = await api.request("PUT", path, { ...obj(current.body), spec });
