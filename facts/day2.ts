@@ -52,6 +52,12 @@ export const DAY2_LOCK = {
   waitSeconds: 3600,
 } as const;
 
+/**
+ * Set on a vanilla Node before its upgrade takes it out of service (the versions it is upgraded to), removed once it
+ * is back: a run that failed in between is finished by the next `up` (kubeadm upgrade node, services, Ready, uncordon).
+ */
+export const UPGRADING_TO_ANNOTATION = "windows-estate.io/upgrading-to";
+
 /** Set when the node was already cordoned by someone else before our reboot: it is left cordoned afterwards. */
 export const KEEP_CORDONED_ANNOTATION = "windows-estate.io/was-unschedulable";
 

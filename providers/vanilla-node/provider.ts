@@ -33,7 +33,8 @@ import { acquireDay2Lock, holderIdentity } from "../day2/day2-lock";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
-import { get, objects, str } from "../../lib/json";
+import { KEEP_CORDONED_ANNOTATION, UPGRADING_TO_ANNOTATION } from "../../facts/day2";
+import { get, obj, objects, str } from "../../lib/json";
 
 /** A DaemonSet (by namespace and `app` label) whose pods run the download named `binary`. */
 export interface NetworkAgent {
@@ -116,6 +117,14 @@ export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">,
 /** The upgrade slots' Lease names (`<prefix>-<k>` in kube-system) and how long one outlives a holder that stopped. */
 export const UPGRADE_SLOT_PREFIX = "windows-estate-upgrade";
 const UPGRADE_SLOT_SECONDS = 300;
+
+/** What an upgrade is to, recorded on the Node: the versions of the downloads that take it out of service. */
+function upgradeTarget(downloads: readonly Download[]): string {
+  return downloads
+    .filter((d) => DISRUPTIVE_DOWNLOADS.includes(d.name))
+    .map((d) => `${d.name}=${d.version}`)
+    .join(",");
+}
 
 /** Whether another of this stack's nodes still holds an upgrade slot (unexpired). */
 async function stackStillUpgrading(api: KubeApi, stack: string): Promise<boolean> {
@@ -269,6 +278,8 @@ interface StepsDone {
   slot?: HeldSlot;
   /** The day-2 lock, shared by this stack's upgrading nodes: released by the last of them to finish. */
   lock?: HeldSlot;
+  /** The node was cordoned before the upgrade began: it is not uncordoned after. */
+  keepCordoned: boolean;
 }
 
 /** Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check. */
@@ -296,7 +307,22 @@ async function theRest(
   // An upgrade that restarts the kubelet or containerd of a node in service: take a slot (at most maxUnavailable nodes
   // out at once), cordon and drain first, uncordon once it is Ready again. flanneld, kube-proxy and CNI plugins alone
   // drain nothing.
-  const upgrading = first.probe.joined && replaced.some((n) => DISRUPTIVE_DOWNLOADS.includes(n)) && api !== undefined;
+  const disruptive = first.probe.joined && replaced.some((n) => DISRUPTIVE_DOWNLOADS.includes(n));
+  // An upgrade an earlier run began (its annotation on the Node) is finished even when its binaries are in place:
+  // kubeadm upgrade node and the services again, then Ready and the uncordon.
+  const node = api && first.probe.joined ? await api.get(`/api/v1/nodes/${encodeURIComponent(nodeName)}`) : undefined;
+  const annotations = obj(get(node, "metadata", "annotations")) ?? {};
+  const begun = str(annotations[UPGRADING_TO_ANNOTATION]);
+  const upgrading = (disruptive || begun !== undefined) && api !== undefined;
+  if (begun !== undefined && !disruptive) {
+    progress(`node ${nodeName}: finishing the upgrade to ${begun} an earlier run began`);
+    for (const st of ["kubeadm upgrade", "services"] as const) if (!steps.includes(st)) steps.push(st);
+  }
+  // Cordoned by someone else before the upgrade began: it stays cordoned afterwards.
+  const keepCordoned =
+    begun !== undefined
+      ? annotations[KEEP_CORDONED_ANNOTATION] === "true"
+      : get(node, "spec", "unschedulable") === true;
   let heartbeat = "";
   let slot: HeldSlot | undefined;
   let lock: HeldSlot | undefined;
@@ -327,7 +353,19 @@ async function theRest(
       progress: (line) => progress(`node ${nodeName}: ${line}`),
     });
     progress(`node ${nodeName}: upgrading (${steps.join(", ")}) in slot ${slot.name}; cordon and drain`);
-    await setCordoned(api, nodeName, true);
+    const target = upgradeTarget(i.downloads);
+    const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(nodeName)}`, {
+      metadata: {
+        annotations: {
+          [UPGRADING_TO_ANNOTATION]: begun ?? target,
+          [KEEP_CORDONED_ANNOTATION]: keepCordoned ? "true" : null,
+        },
+      },
+      spec: { unschedulable: true },
+    });
+    if (r.status < 200 || r.status >= 300)
+      throw new Error(`cordoning node ${nodeName} failed: the API answered ${r.status}`);
+    if (keepCordoned) progress(`node ${nodeName}: was cordoned before the upgrade; it stays cordoned afterwards`);
     await drainNode(api, nodeName, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (i.pollSeconds ?? 5) * 1000, progress });
     heartbeat = await lastHeartbeat(api, nodeName);
   }
@@ -370,6 +408,7 @@ async function theRest(
     replaced,
     slot,
     lock,
+    keepCordoned,
   };
 }
 
@@ -391,14 +430,19 @@ async function finish(
     }).catch((e: Error) => {
       throw new Error(`node ${nodeName}: ${e.message}`);
     });
-    await setCordoned(api, nodeName, false);
+    const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(nodeName)}`, {
+      metadata: { annotations: { [UPGRADING_TO_ANNOTATION]: null, [KEEP_CORDONED_ANNOTATION]: null } },
+      ...(done.keepCordoned ? {} : { spec: { unschedulable: false } }),
+    });
+    if (r.status < 200 || r.status >= 300)
+      throw new Error(`uncordoning node ${nodeName} failed: the API answered ${r.status}`);
     await slot?.release();
     if (lock && i.lockStack) {
       // Released by the last of this stack's nodes out of service; the others leave it to them (or to expiry).
       if (await stackStillUpgrading(api, i.lockStack)) lock.abandon();
       else await lock.release();
     }
-    progress(`node ${nodeName}: upgraded, uncordoned`);
+    progress(`node ${nodeName}: upgraded, ${done.keepCordoned ? "left cordoned as it was" : "uncordoned"}`);
   }
   // A new flanneld or kube-proxy runs once its pod on this node restarts (the DaemonSet recreates it at once).
   const restart = (i.networkAgents ?? []).filter((a) => replaced.includes(a.binary) && first.probe.joined);

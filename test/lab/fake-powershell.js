@@ -615,6 +615,10 @@ async function handle(script) {
       complain('couldn\'t create a Kubernetes client from file "C:\\etc\\kubernetes\\kubelet.conf"\r\n');
       return finish(1);
     }
+    if (host.kubeadmUpgradeFails) {
+      complain("[upgrade/kubelet-config] FATAL: the kubelet-config ConfigMap could not be read\r\n");
+      return finish(1);
+    }
     host.kubeadmUpgrades = (host.kubeadmUpgrades || 0) + 1;
     save();
     say("kubeadm upgraded\r\n");

@@ -245,7 +245,11 @@ test("an upgrade cordons and drains the node, replaces the binaries, waits for R
   const before = nodes.events.length;
   const updated = await plugin.update(urn(l), "id", states[2], inputs(l, { downloads: downloads("1.36.3") }));
   expect(updated).toMatchObject({ pendingSteps: [], versions: { kubelet: "1.36.3", kubeadm: "1.36.3" } });
-  expect(nodes.events.slice(before)).toEqual(["win-van-2 cordon", "win-van-2 uncordon"]);
+  // The upgrade is recorded on the Node before it goes out of service, and cleared when it is back.
+  expect(nodes.events.slice(before)).toEqual([
+    "win-van-2 cordon +windows-estate.io/upgrading-to -windows-estate.io/was-unschedulable",
+    "win-van-2 uncordon -windows-estate.io/upgrading-to -windows-estate.io/was-unschedulable",
+  ]);
   // Out of service only while it held the upgrade slot (maxUnavailable 1 by default), released after the uncordon. The
   // failed attempt above took it first and kept it (its node stayed out of service); this one took it back as its own.
   expect(leaseHolders).toEqual(["windows-estate node win-van-2", "windows-estate node win-van-2", ""]);
@@ -259,6 +263,36 @@ test("an upgrade cordons and drains the node, replaces the binaries, waits for R
   expect(updated.services).toMatchObject({ kubelet: { status: "Running", startType: "Automatic" } });
   expect(state(l).joins).toBe(1);
   states[2] = updated;
+});
+
+test("an upgrade that failed after its binaries is finished by the next up; a node an operator had cordoned stays cordoned", async () => {
+  const l = labs[2];
+  const node = () => nodes.nodes.get("win-van-2") as unknown as { metadata: { annotations: Record<string, string> } };
+  // An operator cordoned it before; and kubeadm upgrade node fails this time (after the new binaries are in place).
+  (nodes.nodes.get("win-van-2") as unknown as { spec: { unschedulable?: boolean } }).spec.unschedulable = true;
+  setState(l, { kubeadmUpgradeFails: true });
+  const next = inputs(l, { downloads: downloads("1.36.4") });
+  await expect(plugin.update(urn(l), "id", states[2], next)).rejects.toThrow("127.0.0.53:22: kubeadm upgrade failed");
+  expect(node().metadata.annotations).toMatchObject({
+    "windows-estate.io/upgrading-to": "containerd=2.3.4,kubelet=1.36.4,kubeadm=1.36.4",
+    "windows-estate.io/was-unschedulable": "true",
+  });
+  expect(state(l).versions).toMatchObject({ kubelet: "1.36.4", kubeadm: "1.36.4" });
+  // The next up: the binaries are in place, yet the upgrade is finished (kubeadm upgrade node, services, Ready), and
+  // the node is left cordoned as the operator had it, the record cleared.
+  setState(l, { kubeadmUpgradeFails: false });
+  const upgrades = state(l).kubeadmUpgrades ?? 0;
+  const before = nodes.events.length;
+  const finished = await plugin.update(urn(l), "id", states[2], next);
+  expect(finished).toMatchObject({ pendingSteps: [] });
+  expect(state(l).kubeadmUpgrades).toBe(upgrades + 1);
+  expect(nodes.events.slice(before)).toEqual([
+    "win-van-2 cordon +windows-estate.io/upgrading-to +windows-estate.io/was-unschedulable",
+    "win-van-2 -windows-estate.io/upgrading-to -windows-estate.io/was-unschedulable",
+  ]);
+  expect(node().metadata.annotations["windows-estate.io/upgrading-to"]).toBeUndefined();
+  (nodes.nodes.get("win-van-2") as unknown as { spec: { unschedulable?: boolean } }).spec.unschedulable = false;
+  states[2] = finished;
 });
 
 test("a flanneld upgrade restarts this node's flanneld pod only (the DaemonSet recreates it), and never stops the kubelet", async () => {
