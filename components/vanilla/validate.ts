@@ -186,18 +186,14 @@ export function validateVanilla(
         path: at("address"),
         message: `${JSON.stringify(n.address)} is neither an IPv4 address nor a DNS name`,
       });
-    for (const [key, c] of parsed)
-      if (n.nodeIp !== undefined && cidrContains(c, n.nodeIp))
-        errors.push({
-          path: at("nodeIp"),
-          message: `${n.nodeIp} lies inside ${key.split(".")[1]} ${c.address}/${c.prefix}; a node's own address must not`,
-        });
-    if (family === 4)
+    // The node's own addresses (its IPv4 address, its declared node IP) never lie in the cluster's networks.
+    const own = [...(family === 4 ? [["address", n.address]] : []), ...(n.nodeIp ? [["nodeIp", n.nodeIp]] : [])];
+    for (const [field, ip] of own)
       for (const [key, c] of parsed)
-        if (cidrContains(c, n.address))
+        if (cidrContains(c, ip))
           errors.push({
-            path: at("address"),
-            message: `${n.address} lies inside ${key.split(".")[1]} ${c.address}/${c.prefix}; a node's own address must not`,
+            path: at(field),
+            message: `${ip} lies inside ${key.split(".")[1]} ${c.address}/${c.prefix}; a node's own address must not`,
           });
     const first = seen.get(n.address.toLowerCase());
     if (first !== undefined)

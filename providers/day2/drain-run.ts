@@ -49,11 +49,13 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `spec.unschedulable` on or off (what `oc adm cordon/uncordon` patch). */
 export async function setCordoned(api: NodeApi, node: string, cordoned: boolean): Promise<void> {
-  const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(node)}`, {
-    spec: { unschedulable: cordoned },
-  });
-  if (r.status < 200 || r.status >= 300)
-    throw new Error(`${cordoned ? "cordoning" : "uncordoning"} node ${node} failed: the API answered ${r.status}`);
+  await patchNode(api, node, { spec: { unschedulable: cordoned } }, cordoned ? "cordoning" : "uncordoning");
+}
+
+/** A JSON merge patch of a Node; `what` names the change when the API refuses it ("cordoning node x failed: …"). */
+export async function patchNode(api: NodeApi, node: string, patch: unknown, what: string): Promise<void> {
+  const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(node)}`, patch);
+  if (r.status < 200 || r.status >= 300) throw new Error(`${what} node ${node} failed: the API answered ${r.status}`);
 }
 
 /** Drains a (cordoned) node; returns the pods evicted. Throws, naming the node and pod, on what retrying cannot fix. */

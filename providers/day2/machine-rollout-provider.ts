@@ -73,11 +73,7 @@ async function run(i: MachineRolloutInputs): Promise<MachineRolloutOutputs> {
   );
 }
 
-async function replaceStale(
-  i: MachineRolloutInputs,
-  api: Awaited<ReturnType<typeof connectKube>>,
-  poll: number,
-): Promise<MachineRolloutOutputs> {
+async function replaceStale(i: MachineRolloutInputs, api: KubeApi, poll: number): Promise<MachineRolloutOutputs> {
   const size = batchSize(i.maxUnavailable, i.replicas);
   const replaced: string[] = [];
   for (let round = 1; ; round++) {

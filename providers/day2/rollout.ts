@@ -20,7 +20,7 @@ import { get, stringMap } from "../../lib/json";
 import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
-import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi } from "./drain-run";
+import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi, patchNode } from "./drain-run";
 import { tokenDigest } from "./batches";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
 import { WindowsNode, windowsNodes } from "./inventory";
@@ -106,13 +106,6 @@ export interface RolloutResult {
   stoppedFor?: string;
   /** Host keys seen at first contact (trust on first use), by node name. */
   learnedHostKeys: Record<string, string>;
-}
-
-const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
-
-async function patchNode(api: NodeApi, name: string, patch: unknown, what: string): Promise<void> {
-  const r = await api.request("PATCH", nodePath(name), patch);
-  if (r.status < 200 || r.status >= 300) throw new Error(`${what} node ${name} failed: the API answered ${r.status}`);
 }
 
 /** Runs one step, and names the node and the step when it fails. */

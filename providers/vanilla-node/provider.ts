@@ -6,7 +6,7 @@ import { connectionProblems, describeTarget, SshConnection } from "../ssh/types"
 import { isUnreachable } from "../errors";
 import { isUnknown } from "../unknown";
 import { connectKube, KubeApi } from "../kube-wait/api";
-import { drainNode, DRAIN_RUN_DEFAULTS, setCordoned } from "../day2/drain-run";
+import { drainNode, DRAIN_RUN_DEFAULTS, patchNode, setCordoned } from "../day2/drain-run";
 import { lastHeartbeat, waitForFreshReady } from "../day2/ready";
 import { REBOOT_DEFAULTS, restartFrom, whenBack } from "../day2/reboot";
 import {
@@ -130,13 +130,18 @@ function upgradeTarget(downloads: readonly Download[]): string {
 async function stackStillUpgrading(api: KubeApi, stack: string): Promise<boolean> {
   const r = await api.request("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
   if (r.status !== 200) return true; // unknown: keep the lock to its expiry rather than free it too early
-  const mine = `${holderIdentity({ stack, job: "vanilla upgrade" })} node=`;
+  const mine = slotHolder(stack, "");
   return objects(get(r.body, "items")).some(
     (l) =>
       (str(get(l, "metadata", "name")) ?? "").startsWith(`${UPGRADE_SLOT_PREFIX}-`) &&
       (str(get(l, "spec", "holderIdentity")) ?? "").startsWith(mine) &&
       !slotFree(l, "", Date.now()),
   );
+}
+
+/** An upgrade slot's holder: the stack's day-2 lock holder and the node (the node alone without a stack). */
+function slotHolder(stack: string | undefined, node: string): string {
+  return stack ? `${holderIdentity({ stack, job: "vanilla upgrade" })} node=${node}` : `windows-estate node ${node}`;
 }
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
@@ -344,9 +349,7 @@ async function theRest(
       namespace: "kube-system",
       names: Array.from({ length: u.maxUnavailable }, (_, k) => `${UPGRADE_SLOT_PREFIX}-${k}`),
       what: "an upgrade slot",
-      holder: i.lockStack
-        ? `${holderIdentity({ stack: i.lockStack, job: "vanilla upgrade" })} node=${nodeName}`
-        : `windows-estate node ${nodeName}`,
+      holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
       pollMs: (i.pollSeconds ?? 5) * 1000,
       timeoutMs: u.waitMinutes * 60_000,
@@ -354,17 +357,20 @@ async function theRest(
     });
     progress(`node ${nodeName}: upgrading (${steps.join(", ")}) in slot ${slot.name}; cordon and drain`);
     const target = upgradeTarget(i.downloads);
-    const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(nodeName)}`, {
-      metadata: {
-        annotations: {
-          [UPGRADING_TO_ANNOTATION]: begun ?? target,
-          [KEEP_CORDONED_ANNOTATION]: keepCordoned ? "true" : null,
+    await patchNode(
+      api,
+      nodeName,
+      {
+        metadata: {
+          annotations: {
+            [UPGRADING_TO_ANNOTATION]: begun ?? target,
+            [KEEP_CORDONED_ANNOTATION]: keepCordoned ? "true" : null,
+          },
         },
+        spec: { unschedulable: true },
       },
-      spec: { unschedulable: true },
-    });
-    if (r.status < 200 || r.status >= 300)
-      throw new Error(`cordoning node ${nodeName} failed: the API answered ${r.status}`);
+      "cordoning",
+    );
     if (keepCordoned) progress(`node ${nodeName}: was cordoned before the upgrade; it stays cordoned afterwards`);
     await drainNode(api, nodeName, { ...DRAIN_RUN_DEFAULTS, retryDelayMs: (i.pollSeconds ?? 5) * 1000, progress });
     heartbeat = await lastHeartbeat(api, nodeName);
@@ -430,12 +436,15 @@ async function finish(
     }).catch((e: Error) => {
       throw new Error(`node ${nodeName}: ${e.message}`);
     });
-    const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(nodeName)}`, {
-      metadata: { annotations: { [UPGRADING_TO_ANNOTATION]: null, [KEEP_CORDONED_ANNOTATION]: null } },
-      ...(done.keepCordoned ? {} : { spec: { unschedulable: false } }),
-    });
-    if (r.status < 200 || r.status >= 300)
-      throw new Error(`uncordoning node ${nodeName} failed: the API answered ${r.status}`);
+    await patchNode(
+      api,
+      nodeName,
+      {
+        metadata: { annotations: { [UPGRADING_TO_ANNOTATION]: null, [KEEP_CORDONED_ANNOTATION]: null } },
+        ...(done.keepCordoned ? {} : { spec: { unschedulable: false } }),
+      },
+      "uncordoning",
+    );
     await slot?.release();
     if (lock && i.lockStack) {
       // Released by the last of this stack's nodes out of service; the others leave it to them (or to expiry).
@@ -612,17 +621,8 @@ async function removeWithoutHost(i: VanillaNodeInputs, last?: VanillaNodeOutputs
     progress(
       `${describeTarget(i.connection)}: forceRemove: never joined under a known name, nothing to delete in the API`,
     );
-  const probe: NodeProbe = last ?? {
-    hostname: "",
-    osBuild: "",
-    osRevision: 0,
-    containersFeature: "",
-    versions: {},
-    services: {},
-    firewall: { kubelet: false, vxlan: false },
-    joined: false,
-    machineProxy: NO_PROXY_ENV,
-  };
+  // Never probed (it never answered): the probe's own defaults for nothing found.
+  const probe: NodeProbe = last ?? parseNodeProbe("{}");
   return {
     ...probe,
     ...i,
