@@ -12,7 +12,7 @@ import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION, WINDOWS_NODE_SELECTOR 
 import type { NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { restartFrom, REBOOT_DEFAULTS, whenBack } from "./reboot";
-import { NodeWork, Reach, rolloutTimings, runRollingReboot } from "./rollout";
+import { awsMetadataRoute, NodeWork, Reach, readMetadataRoute, rolloutTimings, runRollingReboot } from "./rollout";
 import { readNode } from "./ready";
 import { installUpdates } from "./patch";
 import { belowMinimum, MinimumRevisions, outsideWindow, patchLevel, patchToken, PatchWindow } from "./patch-plan";
@@ -63,6 +63,12 @@ export interface WindowsPatchingOutputs extends WindowsPatchingInputs {
 
 const progress = (line: string) => console.error(`patching: ${line}`);
 
+/**
+ * Whether the nodes run on AWS, decided as for the rolling reboot (rolling-reboot-provider.ts): the cluster's platform
+ * from the reach settings. After a restart there, the metadata route must be re-added (WMCO docs/TROUBLESHOOTING.md).
+ */
+export const onAws = (i: Pick<WindowsPatchingInputs, "reach">) => i.reach?.platform === "AWS";
+
 /** Install updates, restart when Windows asks (or a restart was already pending), then check the level reached. */
 export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
   return {
@@ -96,11 +102,16 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
               : Promise.resolve(undefined),
         ),
       );
-      if (restart)
-        await step("restart", async () => {
-          if ("error" in restart) throw restart.error;
-          return whenBack(connection, hostKey, name, restart.before, reboot, async () => undefined);
-        });
+      if (!restart) return;
+      const aws = onAws(i);
+      const back = await step("restart", async () => {
+        if ("error" in restart) throw restart.error;
+        // On AWS the metadata route is read in the process that saw the new boot time, as the rolling reboot does.
+        return whenBack(connection, hostKey, name, restart.before, reboot, (ps) =>
+          aws ? readMetadataRoute(ps) : Promise.resolve(undefined),
+        );
+      });
+      if (aws && back.value) await awsMetadataRoute(name, back.value, step, progress);
     },
     async verify(name: string, api: NodeApi) {
       const node = await readNode(api, name);
@@ -189,7 +200,7 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
   const r = await lockedJob(api, i.lockStack, "patching", { pollMs: poll, progress }, () =>
     runRollingReboot(api, i.batches, reach, {
       token: patchToken(i.minimumUpdateRevision, i.categories),
-      aws: false,
+      aws: onAws(i),
       work: patchWork(i, poll),
       ...rolloutTimings({ ...i, pollMs: poll, progress }),
       beforeBatch: () => outsideWindow(new Date(), i.window),

@@ -158,21 +158,31 @@ export function rebootWork(o: Pick<RolloutOptions, "aws" | "reboot" | "progress"
     doingAnnotation: REBOOTING_FOR_ANNOTATION,
     doneAnnotation: REBOOTED_FOR_ANNOTATION,
     async run({ name, connection, hostKey, step: named }) {
-      // The route script's outcome travels as a value, so that its failure is named as its own step below.
-      const routeOutput = (ps: PowerShell) =>
-        ps.run("the route script", awsMetadataRouteScript()).then(
-          (out) => ({ out }),
-          (error: unknown) => ({ error }),
-        );
       const back = await named("restart", () =>
-        rebootHost(connection, hostKey, name, o.reboot, o.aws ? routeOutput : undefined),
+        rebootHost(connection, hostKey, name, o.reboot, o.aws ? readMetadataRoute : undefined),
       );
       if (o.aws && back.value) await awsMetadataRoute(name, back.value, named, o.progress);
     },
   };
 }
 
-async function awsMetadataRoute(
+/**
+ * On AWS, in the PowerShell process that saw the new boot time: the metadata route script (scripts.ts). Its outcome
+ * travels as a value, so that its failure is named as its own step (`awsMetadataRoute`), not as the restart's. Shared
+ * by every work that restarts a node (the rolling reboot, patching).
+ */
+export function readMetadataRoute(ps: PowerShell): Promise<{ out: string } | { error: unknown }> {
+  return ps.run("the route script", awsMetadataRouteScript()).then(
+    (out) => ({ out }),
+    (error: unknown) => ({ error }),
+  );
+}
+
+/**
+ * After a restart on AWS: the node is not Ready until the 169.254.169.254 route is back (WMCO docs/TROUBLESHOOTING.md,
+ * "Node reboot limitation in AWS"); fails, naming the node, when the metadata service still does not answer.
+ */
+export async function awsMetadataRoute(
   name: string,
   read: { out: string } | { error: unknown },
   named: <T>(stepName: string, fn: () => Promise<T>) => Promise<T>,

@@ -247,3 +247,21 @@ test("a host that does not come back after its restart stops the rollout at the 
   expect(hostStatus(refreshed.outputs)["byoh-5"]).toEqual({ unreachable: expect.stringMatching(/.+/) });
   expect(hostStatus(refreshed.outputs)["byoh-4"]).toMatchObject({ rebootPending: false });
 });
+
+test("on AWS, the patch restart is followed by the metadata route, re-added where lost (WMCO TROUBLESHOOTING.md)", async () => {
+  // WMCO docs/TROUBLESHOOTING.md, "Node reboot limitation in AWS": after a graceful reboot the node is not Ready until
+  // the 169.254.169.254 route is re-added. The cluster's platform (reach.platform) says AWS, as for the rolling reboot.
+  const higher = { "20348": 3200 };
+  setState(labs[2], {
+    availableUpdates: [{ ...CU, kb: "5071000", revision: 3210 }],
+    metadataRouteMissing: true,
+    routeChecks: 0,
+  });
+  const out = await plugin.create(URN, { ...inputs([["byoh-2"]], higher), reach: byohReach(labs, "AWS") });
+  expect(out.outputs.patched).toEqual(["byoh-2"]);
+  expect({ missing: state(labs[2]).metadataRouteMissing, checks: state(labs[2]).routeChecks }).toEqual({
+    missing: false,
+    checks: 1,
+  });
+  expect(nodes.nodes.get("byoh-2")?.spec.unschedulable).toBe(false);
+});
