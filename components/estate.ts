@@ -213,6 +213,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
             amiLookup: isOffline() ? "placeholder" : "lookup",
             ...(access ? { access } : {}),
             ...(cfg.discovered?.machines ? { machines: cfg.discovered.machines } : {}),
+            ...(cfg.discovered?.machineSetReplicas ? { machineSetReplicas: cfg.discovered.machineSetReplicas } : {}),
           },
           { parent: this, dependsOn: machineSetGate, aliases: [{ name: `${name}-ms-${i}` }] },
         ),

@@ -36,6 +36,13 @@ export const WMCO_UPGRADING_LABEL = "windowsmachineconfig.openshift.io/upgrading
 export const MACHINE_ANNOTATION = "machine.openshift.io/machine";
 /** The Machine label naming its MachineSet: every Windows MachineSet's template carries it (WMCO docs, our builder). */
 export const MACHINESET_LABEL = "machine.openshift.io/cluster-api-machineset";
+/**
+ * The Machine annotations the MachineSet controller deletes first on a scale-down, under every `deletePolicy`
+ * (openshift/machine-api-operator pkg/controller/machineset/delete_policy.go `DeleteNodeAnnotation`, and the older
+ * `oldDeleteNodeAnnotation` it still honours). Any non-empty value counts; OpenShift's docs write `"true"`.
+ */
+export const DELETE_MACHINE_ANNOTATION = "machine.openshift.io/delete-machine";
+export const OLD_DELETE_MACHINE_ANNOTATION = "machine.openshift.io/cluster-api-delete-machine";
 
 /** Our own progress records on Nodes (the kured pattern: progress where operators can see it). */
 export const REBOOTED_FOR_ANNOTATION = "windows-estate.io/rebooted-for";

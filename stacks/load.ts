@@ -78,7 +78,9 @@ export interface EstateConfig {
     /** The cluster's RuntimeClasses: name and node selector. */
     runtimeClasses?: { name: string; nodeSelector: Record<string, string> }[];
     /** The Machine API's Machines: name, MachineSet, and the image each boots (for image rollouts). */
-    machines?: { name: string; machineSet: string; image: string; deleting: boolean }[];
+    machines?: { name: string; machineSet: string; image: string; deleting: boolean; marked?: boolean }[];
+    /** `spec.replicas` of each MachineSet by name (a surge rollout under way keeps the live value declared). */
+    machineSetReplicas?: Record<string, number>;
   };
   /** Things worth saying that do not stop the run. */
   warnings: ConfigIssue[];

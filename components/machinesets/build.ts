@@ -9,9 +9,11 @@ import { nutanixProviderSpec } from "./nutanix";
 import { vsphereProviderSpec } from "./vsphere";
 import { resolveAws, resolveGcp, resolveNutanix, resolveVsphere } from "./resolve";
 
-/** Values known only at `pulumi up` (the AWS AMI looked up by name). */
+/** Values known only at `pulumi up` (the AWS AMI looked up by name) or read from the cluster. */
 export interface Resolved {
   amiId?: string;
+  /** `spec.replicas` to declare instead of `set.replicas` (machine-surge-plan.ts `declaredReplicas`, mid-surge). */
+  replicas?: number;
 }
 
 /**
@@ -26,7 +28,13 @@ export function buildMachineSet(
   const { platform, infrastructureId: infraId } = cluster;
   const name = machineSetName(platform, infraId, set);
   if (!name) throw new Error(`internal: MachineSet name unresolved for platform ${platform}`);
-  return buildSkeleton(infraId, name, set, providerSpecFor(platform, infraId, cluster.region ?? "", set, resolved));
+  const built = buildSkeleton(
+    infraId,
+    name,
+    set,
+    providerSpecFor(platform, infraId, cluster.region ?? "", set, resolved),
+  );
+  return resolved.replicas === undefined ? built : { ...built, spec: { ...built.spec, replicas: resolved.replicas } };
 }
 
 function providerSpecFor(

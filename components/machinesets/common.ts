@@ -49,7 +49,11 @@ export function buildSkeleton(
     [LABEL.osId]: "Windows",
   };
   if (set.byoh) templateLabels[LABEL.ignore] = "true";
-  const annotations = Object.keys(set.annotations).length > 0 ? { annotations: { ...set.annotations } } : {};
+  // A surge rollout scales `spec.replicas` itself (a JSON merge patch, which makes its field manager the field's
+  // owner under server-side apply). Forcing lets the declared value win again when `replicas` is next changed in the
+  // config, instead of pulumi-kubernetes stopping at a field conflict (its `pulumi.com/patchForce`).
+  const all = { ...set.annotations, ...(set.rollout?.strategy === "surge" ? { "pulumi.com/patchForce": "true" } : {}) };
+  const annotations = Object.keys(all).length > 0 ? { annotations: all } : {};
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "MachineSet",

@@ -3,7 +3,7 @@ import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
 import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
-import { machineImage } from "../../providers/day2/machine-rollout-plan";
+import { isMarked, machineImage } from "../../providers/day2/machine-rollout-plan";
 import { get, objects, str, stringMap } from "../../lib/json";
 import { MACHINESET_LABEL } from "../../facts/day2";
 import { runtimeClassViews } from "../day2/inventory";
@@ -87,6 +87,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
           ...nodeInfoOf(n),
         })),
         machines: machineRows(facts.machines),
+        machineSetReplicas: replicasOf(facts.machineSets),
         runtimeClasses: runtimeClassViews(facts.runtimeClasses),
         mirrorSets: facts.mirrorSets,
         wmco: pinned
@@ -100,8 +101,21 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   };
 }
 
-/** Every Machine with its MachineSet and the image it boots. */
-function machineRows(list: unknown): { name: string; machineSet: string; image: string; deleting: boolean }[] {
+/** `spec.replicas` of every MachineSet, by name. */
+function replicasOf(list: unknown): Record<string, number> {
+  return Object.fromEntries(
+    objects(get(list, "items")).flatMap((ms) => {
+      const name = str(get(ms, "metadata", "name"));
+      const replicas = get(ms, "spec", "replicas");
+      return name && typeof replicas === "number" ? [[name, replicas]] : [];
+    }),
+  );
+}
+
+/** Every Machine with its MachineSet, the image it boots, and whether it is marked for deletion on a scale-down. */
+function machineRows(
+  list: unknown,
+): { name: string; machineSet: string; image: string; deleting: boolean; marked: boolean }[] {
   return objects(get(list, "items")).flatMap((m) => {
     const name = str(get(m, "metadata", "name"));
     const machineSet = stringMap(get(m, "metadata", "labels"))[MACHINESET_LABEL];
@@ -112,6 +126,7 @@ function machineRows(list: unknown): { name: string; machineSet: string; image: 
         machineSet,
         image: machineImage(get(m, "spec", "providerSpec", "value")),
         deleting: get(m, "metadata", "deletionTimestamp") !== undefined,
+        marked: isMarked(get(m, "metadata", "annotations")),
       },
     ];
   });

@@ -45,6 +45,7 @@ export async function discoverCluster(
   return {
     infrastructure,
     workerSpecs: linuxWorkerSpecs(list),
+    machineSets: list,
     registriesWithCredentials: registriesIn(pullSecret),
     network: { config: networkConfig, operator: networkOperator },
     proxy,

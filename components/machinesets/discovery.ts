@@ -25,6 +25,8 @@ export interface ClusterFacts {
   /** The `kubernetes.io/os=windows` NodeList and the Machines of `openshift-machine-api` (day-2 inventory). */
   windowsNodes?: Obj;
   machines?: Obj;
+  /** Every MachineSet of `openshift-machine-api` (its `spec.replicas` while a surge rollout is under way). */
+  machineSets?: Obj;
   /** `node.k8s.io/v1` RuntimeClasses, for the inventory's RuntimeClass check. */
   runtimeClasses?: Obj;
 }

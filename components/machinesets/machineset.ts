@@ -9,6 +9,7 @@ import { WINDOWS_SERVER } from "../../facts/wmco";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 import { MachineSetRollout } from "../../providers/machine-rollout";
 import { machineImage } from "../../providers/day2/machine-rollout-plan";
+import { declaredReplicas } from "../../providers/day2/machine-surge-plan";
 import type { ClusterAccess } from "../cluster-access";
 
 export interface WindowsMachineSetArgs {
@@ -25,7 +26,9 @@ export interface WindowsMachineSetArgs {
   /** How the image rollout reaches the API (`set.rollout`); undefined in render mode and offline. */
   access?: ClusterAccess;
   /** The cluster's Machines as discovery read them (which image each boots), for the rollout's preview. */
-  machines?: readonly { name: string; machineSet: string; image: string; deleting: boolean }[];
+  machines?: readonly { name: string; machineSet: string; image: string; deleting: boolean; marked?: boolean }[];
+  /** `spec.replicas` of the cluster's MachineSets as discovery read them (a surge under way keeps its value). */
+  machineSetReplicas?: Readonly<Record<string, number>>;
 }
 
 /** The marker synth writes where the AMI will be looked up at `pulumi up`. */
@@ -48,9 +51,10 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
     super("windows-estate:index:WindowsMachineSet", name, {}, opts);
     const { cluster, set } = args;
     const ami = cluster.platform === "AWS" && !set.aws?.ami ? this.amiId(name, args) : pulumi.output(set.aws?.ami);
+    const replicas = this.declaredReplicas(args);
     // Everything but the AMI is known now; apiVersion, kind and metadata must be plain for CustomResource.
-    const known = buildMachineSet(cluster, set, { amiId: AMI_PLACEHOLDER });
-    const spec = ami.apply((amiId) => buildMachineSet(cluster, set, { amiId }).spec);
+    const known = buildMachineSet(cluster, set, { amiId: AMI_PLACEHOLDER, replicas });
+    const spec = ami.apply((amiId) => buildMachineSet(cluster, set, { amiId, replicas }).spec);
     const ms = new k8s.apiextensions.CustomResource(
       `${name}-machineset`,
       { apiVersion: known.apiVersion, kind: known.kind, metadata: known.metadata, spec },
@@ -86,6 +90,9 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
           machineSet: setName,
           image,
           replicas: set.replicas,
+          // Passed only for surge: a stack on the default keeps its rollout inputs, so its preview shows no change.
+          ...(set.rollout.strategy === "surge" ? { strategy: set.rollout.strategy } : {}),
+          ...(set.rollout.maxSurge !== undefined ? { maxSurge: set.rollout.maxSurge } : {}),
           maxUnavailable: set.rollout.maxUnavailable,
           readyTimeoutSeconds: set.rollout.readyTimeoutMinutes * 60,
           planned,
@@ -99,6 +106,27 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
     this.replicas = pulumi.output(set.replicas);
     this.windowsBuild = WINDOWS_SERVER[set.windowsServer].buildLabel;
     this.registerOutputs({ name: this.name, replicas: this.replicas, machineSet: ms.id });
+  }
+
+  /**
+   * `spec.replicas` for the MachineSet object: the config's, except while a surge rollout round is under way in the
+   * cluster, when it is the live value (machine-surge-plan.ts `declaredReplicas`), so this up does not scale the set
+   * down before the new Machines serve; the rollout restores the config's value when the round ends.
+   */
+  private declaredReplicas(args: WindowsMachineSetArgs): number {
+    const { cluster, set } = args;
+    const setName = machineSetName(cluster.platform, cluster.infrastructureId, set);
+    if (set.rollout?.strategy !== "surge" || !setName) return set.replicas;
+    const mine = (args.machines ?? [])
+      .filter((m) => m.machineSet === setName)
+      .map((m) => ({ deleting: m.deleting, marked: m.marked ?? false }));
+    const replicas = declaredReplicas(set.replicas, args.machineSetReplicas?.[setName], mine);
+    if (replicas !== set.replicas)
+      pulumi.log.info(
+        `MachineSet ${setName}: a surge rollout round is under way (${replicas} replicas, ${set.replicas} declared): the MachineSet keeps ${replicas} until the rollout scales it back to ${set.replicas}`,
+        this,
+      );
+    return replicas;
   }
 
   /**

@@ -57,10 +57,11 @@ export function validateMachineSets(
   const names = new Map<string, number>();
   sets.forEach((set, i) => {
     const at = (...p: (string | number)[]) => joinPath(["machineSets", i, ...p]);
-    if (set.rollout && set.replicas < 2)
+    // Surge brings the new Machine up before the old one goes: one replica is enough there.
+    if (set.rollout && set.rollout.strategy === "replace" && set.replicas < 2)
       errors.push({
         path: at("rollout"),
-        message: `needs replicas of at least 2 (this set has ${set.replicas}): replacing the only Machine would leave the set with no Windows node; raise replicas for the rollout, or remove rollout and replace the Machine by hand`,
+        message: `needs replicas of at least 2 (this set has ${set.replicas}): replacing the only Machine would leave the set with no Windows node; raise replicas for the rollout, use rollout.strategy: surge, or remove rollout and replace the Machine by hand`,
       });
     if (set.rollout && cluster.render !== undefined)
       errors.push({

@@ -4,7 +4,7 @@
  * Pure: reads API objects as JSON.
  */
 import { get, objects, str, stringMap } from "../../lib/json";
-import { MACHINESET_LABEL } from "../../facts/day2";
+import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL, OLD_DELETE_MACHINE_ANNOTATION } from "../../facts/day2";
 import { WMCO_DESIRED_VERSION_ANNOTATION, WMCO_VERSION_ANNOTATION } from "../../facts/day2";
 
 /**
@@ -42,6 +42,11 @@ export interface MachineState {
   image: string;
   /** Set once deletion has begun (machine-api drains, deletes the VM and the Node, then drops the finalizer). */
   deleting: boolean;
+  /**
+   * Carries the delete-machine annotation (either spelling, any non-empty value): the MachineSet controller deletes
+   * it before any healthy unmarked Machine on a scale-down (delete_policy.go).
+   */
+  marked: boolean;
   phase: string;
   /** `status.nodeRef.name`, once the Machine has a Node. */
   node?: string;
@@ -55,11 +60,18 @@ export function machinesOf(machineList: unknown, machineSet: string): MachineSta
       name: str(get(m, "metadata", "name")) ?? "",
       image: machineImage(get(m, "spec", "providerSpec", "value")),
       deleting: get(m, "metadata", "deletionTimestamp") !== undefined,
+      marked: isMarked(get(m, "metadata", "annotations")),
       phase: str(get(m, "status", "phase")) ?? "",
       ...(str(get(m, "status", "nodeRef", "name")) ? { node: str(get(m, "status", "nodeRef", "name")) } : {}),
     }))
     .filter((m) => m.name !== "")
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** delete_policy.go tests `annotations[DeleteNodeAnnotation] != ""` (and the old key): presence alone is not enough. */
+export function isMarked(annotations: unknown): boolean {
+  const a = stringMap(annotations);
+  return Boolean(a[DELETE_MACHINE_ANNOTATION] || a[OLD_DELETE_MACHINE_ANNOTATION]);
 }
 
 /** Machines on another image than `desired` and not already being deleted, in name order. */

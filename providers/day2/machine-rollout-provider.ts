@@ -2,8 +2,10 @@ import type * as pulumi from "@pulumi/pulumi";
 import { lockedJob } from "./day2-lock";
 import { connectKube, KubeApi } from "../kube-wait/api";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
-import { MACHINESET_LABEL } from "../../facts/day2";
+import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL } from "../../facts/day2";
 import { batchSize, configuredByWmco, machinesOf, MachineState, staleMachines } from "./machine-rollout-plan";
+import { surgeStep, SurgeStep } from "./machine-surge-plan";
+import { get } from "../../lib/json";
 
 export interface MachineRolloutInputs {
   /** `<project>/<stack>`: Machines are replaced under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
@@ -12,6 +14,10 @@ export interface MachineRolloutInputs {
   /** The image the set's template boots now (`machineImage` of its providerSpec value). */
   image: string;
   replicas: number;
+  /** `replace` (default) or `surge` (machine-surge-plan.ts). */
+  strategy?: "replace" | "surge";
+  /** With `surge`, Machines replaced per round; absent: every Machine on the old image at once. */
+  maxSurge?: number;
   maxUnavailable: number;
   /** How long one batch's replacements may take to be Ready and configured by WMCO, seconds. */
   readyTimeoutSeconds: number;
@@ -32,6 +38,9 @@ export interface MachineRolloutOutputs extends MachineRolloutInputs {
 const progress = (line: string) => console.error(`machine rollout: ${line}`);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const machinesPath = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}/machines`;
+const machineSetsPath = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}/machinesets`;
+/** Our writes are recorded under this name in managedFields, so an operator can tell who scaled the set. */
+const FIELD_MANAGER = "windows-estate-rollout";
 
 async function listMachines(api: KubeApi, set: string): Promise<MachineState[]> {
   const r = await api.request(
@@ -66,11 +75,135 @@ async function run(i: MachineRolloutInputs): Promise<MachineRolloutOutputs> {
   const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
   const poll = (i.pollSeconds ?? 15) * 1000;
   // The day-2 lock only when there is something to replace: an up with nothing to do waits for no one.
-  const first = staleMachines(await listMachines(api, i.machineSet), i.image);
-  if (first.length === 0) return { ...i, replaced: [] };
+  const listed = await listMachines(api, i.machineSet);
+  // Surge: a round a failed run left (annotated Machines, still there or being deleted) is work too.
+  if (staleMachines(listed, i.image).length === 0 && !(i.strategy === "surge" && listed.some((m) => m.marked)))
+    return { ...i, replaced: [] };
   return lockedJob(api, i.lockStack, `Machine rollout of ${i.machineSet}`, { pollMs: poll, progress }, () =>
-    replaceStale(i, api, poll),
+    i.strategy === "surge" ? surge(i, api, poll) : replaceStale(i, api, poll),
   );
+}
+
+/** The MachineSet's `spec.replicas` now. */
+async function liveReplicas(api: KubeApi, set: string): Promise<number> {
+  const ms = await api.get(`${machineSetsPath}/${encodeURIComponent(set)}`);
+  if (!ms) throw new Error(`MachineSet ${set}: not found in ${MACHINE_API_NAMESPACE}`);
+  const replicas = get(ms, "spec", "replicas");
+  if (typeof replicas !== "number") throw new Error(`MachineSet ${set}: spec.replicas is not set`);
+  return replicas;
+}
+
+async function patch(api: KubeApi, path: string, body: unknown, what: string): Promise<"done" | "gone"> {
+  const r = await api.request("PATCH", `${path}?fieldManager=${FIELD_MANAGER}`, body);
+  if (r.status === 404) return "gone";
+  if (r.status < 200 || r.status >= 300) throw new Error(`${what} failed: the API answered ${r.status}`);
+  return "done";
+}
+
+/**
+ * The surge strategy: each pass reads the set and its Machines and takes the one step machine-surge-plan.ts
+ * `surgeStep` names. Waits are bounded by `readyTimeoutSeconds` each and report progress.
+ */
+async function surge(i: MachineRolloutInputs, api: KubeApi, poll: number): Promise<MachineRolloutOutputs> {
+  const replaced: string[] = [];
+  let waiting: { action: string; since: number } | undefined;
+  const timeout = i.readyTimeoutSeconds * 1000;
+  const minutes = Math.round(i.readyTimeoutSeconds / 60);
+  for (;;) {
+    const live = await liveReplicas(api, i.machineSet);
+    const machines = await listMachines(api, i.machineSet);
+    const configuredNow = new Set((await configured(api, machines, i.image)).done);
+    const step: SurgeStep = surgeStep({
+      declared: i.replicas,
+      live,
+      machines,
+      image: i.image,
+      configured: configuredNow,
+      maxSurge: i.maxSurge ?? 0,
+    });
+    if (step.action !== "wait-new" && step.action !== "wait-gone") waiting = undefined;
+    else if (waiting?.action !== step.action) waiting = { action: step.action, since: Date.now() };
+    const elapsed = waiting ? Date.now() - waiting.since : 0;
+    switch (step.action) {
+      case "done":
+        return { ...i, replaced };
+      case "mark":
+        progress(
+          `MachineSet ${i.machineSet}: marking ${step.machines.join(", ")} with ${DELETE_MACHINE_ANNOTATION} (deleted first when the set scales back)`,
+        );
+        for (const name of step.machines)
+          await patch(
+            api,
+            `${machinesPath}/${encodeURIComponent(name)}`,
+            { metadata: { annotations: { [DELETE_MACHINE_ANNOTATION]: "true" } } },
+            `MachineSet ${i.machineSet}: annotating Machine ${name}`,
+          );
+        break;
+      case "scale": {
+        const marked = machines.filter((m) => m.marked && !m.deleting).map((m) => m.name);
+        progress(
+          step.reason === "surge"
+            ? `MachineSet ${i.machineSet}: scaling from ${live} to ${step.replicas} replicas so ${marked.length} new Machine(s) come up beside ${marked.join(", ")}`
+            : `MachineSet ${i.machineSet}: the new Machines serve; scaling back to ${step.replicas} replicas, which deletes ${marked.join(", ")}`,
+        );
+        const r = await patch(
+          api,
+          `${machineSetsPath}/${encodeURIComponent(i.machineSet)}`,
+          { spec: { replicas: step.replicas } },
+          `MachineSet ${i.machineSet}: scaling to ${step.replicas} replicas`,
+        );
+        if (r === "gone") throw new Error(`MachineSet ${i.machineSet}: not found in ${MACHINE_API_NAMESPACE}`);
+        if (step.reason === "restore") {
+          // Until the controller has acted, the marked Machines still look like a round not yet scaled up.
+          await controllerDeleting(i, api, marked, poll);
+          replaced.push(...marked);
+        }
+        break;
+      }
+      case "wait-new":
+        if (elapsed + poll > timeout)
+          throw new Error(
+            `MachineSet ${i.machineSet}: the new Machines were not Ready and configured by WMCO within ${minutes} minutes (${step.have}/${step.want}; waiting: ${step.waiting.join("; ") || "no new Machine yet"}). The set stays scaled up with the old Machines marked; the next pulumi up resumes`,
+          );
+        progress(
+          `MachineSet ${i.machineSet}: ${step.have}/${step.want} new Machine(s) configured by WMCO, ${Math.round(elapsed / 1000)}s`,
+        );
+        await pause(poll);
+        break;
+      case "wait-gone":
+        if (elapsed + poll > timeout)
+          throw new Error(
+            `MachineSet ${i.machineSet}: ${step.machines.join(", ")} were not deleted within ${minutes} minutes (machine-api drains each node first; a PodDisruptionBudget can hold the drain). The next pulumi up resumes`,
+          );
+        progress(
+          `MachineSet ${i.machineSet}: waiting for machine-api to drain and delete ${step.machines.join(", ")}, ${Math.round(elapsed / 1000)}s`,
+        );
+        await pause(poll);
+        break;
+    }
+  }
+}
+
+/** After the scale-back: wait until the controller has begun deleting every marked Machine (seconds, normally). */
+async function controllerDeleting(
+  i: MachineRolloutInputs,
+  api: KubeApi,
+  marked: readonly string[],
+  poll: number,
+): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const left = (await listMachines(api, i.machineSet)).filter((m) => marked.includes(m.name) && !m.deleting);
+    if (left.length === 0) return;
+    if (Date.now() - started + poll > i.readyTimeoutSeconds * 1000)
+      throw new Error(
+        `MachineSet ${i.machineSet}: scaled back to ${i.replicas}, but the MachineSet controller has not begun deleting ${left.map((m) => m.name).join(", ")}; is machine-api running?`,
+      );
+    progress(
+      `MachineSet ${i.machineSet}: waiting for the MachineSet controller to delete ${left.map((m) => m.name).join(", ")}`,
+    );
+    await pause(poll);
+  }
 }
 
 async function replaceStale(i: MachineRolloutInputs, api: KubeApi, poll: number): Promise<MachineRolloutOutputs> {

@@ -165,15 +165,33 @@ export const machineSetSchema = z.strictObject({
   /** Annotations on the MachineSet (e.g. autoscaler min/max size). */
   annotations: z.record(z.string().min(1), z.string()).default({}),
   /**
-   * Replace the set's existing Machines when its image changes (a MachineSet edit never touches running Machines):
-   * `pulumi up` deletes the Machines on the old image `maxUnavailable` at a time and waits for each replacement to be
-   * configured by WMCO before the next. Needs `replicas` ≥ 2 (a node keeps serving). Default: no rollout.
+   * Replace the set's existing Machines when its image changes (a MachineSet edit never touches running Machines).
+   * With `strategy: replace`, `pulumi up` deletes the Machines on the old image `maxUnavailable` at a time and waits for
+   * each replacement to be configured by WMCO before the next; needs `replicas` ≥ 2 (a node keeps serving). With
+   * `strategy: surge`, it annotates them with `machine.openshift.io/delete-machine`, scales the set up, waits for the
+   * new Machines to be configured, and scales back so the controller deletes the annotated ones. Default: no rollout.
    */
   rollout: z
     .strictObject({
-      /** Machines replaced at once; never more than `replicas - 1`. Default 1. */
+      /**
+       * How old Machines make way: `replace` deletes them first (capacity drops meanwhile; no extra Machines), `surge`
+       * creates the new Machines first and deletes the old ones after (needs cloud quota for the extra Machines;
+       * `replicas` 1 is enough). Default `replace`.
+       */
+      strategy: z.enum(["replace", "surge"]).default("replace"),
+      /**
+       * With `strategy: surge`, Machines replaced per round: the set grows by at most this many. Default: every Machine
+       * on the old image in one round (OpenShift's documented doubling). The machine-api FAQ advises touching at most
+       * about 20 Machines at a time. Ignored with `replace`.
+       */
+      maxSurge: z.number().int().min(1).max(100).optional(),
+      /** With `strategy: replace`, Machines replaced at once; never more than `replicas - 1`. Default 1. Ignored with `surge`. */
       maxUnavailable: z.number().int().min(1).max(100).default(1),
-      /** How long one replacement may take to be Ready and configured by WMCO, minutes. Default 45 (WMCO's e2e allows 35). */
+      /**
+       * How long one batch's (`replace`) or round's (`surge`) new Machines may take to be Ready and configured by WMCO;
+       * with `surge` also how long the old ones may take to be drained and deleted. Minutes. Default 45 (WMCO's e2e
+       * allows 35).
+       */
       readyTimeoutMinutes: z.number().int().min(5).max(600).default(45),
     })
     .optional(),

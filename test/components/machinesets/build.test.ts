@@ -182,3 +182,19 @@ test("the MachineSet carries its Windows build as a label for the policy pack (t
   const ms = buildMachineSet(cluster("Azure", "westus"), set({ windowsServer: "2025", azure: {} }));
   expect(ms.metadata.labels["node.kubernetes.io/windows-build"]).toBe("10.0.26100");
 });
+
+test("surge rollouts: the MachineSet forces its declared fields back (pulumi.com/patchForce) and may declare the live replicas", () => {
+  const azure = cluster("Azure", "westus");
+  // The default strategy leaves the object as it always was: no annotation an existing stack would see as a change.
+  const replace = buildMachineSet(azure, set({ azure: {}, replicas: 2, rollout: {} }));
+  expect(replace.metadata.annotations).toBeUndefined();
+  expect(replace.spec.replicas).toBe(2);
+  const surge = buildMachineSet(
+    azure,
+    set({ azure: {}, replicas: 2, annotations: { a: "b" }, rollout: { strategy: "surge" } }),
+    { replicas: 4 },
+  );
+  expect(surge.metadata.annotations).toEqual({ a: "b", "pulumi.com/patchForce": "true" });
+  expect(surge.spec.replicas).toBe(4);
+  expect(validateObject(surge)).toBe("");
+});

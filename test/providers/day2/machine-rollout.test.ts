@@ -3,13 +3,16 @@ import { machineImage } from "../../../providers/day2/machine-rollout-plan";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
+import { FakeMachineApi } from "../../helpers/fake-machine-api";
 import { validateObject } from "../../helpers/schemas";
 import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 
 // A MachineSet image roll as `pulumi up` runs it: the MachineSetRollout provider in the real dynamic-provider plugin,
-// against the Kubernetes API stand-in playing machine-api and WMCO: deleting a Machine removes it and the MachineSet
-// creates a replacement on the template's image; its Node registers and WMCO marks it configured (version =
-// desired-version) a few reads later. State changes are driven by requests, never by time.
+// against the Kubernetes API stand-in playing machine-api and WMCO (test/helpers/fake-machine-api.ts): a deleted
+// Machine drains and disappears a few reads later, the MachineSet controller keeps `spec.replicas` Machines not being
+// deleted (creating them on the template's image, deleting annotated ones first on a scale-down), and WMCO marks a new
+// Node configured (version = desired-version) a few reads after it registers. State changes are driven by requests,
+// never by time.
 jest.setTimeout(120_000);
 
 const SET = "winworker";
@@ -18,92 +21,23 @@ const NEW = { id: "ami-0bbbbbbbbbbbbbbbb" };
 const WMCO = "10.22.2";
 const URN = "urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::estate-ms-winworker-rollout";
 
-interface Machine {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace: string; labels: Record<string, string>; deletionTimestamp?: string };
-  spec: { providerSpec: { value: Record<string, unknown> } };
-  status: { phase: string; nodeRef?: { kind: string; name: string } };
-}
-
 let kube: FakeKube;
 let nodes: FakeNodes;
 let plugin: DynamicPlugin;
 let providerText: string;
-let machines: Machine[] = [];
-let events: string[] = [];
-/** Replacements in progress: name → list reads left before its Node is configured (Infinity: never). */
-const pending = new Map<string, number>();
-let created = 0;
-let neverConfigured = false;
+let api: FakeMachineApi;
 
-const machine = (name: string, ami: { id: string }, node?: string): Machine => ({
+const spec = (ami: { id: string }) => ({
   apiVersion: "machine.openshift.io/v1beta1",
-  kind: "Machine",
-  metadata: {
-    name,
-    namespace: "openshift-machine-api",
-    labels: { "machine.openshift.io/cluster-api-machineset": SET },
-  },
-  spec: {
-    providerSpec: {
-      value: {
-        apiVersion: "machine.openshift.io/v1beta1",
-        kind: "AWSMachineProviderConfig",
-        ami,
-        instanceType: "m5a.large",
-      },
-    },
-  },
-  status: node ? { phase: "Running", nodeRef: { kind: "Node", name: node } } : { phase: "Provisioning" },
+  kind: "AWSMachineProviderConfig",
+  ami,
+  instanceType: "m5a.large",
 });
-
-function addNode(name: string, configured: boolean) {
-  nodes.add(name, {
-    address: `10.0.2.${nodes.nodes.size + 10}`,
-    annotations: {
-      "windowsmachineconfig.openshift.io/desired-version": WMCO,
-      ...(configured ? { "windowsmachineconfig.openshift.io/version": WMCO } : {}),
-    },
-  });
-}
-
-/** One list read: the cluster moves on one step (deletions finish, replacements register, WMCO configures). */
-function step() {
-  machines = machines.filter((m) => !m.metadata.deletionTimestamp);
-  for (const [name, left] of pending) {
-    const m = machines.find((x) => x.metadata.name === name);
-    if (!m) continue;
-    if (!m.status.nodeRef) {
-      m.status = { phase: "Running", nodeRef: { kind: "Node", name } };
-      addNode(name, false);
-    } else if (left <= 1) {
-      const n = nodes.nodes.get(name);
-      if (n) n.metadata.annotations["windowsmachineconfig.openshift.io/version"] = WMCO;
-      events.push(`configured ${name}`);
-      pending.delete(name);
-    } else pending.set(name, left - 1);
-  }
-}
 
 beforeAll(async () => {
   kube = new FakeKube();
   await kube.start();
   nodes = new FakeNodes(kube);
-  kube.route("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines", (_n, req) => {
-    if (req.method !== "GET") return { status: 405 };
-    step();
-    const selector = new URLSearchParams(req.query).get("labelSelector");
-    const items = machines.filter(
-      (m) =>
-        selector ===
-        `machine.openshift.io/cluster-api-machineset=${m.metadata.labels["machine.openshift.io/cluster-api-machineset"]}`,
-    );
-    return {
-      status: 200,
-      body: { apiVersion: "machine.openshift.io/v1beta1", kind: "MachineList", metadata: {}, items },
-    };
-  });
   providerText = (
     await serializedProviderOf(() => new MachineSetRollout("r", { machineSet: SET, image: "x", replicas: 3 }))
   ).text;
@@ -115,29 +49,21 @@ afterAll(async () => {
   await kube?.stop();
 });
 
-/** Three Machines on the old AMI, each with a configured Node; deleting one makes the MachineSet replace it. */
-function cluster(names: string[]) {
-  machines = names.map((n) => machine(n, OLD, n));
-  events = [];
-  for (const n of names) if (!nodes.nodes.has(n)) addNode(n, true);
-  for (const n of names)
-    kube.route(`/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines/${n}`, (_x, req) => {
-      if (req.method !== "DELETE") return { status: 405 };
-      const m = machines.find((x) => x.metadata.name === n);
-      if (!m) return { status: 404 };
-      m.metadata.deletionTimestamp = "2026-11-23T00:00:00Z";
-      events.push(`delete ${n}`);
-      const replacement = `${SET}-new-${++created}`;
-      machines.push(machine(replacement, NEW));
-      pending.set(replacement, neverConfigured ? Infinity : 2);
-      return { status: 200, body: m };
-    });
+/** Machines on the old AMI, each with a configured Node; the MachineSet's template now boots the new one. */
+function cluster(names: string[]): FakeMachineApi {
+  api = new FakeMachineApi(kube, nodes, SET, WMCO);
+  api.seed(names, spec(OLD));
+  api.template(spec(NEW));
+  return api;
 }
 
-function inputs(maxUnavailable: number, readyTimeoutSeconds = 30) {
+/** The events of some kinds only, in order. */
+const only = (...kinds: string[]) => api.events.filter((e) => kinds.some((k) => e.startsWith(`${k} `)));
+
+function inputs(maxUnavailable: number, readyTimeoutSeconds = 30, extra: Record<string, unknown> = {}) {
   return {
     machineSet: SET,
-    image: machineImage({ ami: NEW }),
+    image: machineImage(spec(NEW)),
     replicas: 3,
     maxUnavailable,
     readyTimeoutSeconds,
@@ -145,18 +71,21 @@ function inputs(maxUnavailable: number, readyTimeoutSeconds = 30) {
     pollSeconds: 0.01,
     kubeconfig: kube.kubeconfig(),
     __provider: providerText,
+    ...extra,
   };
 }
 
-test("the Machines the stand-in serves are valid machine.openshift.io/v1beta1 Machines", () => {
-  for (const m of [machine("a", OLD, "a"), machine("b", NEW)]) expect(validateObject(m)).toBe("");
+test("the Machines and the MachineSet the stand-in serves are valid machine.openshift.io/v1beta1 objects", () => {
+  const a = cluster(["a"]);
+  for (const m of a.machines.values()) expect(validateObject(m)).toBe("");
+  expect(validateObject(a.machineSet)).toBe("");
 });
 
 test("maxUnavailable 1: each Machine is deleted only after the previous replacement is configured by WMCO", async () => {
   cluster(["win-a", "win-b", "win-c"]);
   const out = await plugin.create(URN, inputs(1));
   expect(out.outputs.replaced).toEqual(["win-a", "win-b", "win-c"]);
-  expect(events).toEqual([
+  expect(only("delete", "configured")).toEqual([
     "delete win-a",
     `configured ${SET}-new-1`,
     "delete win-b",
@@ -164,33 +93,153 @@ test("maxUnavailable 1: each Machine is deleted only after the previous replacem
     "delete win-c",
     `configured ${SET}-new-3`,
   ]);
-  expect(machines.every((m) => m.spec.providerSpec.value.ami === NEW)).toBe(true);
+  // Deleting takes time: the node drains first and the Machine disappears reads later, not on the next one.
+  const e = api.events;
+  expect(e.indexOf("drain win-a")).toBeGreaterThan(e.indexOf("delete win-a"));
+  expect(e.indexOf("gone win-a")).toBeGreaterThan(e.indexOf("drain win-a") + 1);
+  expect([...api.machines.values()].map((m) => m.spec.providerSpec.value.ami)).toEqual([NEW, NEW, NEW]);
+  // Replacing deletes first: one of three is out of service meanwhile.
+  expect(api.fewestServing).toBe(2);
 });
 
 test("maxUnavailable 2 of 3: two at once, then the last; a set never has fewer than one serving Machine", async () => {
   cluster(["win-d", "win-e", "win-f"]);
   const out = await plugin.create(URN, inputs(2));
   expect(out.outputs.replaced).toEqual(["win-d", "win-e", "win-f"]);
+  const events = only("delete", "configured");
   expect(events.slice(0, 2)).toEqual(["delete win-d", "delete win-e"]);
   expect(events.indexOf("delete win-f")).toBeGreaterThan(events.indexOf(`configured ${SET}-new-5`));
+  expect(api.fewestServing).toBe(1);
   // Asked for more than replicas - 1, it still keeps one serving.
   cluster(["win-g", "win-h", "win-i"]);
   await plugin.create(URN, inputs(5));
-  expect(events.slice(0, 3)).toEqual(["delete win-g", "delete win-h", expect.stringMatching(/^configured/)]);
+  expect(only("delete", "configured").slice(0, 3)).toEqual([
+    "delete win-g",
+    "delete win-h",
+    expect.stringMatching(/^configured/),
+  ]);
+  expect(api.fewestServing).toBe(1);
 });
 
 test("a replacement WMCO never configures stops the rollout naming set and machine; the next run resumes", async () => {
   cluster(["win-j", "win-k", "win-l"]);
-  neverConfigured = true;
+  api.neverConfigure = true;
   await expect(plugin.create(URN, inputs(1, 0.05))).rejects.toThrow(
-    /MachineSet winworker: the replacements of win-j were not Ready and configured by WMCO within 0 minutes \(0\/1 on the new image; waiting: winworker-new-\d+ \(Node winworker-new-\d+ not yet Ready and configured by WMCO\)\)\. Machines replaced so far: none; the next pulumi up resumes/,
+    /MachineSet winworker: the replacements of win-j were not Ready and configured by WMCO within 0 minutes \(0\/1 on the new image; waiting: winworker-new-\d+ \((phase Provisioning, no Node|Node winworker-new-\d+ not yet Ready and configured by WMCO)\)\)\. Machines replaced so far: none; the next pulumi up resumes/,
   );
-  expect(events).toEqual(["delete win-j"]);
-  neverConfigured = false;
-  for (const name of [...pending.keys()]) pending.set(name, 1);
-  events = [];
+  expect(only("delete")).toEqual(["delete win-j"]);
+  api.configureNow();
   const out = await plugin.create(URN, inputs(1));
-  // win-j is already gone: the run goes on with the Machines still on the old image.
+  // win-j is already being deleted: the run goes on with the Machines still on the old image.
   expect(out.outputs.replaced).toEqual(["win-k", "win-l"]);
-  expect(events[0]).toMatch(/^configured/);
+  expect(only("delete", "configured")[1]).toMatch(/^configured/);
+});
+
+describe("strategy surge", () => {
+  test("marks the old Machines, doubles the set, waits for the new ones, scales back: the marked ones go, capacity never drops", async () => {
+    cluster(["win-m", "win-n", "win-o"]);
+    // Newest would pick the new Machines on a plain scale-down; the annotation outranks it (delete_policy.go).
+    api.machineSet.spec.deletePolicy = "Newest";
+    const out = await plugin.create(URN, inputs(1, 30, { strategy: "surge" }));
+    expect(out.outputs.replaced).toEqual(["win-m", "win-n", "win-o"]);
+    const events = only("mark", "scale", "configured", "controller", "gone");
+    expect(events.slice(0, 4)).toEqual(["mark win-m", "mark win-n", "mark win-o", "scale 6"]);
+    // Scaled back only once all three new Machines were configured, and exactly the marked ones were deleted.
+    const back = events.indexOf("scale 3");
+    const configured = expect.stringMatching(/^configured winworker-new-\d+$/);
+    expect(events.slice(4, back)).toEqual([configured, configured, configured]);
+    expect(events.slice(back + 1, back + 4)).toEqual([
+      "controller deletes win-m",
+      "controller deletes win-n",
+      "controller deletes win-o",
+    ]);
+    // The run returns once they are gone, not when they begin deleting.
+    expect(events.slice(-3).sort()).toEqual(["gone win-m", "gone win-n", "gone win-o"]);
+    expect(api.machines.size).toBe(3);
+    expect([...api.machines.values()].map((m) => m.spec.providerSpec.value.ami)).toEqual([NEW, NEW, NEW]);
+    expect(api.machineSet.spec.replicas).toBe(3);
+    expect(api.fewestServing).toBe(3);
+    expect(only("delete")).toEqual([]); // no Machine deleted through the API: the controller chose them
+    expect(api.patchQueries.every((q) => q === "fieldManager=windows-estate-rollout")).toBe(true);
+  });
+
+  test("maxSurge 1: one round per Machine, the set never above replicas + 1", async () => {
+    cluster(["win-p", "win-q", "win-r"]);
+    const out = await plugin.create(URN, inputs(1, 30, { strategy: "surge", maxSurge: 1 }));
+    expect(out.outputs.replaced).toEqual(["win-p", "win-q", "win-r"]);
+    expect(only("mark", "scale")).toEqual([
+      "mark win-p",
+      "scale 4",
+      "scale 3",
+      "mark win-q",
+      "scale 4",
+      "scale 3",
+      "mark win-r",
+      "scale 4",
+      "scale 3",
+    ]);
+    expect(api.mostReplicas).toBe(4);
+    expect(api.fewestServing).toBe(3);
+  });
+
+  test("one replica is enough: the new Machine serves before the old one goes", async () => {
+    cluster(["win-s"]);
+    const out = await plugin.create(URN, { ...inputs(1, 30, { strategy: "surge" }), replicas: 1 });
+    expect(out.outputs.replaced).toEqual(["win-s"]);
+    expect(api.fewestServing).toBe(1);
+  });
+
+  test("a run that stopped scaled up is finished by the next from what the cluster shows, without scaling up again", async () => {
+    cluster(["win-t", "win-u", "win-v"]);
+    api.neverConfigure = true;
+    await expect(plugin.create(URN, inputs(1, 0.05, { strategy: "surge" }))).rejects.toThrow(
+      /MachineSet winworker: the new Machines were not Ready and configured by WMCO within 0 minutes \(0\/3; waiting: .*\)\. The set stays scaled up with the old Machines marked; the next pulumi up resumes/,
+    );
+    expect(api.machineSet.spec.replicas).toBe(6);
+    api.configureNow();
+    // A new provider process: nothing carried over but the cluster.
+    const out = await plugin.create(URN, inputs(1, 30, { strategy: "surge" }));
+    expect(out.outputs.replaced).toEqual(["win-t", "win-u", "win-v"]);
+    expect(only("mark", "scale")).toEqual(["mark win-t", "mark win-u", "mark win-v", "scale 6", "scale 3"]);
+    expect(api.fewestServing).toBe(3);
+  });
+
+  test("a drain held up (a PodDisruptionBudget) stops the run naming the Machines; the next run waits for them to go", async () => {
+    cluster(["win-w", "win-x"]);
+    let held = true;
+    api.holdDeletion = () => held;
+    await expect(plugin.create(URN, { ...inputs(1, 0.5, { strategy: "surge" }), replicas: 2 })).rejects.toThrow(
+      /MachineSet winworker: win-w, win-x were not deleted within \d+ minutes \(machine-api drains each node first; a PodDisruptionBudget can hold the drain\)/,
+    );
+    expect(api.machineSet.spec.replicas).toBe(2);
+    held = false;
+    const out = await plugin.create(URN, { ...inputs(1, 30, { strategy: "surge" }), replicas: 2 });
+    expect(out.outputs.replaced).toEqual([]);
+    expect(api.machines.size).toBe(2);
+    expect(only("gone").sort()).toEqual(["gone win-w", "gone win-x"]);
+  });
+
+  test("the stand-in, like the controller, may remove a new Machine on a plain scale-down; marked ones go first", async () => {
+    // What the annotation guarantees, played on the stand-in alone (delete_policy.go `newestDeletePriority`).
+    const read = async (n: number) => {
+      for (let i = 0; i < n; i++)
+        await fetch(`${kube.url}/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines`, {
+          headers: { Authorization: `Bearer ${kube.token}` },
+        });
+    };
+    for (const marked of [false, true]) {
+      cluster(["win-y", "win-z"]);
+      api.machineSet.spec.deletePolicy = "Newest";
+      api.machineSet.spec.replicas = 4;
+      await read(5);
+      if (marked)
+        for (const name of ["win-y", "win-z"])
+          api.machines.get(name)!.metadata.annotations = { "machine.openshift.io/delete-machine": "true" };
+      api.machineSet.spec.replicas = 2;
+      await read(1);
+      const deleted = only("controller").map((e) => e.replace("controller deletes ", ""));
+      expect(deleted.every((n) => (marked ? /^win-[yz]$/ : /^winworker-new-/).test(n))).toBe(true);
+      expect(deleted).toHaveLength(2);
+    }
+  });
 });
