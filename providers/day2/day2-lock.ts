@@ -46,6 +46,40 @@ export function acquireDay2Lock(api: KubeApi, holder: LockHolder, o: LockOptions
   });
 }
 
+/** A stack's jobs sharing the lock in this process, by stack: how many have joined and not left. */
+const shares = new Map<string, number>();
+
+/** One job's share of the day-2 lock its stack's concurrent jobs hold together (`joinDay2Lock`). */
+export interface LockShare {
+  /**
+   * The job is done: the last of its stack's jobs in this process releases the lock, unless `stillBusy` says one
+   * elsewhere still needs it; the others stop renewing and leave it to that last one.
+   */
+  leave(stillBusy?: () => Promise<boolean>): Promise<void>;
+}
+
+/**
+ * Takes the day-2 lock for one of a stack's jobs that run at once (the vanilla nodes of one `up`, converged by one
+ * dynamic-provider process), shared by them: it stays held until the last of them leaves, including one still
+ * waiting for its upgrade slot, which holds no Lease of its own yet. The share is counted before the lock is waited
+ * for. A job that fails never leaves: its siblings leave the lock to expire, as `withDay2Lock` does after a failure.
+ */
+export async function joinDay2Lock(api: KubeApi, holder: LockHolder, o: LockOptions): Promise<LockShare> {
+  shares.set(holder.stack, (shares.get(holder.stack) ?? 0) + 1);
+  const lock = await acquireDay2Lock(api, holder, o);
+  let left = false;
+  return {
+    async leave(stillBusy) {
+      if (left) return;
+      left = true;
+      const others = (shares.get(holder.stack) ?? 1) - 1;
+      shares.set(holder.stack, others);
+      if (others > 0 || (stillBusy && (await stillBusy()))) lock.abandon();
+      else await lock.release();
+    },
+  };
+}
+
 /**
  * Runs `job` under the day-2 lock when the stack is known (`stack`: the program passes `<project>/<stack>`), else as
  * it is (state written before the lock existed, and the providers' own unit tests).

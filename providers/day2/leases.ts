@@ -68,10 +68,14 @@ export interface HeldSlot {
 export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSlot> {
   const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(o.namespace)}/leases`;
   const deadline = Date.now() + o.timeoutMs;
+  // One this holder still holds (a run that failed holding it, run again) is taken back before any free one: taking
+  // another would leave it held, counting against everyone's slots until it expired.
+  const own = o.names.length > 1 ? await heldBy(api, base, o) : undefined;
+  const names = own ? [own, ...o.names.filter((n) => n !== own)] : o.names;
   let said = "";
   for (;;) {
     const holders: string[] = [];
-    for (const name of o.names) {
+    for (const name of names) {
       const path = `${base}/${encodeURIComponent(name)}`;
       const current = await api.request("GET", path);
       let taken: { status: number };
@@ -106,6 +110,15 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
     said = line;
     await new Promise((r) => setTimeout(r, o.pollMs));
   }
+}
+
+/** The first of the Leases whose holder is exactly `o.holder` (unexpired or not), if any. */
+async function heldBy(api: KubeApi, base: string, o: SlotOptions): Promise<string | undefined> {
+  for (const name of o.names) {
+    const r = await api.request("GET", `${base}/${encodeURIComponent(name)}`);
+    if (r.status === 200 && str(get(r.body, "spec", "holderIdentity")) === o.holder) return name;
+  }
+  return undefined;
 }
 
 function held(api: KubeApi, o: SlotOptions, name: string, path: string): HeldSlot {

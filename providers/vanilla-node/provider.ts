@@ -29,7 +29,7 @@ import {
 } from "./scripts";
 import { DISRUPTIVE_DOWNLOADS, NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
 import { acquireLease, HeldSlot, slotFree } from "../day2/leases";
-import { acquireDay2Lock, holderIdentity } from "../day2/day2-lock";
+import { holderIdentity, joinDay2Lock, LockShare } from "../day2/day2-lock";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { defined } from "../struct";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
@@ -282,7 +282,7 @@ interface StepsDone {
   /** The upgrade slot held while the node is out of service; released once it is Ready and uncordoned. */
   slot?: HeldSlot;
   /** The day-2 lock, shared by this stack's upgrading nodes: released by the last of them to finish. */
-  lock?: HeldSlot;
+  lock?: LockShare;
   /** The node was cordoned before the upgrade began: it is not uncordoned after. */
   keepCordoned: boolean;
 }
@@ -330,13 +330,13 @@ async function theRest(
       : get(node, "spec", "unschedulable") === true;
   let heartbeat = "";
   let slot: HeldSlot | undefined;
-  let lock: HeldSlot | undefined;
+  let lock: LockShare | undefined;
   if (upgrading && api) {
     const u = i.upgrade ?? { maxUnavailable: 1, waitMinutes: 60 };
-    // The day-2 lock first (no other stack's reboot, patching or rollout meanwhile; this stack's nodes share it),
-    // then one of the slots.
+    // The day-2 lock first (no other stack's reboot, patching or rollout meanwhile; this stack's nodes share it, and
+    // it stays held while any of them is still waiting for a slot), then one of the slots.
     if (i.lockStack)
-      lock = await acquireDay2Lock(
+      lock = await joinDay2Lock(
         api,
         { stack: i.lockStack, job: "vanilla upgrade" },
         {
@@ -446,11 +446,9 @@ async function finish(
       "uncordoning",
     );
     await slot?.release();
-    if (lock && i.lockStack) {
-      // Released by the last of this stack's nodes out of service; the others leave it to them (or to expiry).
-      if (await stackStillUpgrading(api, i.lockStack)) lock.abandon();
-      else await lock.release();
-    }
+    // Released by the last of this stack's upgrading nodes; the others leave it to them (or to expiry).
+    const stack = i.lockStack;
+    if (lock && stack) await lock.leave(() => stackStillUpgrading(api, stack));
     progress(`node ${nodeName}: upgraded, ${done.keepCordoned ? "left cordoned as it was" : "uncordoned"}`);
   }
   // A new flanneld or kube-proxy runs once its pod on this node restarts (the DaemonSet recreates it at once).
