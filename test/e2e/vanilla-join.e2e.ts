@@ -1,21 +1,15 @@
 import { X509Certificate, createHash } from "crypto";
 import * as fs from "fs";
 import * as https from "https";
-import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { KUBERNETES_VERSION } from "../../lab/programs";
 import { KUBEADM_NETWORKS } from "../../lab/seed/kubeadm";
-import {
-  BOOTSTRAP_GROUP,
-  DEFAULT_CONTAINERD,
-  FLANNEL_CNI_PLUGIN_VERSION,
-  FLANNEL_VERSION,
-  WINDOWS_NETWORK,
-} from "../../facts/kubernetes";
-import { ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
-import { LabWindows, labWindows, scriptsRun } from "../lab/lab-windows";
-import { labApi, startLab, stopLab } from "./lab";
-import { diagnosticMessages, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { BOOTSTRAP_GROUP, WINDOWS_NETWORK } from "../../facts/kubernetes";
+import type { ArtifactServer } from "../helpers/artifact-server";
+import { LabWindows, scriptsRun } from "../lab/lab-windows";
+import { labApi, stopLab } from "./lab";
+import { diagnosticMessages, Stack } from "./project";
+import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
 // Windows hosts joined to the lab's kubeadm cluster (`--platform none`) by the kubeadm example through the real CLI,
 // checked in the real API server. Real here: the Pulumi CLI and pulumi-resource-kubernetes, the API server with Node
@@ -26,8 +20,8 @@ import { diagnosticMessages, exampleConfig, projectCopy, Stack, writeWmcoKey } f
 // mirror the downloads come from. Played: Windows, by the PowerShell stand-in (test/lab/fake-powershell.js), whose
 // `kubeadm join` and kubelet talk to the API server as the real ones do (test/lab/fake-windows-network.js: token
 // discovery, the CSR, the Node registered as the node). What only real Windows, kubeadm and a kubelet prove is in
-// docs/testing.md: the binaries running, the kubelet's heartbeats (its Node is posted Ready once and never again, so
-// nothing here waits for a heartbeat), pods, HNS and VXLAN.
+// docs/testing.md: the binaries running, the kubelet's periodic heartbeats (its Node is posted Ready when its service
+// starts and never while it runs), pods, HNS and VXLAN. Shared with vanilla-upgrade.e2e.ts: the setup (vanilla-lab.ts).
 
 const LAB = "e2e-vanilla-join";
 const ADDRESSES = ["127.0.0.61", "127.0.0.62"];
@@ -39,7 +33,8 @@ let lab: LabInfo;
 let stack: Stack;
 let config: Record<string, unknown>;
 let mirror: ArtifactServer;
-let served: ReturnType<typeof releaseArtifacts>;
+let served: VanillaLab["served"];
+let v: VanillaLab | undefined;
 const hosts: LabWindows[] = [];
 
 /** The pin kubeadm checks: SHA-256 of the CA's SubjectPublicKeyInfo (cmd/kubeadm/app/util/pubkeypin Hash). */
@@ -112,82 +107,30 @@ async function bootstrapToken() {
   return { name: secrets[0].metadata.name, data, token: `${data["token-id"]}.${data["token-secret"]}` };
 }
 
-function useConfig(over: Record<string, unknown>, cluster: Record<string, unknown> = {}) {
-  const k = config["windows-estate:kubernetes"] as Record<string, unknown>;
-  const c = config["windows-estate:cluster"] as Record<string, unknown>;
-  stack.writeConfig(
-    JSON.parse(
-      JSON.stringify({
-        ...config,
-        "windows-estate:cluster": { ...c, ...cluster },
-        "windows-estate:kubernetes": { ...k, ...over },
-      }),
-    ),
-  );
-}
+const useConfig = (over: Record<string, unknown>, cluster: Record<string, unknown> = {}) => v?.useConfig(over, cluster);
 
 beforeAll(async () => {
-  lab = startLab("none", LAB, ["--no-players"]);
-  served = releaseArtifacts({ kubernetes: SERVER, containerd: DEFAULT_CONTAINERD });
-  mirror = await startArtifactServer(served.files);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
-  for (const [i, address] of ADDRESSES.entries()) {
-    const w = await labWindows(
-      address,
-      `WIN-JOIN-${i + 1}`,
-      // The mirror's CA is in the host's certificate store, as a disconnected site's would be.
-      { trustedCaFiles: [mirror.caFile] },
-      { drives: true },
-    );
-    fs.writeFileSync(path.join(dir, ".dev", `node-${i}`), w.host.privateKey, { mode: 0o600 });
-    hosts.push(w);
-  }
-  config = exampleConfig(dir, "stacks/examples/Pulumi.kubeadm.yaml");
-  delete (config["windows-estate:cluster"] as Record<string, unknown>).render;
-  const k = config["windows-estate:kubernetes"] as Record<string, unknown>;
-  config["windows-estate:kubernetes"] = {
-    ...k,
-    // Discovered from the cluster: version, networks, the API endpoint and the CA pin.
-    version: undefined,
-    podNetworkCidr: undefined,
-    serviceCidr: undefined,
-    dnsServiceIp: undefined,
-    apiServerEndpoint: undefined,
-    artifacts: { baseUrl: mirror.baseUrl },
-    // flannel publishes no checksums, so its executables are pinned (facts/kubernetes.ts); the mirror serves builds
-    // of its own, whose digests the stack names as a site mirroring another build would.
-    flannel: {
-      vni: 4096,
-      port: 4789,
-      version: FLANNEL_VERSION,
-      flanneldSha256: served.digests.flanneld,
-      cniVersion: FLANNEL_CNI_PLUGIN_VERSION,
-      cniSha256: served.digests.flannelCni,
-    },
-  };
-  const node = (i: number) => ({
-    address: ADDRESSES[i],
-    username: hosts[i].host.user,
-    hostKey: hosts[i].host.hostKeyFingerprint,
-    bootstrap: { privateKeyPath: `.dev/node-${i}` },
+  v = await startVanillaLab({
+    lab: LAB,
+    stack: "kubeadm-join",
+    hosts: ADDRESSES.map((address, i) => ({ address, hostname: `WIN-JOIN-${i + 1}` })),
+    kubernetes: [SERVER],
+    nodes: (base) => [
+      { ...base[0], labels: { pool: "windows" } },
+      {
+        ...base[1],
+        name: NODES[1],
+        // A kubernetes.io label the kubelet may set and NodeRestriction lets it (well_known_labels.go namespaces).
+        labels: { pool: "windows", "node.kubernetes.io/exclude-from-external-load-balancers": "true" },
+      },
+    ],
   });
-  config["windows-estate:nodes"] = [
-    { ...node(0), labels: { pool: "windows" } },
-    {
-      ...node(1),
-      name: NODES[1],
-      // A kubernetes.io label the kubelet may set and NodeRestriction lets it (well_known_labels.go namespaces).
-      labels: { pool: "windows", "node.kubernetes.io/exclude-from-external-load-balancers": "true" },
-    },
-  ];
-  stack = new Stack(dir, "kubeadm-join", lab);
-  stack.init(JSON.parse(JSON.stringify(config)));
+  ({ lab, stack, config, mirror, served } = v);
+  hosts.push(...v.hosts);
 }, 900_000);
 afterAll(async () => {
-  stopLab(LAB);
-  await mirror?.close();
-  await Promise.all(hosts.map((h) => h.stop()));
+  if (v) await v.stop();
+  else stopLab(LAB);
 });
 
 test("a configured CA pin that is not the cluster's stops the preview, naming both, before any host is touched", () => {

@@ -132,18 +132,20 @@ const OCTET = "application/octet-stream";
  * application/octet-stream, which Windows PowerShell returns as bytes; dl.k8s.io's checksum files are served as
  * text/plain here (their bucket's own type is not asserted), so both ways of reading a sum run. The archives hold
  * what the nodes use: containerd's `bin/` (extracted with its top folder stripped) and the CNI plugins the flannel
- * conf delegates to (plugins/windows_only.txt: win-bridge, win-overlay; and host-local).
+ * conf delegates to (plugins/windows_only.txt: win-bridge, win-overlay; and host-local). Several Kubernetes versions
+ * (an upgrade's old and new) are served side by side, each release's binaries and sums of their own.
  */
-export function releaseArtifacts(v: { kubernetes: string; containerd: string }) {
+export function releaseArtifacts(v: { kubernetes: string | readonly string[]; containerd: string }) {
   const files: Record<string, Artifact> = {};
   const at = (url: string) => new URL(mirrored(url, "https://mirror.invalid")).pathname;
   const put = (url: string, body: Buffer, contentType = OCTET) => (files[at(url)] = { body, contentType });
-  for (const name of ["kubelet", "kubeadm", "kube-proxy", "kube-log-runner"]) {
-    const url = DOWNLOADS.kubernetes(v.kubernetes, name);
-    const body = executable(`${name}.exe`);
-    put(url, body);
-    put(`${url}.sha256`, Buffer.from(sha256(body)), "text/plain; charset=utf-8");
-  }
+  for (const version of typeof v.kubernetes === "string" ? [v.kubernetes] : v.kubernetes)
+    for (const name of ["kubelet", "kubeadm", "kube-proxy", "kube-log-runner"]) {
+      const url = DOWNLOADS.kubernetes(version, name);
+      const body = executable(`${name}.exe`);
+      put(url, body);
+      put(`${url}.sha256`, Buffer.from(sha256(body)), "text/plain; charset=utf-8");
+    }
   const containerd = tarball({
     "bin/containerd.exe": executable("containerd.exe"),
     "bin/containerd-shim-runhcs-v1.exe": executable("containerd-shim-runhcs-v1.exe"),

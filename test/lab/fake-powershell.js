@@ -635,7 +635,19 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'services ok'")) {
+    const kubeletStarts = !svc().kubelet || svc().kubelet.status !== "Running";
     for (const n of ["containerd", "kubelet"]) svc()[n] = { status: "Running", startType: "Automatic" };
+    // A kubelet that starts on a node joined to the lab's API server reports its status and renews its node Lease
+    // (fake-windows-network.js kubeletStarted); one that cannot is still running, as a real one retries on its own.
+    if (kubeletStarts && host.joined && host.cluster && host.driveRoot)
+      try {
+        host.kubeletHeartbeats = [
+          ...(host.kubeletHeartbeats || []),
+          await network().kubeletStarted(host, { readHostText: (p) => readHostText(host, p) }),
+        ];
+      } catch (e) {
+        host.kubeletStatusError = e.message;
+      }
     save();
     say("services ok\r\n");
     return finish(0);
@@ -698,55 +710,94 @@ async function handle(script) {
     save();
     const instanceId = host.metadataDown ? "" : "i-0123456789abcdef0";
     say(JSON.stringify({ routeAdded: added, gateway: "10.0.0.1", instanceId }) + "\r\n");
+  } else if (script.includes("Write-Output 'patch task stopped'")) {
+    // Stop-ScheduledTask: a running task ends without writing its result (Task Scheduler then reports it Ready).
+    host.patchTaskStops = (host.patchTaskStops || 0) + 1;
+    host.patchTaskStopped = true;
+    save();
+    say("patch task stopped\r\n");
   } else if (script.includes("Write-Output 'patch task started'")) {
-    // Windows Update in a SYSTEM task (providers/day2/patch-scripts.ts): the state's `availableUpdates` ([{ kb, title,
-    // revision }]) install, raising the revision once the host restarts; `updateFailure` ({ resultCode, hResult }) makes
-    // the install fail. The task finishes after `taskPolls` status reads (default 1: one read sees it Running).
-    if (!script.includes("-UserId 'SYSTEM'") || !script.includes("-EncodedCommand ")) {
+    // Windows Update in a SYSTEM task (providers/day2/patch-scripts.ts), the task's own script decoded from the
+    // action as Task Scheduler would run it. Per-host state the tests set:
+    // - `availableUpdates` ([{ kb, title, revision }]): what the search finds; installed, they raise the revision once
+    //   the host restarts;
+    // - `updateFailure` ({ resultCode, hResult }): every update's install fails so;
+    // - `failedUpdates` ({ <kb>: hResult }): those updates fail, the others install: SucceededWithErrors (3);
+    // - `rebootPending`: a restart already pending before any update (PendingFileRenameOperations and the like);
+    // - `taskHangs`: the install task runs until stopped (past its limit: on-demand tasks are not held to
+    //   ExecutionTimeLimit).
+    // A search-only task (`$searchOnly = $true`) reports what is applicable and changes nothing. The task finishes
+    // after `taskPolls` status reads (default 1: one read sees it Running). Recorded: `patchTaskLimitMinutes`,
+    // `wuaProxy` (the WebProxy address), `patchSearches`, `patchTasks`.
+    const encodedTask = /-EncodedCommand ([A-Za-z0-9+/=]+)'/.exec(script);
+    if (!script.includes("-UserId 'SYSTEM'") || !encodedTask) {
       complain("the patch task no longer runs the WUA script as SYSTEM\n");
       return finish(3);
     }
-    const updates = host.availableUpdates || [];
-    const fail = host.updateFailure;
+    const task = Buffer.from(encodedTask[1], "base64").toString("utf16le");
+    const limit = /-ExecutionTimeLimit \(New-TimeSpan -Minutes (\d+)\)/.exec(script);
+    host.patchTaskLimitMinutes = limit ? Number(limit[1]) : undefined;
+    host.wuaProxy = psString(task.replace(/^ +/gm, ""), "proxy.Address");
     host.patchPolls = 0;
+    host.patchTaskStopped = false;
+    const updates = host.availableUpdates || [];
+    const pendingBefore = !!host.rebootPending || !!host.pendingRevision;
+    const named = updates.map((u) => ({ title: u.title, kb: u.kb }));
+    host.patchTaskKind = task.includes("$searchOnly = $true") ? "search" : "install";
+    if (host.patchTaskKind === "search") {
+      host.patchSearches = (host.patchSearches || 0) + 1;
+      host.patchResult = {
+        stage: "search",
+        resultCode: 2,
+        hResult: 0,
+        rebootRequired: pendingBefore,
+        applicable: named,
+        updates: [],
+        error: "",
+      };
+      save();
+      say("patch task started\r\n");
+      return finish(0);
+    }
+    const fail = host.updateFailure;
+    const failed = host.failedUpdates || {};
     host.patchTasks = (host.patchTasks || 0) + 1;
-    host.patchResult = fail
-      ? {
-          resultCode: fail.resultCode,
-          hResult: fail.hResult,
-          rebootRequired: false,
-          updates: updates.map((u) => ({
-            title: u.title,
-            kb: u.kb,
-            resultCode: fail.resultCode,
-            hResult: fail.hResult,
-          })),
-          error: "",
-        }
-      : {
-          resultCode: 2,
-          hResult: 0,
-          rebootRequired: updates.length > 0,
-          updates: updates.map((u) => ({ title: u.title, kb: u.kb, resultCode: 2, hResult: 0 })),
-          error: "",
-        };
-    if (!fail && updates.length > 0) {
-      host.pendingRevision = Math.max(...updates.map((u) => u.revision));
-      host.availableUpdates = [];
+    const results = updates.map((u) =>
+      fail
+        ? { title: u.title, kb: u.kb, resultCode: fail.resultCode, hResult: fail.hResult }
+        : u.kb in failed
+          ? { title: u.title, kb: u.kb, resultCode: 4, hResult: failed[u.kb] }
+          : { title: u.title, kb: u.kb, resultCode: 2, hResult: 0 },
+    );
+    const installed = updates.filter((_, k) => results[k].resultCode === 2);
+    host.patchResult = {
+      stage: updates.length > 0 ? "install" : "search",
+      resultCode: fail ? fail.resultCode : installed.length < updates.length ? 3 : 2,
+      hResult: fail ? fail.hResult : 0,
+      rebootRequired: installed.length > 0 || pendingBefore,
+      applicable: named,
+      updates: results,
+      error: "",
+    };
+    if (installed.length > 0) {
+      host.pendingRevision = Math.max(...installed.map((u) => u.revision));
+      host.availableUpdates = updates.filter((u) => !installed.includes(u));
     }
     save();
     say("patch task started\r\n");
   } else if (script.includes("Get-ScheduledTaskInfo -TaskName 'windows-estate-patch'")) {
     host.patchPolls = (host.patchPolls || 0) + 1;
-    const done = host.patchPolls > (host.taskPolls ?? 1);
+    const hangs = host.taskHangs && host.patchTaskKind === "install";
+    const done = !hangs && host.patchPolls > (host.taskPolls ?? 1);
+    const running = !done && !host.patchTaskStopped;
     save();
     say(
       "\uFEFF" +
         JSON.stringify({
-          state: done ? "Ready" : "Running",
-          lastTaskResult: done ? 0 : 267009,
+          state: running ? "Running" : "Ready",
+          lastTaskResult: running ? 267009 : host.patchTaskStopped ? 267014 : 0,
           result: done ? host.patchResult : null,
-          rebootPending: !!host.pendingRevision,
+          rebootPending: !!host.pendingRevision || !!host.rebootPending,
         }) +
         "\r\n",
     );
@@ -773,6 +824,7 @@ async function handle(script) {
       host.revision = host.pendingRevision;
       delete host.pendingRevision;
     }
+    delete host.rebootPending;
     save();
     if (host.neverReturns) {
       const parent = (pid) => Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);

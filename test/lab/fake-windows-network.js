@@ -558,4 +558,102 @@ async function joinCluster(cfg, ctx) {
   };
 }
 
-module.exports = { installItem, joinCluster, isText, detachedJwsValid, digestedName };
+// ---- the kubelet's start on a joined node ----------------------------------------------------------------------
+
+/** Time as the API serializes metav1.Time (RFC 3339, seconds) and metav1.MicroTime (microseconds). */
+const metaTime = (ms) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+const microTime = (ms) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+
+/**
+ * What a kubelet does against the API server when its service starts on a node that has joined, as the node (its
+ * client certificate from kubelet.conf):
+ *  - its first node status sync (pkg/kubelet/kubelet_node_status.go syncNodeStatus → registerWithAPIServer, the Node
+ *    already there, → tryUpdateNodeStatus; at start the kubelet syncs at once, kubelet.go fastStatusUpdateOnce): the
+ *    conditions from pkg/kubelet/nodestatus/setters.go, each with a heartbeat of now (ReadyCondition's `currentTime`)
+ *    and the transition time kept while its status holds, and nodeInfo from VersionInfo (the kubelet's and the
+ *    runtime's versions), sent as nodeutil.PatchNodeStatus sends it: a strategic merge patch of nodes/<name>/status;
+ *  - its node Lease (pkg/kubelet/kubelet.go: k8s.io/component-helpers/apimachinery/lease controller.go
+ *    ensureLease/newLease, with pkg/kubelet/util/nodelease.go SetNodeOwnerFunc): kube-node-lease/<name>, held by the
+ *    node, 40 s (NodeLeaseDurationSeconds' default), renewTime now, owned by its Node; created if missing, else renewed.
+ * Once per start: no heartbeat follows while it runs (docs/testing.md). Returns the heartbeat time it posted.
+ */
+async function kubeletStarted(host, { readHostText }) {
+  const name = host.cluster.kubeletNodeName;
+  const server = host.cluster.server;
+  const pem = readHostText("C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem");
+  const ca = readHostText("C:\\etc\\kubernetes\\pki\\ca.crt");
+  const version = (n) => (host.versions && host.versions[n]) || "";
+  const userAgent = `kubelet.exe/v${version("kubelet")} (windows/amd64) kubernetes/stand-in`;
+  const asNode = (method, p, body, contentType = "application/json") =>
+    request(`${server}${p}`, {
+      method,
+      ca,
+      cert: pem,
+      key: pem,
+      userAgent,
+      headers: body ? { "Content-Type": contentType } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  const nodePath = `/api/v1/nodes/${encodeURIComponent(name)}`;
+  const got = await asNode("GET", nodePath);
+  if (got.status !== 200) throw new Error(`the kubelet could not read its Node ${name}: ${statusMessage(got)}`);
+  const node = JSON.parse(got.body.toString("utf8"));
+  const now = Date.now();
+  const heartbeat = metaTime(now);
+  const was = Object.fromEntries(((node.status || {}).conditions || []).map((c) => [c.type, c]));
+  const condition = (type, status, reason, message) => ({
+    type,
+    status,
+    reason,
+    message,
+    lastHeartbeatTime: heartbeat,
+    lastTransitionTime: was[type] && was[type].status === status ? was[type].lastTransitionTime : heartbeat,
+  });
+  const patched = await asNode(
+    "PATCH",
+    `${nodePath}/status`,
+    {
+      status: {
+        conditions: [
+          condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+          condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+          condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+          condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+        ],
+        nodeInfo: {
+          kubeletVersion: `v${version("kubelet")}`,
+          containerRuntimeVersion: `containerd://${version("containerd") || "unknown"}`,
+        },
+      },
+    },
+    "application/strategic-merge-patch+json",
+  );
+  if (patched.status !== 200)
+    throw new Error(`the kubelet's node status update was refused: ${statusMessage(patched)}`);
+  const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
+  const current = await asNode("GET", `${leases}/${encodeURIComponent(name)}`);
+  const spec = { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) };
+  const lease =
+    current.status === 404
+      ? await asNode("POST", leases, {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: {
+            name,
+            namespace: "kube-node-lease",
+            ownerReferences: [{ apiVersion: "v1", kind: "Node", name, uid: node.metadata.uid }],
+          },
+          spec,
+        })
+      : current.status === 200
+        ? await asNode("PUT", `${leases}/${encodeURIComponent(name)}`, {
+            ...JSON.parse(current.body.toString("utf8")),
+            spec: { ...JSON.parse(current.body.toString("utf8")).spec, ...spec },
+          })
+        : current;
+  if (lease.status !== 200 && lease.status !== 201)
+    throw new Error(`the kubelet's node Lease was refused: ${statusMessage(lease)}`);
+  return heartbeat;
+}
+
+module.exports = { installItem, joinCluster, kubeletStarted, isText, detachedJwsValid, digestedName };
