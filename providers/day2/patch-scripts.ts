@@ -4,6 +4,11 @@
  * download and install run in a scheduled task as SYSTEM that writes its result as JSON; the SSH side only registers
  * and starts the task, and polls it. The task never reboots: the rollout reboots gracefully (reboot.ts). Proven here by
  * the tree-sitter parse and the lab's stand-in; only a real Windows host proves the WUA calls.
+ *
+ * The search before a node is cordoned runs the same task with `searchOnly`, not in the SSH session, although
+ * `IUpdateSearcher` itself is open to remote callers (MS "Using WUA From a Remote Computer"): `IUpdateSession.WebProxy`
+ * and `ISystemInformation` are not, and the search must go through the same proxy, and see the same pending restart,
+ * as the install that follows (searches over SSH were also reported failing on WS2025: PSWindowsUpdate #60, #65).
  */
 import { get, obj, objects, parseJson, str } from "../../lib/json";
 import { psQuote } from "../ssh/powershell";
@@ -24,40 +29,97 @@ export const WUA_RESULT_CODES: Record<number, string> = {
 };
 
 /**
- * The task's script: searches `IsInstalled=0 and Type='Software' and IsHidden=0` (MS-UAMG criteria) from the source
- * the host is set up for (Windows Update, or WSUS by policy), keeps updates that need no user input and match the
- * categories (by name or ID; all when none are given), accepts EULAs, downloads, installs, and writes the outcome.
+ * The search criteria (MS-UAMG 3.38.4.11, IUpdateSearcher::Search): software updates not installed, not hidden by an
+ * administrator, and not `BrowseOnly` (optional updates, which Windows Update itself only offers, never installs).
  */
-export function windowsUpdateTaskScript(categories: readonly string[]): string {
+export const WUA_CRITERIA = "IsInstalled=0 and Type='Software' and IsHidden=0 and BrowseOnly=0";
+
+/**
+ * The proxy Windows Update goes through (`IUpdateSession.WebProxy`, an `IWebProxy`: `Address` is `host:port`,
+ * `BypassList` an `IStringCollection`). Set in the SYSTEM task only: WUA refuses `WebProxy` to remote callers (MS
+ * "Using WUA From a Remote Computer"), and an SSH session is remote.
+ */
+export interface WuaProxy {
+  /** The proxy URL, `http://proxy.example.com:3128` (credentials in it go to `UserName`/`SetPassword`). */
+  url: string;
+  /** Hosts and domains reached directly. */
+  bypass: readonly string[];
+}
+
+/** The PowerShell that sets `$session.WebProxy` from a proxy URL; empty without one. */
+function webProxyLines(proxy: WuaProxy | undefined): string[] {
+  if (!proxy) return [];
+  const u = new URL(proxy.url);
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
+  return [
+    "  $proxy = New-Object -ComObject Microsoft.Update.WebProxy",
+    `  $proxy.Address = ${psQuote(`${u.hostname}:${port}`)}`,
+    "  $bypass = New-Object -ComObject Microsoft.Update.StringColl",
+    `  foreach ($b in @(${proxy.bypass.map(psQuote).join(", ")})) { [void]$bypass.Add($b) }`,
+    "  $proxy.BypassList = $bypass",
+    "  $proxy.BypassProxyOnLocal = $true",
+    ...(u.username
+      ? [
+          `  $proxy.UserName = ${psQuote(decodeURIComponent(u.username))}`,
+          `  $proxy.SetPassword(${psQuote(decodeURIComponent(u.password))})`,
+        ]
+      : []),
+    "  $session.WebProxy = $proxy",
+  ];
+}
+
+export interface TaskScriptOptions {
+  /** Only search (and read the pending restart): what the rollout asks before a node is cordoned. */
+  searchOnly?: boolean;
+  proxy?: WuaProxy;
+}
+
+/**
+ * The task's script: searches `WUA_CRITERIA` from the source the host is set up for (Windows Update, or WSUS by
+ * policy), keeps updates that need no user input and match the categories (by name or ID; all when none are given),
+ * and records them as `applicable`. Unless `searchOnly`: accepts EULAs, downloads (a download that does not succeed
+ * stops there, with its result code and each update's), installs, and writes each update's result
+ * (`IInstallationResult.GetUpdateResult`). A COM error reaches PowerShell wrapped in a MethodInvocationException,
+ * so the HRESULT is read from the inner exception when there is one. `stage` says where it stopped.
+ */
+export function windowsUpdateTaskScript(categories: readonly string[], o: TaskScriptOptions = {}): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     `$out = ${psQuote(RESULT)}`,
     `$categories = @(${categories.map(psQuote).join(", ")})`,
-    "$result = [ordered]@{ resultCode = -1; hResult = 0; rebootRequired = $false; updates = @(); error = '' }",
+    `$searchOnly = ${o.searchOnly ? "$true" : "$false"}`,
+    "$result = [ordered]@{ stage = 'search'; resultCode = -1; hResult = 0; rebootRequired = $false; applicable = @(); updates = @(); error = '' }",
     "try {",
     "  $session = New-Object -ComObject Microsoft.Update.Session",
     "  $session.ClientApplicationID = 'windows-estate'",
-    "  $found = $session.CreateUpdateSearcher().Search(\"IsInstalled=0 and Type='Software' and IsHidden=0\")",
+    ...webProxyLines(o.proxy),
+    `  $found = $session.CreateUpdateSearcher().Search(${psQuote(WUA_CRITERIA)})`,
     "  $todo = New-Object -ComObject Microsoft.Update.UpdateColl",
     "  foreach ($u in $found.Updates) {",
     "    if ($u.InstallationBehavior.CanRequestUserInput) { continue }",
     "    $names = @($u.Categories | ForEach-Object { $_.Name; $_.CategoryID })",
     "    if ($categories.Count -gt 0 -and -not ($names | Where-Object { $categories -contains $_ })) { continue }",
-    "    if (-not $u.EulaAccepted) { $u.AcceptEula() }",
     "    [void]$todo.Add($u)",
     "  }",
-    "  if ($todo.Count -eq 0) {",
+    "  $result.applicable = @(foreach ($u in $todo) { [ordered]@{ title = $u.Title; kb = (@($u.KBArticleIDs) -join ',') } })",
+    "  if ($searchOnly -or $todo.Count -eq 0) {",
     "    $result.resultCode = 2",
     "  } else {",
+    "    foreach ($u in $todo) { if (-not $u.EulaAccepted) { $u.AcceptEula() } }",
+    "    $result.stage = 'download'",
     "    $downloader = $session.CreateUpdateDownloader()",
     "    $downloader.Updates = $todo",
-    "    [void]$downloader.Download()",
-    "    $installer = $session.CreateUpdateInstaller()",
-    "    $installer.Updates = $todo",
-    "    $r = $installer.Install()",
+    "    $r = $downloader.Download()",
+    // OperationResultCode 2 = orcSucceeded; anything else (3 with errors, 4 failed, 5 aborted) installs nothing.
+    "    if ([int]$r.ResultCode -eq 2) {",
+    "      $result.stage = 'install'",
+    "      $installer = $session.CreateUpdateInstaller()",
+    "      $installer.Updates = $todo",
+    "      $r = $installer.Install()",
+    "      $result.rebootRequired = [bool]$r.RebootRequired",
+    "    }",
     "    $result.resultCode = [int]$r.ResultCode",
     "    $result.hResult = [int]$r.HResult",
-    "    $result.rebootRequired = [bool]$r.RebootRequired",
     "    $list = @()",
     "    for ($i = 0; $i -lt $todo.Count; $i++) {",
     "      $one = $r.GetUpdateResult($i)",
@@ -68,8 +130,10 @@ export function windowsUpdateTaskScript(categories: readonly string[]): string {
     // Read locally (it is remote-restricted too): what is already pending counts.
     "  $result.rebootRequired = $result.rebootRequired -or (New-Object -ComObject Microsoft.Update.SystemInfo).RebootRequired",
     "} catch {",
-    "  $result.error = $_.Exception.Message",
-    "  $result.hResult = $_.Exception.HResult",
+    "  $e = $_.Exception",
+    "  if ($e.InnerException) { $e = $e.InnerException }",
+    "  $result.error = $e.Message",
+    "  $result.hResult = $e.HResult",
     "}",
     "$tmp = $out + '.tmp'",
     "$result | ConvertTo-Json -Depth 4 -Compress | Set-Content -LiteralPath $tmp -Encoding utf8",
@@ -86,17 +150,29 @@ function encoded(script: string): string {
  * Registers (or replaces) the task running the script as SYSTEM, clears an earlier result, and starts it. The task has
  * no trigger: it runs only when started here.
  */
-export function startPatchTaskScript(taskScript: string): string {
+export function startPatchTaskScript(taskScript: string, timeLimitMinutes: number): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     `New-Item -ItemType Directory -Force -Path ${psQuote(PATCH_DIR)} | Out-Null`,
     `Remove-Item -LiteralPath ${psQuote(RESULT)} -Force -ErrorAction SilentlyContinue`,
     `$action = New-ScheduledTaskAction -Execute 'powershell.exe' -Argument ${psQuote(`-NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand ${encoded(taskScript)}`)}`,
     "$principal = New-ScheduledTaskPrincipal -UserId 'SYSTEM' -LogonType ServiceAccount -RunLevel Highest",
-    "$settings = New-ScheduledTaskSettingsSet -ExecutionTimeLimit (New-TimeSpan -Hours 4)",
+    // The rollout's install timeout (`installTimeoutMinutes`, up to 1440) as the task's own limit. Task Scheduler
+    // bypasses ExecutionTimeLimit for a task started on demand (ITaskSettings::ExecutionTimeLimit), as this one is,
+    // so the rollout also stops it itself when its time is up (stopPatchTaskScript).
+    `$settings = New-ScheduledTaskSettingsSet -ExecutionTimeLimit (New-TimeSpan -Minutes ${Math.max(1, Math.round(timeLimitMinutes))})`,
     `Register-ScheduledTask -TaskName ${psQuote(PATCH_TASK)} -Action $action -Principal $principal -Settings $settings -Force | Out-Null`,
     `Start-ScheduledTask -TaskName ${psQuote(PATCH_TASK)}`,
     "Write-Output 'patch task started'",
+  ].join("\n");
+}
+
+/** Ends the task (Stop-ScheduledTask): the rollout's install timeout passed. Harmless when it no longer runs. */
+export function stopPatchTaskScript(): string {
+  return [
+    "$ErrorActionPreference = 'Stop'",
+    `Stop-ScheduledTask -TaskName ${psQuote(PATCH_TASK)}`,
+    "Write-Output 'patch task stopped'",
   ].join("\n");
 }
 
@@ -151,9 +227,15 @@ export function patchStatusScript(): string {
 }
 
 export interface PatchResult {
+  /** Where the task stopped: `search`, `download` or `install`. */
+  stage: string;
+  /** `OperationResultCode` of the last operation (download when it did not succeed, else install). */
   resultCode: number;
   hResult: number;
   rebootRequired: boolean;
+  /** What the search found to install (after the categories). */
+  applicable: { title: string; kb: string }[];
+  /** Per update, the last operation's result (`GetUpdateResult(i)`). */
   updates: { title: string; kb: string; resultCode: number; hResult: number }[];
   error: string;
 }
@@ -182,10 +264,15 @@ export function parsePatchStatus(output: string): PatchStatus {
     ...(r
       ? {
           result: {
+            stage: str(r.stage) ?? "",
             resultCode: num(r.resultCode, -1),
             hResult: num(r.hResult, 0),
             rebootRequired: r.rebootRequired === true,
             error: str(r.error) ?? "",
+            applicable: objects(r.applicable).map((u) => ({
+              title: str(get(u, "title")) ?? "",
+              kb: str(get(u, "kb")) ?? "",
+            })),
             updates: objects(r.updates).map((u) => ({
               title: str(get(u, "title")) ?? "",
               kb: str(get(u, "kb")) ?? "",

@@ -14,7 +14,8 @@ import { NodeReachSettings, reachNode } from "./node-reach";
 import { restartFrom, REBOOT_DEFAULTS, whenBack } from "./reboot";
 import { awsMetadataRoute, NodeWork, Reach, readMetadataRoute, rolloutTimings, runRollingReboot } from "./rollout";
 import { readNode } from "./ready";
-import { installUpdates } from "./patch";
+import { decidePatch, installUpdates, PatchOptions, searchUpdates } from "./patch";
+import type { WuaProxy } from "./patch-scripts";
 import { belowMinimum, MinimumRevisions, outsideWindow, patchLevel, patchToken, PatchWindow } from "./patch-plan";
 import { get, str } from "../../lib/json";
 
@@ -36,6 +37,8 @@ export interface WindowsPatchingInputs {
   readyTimeoutSeconds: number;
   /** How long Windows Update may take on one node (search, download, install), minutes. */
   installTimeoutMinutes: number;
+  /** The proxy Windows Update goes through (IUpdateSession.WebProxy in the SYSTEM task); undefined: the host's own. */
+  proxy?: WuaProxy;
   /** How long a host may take to answer SSH again after its restart, seconds. Default 600 (WMCO's 10 minutes). */
   restartTimeoutSeconds?: number;
   /** Pause between checks, seconds. Default 5. */
@@ -69,6 +72,15 @@ const progress = (line: string) => console.error(`patching: ${line}`);
  */
 export const onAws = (i: Pick<WindowsPatchingInputs, "reach">) => i.reach?.platform === "AWS";
 
+/** The WUA task's settings: categories, the install timeout (also the task's own limit), the proxy. */
+const wua = (i: WindowsPatchingInputs, pollMs: number): PatchOptions => ({
+  categories: i.categories,
+  timeoutMs: i.installTimeoutMinutes * 60_000,
+  pollMs,
+  progress,
+  ...(i.proxy ? { proxy: i.proxy } : {}),
+});
+
 /** Install updates, restart when Windows asks (or a restart was already pending), then check the level reached. */
 export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
   return {
@@ -76,6 +88,19 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
     readyAfter: "the updates",
     doingAnnotation: PATCHING_FOR_ANNOTATION,
     doneAnnotation: PATCHED_FOR_ANNOTATION,
+    // Search first (audit-day2 §2.4): a node below the level that nothing can bring up is named and left alone,
+    // never drained only to fail at the check.
+    async precheck({ name, node, resuming, connection, hostKey }) {
+      const search = await searchUpdates(connection, hostKey, name, wua(i, pollMs));
+      const kernel = str(get(node, "status", "nodeInfo", "kernelVersion"));
+      const d = decidePatch(name, kernel, i.minimumUpdateRevision, search, i.categories);
+      if ("fail" in d)
+        throw new Error(
+          `${d.fail}. ${resuming ? `An earlier run cordoned it; it stays cordoned until it is patched (or: kubectl uncordon ${name})` : "It was not cordoned"}`,
+        );
+      progress(`node ${name}: ${"go" in d ? d.go : d.skip}`);
+      return "skip" in d ? d : undefined;
+    },
     async run({ name, connection, hostKey, step }) {
       const reboot = {
         ...REBOOT_DEFAULTS,
@@ -88,18 +113,13 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
       // The restart is started in the install's PowerShell process; its outcome travels as a value, so that a
       // failure is named as the restart's.
       const { value: restart } = await step("install updates", () =>
-        installUpdates(
-          connection,
-          hostKey,
-          name,
-          { categories: i.categories, timeoutMs: i.installTimeoutMinutes * 60_000, pollMs, progress },
-          (ps, outcome) =>
-            outcome.rebootDue
-              ? restartFrom(ps, name, reboot).then(
-                  (before) => ({ before }),
-                  (error: unknown) => ({ error }),
-                )
-              : Promise.resolve(undefined),
+        installUpdates(connection, hostKey, name, wua(i, pollMs), (ps, outcome) =>
+          outcome.rebootDue
+            ? restartFrom(ps, name, reboot).then(
+                (before) => ({ before }),
+                (error: unknown) => ({ error }),
+              )
+            : Promise.resolve(undefined),
         ),
       );
       if (!restart) return;

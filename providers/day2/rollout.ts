@@ -49,6 +49,19 @@ export interface NodeWork {
     hostKey: string;
     step: <T>(stepName: string, fn: () => Promise<T>) => Promise<T>;
   }): Promise<void>;
+  /**
+   * Asked after the node was reached and before it is cordoned: whether the work can do anything for it. `skip`
+   * leaves the node alone (counted as skipped); a throw fails the node untouched (the rest of its batch goes on, the
+   * rollout stops after the batch). `node` is the Node as just read; `resuming`: an earlier run of this rollout cordoned
+   * it, so a skip is not honoured (the work finishes it and uncordons it as usual).
+   */
+  precheck?(ctx: {
+    name: string;
+    node: unknown;
+    resuming: boolean;
+    connection: SshConnection;
+    hostKey: string;
+  }): Promise<{ skip: string } | undefined>;
   /** Checked once the node is Ready again, before it is uncordoned (throws to keep it cordoned). */
   verify?(name: string, api: NodeApi): Promise<void>;
 }
@@ -226,6 +239,17 @@ async function workOne(
     withSession(target.connection, target.hostKey, async (s) => s.hostKey),
   );
   if (!target.hostKey) learned[name] = hostKey;
+  const pinned = { ...target.connection, hostKey, trustOnFirstUse: false };
+  if (work.precheck) {
+    const precheck = work.precheck;
+    const skip = await step(name, "precheck", () =>
+      precheck({ name, node: current, resuming, connection: pinned, hostKey }),
+    );
+    if (skip && !resuming) {
+      o.progress?.(`node ${name}: skipped, ${skip.skip}`);
+      return "skipped";
+    }
+  }
 
   await step(name, "cordon", () =>
     patchNode(
@@ -247,7 +271,6 @@ async function workOne(
   await step(name, "drain", () => drainNode(api, name, o.drain));
   const heartbeatBefore = await lastHeartbeat(api, name);
 
-  const pinned = { ...target.connection, hostKey, trustOnFirstUse: false };
   await work.run({ name, connection: pinned, hostKey, step: (stepName, fn) => step(name, stepName, fn) });
 
   await step(name, "wait for Ready", () =>

@@ -14,6 +14,12 @@ import { Download, installScript, joinScript, kubeletServiceScript } from "../..
 import { nodesSchema } from "../../stacks/schema/kubernetes";
 import { Artifact, releaseArtifacts, startArtifactServer, ArtifactServer } from "../helpers/artifact-server";
 import { freshWindowsState } from "./windows-state";
+import {
+  patchStatusScript,
+  startPatchTaskScript,
+  stopPatchTaskScript,
+  windowsUpdateTaskScript,
+} from "../../providers/day2/patch-scripts";
 
 // The lab's PowerShell stand-in (test/lab/fake-powershell.js) against what the real pieces refuse, run as the hosts
 // run it (`powershell -EncodedCommand`) on the program's own scripts: downloads from a local HTTPS mirror checked as
@@ -284,5 +290,56 @@ describe("kubeadm's and the kubelet's checks that need no cluster", () => {
     expect(r.stderr).toContain(
       "failed while waiting for the kubelet to start: unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [node-role.kubernetes.io/worker]",
     );
+  });
+});
+
+describe("the Windows Update task (providers/day2/patch-scripts.ts), per-host state the patching tests set", () => {
+  const cu = { kb: "5066782", title: "2026-10 Cumulative Update", revision: 2966 };
+  const status = async (state: string) =>
+    JSON.parse((await run(patchStatusScript(), state)).stdout.replace(/^\uFEFF/, ""));
+  const start = (state: string, searchOnly: boolean, minutes = 120) =>
+    run(startPatchTaskScript(windowsUpdateTaskScript([], { searchOnly }), minutes), state);
+  const read = (state: string) => JSON.parse(fs.readFileSync(state, "utf8"));
+
+  test("a search-only task answers what is applicable and a restart already pending, and changes nothing", async () => {
+    const { state } = newHost("wua-search", { availableUpdates: [cu], rebootPending: true, revision: 2700 });
+    expect((await start(state, true)).stdout).toContain("patch task started");
+    expect((await status(state)).state).toBe("Running");
+    const done = await status(state);
+    expect(done.result).toEqual({
+      stage: "search",
+      resultCode: 2,
+      hResult: 0,
+      rebootRequired: true,
+      applicable: [{ kb: cu.kb, title: cu.title }],
+      updates: [],
+      error: "",
+    });
+    expect(read(state)).toMatchObject({ availableUpdates: [cu], revision: 2700, patchSearches: 1 });
+    expect(read(state).patchTasks).toBeUndefined();
+  });
+
+  test("a task past its limit runs until Stop-ScheduledTask; then it is Ready without a result", async () => {
+    const { state } = newHost("wua-hang", { availableUpdates: [cu], taskHangs: true });
+    await start(state, false, 30);
+    expect(read(state).patchTaskLimitMinutes).toBe(30);
+    for (let k = 0; k < 3; k++) expect((await status(state)).state).toBe("Running");
+    expect((await run(stopPatchTaskScript(), state)).stdout).toContain("patch task stopped");
+    expect(await status(state)).toMatchObject({ state: "Ready", result: null });
+  });
+
+  test("a failing update among others: SucceededWithErrors (3), each update's own result", async () => {
+    const ssu = { kb: "5066999", title: "Servicing Stack Update", revision: 2966 };
+    const { state } = newHost("wua-partial", { availableUpdates: [cu, ssu], failedUpdates: { [ssu.kb]: -2147010798 } });
+    await start(state, false);
+    await status(state);
+    const r = (await status(state)).result;
+    expect(r).toMatchObject({ stage: "install", resultCode: 3, rebootRequired: true });
+    expect(r.updates).toEqual([
+      { kb: cu.kb, title: cu.title, resultCode: 2, hResult: 0 },
+      { kb: ssu.kb, title: ssu.title, resultCode: 4, hResult: -2147010798 },
+    ]);
+    // The one that installed takes effect at the restart; the failed one is still offered.
+    expect(read(state)).toMatchObject({ pendingRevision: 2966, availableUpdates: [ssu] });
   });
 });

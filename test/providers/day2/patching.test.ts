@@ -127,6 +127,13 @@ const launchNames = (l: LabWindows) =>
                 : "other",
     ),
   );
+/** What an operator does after looking at a node a failed run left cordoned: uncordon it, drop our record. */
+function release(node: string) {
+  const n = nodes.nodes.get(node);
+  if (!n) return;
+  n.spec.unschedulable = false;
+  delete n.metadata.annotations[PATCHING_FOR_ANNOTATION];
+}
 const ran = (l: LabWindows, marker: string) => scriptsRun(l).filter((s) => s.includes(marker)).length;
 
 test("the Nodes the stand-in serves are valid core/v1 Nodes, at revision 2700", () => {
@@ -150,7 +157,7 @@ describe("six BYOH hosts below revision 2900, two at a time", () => {
     setState(labs[3], { updateFailure: FAILURE });
     before = nodes.events.length;
     await expect(plugin.create(URN, inputs(plan().batches))).rejects.toThrow(
-      /the patch rollout stopped in batch 2\/3:\n {2}- node byoh-3, step "install updates": Windows Update result code 4 \(Failed\), HRESULT 0x80240022; KB5066782: 4 \(Failed\), HRESULT 0x80240022\nDone so far: byoh-0, byoh-1, byoh-2\. Not started: byoh-4, byoh-5\./,
+      /the patch rollout stopped in batch 2\/3:\n {2}- node byoh-3, step "install updates": Windows Update result code 4 \(Failed\), HRESULT 0x80240022; KB5066782 \(2026-10 Cumulative Update for Microsoft server operating system\): 4 \(Failed\), HRESULT 0x80240022\nDone so far: byoh-0, byoh-1, byoh-2\. Not started: byoh-4, byoh-5\./,
     );
     // Done nodes: updated, restarted once, at the new revision, uncordoned with our record; byoh-3 cordoned, marked.
     for (const i of [0, 1, 2]) {
@@ -166,11 +173,22 @@ describe("six BYOH hosts below revision 2900, two at a time", () => {
     );
     expect(ran(labs[3], "Restart-Computer -Force")).toBe(0);
     for (const i of [4, 5]) expect(ran(labs[i], "patch task started")).toBe(0);
-    // The task was polled while it ran (one read saw it Running), never waited on by sleeping blindly.
-    expect(ran(labs[0], "Get-ScheduledTaskInfo")).toBe(2);
-    // Two PowerShell launches per patched node (issue 17's guard): the install, its polls and the restart in one
-    // process, the new boot time in the next.
-    expect(launchNames(labs[0])).toEqual([["start", "status", "status", "boot time", "restart"], ["boot time"]]);
+    // The task was polled while it ran (one read saw it Running), never waited on by sleeping blindly: the search, then
+    // the install.
+    expect(ran(labs[0], "Get-ScheduledTaskInfo")).toBe(4);
+    expect({ searches: state(labs[0]).patchSearches, installs: state(labs[0]).patchTasks }).toEqual({
+      searches: 1,
+      installs: 1,
+    });
+    // The task's own limit is the install timeout (1 minute here), not a fixed 4 hours.
+    expect(state(labs[0]).patchTaskLimitMinutes).toBe(1);
+    // Three PowerShell launches per patched node (issue 17's guard): the search before the cordon; the install, its
+    // polls and the restart in one process; the new boot time in the next.
+    expect(launchNames(labs[0])).toEqual([
+      ["start", "status", "status"],
+      ["start", "status", "status", "boot time", "restart"],
+      ["boot time"],
+    ]);
   });
 
   test("the next up resumes with the nodes still below; nothing is patched twice, never more than two cordoned", async () => {
@@ -183,8 +201,8 @@ describe("six BYOH hosts below revision 2900, two at a time", () => {
       expect(state(l).revision).toBe(2966);
       expect(ran(l, "Restart-Computer -Force")).toBe(1);
     }
-    expect(ran(labs[3], "patch task started")).toBe(2);
-    for (const i of [0, 1, 2, 4, 5]) expect(ran(labs[i], "patch task started")).toBe(1);
+    expect(state(labs[3]).patchTasks).toBe(2);
+    for (const i of [0, 1, 2, 4, 5]) expect(state(labs[i]).patchTasks).toBe(1);
     for (const n of nodes.nodes.values()) {
       expect(n.spec.unschedulable).toBe(false);
       expect(n.status.nodeInfo.kernelVersion).toBe("10.0.20348.2966");
@@ -219,7 +237,9 @@ describe("six BYOH hosts below revision 2900, two at a time", () => {
   });
 });
 
-test("a node whose update source offers nothing newer is stopped at the check, cordoned, with the revision named", async () => {
+test("a node below the level with nothing applicable fails before the cordon, named with revision, minimum and cause", async () => {
+  // Search first (audit-day2 §2.4): the update source offers nothing (an unapproved WSUS update, a minimum set too
+  // high) and no restart is pending, so a drain could only end at the check with the node cordoned, on every up.
   const higher = { "20348": 3000 };
   const batches = planPatching(
     [{ name: "byoh-0", kernelVersion: "10.0.20348.2966", managed: true }],
@@ -227,12 +247,86 @@ test("a node whose update source offers nothing newer is stopped at the check, c
     1,
   ).batches;
   expect(batches).toEqual([["byoh-0"]]);
+  const events = nodes.events.length;
+  const installs = state(labs[0]).patchTasks;
   await expect(plugin.create(URN, inputs(batches, higher))).rejects.toThrow(
-    /node byoh-0, step "check": after the updates the kubelet reports build 20348 at revision 2966, below 3000 .*the node stays cordoned/,
+    /node byoh-0, step "precheck": node byoh-0 is at build 20348 revision 2966 \(kernelVersion 10\.0\.20348\.2966\), below the minimum 3000, and Windows Update offers it nothing applicable .* approve it in WSUS .*It was not cordoned/,
   );
-  expect(nodes.nodes.get("byoh-0")?.spec.unschedulable).toBe(true);
-  // No update, no pending restart: the host was not restarted again.
+  // Untouched: never cordoned, no progress annotation, no install, no restart.
+  expect(nodes.events.slice(events).filter((e) => e.startsWith("byoh-0 "))).toEqual([]);
+  expect(nodes.nodes.get("byoh-0")?.spec.unschedulable).toBe(false);
+  expect(nodes.nodes.get("byoh-0")?.metadata.annotations[PATCHING_FOR_ANNOTATION]).toBeUndefined();
+  expect(state(labs[0]).patchTasks).toBe(installs);
   expect(ran(labs[0], "Restart-Computer -Force")).toBe(1);
+});
+
+test("a restart already pending goes ahead with nothing to install; the restart brings the node to the level", async () => {
+  // Windows applies staged servicing at a restart (day2-facts §3.3): the search finds nothing, the restart is due.
+  const higher = { "20348": 3000 };
+  setState(labs[0], { availableUpdates: [], pendingRevision: 3005, rebootPending: true });
+  const out = await plugin.create(URN, inputs([["byoh-0"]], higher));
+  expect(out.outputs.patched).toEqual(["byoh-0"]);
+  expect(state(labs[0]).revision).toBe(3005);
+  expect(state(labs[0]).rebootPending).toBeUndefined();
+  expect(ran(labs[0], "Restart-Computer -Force")).toBe(2);
+  expect(nodes.nodes.get("byoh-0")?.spec.unschedulable).toBe(false);
+});
+
+test("SucceededWithErrors fails the node, naming each failed update (KB, title) with its HRESULT; WUA goes through the proxy", async () => {
+  const higher = { "20348": 3000 };
+  setState(labs[1], {
+    availableUpdates: [
+      { ...CU, kb: "5072000", revision: 3010 },
+      { kb: "5072001", title: "Servicing Stack Update", revision: 3010 },
+    ],
+    failedUpdates: { "5072001": 0x80073712 | 0 },
+  });
+  const proxy = { url: "http://proxy.example.com:3128", bypass: ["10.0.0.0/8"] };
+  await expect(plugin.create(URN, { ...inputs([["byoh-1"]], higher), proxy })).rejects.toThrow(
+    /node byoh-1, step "install updates": Windows Update result code 3 \(SucceededWithErrors\), HRESULT 0x00000000; KB5072001 \(Servicing Stack Update\): 4 \(Failed\), HRESULT 0x80073712\n/,
+  );
+  expect(nodes.nodes.get("byoh-1")?.spec.unschedulable).toBe(true);
+  // IUpdateSession.WebProxy, set in the task (remote callers may not set it), for the search and the install.
+  expect(state(labs[1]).wuaProxy).toBe("proxy.example.com:3128");
+  expect(state(labs[1]).patchSearches).toBeGreaterThanOrEqual(1);
+  setState(labs[1], { failedUpdates: undefined, availableUpdates: [], pendingRevision: undefined });
+  release("byoh-1");
+});
+
+test("an install still running at the rollout's timeout is stopped (on-demand tasks ignore ExecutionTimeLimit)", async () => {
+  const higher = { "20348": 3000 };
+  setState(labs[3], { availableUpdates: [{ ...CU, kb: "5073000", revision: 3020 }], taskHangs: true });
+  await expect(plugin.create(URN, { ...inputs([["byoh-3"]], higher), installTimeoutMinutes: 0.02 })).rejects.toThrow(
+    /node byoh-3, step "install updates": the Windows Update task was still running after 1 seconds .*it was stopped \(Stop-ScheduledTask\)/,
+  );
+  expect(state(labs[3]).patchTaskStops).toBe(1);
+  expect(nodes.nodes.get("byoh-3")?.spec.unschedulable).toBe(true);
+  setState(labs[3], { taskHangs: false, availableUpdates: [] });
+  release("byoh-3");
+});
+
+test("on AWS, the patch restart is followed by the metadata route, re-added where lost (WMCO TROUBLESHOOTING.md)", async () => {
+  // WMCO docs/TROUBLESHOOTING.md, "Node reboot limitation in AWS": after a graceful reboot the node is not Ready until
+  // the 169.254.169.254 route is re-added. The cluster's platform (reach.platform) says AWS, as for the rolling reboot.
+  const higher = { "20348": 3200 };
+  setState(labs[2], {
+    availableUpdates: [{ ...CU, kb: "5071000", revision: 3210 }],
+    metadataRouteMissing: true,
+    routeChecks: 0,
+  });
+  const out = await plugin.create(URN, {
+    ...inputs([["byoh-2"]], higher),
+    reach: byohReach(labs, "AWS"),
+    installTimeoutMinutes: 1440,
+  });
+  expect(out.outputs.patched).toEqual(["byoh-2"]);
+  expect({ missing: state(labs[2]).metadataRouteMissing, checks: state(labs[2]).routeChecks }).toEqual({
+    missing: false,
+    checks: 1,
+  });
+  expect(nodes.nodes.get("byoh-2")?.spec.unschedulable).toBe(false);
+  // The task may run as long as the config allows (1440 minutes), where it was held to 4 hours.
+  expect(state(labs[2]).patchTaskLimitMinutes).toBe(1440);
 });
 
 test("a host that does not come back after its restart stops the rollout at the restart step, node cordoned", async () => {
@@ -246,22 +340,4 @@ test("a host that does not come back after its restart stops the rollout at the 
   const refreshed = await plugin.read(URN, "windows-patching", { ...inputs([]), patched: [] }, inputs([]));
   expect(hostStatus(refreshed.outputs)["byoh-5"]).toEqual({ unreachable: expect.stringMatching(/.+/) });
   expect(hostStatus(refreshed.outputs)["byoh-4"]).toMatchObject({ rebootPending: false });
-});
-
-test("on AWS, the patch restart is followed by the metadata route, re-added where lost (WMCO TROUBLESHOOTING.md)", async () => {
-  // WMCO docs/TROUBLESHOOTING.md, "Node reboot limitation in AWS": after a graceful reboot the node is not Ready until
-  // the 169.254.169.254 route is re-added. The cluster's platform (reach.platform) says AWS, as for the rolling reboot.
-  const higher = { "20348": 3200 };
-  setState(labs[2], {
-    availableUpdates: [{ ...CU, kb: "5071000", revision: 3210 }],
-    metadataRouteMissing: true,
-    routeChecks: 0,
-  });
-  const out = await plugin.create(URN, { ...inputs([["byoh-2"]], higher), reach: byohReach(labs, "AWS") });
-  expect(out.outputs.patched).toEqual(["byoh-2"]);
-  expect({ missing: state(labs[2]).metadataRouteMissing, checks: state(labs[2]).routeChecks }).toEqual({
-    missing: false,
-    checks: 1,
-  });
-  expect(nodes.nodes.get("byoh-2")?.spec.unschedulable).toBe(false);
 });

@@ -129,7 +129,7 @@ const runnerScripts: [string, string][] = [
   ["boot time", day2.bootTimeScript()],
   ["reboot", day2.rebootScript()],
   ["AWS metadata route", day2.awsMetadataRouteScript()],
-  ["start the patch task", patch.startPatchTaskScript(patch.windowsUpdateTaskScript(["Security Updates"]))],
+  ["start the patch task", patch.startPatchTaskScript(patch.windowsUpdateTaskScript(["Security Updates"]), 120)],
   ["patch status", patch.patchStatusScript()],
   ["host status", patch.hostStatusScript()],
 ];
