@@ -22,6 +22,7 @@ import { RELAY_IMAGE } from "../facts/day2";
 import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
 import { declaredInventory, discoveredInventory, InventoryEntry } from "./day2/inventory";
 import { PatchRollout, PatchSummary } from "./day2/patch-rollout";
+import { drainInputs } from "../providers/day2/drain";
 
 export interface WindowsEstateArgs {
   /** The stack's validated config (`loadEstateConfig`). */
@@ -341,6 +342,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
           batches: plan.batches,
           disableEviction: r.disableEviction,
           drainTimeoutSeconds: r.drainTimeoutSeconds,
+          ...drainInputs(r),
           readyTimeoutSeconds: r.readyTimeoutSeconds,
           kubeconfig: access.kubeconfig,
           context: access.context,

@@ -1,9 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeReachSettings } from "./day2/node-reach";
 import type { SshConnection } from "./ssh/types";
+import { DrainArgs, drainInputs } from "./day2/drain";
 import { thinProvider } from "./thin";
 
-export interface WindowsPatchingArgs {
+/** Drain options (`force`, `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it. */
+export interface WindowsPatchingArgs extends DrainArgs {
   /** Build → the lowest update revision accepted (`windows-estate:patching.minimumUpdateRevision`). */
   minimumUpdateRevision: pulumi.Input<Record<string, number>>;
   /** Every managed node (BYOH, vanilla) by name: uptime and pending restart are read over SSH. Default none. */
@@ -61,6 +63,7 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         managedNodes: args.managedNodes ?? [],
         disableEviction: args.disableEviction ?? false,
         drainTimeoutSeconds: args.drainTimeoutSeconds ?? 600,
+        ...drainInputs(args),
         readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
         installTimeoutMinutes: args.installTimeoutMinutes ?? 120,
         restartTimeoutSeconds: args.restartTimeoutSeconds ?? 600,

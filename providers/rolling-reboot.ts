@@ -1,8 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeReachSettings } from "./day2/node-reach";
+import { DrainArgs, drainInputs } from "./day2/drain";
 import { thinProvider } from "./thin";
 
-export interface RollingRebootArgs {
+/** Drain options (`force`, `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it. */
+export interface RollingRebootArgs extends DrainArgs {
   /** Any string; a new value asks for a new rolling reboot (`windows-estate:reboot.token`). */
   token: pulumi.Input<string>;
   /** Node names batch by batch, at most `maxUnavailable` per batch (planned from the cluster's Windows nodes). */
@@ -41,6 +43,7 @@ export class RollingReboot extends pulumi.dynamic.Resource {
         batches: args.batches,
         disableEviction: args.disableEviction ?? false,
         drainTimeoutSeconds: args.drainTimeoutSeconds ?? 600,
+        ...drainInputs(args),
         readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
         pollSeconds: args.pollSeconds ?? 5,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),

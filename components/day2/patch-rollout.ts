@@ -7,6 +7,7 @@ import type { SshConnection } from "../../providers/ssh/types";
 import { describeRollout } from "../../providers/day2/batches";
 import { belowMinimum, outsideWindow, planPatching } from "../../providers/day2/patch-plan";
 import { WindowsPatching } from "../../providers/patching";
+import { drainInputs } from "../../providers/day2/drain";
 
 export interface PatchRolloutArgs {
   /** `windows-estate:patching`, validated. */
@@ -74,6 +75,7 @@ export class PatchRollout extends pulumi.ComponentResource {
           }),
         disableEviction: p.disableEviction,
         drainTimeoutSeconds: p.drainTimeoutSeconds,
+        ...drainInputs(p),
         readyTimeoutSeconds: p.readyTimeoutSeconds,
         installTimeoutMinutes: p.installTimeoutMinutes,
         kubeconfig: args.access.kubeconfig,

@@ -1,10 +1,11 @@
 /**
- * Which pods a drain evicts, as `oc adm drain --ignore-daemonsets --delete-emptydir-data --force` decides (the OCP
- * "Rebooting a node gracefully" procedure and WMCO's own SafeReboot use these options), following the order of
- * kubectl's drain filters (kubernetes/kubectl pkg/drain/filters.go): finished pods pass, DaemonSet and mirror pods
- * are left alone, emptyDir data is deleted, pods without a controller are deleted too (`oc adm drain` waits for
- * pods already being deleted: `--skip-wait-for-delete-timeout` defaults to 0). Pure.
+ * Which pods a drain evicts, decided as kubectl decides it (kubernetes/kubectl pkg/drain/filters.go: `makeFilters`,
+ * `filterPods`, `PodDeleteList.errors`), with `--ignore-daemonsets` always on and, by default, `--force` and
+ * `--delete-emptydir-data` (the OCP "Rebooting a node gracefully" procedure and WMCO's own SafeReboot use these
+ * options). Where kubectl refuses to drain ("cannot delete …"), so do we, before anything is evicted. Also: what an
+ * eviction answer and a pod read mean. Pure.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import { get, JsonObject, objects, str, stringMap } from "../../lib/json";
 
 export interface PodRef {
@@ -13,16 +14,59 @@ export interface PodRef {
   uid: string;
 }
 
-export type PodDecision = { pod: PodRef; action: "evict" } | { pod: PodRef; action: "skip"; reason: string };
+/**
+ * One pod's fate: evicted (with kubectl's warning, when it gives one), left alone (DaemonSet and mirror pods), or a
+ * reason the drain cannot go on (kubectl's `PodDeleteStatusTypeError`).
+ */
+export type PodDecision =
+  | { pod: PodRef; action: "evict"; warning?: string }
+  | { pod: PodRef; action: "skip"; reason: string }
+  | { pod: PodRef; action: "refuse"; reason: string };
 
 export interface DrainOptions {
-  /** Delete pods that no controller will recreate (`--force`). Default true, as the OCP procedure and WMCO do. */
+  /** Delete pods that no controller will recreate, and orphaned DaemonSet pods (`--force`). Default true. */
   force: boolean;
-  /** Delete emptyDir data (`--delete-emptydir-data`). Default true. */
+  /** Delete pods with emptyDir volumes, and their data (`--delete-emptydir-data`). Default true. */
   deleteEmptyDirData: boolean;
+  /** `deleteOptions.gracePeriodSeconds` of each Eviction (or delete); undefined: each pod's own grace period. */
+  gracePeriodSeconds?: number;
+  /** Only pods matching this label selector are drained (`--pod-selector`); undefined: every pod on the node. */
+  podSelector?: string;
 }
 
 export const DRAIN_DEFAULTS: DrainOptions = { force: true, deleteEmptyDirData: true };
+
+/**
+ * The drain options a stack configures (`reboot.*`, `patching.*`: stacks/schema/drain.ts) as a job's provider receives
+ * them; unset ones take `DRAIN_DEFAULTS` (state written before they existed has none).
+ */
+export type DrainSettingsInput = Partial<DrainOptions>;
+
+/** The same options as a job resource's arguments. */
+export type DrainArgs = { [K in keyof DrainOptions]?: pulumi.Input<DrainOptions[K]> };
+
+/** The drain options among a job's settings (config, arguments), to hand on to the next layer. */
+export function drainInputs<T extends { [K in keyof DrainOptions]?: unknown }>(s: T): Pick<T, keyof DrainOptions> {
+  return {
+    force: s.force,
+    deleteEmptyDirData: s.deleteEmptyDirData,
+    gracePeriodSeconds: s.gracePeriodSeconds,
+    podSelector: s.podSelector,
+  };
+}
+
+/** The options of a drain from what a job received, defaults filled in. */
+export function drainOptions(s: DrainSettingsInput): DrainOptions {
+  return {
+    force: s.force ?? DRAIN_DEFAULTS.force,
+    deleteEmptyDirData: s.deleteEmptyDirData ?? DRAIN_DEFAULTS.deleteEmptyDirData,
+    ...(s.gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds: s.gracePeriodSeconds }),
+    ...(s.podSelector ? { podSelector: s.podSelector } : {}),
+  };
+}
+
+/** What reading a pod's DaemonSet answered: there, gone (404), or another failure (its text). */
+export type DaemonSetLookup = "found" | "missing" | { error: string };
 
 function refOf(pod: JsonObject): PodRef {
   return {
@@ -32,40 +76,163 @@ function refOf(pod: JsonObject): PodRef {
   };
 }
 
-/** What to do with each pod on the node (`items` of `GET /api/v1/pods?fieldSelector=spec.nodeName=<node>`). */
-export function drainDecisions(podList: unknown, opts: DrainOptions = DRAIN_DEFAULTS): PodDecision[] {
+const finished = (pod: JsonObject) => {
+  const phase = str(get(pod, "status", "phase"));
+  return phase === "Succeeded" || phase === "Failed";
+};
+const controllerOf = (pod: JsonObject) =>
+  objects(get(pod, "metadata", "ownerReferences")).find((o) => get(o, "controller") === true);
+
+/** The DaemonSet controlling a pod, as kubectl recognises one (filters.go `isControllerRefDaemonSet`: apps/v1). */
+function daemonSetOf(pod: JsonObject): string | undefined {
+  const c = controllerOf(pod);
+  return c && get(c, "kind") === "DaemonSet" && get(c, "apiVersion") === "apps/v1" ? str(get(c, "name")) : undefined;
+}
+
+/** The key a DaemonSet lookup is recorded under. */
+export const daemonSetKey = (namespace: string, name: string) => `${namespace}/${name}`;
+
+/**
+ * The DaemonSets whose existence decides a pod's fate (filters.go `daemonSetFilter` reads them only for pods that
+ * have not finished), as `namespace/name` keys.
+ */
+export function daemonSetsToRead(podList: unknown): { namespace: string; name: string }[] {
+  const seen = new Map<string, { namespace: string; name: string }>();
+  for (const pod of objects(get(podList, "items"))) {
+    const ds = daemonSetOf(pod);
+    if (!ds || finished(pod)) continue;
+    const namespace = refOf(pod).namespace;
+    seen.set(daemonSetKey(namespace, ds), { namespace, name: ds });
+  }
+  return [...seen.values()];
+}
+
+type Status = { delete: true; warning?: string } | { delete: false; skip: string } | { delete: false; refuse: string };
+const okay: Status = { delete: true };
+
+/**
+ * What to do with each pod on the node (`items` of `GET /api/v1/pods?fieldSelector=spec.nodeName=<node>`, already
+ * narrowed by the pod selector), through kubectl's filters in kubectl's order, the first that keeps a pod deciding
+ * (filters.go `makeFilters`, drain.go `filterPods`). `daemonSets` holds what reading each `daemonSetsToRead` answered.
+ */
+export function drainDecisions(
+  podList: unknown,
+  opts: DrainOptions = DRAIN_DEFAULTS,
+  daemonSets: Record<string, DaemonSetLookup> = {},
+): PodDecision[] {
+  const filters: ((pod: JsonObject) => Status)[] = [
+    // skipDeletedFilter: skips pods whose deletion started more than skipWaitForDeleteTimeoutSeconds ago. Ours is 0,
+    // kubectl's and `oc adm drain`'s default, which skips none: pods already terminating are evicted and waited for.
+    () => okay,
+    // daemonSetFilter: a DaemonSet would put its pod straight back, so it stays (`--ignore-daemonsets`) unless it
+    // has finished, or its DaemonSet is gone (an orphan, deleted with `--force`, else an error); a failed read is an
+    // error too.
+    (pod) => {
+      const ds = daemonSetOf(pod);
+      if (!ds || finished(pod)) return okay;
+      const found = daemonSets[daemonSetKey(refOf(pod).namespace, ds)] ?? "found";
+      if (found === "found") return { delete: false, skip: "DaemonSet-managed pod" };
+      if (found === "missing")
+        return opts.force
+          ? { delete: true, warning: `its DaemonSet ${ds} no longer exists` }
+          : { delete: false, refuse: `pods whose DaemonSet no longer exists (set force: true to delete them)` };
+      return { delete: false, refuse: `pods whose DaemonSet could not be read (${found.error})` };
+    },
+    // mirrorPodFilter: a static pod's mirror is the kubelet's, whatever its phase; deleting it does nothing.
+    (pod) =>
+      "kubernetes.io/config.mirror" in stringMap(get(pod, "metadata", "annotations"))
+        ? { delete: false, skip: "mirror (static) pod" }
+        : okay,
+    // localStorageFilter: emptyDir data is lost with the pod.
+    (pod) => {
+      if (!objects(get(pod, "spec", "volumes")).some((v) => get(v, "emptyDir") !== undefined)) return okay;
+      if (finished(pod)) return okay;
+      return opts.deleteEmptyDirData
+        ? { delete: true, warning: "deleting its emptyDir data" }
+        : { delete: false, refuse: "pods with local storage (set deleteEmptyDirData: true to delete their data)" };
+    },
+    // unreplicatedFilter: nothing recreates a pod without a controller.
+    (pod) => {
+      if (finished(pod) || controllerOf(pod)) return okay;
+      return opts.force
+        ? { delete: true, warning: "it declares no controller and will not come back" }
+        : { delete: false, refuse: "pods that declare no controller (set force: true to delete them)" };
+    },
+  ];
   return objects(get(podList, "items")).map((pod): PodDecision => {
     const ref = refOf(pod);
-    const phase = str(get(pod, "status", "phase"));
-    // Finished pods always pass the filters: evicting them is harmless and frees the node.
-    if (phase === "Succeeded" || phase === "Failed") return { pod: ref, action: "evict" };
-    const owners = objects(get(pod, "metadata", "ownerReferences"));
-    const controller = owners.find((o) => get(o, "controller") === true);
-    if (controller && get(controller, "kind") === "DaemonSet")
-      return { pod: ref, action: "skip", reason: "DaemonSet pod" };
-    if ("kubernetes.io/config.mirror" in stringMap(get(pod, "metadata", "annotations"))) {
-      return { pod: ref, action: "skip", reason: "mirror (static) pod" };
+    let warning: string | undefined;
+    for (const f of filters) {
+      const s = f(pod);
+      if (!s.delete)
+        return "skip" in s
+          ? { pod: ref, action: "skip", reason: s.skip }
+          : { pod: ref, action: "refuse", reason: s.refuse };
+      if (s.warning) warning = s.warning;
     }
-    const emptyDir = objects(get(pod, "spec", "volumes")).some((v) => get(v, "emptyDir") !== undefined);
-    if (emptyDir && !opts.deleteEmptyDirData)
-      return { pod: ref, action: "skip", reason: "uses emptyDir and deleteEmptyDirData is off" };
-    if (!controller && !opts.force) return { pod: ref, action: "skip", reason: "has no controller and force is off" };
-    return { pod: ref, action: "evict" };
+    return warning ? { pod: ref, action: "evict", warning } : { pod: ref, action: "evict" };
   });
 }
 
 /**
- * What an answer to `POST …/pods/<name>/eviction` means (Kubernetes "API-initiated Eviction"; kubectl drain): 2xx
- * the eviction started, 404 the pod is gone, 429 a PodDisruptionBudget (or rate limit) says not now: retry within
- * the deadline, 500 several PDBs select the pod (a misconfiguration to fix), anything else fails the drain.
+ * Why the drain must not start, as kubectl's "cannot delete <reason>: <pods>" list (filters.go `PodDeleteList.errors`),
+ * one entry per reason in the order first met; undefined when every pod may go.
  */
-export type EvictionOutcome = "evicting" | "gone" | "retry" | "misconfigured" | "failed";
+export function drainRefusal(node: string, decisions: PodDecision[]): string | undefined {
+  const byReason = new Map<string, string[]>();
+  for (const d of decisions)
+    if (d.action === "refuse")
+      byReason.set(d.reason, [...(byReason.get(d.reason) ?? []), `${d.pod.namespace}/${d.pod.name}`]);
+  if (byReason.size === 0) return undefined;
+  const list = [...byReason].map(([reason, pods]) => `cannot delete ${reason}: ${pods.join(", ")}`).join("; ");
+  return `node ${node} cannot be drained, nothing was evicted: ${list}`;
+}
 
-export function evictionOutcome(status: number): EvictionOutcome {
-  if (status >= 200 && status < 300) return "evicting";
+/** Whether a Status names a cause of this type (apimachinery api/errors `HasStatusCause`; the JSON name is `reason`). */
+export function hasStatusCause(body: unknown, type: string): boolean {
+  return objects(get(body, "details", "causes")).some((c) => get(c, "reason") === type);
+}
+
+/**
+ * The answer of an eviction in a namespace being deleted: 403 with the `NamespaceTerminating` cause (k8s.io/api core/v1
+ * `NamespaceTerminatingCause`, added by the NamespaceLifecycle admission plugin, k8s.io/apiserver
+ * pkg/admission/plugin/namespace/lifecycle/admission.go). kubectl retries it (drain.go `evictPods`).
+ */
+export function isNamespaceTerminating(status: number, body: unknown): boolean {
+  return status === 403 && hasStatusCause(body, "NamespaceTerminating");
+}
+
+/**
+ * The answer of an eviction for a pod that several PodDisruptionBudgets select: a Failure `Status` with code 500
+ * and the message "This pod has more than one PodDisruptionBudget, …" (kubernetes
+ * pkg/registry/core/pod/storage/eviction.go `Create`). The registry returns it as the created object, so the HTTP
+ * status is the create handler's 201 (k8s.io/apiserver pkg/endpoints/handlers/create.go `createHandler` keeps the
+ * Status's own code) and client-go turns it into an error (rest/request.go `Result.Get`); the Kubernetes docs ("API-
+ * initiated Eviction") describe it as a 500. Both are recognised.
+ */
+export function isMultipleBudgets(status: number, body: unknown): boolean {
+  const message = str(get(body, "message")) ?? "";
+  const failure = get(body, "kind") === "Status" && get(body, "status") === "Failure";
+  return (
+    (status === 500 || (status >= 200 && status < 300 && failure)) && /more than one PodDisruptionBudget/.test(message)
+  );
+}
+
+/**
+ * What an answer to `POST …/pods/<name>/eviction` means, as kubectl reads it (drain.go `evictPods`): 2xx the eviction
+ * started; 404 the pod is gone; 429 a PodDisruptionBudget (or a rate limit) says not now: retry within the deadline;
+ * 403 NamespaceTerminating: retry, or wait for a pod already being deleted; several budgets: a misconfiguration to
+ * fix; anything else fails that pod's eviction.
+ */
+export type EvictionOutcome = "evicting" | "gone" | "retry" | "namespace-terminating" | "misconfigured" | "failed";
+
+export function evictionOutcome(status: number, body?: unknown): EvictionOutcome {
+  if (isMultipleBudgets(status, body)) return "misconfigured";
+  if (status >= 200 && status < 300)
+    return get(body, "kind") === "Status" && get(body, "status") === "Failure" ? "failed" : "evicting";
   if (status === 404) return "gone";
   if (status === 429) return "retry";
-  if (status === 500) return "misconfigured";
+  if (isNamespaceTerminating(status, body)) return "namespace-terminating";
   return "failed";
 }
 
@@ -84,7 +251,7 @@ export function refusingBudget(body: unknown): string | undefined {
   return undefined;
 }
 
-/** The `policy/v1` Eviction body for a pod. */
+/** The `policy/v1` Eviction body for a pod; `gracePeriodSeconds` as kubectl's `makeDeleteOptions` sets it. */
 export function evictionBody(pod: PodRef, gracePeriodSeconds?: number) {
   return {
     apiVersion: "policy/v1",
@@ -94,8 +261,24 @@ export function evictionBody(pod: PodRef, gracePeriodSeconds?: number) {
   };
 }
 
-/** A pod has left when it is gone (404) or its name now belongs to a new pod (another UID). */
-export function podLeft(pod: PodRef, current: unknown): boolean {
-  if (current === undefined) return true;
-  return str(get(current, "metadata", "uid")) !== pod.uid;
+/** The DeleteOptions body of a pod DELETE (`disableEviction`), as kubectl's `DeletePod` sends them. */
+export function deleteBody(gracePeriodSeconds?: number) {
+  return gracePeriodSeconds === undefined ? undefined : { apiVersion: "v1", kind: "DeleteOptions", gracePeriodSeconds };
+}
+
+/**
+ * What a read of an evicted pod says (drain.go `waitForDelete`): it has left when the read answers 404 or finds
+ * another pod under the name (another UID); it is still there when it finds the same pod; any other answer (a 429
+ * after the client's retries, a 5xx, a refusal) is an error, never taken for "gone".
+ */
+export function podLeft(pod: PodRef, status: number, current: unknown): "left" | "present" | "error" {
+  if (status === 404) return "left";
+  if (status < 200 || status >= 300) return "error";
+  const uid = str(get(current, "metadata", "uid"));
+  return uid !== undefined && uid !== pod.uid ? "left" : "present";
+}
+
+/** Whether the pod's deletion has started (`metadata.deletionTimestamp` set). */
+export function isDeleting(pod: unknown): boolean {
+  return str(get(pod, "metadata", "deletionTimestamp")) !== undefined;
 }

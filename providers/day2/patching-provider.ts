@@ -13,13 +13,15 @@ import type { NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { restartFrom, REBOOT_DEFAULTS, whenBack } from "./reboot";
 import { awsMetadataRoute, NodeWork, Reach, readMetadataRoute, rolloutTimings, runRollingReboot } from "./rollout";
+import type { DrainSettingsInput } from "./drain";
 import { readNode } from "./ready";
 import { decidePatch, installUpdates, PatchOptions, searchUpdates } from "./patch";
 import type { WuaProxy } from "./patch-scripts";
 import { belowMinimum, MinimumRevisions, outsideWindow, patchLevel, patchToken, PatchWindow } from "./patch-plan";
 import { get, str } from "../../lib/json";
 
-export interface WindowsPatchingInputs {
+/** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
+export interface WindowsPatchingInputs extends DrainSettingsInput {
   /** `<project>/<stack>`: nodes are patched under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
   lockStack?: string;
   /** Build → lowest accepted update revision. */

@@ -3,9 +3,11 @@ import { connectKube } from "../kube-wait/api";
 import { isUnknown } from "../unknown";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { rolloutTimings, runRollingReboot } from "./rollout";
+import type { DrainSettingsInput } from "./drain";
 import { lockedJob } from "./day2-lock";
 
-export interface RollingRebootInputs {
+/** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
+export interface RollingRebootInputs extends DrainSettingsInput {
   /** Changing it asks for a new rolling reboot. */
   token: string;
   /** Node names, batch by batch (planned by the program from the cluster's Windows nodes). */

@@ -21,6 +21,7 @@ import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi, patchNode } from "./drain-run";
+import { drainOptions, DrainSettingsInput } from "./drain";
 import { tokenDigest } from "./batches";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
 import { WindowsNode, windowsNodes } from "./inventory";
@@ -87,16 +88,20 @@ export interface RolloutOptions {
  * The drain, restart and Ready settings of a rollout from what a stack configures (`reboot.*`, `patching.*`): one
  * pause between checks everywhere, the stack's deadlines.
  */
-export function rolloutTimings(s: {
-  drainTimeoutSeconds: number;
-  readyTimeoutSeconds: number;
-  disableEviction: boolean;
-  pollMs: number;
-  progress: (line: string) => void;
-}): Pick<RolloutOptions, "drain" | "reboot" | "readyTimeoutMs" | "readyPollMs" | "progress"> {
+export function rolloutTimings(
+  s: DrainSettingsInput & {
+    drainTimeoutSeconds: number;
+    readyTimeoutSeconds: number;
+    disableEviction: boolean;
+    pollMs: number;
+    progress: (line: string) => void;
+  },
+): Pick<RolloutOptions, "drain" | "reboot" | "readyTimeoutMs" | "readyPollMs" | "progress"> {
   return {
     drain: {
       ...DRAIN_RUN_DEFAULTS,
+      // force, deleteEmptyDirData, gracePeriodSeconds, podSelector: the stack's, else kubectl-as-OCP defaults.
+      ...drainOptions(s),
       deadlineMs: s.drainTimeoutSeconds * 1000,
       retryDelayMs: s.pollMs,
       disableEviction: s.disableEviction,

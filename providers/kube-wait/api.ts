@@ -12,8 +12,23 @@ export interface KubeAccess {
 export interface KubeApi {
   server: string;
   get(path: string): Promise<Fetched>;
-  /** Any call, answered with its status (errors only for refusals, timeouts and 5xx). */
-  request(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<KubeAnswer>;
+  /** Any call, answered with its status (errors only for refusals, timeouts and 5xx, unless `options` says). */
+  request(
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    path: string,
+    body?: unknown,
+    options?: RequestOptions,
+  ): Promise<KubeAnswer>;
+}
+
+/** How one request treats answers that are otherwise errors. */
+export interface RequestOptions {
+  /**
+   * Answers the caller reads itself although they are refusals (401/403) or server errors (5xx): the drain's eviction
+   * hands back a 403 `NamespaceTerminating` (kubectl retries it) and the "more than one PodDisruptionBudget" Status.
+   * Every other such answer keeps its usual error (the RBAC hint, unreachable).
+   */
+  passThrough?: (status: number, body: unknown) => boolean;
 }
 
 import { finalError as fatal, isUnreachable, unreachableError } from "../errors";
@@ -72,13 +87,17 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
     method: string,
     path: string,
     body?: unknown,
+    options?: RequestOptions,
   ): Promise<KubeAnswer & { retryAfterSeconds: number }> => {
     const url = new URL(server + path);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { Accept: "application/json" };
     // Patches here are JSON merge patches (RFC 7386): small, explicit, and understood by every resource.
-    if (payload !== undefined)
+    if (payload !== undefined) {
       headers["Content-Type"] = method === "PATCH" ? "application/merge-patch+json" : "application/json";
+      // Without it Node sends a DELETE's body chunked, and the API server reads no DeleteOptions from it.
+      headers["Content-Length"] = String(Buffer.byteLength(payload));
+    }
     const opts: import("https").RequestOptions = { method, headers };
     try {
       await kc.applyToHTTPSOptions(opts);
@@ -94,20 +113,21 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
           const status = res.statusCode ?? 0;
-          if (status === 401 || status === 403) {
-            return reject(
-              fatal(
-                `the Kubernetes API at ${server} refused ${method} ${path} (${status}); check the credentials and RBAC of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
-              ),
-            );
-          }
-          if (status >= 500) return reject(unreachableError(`${method} ${path} answered ${status}`));
           let parsed: unknown;
           try {
             parsed = chunks.length > 0 ? parseJson(Buffer.concat(chunks).toString("utf8")) : undefined;
           } catch {
             parsed = undefined;
           }
+          const passed = options?.passThrough?.(status, parsed) === true;
+          if ((status === 401 || status === 403) && !passed) {
+            return reject(
+              fatal(
+                `the Kubernetes API at ${server} refused ${method} ${path} (${status}); check the credentials and RBAC of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
+              ),
+            );
+          }
+          if (status >= 500 && !passed) return reject(unreachableError(`${method} ${path} answered ${status}`));
           // Retry-After in seconds (the API server sends whole seconds), 1 s when absent, at most 10 s.
           const after = Number(res.headers["retry-after"]);
           resolve({
@@ -137,9 +157,14 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
    * resource's watch cache starts, and under API Priority and Fairness. Other verbs keep their 429 (an eviction's
    * 429 is a PodDisruptionBudget's answer, which the drain reads).
    */
-  const sendRetrying = async (method: string, path: string, body?: unknown): Promise<KubeAnswer> => {
+  const sendRetrying = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: RequestOptions,
+  ): Promise<KubeAnswer> => {
     for (let attempt = 1; ; attempt++) {
-      const r = await send(method, path, body);
+      const r = await send(method, path, body, options);
       if (method !== "GET" || r.status !== 429 || attempt >= GET_RETRIES_ON_429) return r;
       await new Promise((res) => setTimeout(res, r.retryAfterSeconds * 1000));
     }
@@ -147,7 +172,7 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
 
   return {
     server,
-    request: (method, path, body) => sendRetrying(method, path, body),
+    request: (method, path, body, options) => sendRetrying(method, path, body, options),
     async get(path: string): Promise<Fetched> {
       const r = await sendRetrying("GET", path);
       if (r.status === 404) return undefined;

@@ -49,8 +49,46 @@ function propertyName(p: ts.ObjectLiteralElementLike): string | undefined {
 export function readSourceDocs(files: readonly string[]): SourceDocs {
   const objects: ObjectDocs[] = [];
   const declarations = new Map<string, Map<string, string>>();
-  for (const file of files) {
-    const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const sources = files.map((file) => ({
+    file,
+    source: ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true),
+  }));
+  // Shared fields: `const x = { … }` object literals spread into several `z.strictObject({ …, ...x })` (one field
+  // set, documented once, used by two schemas), from any schema file.
+  const fragments = new Map<string, Omit<ObjectDocs, "file">>();
+  const fieldsOf = (literal: ts.ObjectLiteralExpression): Omit<ObjectDocs, "file"> => {
+    const keys: string[] = [];
+    const docs: Record<string, string> = {};
+    const refs: Record<string, string> = {};
+    for (const p of literal.properties) {
+      if (ts.isSpreadAssignment(p) && ts.isIdentifier(p.expression)) {
+        const f = fragments.get(p.expression.text);
+        if (f) {
+          keys.push(...f.keys);
+          Object.assign(docs, f.docs);
+          Object.assign(refs, f.refs);
+        }
+        continue;
+      }
+      const name = propertyName(p);
+      if (name === undefined) continue;
+      keys.push(name);
+      const doc = docOf(p);
+      if (doc) docs[name] = doc;
+      if (ts.isPropertyAssignment(p)) {
+        const ref = rootIdentifier(p.initializer);
+        if (ref) refs[name] = ref;
+      }
+    }
+    return { keys, docs, refs };
+  };
+  for (const { source } of sources)
+    for (const st of source.statements)
+      if (ts.isVariableStatement(st))
+        for (const d of st.declarationList.declarations)
+          if (ts.isIdentifier(d.name) && d.initializer && ts.isObjectLiteralExpression(d.initializer))
+            fragments.set(d.name.text, fieldsOf(d.initializer));
+  for (const { file, source } of sources) {
     const decls = new Map<string, string>();
     const visit = (node: ts.Node) => {
       if (ts.isVariableStatement(node)) {
@@ -65,21 +103,7 @@ export function readSourceDocs(files: readonly string[]): SourceDocs {
         node.arguments[0] &&
         ts.isObjectLiteralExpression(node.arguments[0])
       ) {
-        const keys: string[] = [];
-        const docs: Record<string, string> = {};
-        const refs: Record<string, string> = {};
-        for (const p of node.arguments[0].properties) {
-          const name = propertyName(p);
-          if (name === undefined) continue;
-          keys.push(name);
-          const doc = docOf(p);
-          if (doc) docs[name] = doc;
-          if (ts.isPropertyAssignment(p)) {
-            const ref = rootIdentifier(p.initializer);
-            if (ref) refs[name] = ref;
-          }
-        }
-        objects.push({ file, keys, docs, refs });
+        objects.push({ file, ...fieldsOf(node.arguments[0]) });
       }
       ts.forEachChild(node, visit);
     };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { drainSettings } from "./drain";
 
 const pin = z.string().min(1);
 
@@ -68,10 +69,7 @@ export const rebootSchema = z
     maxUnavailable: z.number().int().min(1).max(1000).default(1),
     /** Only nodes with all these labels (besides `kubernetes.io/os=windows`). Default: every Windows node. */
     nodeSelector: z.record(z.string(), z.string()).default({}),
-    /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets (`--disable-eviction`). Default false. */
-    disableEviction: z.boolean().default(false),
-    /** How long draining one node may take before the rollout stops (the node stays cordoned), seconds. Default 600. */
-    drainTimeoutSeconds: z.number().int().min(10).max(86400).default(600),
+    ...drainSettings,
     /** How long one node may take to come back Ready after the restart, seconds. Default 900. */
     readyTimeoutSeconds: z.number().int().min(60).max(86400).default(900),
   })
@@ -100,10 +98,7 @@ export const patchingSchema = z
     categories: z.array(z.string().min(1)).default([]),
     /** How many nodes may be patched at once. Default 1. */
     maxUnavailable: z.number().int().min(1).max(1000).default(1),
-    /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets. Default false. */
-    disableEviction: z.boolean().default(false),
-    /** How long draining one node may take, seconds. Default 600. */
-    drainTimeoutSeconds: z.number().int().min(10).max(86400).default(600),
+    ...drainSettings,
     /** How long Windows Update may run on one node (search, download, install), minutes. Default 120. */
     installTimeoutMinutes: z.number().int().min(1).max(1440).default(120),
     /** How long one node may take to be Ready again after its updates, seconds. Default 900. */

@@ -10,7 +10,40 @@ export interface RouteRequest {
   query: string;
   body: unknown;
 }
-export type Route = (n: number, req: RouteRequest) => { status: number; body?: unknown };
+export type Route = (
+  n: number,
+  req: RouteRequest,
+) => { status: number; body?: unknown; headers?: Record<string, string> };
+
+/**
+ * A PodDisruptionBudget as the eviction registry reads it (kubernetes pkg/registry/core/pod/storage/eviction.go):
+ * the pods of its namespace whose labels include `matchLabels`, and `status.disruptionsAllowed` (with the healthy
+ * counts its refusal message quotes), kept up to date by hand where the disruption controller would.
+ */
+export interface FakeBudget {
+  namespace: string;
+  name: string;
+  matchLabels: Record<string, string>;
+  disruptionsAllowed: number;
+  desiredHealthy: number;
+  currentHealthy: number;
+  /**
+   * The disruption controller's next update, counted in refusals (the stand-in has no clock): after this many 429s
+   * the budget allows one disruption. Undefined: it never does.
+   */
+  allowsAfterRefusals?: number;
+}
+
+/** A pod of the model: its object, and how many reads still show it terminating once its deletion has started. */
+interface ModelPod {
+  pod: PodObject;
+  deleting?: number;
+}
+type PodObject = {
+  metadata: { name: string; namespace: string; uid: string; labels?: Record<string, string>; [k: string]: unknown };
+  spec: { nodeName?: string; [k: string]: unknown };
+  [k: string]: unknown;
+};
 
 /**
  * A local HTTP server on 127.0.0.1 that answers the Kubernetes API paths a test sets, with a token check like the
@@ -33,6 +66,145 @@ export class FakeKube {
     return this;
   }
 
+  /** The pods of the model (`pods()`), by `namespace/name`; evicted and deleted pods leave it. */
+  readonly pods = new Map<string, ModelPod>();
+  /** The PodDisruptionBudgets the model's evictions obey. */
+  readonly budgets: FakeBudget[] = [];
+  /** Every eviction asked for, `namespace/name` and the API's status, in order of arrival. */
+  readonly evictions: string[] = [];
+  /** Every eviction and delete body, by `namespace/name`. */
+  readonly deleteOptions = new Map<string, unknown>();
+
+  /**
+   * Serves pods, their evictions and deletions, and PodDisruptionBudgets as the API server does: the pod list honours
+   * `fieldSelector=spec.nodeName=<node>` and an equality `labelSelector` (`a=b,c=d`; anything else answers 400, as a
+   * selector the stand-in cannot read must not pass for "every pod"); an eviction is checked against the budgets
+   * that select the pod (eviction.go `Create`, `checkAndDecrement`); a deleted pod reads as terminating
+   * (`deletionTimestamp`) `terminatingReads` more times, then 404. `daemonSets` (`namespace/name`) exist.
+   */
+  model(pods: PodObject[], opts: { terminatingReads?: number; daemonSets?: string[] } = {}): this {
+    const key = (ns: string, name: string) => `${ns}/${name}`;
+    for (const pod of pods) this.pods.set(key(pod.metadata.namespace, pod.metadata.name), { pod });
+    this.route("/api/v1/pods", (_n, req) => {
+      const q = new URLSearchParams(req.query);
+      const field = q.get("fieldSelector");
+      const labels = q.get("labelSelector");
+      if (field !== null && !/^spec\.nodeName=[^,]*$/.test(field))
+        return { status: 400, body: { kind: "Status", code: 400, message: `unsupported fieldSelector ${field}` } };
+      const wanted: [string, string][] = [];
+      for (const part of labels ? labels.split(",") : []) {
+        const m = /^([^=!]+)=([^=]*)$/.exec(part);
+        if (!m)
+          return { status: 400, body: { kind: "Status", code: 400, message: `unsupported labelSelector ${labels}` } };
+        wanted.push([m[1], m[2]]);
+      }
+      const node = field?.slice("spec.nodeName=".length);
+      const items = [...this.pods.values()]
+        .map((p) => p.pod)
+        .filter((p) => node === undefined || p.spec.nodeName === node)
+        .filter((p) => wanted.every(([k, v]) => p.metadata.labels?.[k] === v));
+      return { status: 200, body: { apiVersion: "v1", kind: "PodList", metadata: {}, items } };
+    });
+    for (const ds of opts.daemonSets ?? []) {
+      const [ns, name] = ds.split("/");
+      this.route(`/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`, () => ({
+        status: 200,
+        body: { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name, namespace: ns } },
+      }));
+    }
+    const startDeletion = (k: string, options: unknown) => {
+      const p = this.pods.get(k);
+      if (!p || p.deleting !== undefined) return;
+      this.deleteOptions.set(k, options);
+      p.deleting = opts.terminatingReads ?? 0;
+      p.pod = { ...p.pod, metadata: { ...p.pod.metadata, deletionTimestamp: "2026-11-26T00:00:00Z" } };
+      if (p.deleting === 0) this.pods.delete(k);
+    };
+    for (const pod of pods) {
+      const { namespace: ns, name } = pod.metadata;
+      const k = key(ns, name);
+      const path = `/api/v1/namespaces/${ns}/pods/${name}`;
+      const notFound = {
+        status: 404,
+        body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 },
+      };
+      this.route(path, (_n, req) => {
+        const p = this.pods.get(k);
+        if (!p) return notFound;
+        if (req.method === "DELETE") {
+          startDeletion(k, req.body);
+          return { status: 200, body: p.pod };
+        }
+        if (p.deleting !== undefined && p.deleting-- <= 1) this.pods.delete(k);
+        return { status: 200, body: p.pod };
+      });
+      this.route(`${path}/eviction`, (_n, req) => {
+        const answer = this.evict(k, req.body, startDeletion);
+        this.evictions.push(`${k}:${answer.status}`);
+        return answer;
+      });
+    }
+    return this;
+  }
+
+  /** One eviction as kubernetes pkg/registry/core/pod/storage/eviction.go `Create` answers it. */
+  private evict(k: string, body: unknown, startDeletion: (k: string, options: unknown) => void) {
+    const p = this.pods.get(k);
+    if (!p)
+      return {
+        status: 404,
+        body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 },
+      };
+    const labels = p.pod.metadata.labels ?? {};
+    const budgets = this.budgets.filter(
+      (b) =>
+        b.namespace === p.pod.metadata.namespace && Object.entries(b.matchLabels).every(([l, v]) => labels[l] === v),
+    );
+    if (budgets.length > 1)
+      // Returned as the created object: the create handler answers 201 and keeps the Status's own code
+      // (k8s.io/apiserver pkg/endpoints/handlers/create.go `createHandler`).
+      return {
+        status: 201,
+        body: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+          code: 500,
+        },
+      };
+    const budget = budgets[0];
+    if (budget && budget.disruptionsAllowed <= 0 && budget.allowsAfterRefusals !== undefined) {
+      if (budget.allowsAfterRefusals-- <= 0) budget.disruptionsAllowed = 1;
+    }
+    if (budget && budget.disruptionsAllowed <= 0)
+      // checkAndDecrement: errors.NewTooManyRequests(…, 0) with a DisruptionBudget cause (JSON name `reason`).
+      return {
+        status: 429,
+        body: {
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: "Cannot evict pod as it would violate the pod's disruption budget.",
+          reason: "TooManyRequests",
+          details: {
+            causes: [
+              {
+                reason: "DisruptionBudget",
+                message: `The disruption budget ${budget.name} needs ${budget.desiredHealthy} healthy pods and has ${budget.currentHealthy} currently`,
+              },
+            ],
+          },
+          code: 429,
+        },
+      };
+    if (budget) budget.disruptionsAllowed--;
+    startDeletion(k, body);
+    return { status: 201, body: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 } };
+  }
+
   async start(): Promise<string> {
     this.server = http.createServer((req, res) => {
       const [path, query = ""] = (req.url ?? "").split("?");
@@ -45,12 +217,12 @@ export class FakeKube {
           return this.reply(res, 401, { kind: "Status", code: 401, reason: "Unauthorized" });
         const r = this.routes.get(path);
         if (!r) return this.reply(res, 404, { kind: "Status", code: 404, reason: "NotFound" });
-        const { status, body } = r(n, {
+        const { status, body, headers } = r(n, {
           method: req.method ?? "GET",
           query,
           body: text ? JSON.parse(text) : undefined,
         });
-        this.reply(res, status, body ?? { kind: "Status", code: status });
+        this.reply(res, status, body ?? { kind: "Status", code: status }, headers);
       });
     });
     this.server.on("upgrade", (req, socket, head) => this.portForward(req, socket, head));
@@ -139,8 +311,8 @@ export class FakeKube {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  private reply(res: http.ServerResponse, status: number, body: unknown): void {
-    res.writeHead(status, { "Content-Type": "application/json" });
+  private reply(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { "Content-Type": "application/json", ...headers });
     res.end(JSON.stringify(body));
   }
 }

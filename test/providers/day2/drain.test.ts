@@ -1,6 +1,7 @@
 import {
   drainDecisions,
   DRAIN_DEFAULTS,
+  drainRefusal,
   evictionBody,
   evictionOutcome,
   podLeft,
@@ -13,7 +14,13 @@ import { validateObject } from "../../helpers/schemas";
 // the options of `oc adm drain --ignore-daemonsets --delete-emptydir-data --force` (OCP "Rebooting a node gracefully").
 function pod(
   name: string,
-  extra: { owner?: string; annotations?: Record<string, string>; emptyDir?: boolean; phase?: string } = {},
+  extra: {
+    owner?: string;
+    ownerApiVersion?: string;
+    annotations?: Record<string, string>;
+    emptyDir?: boolean;
+    phase?: string;
+  } = {},
 ) {
   return {
     apiVersion: "v1",
@@ -26,7 +33,13 @@ function pod(
       ...(extra.owner
         ? {
             ownerReferences: [
-              { apiVersion: "apps/v1", kind: extra.owner, name: `${name}-owner`, uid: "o", controller: true },
+              {
+                apiVersion: extra.ownerApiVersion ?? "apps/v1",
+                kind: extra.owner,
+                name: `${name}-owner`,
+                uid: "o",
+                controller: true,
+              },
             ],
           }
         : {}),
@@ -68,25 +81,89 @@ test("the OCP drain options: DaemonSet and mirror pods stay, everything else is 
   ]);
 });
 
-test("without --delete-emptydir-data or --force those pods are kept, with the reason", () => {
+test("without --delete-emptydir-data or --force kubectl refuses those pods, naming each (filters.go errors)", () => {
   const d = drainDecisions(list, { force: false, deleteEmptyDirData: false });
-  expect(
-    d.filter((x) => x.action === "skip").map((x) => (x.action === "skip" ? `${x.pod.name}: ${x.reason}` : "")),
-  ).toEqual([
-    "exporter: DaemonSet pod",
-    "static: mirror (static) pod",
-    "cache: uses emptyDir and deleteEmptyDirData is off",
-    "bare: has no controller and force is off",
+  expect(d.map((x) => `${x.pod.name}:${x.action}${"reason" in x ? `: ${x.reason}` : ""}`)).toEqual([
+    "web:evict",
+    "exporter:skip: DaemonSet-managed pod",
+    "static:skip: mirror (static) pod",
+    "cache:refuse: pods with local storage (set deleteEmptyDirData: true to delete their data)",
+    "bare:refuse: pods that declare no controller (set force: true to delete them)",
+    "done:evict",
   ]);
+  expect(drainRefusal("win-1", d)).toBe(
+    "node win-1 cannot be drained, nothing was evicted: " +
+      "cannot delete pods with local storage (set deleteEmptyDirData: true to delete their data): apps/cache; " +
+      "cannot delete pods that declare no controller (set force: true to delete them): apps/bare",
+  );
+  expect(drainRefusal("win-1", drainDecisions(list, DRAIN_DEFAULTS))).toBeUndefined();
 });
 
-test("eviction answers (Kubernetes API-initiated Eviction): 429 retries, 404 is done, 500 means several PDBs", () => {
-  expect([201, 200, 404, 429, 500, 403].map(evictionOutcome)).toEqual([
+test("finished pods: mirror pods are still skipped (mirrorPodFilter has no exception); DaemonSet, emptyDir and bare ones go", () => {
+  const finished = {
+    items: [
+      pod("static-done", { annotations: { "kubernetes.io/config.mirror": "abc" }, phase: "Succeeded" }),
+      pod("ds-done", { owner: "DaemonSet", phase: "Failed" }),
+      pod("cache-done", { owner: "ReplicaSet", emptyDir: true, phase: "Succeeded" }),
+      pod("bare-done", { phase: "Failed" }),
+    ],
+  };
+  expect(
+    drainDecisions(finished, { force: false, deleteEmptyDirData: false }).map((d) => `${d.pod.name}:${d.action}`),
+  ).toEqual(["static-done:skip", "ds-done:evict", "cache-done:evict", "bare-done:evict"]);
+});
+
+test("DaemonSet pods (filters.go daemonSetFilter): an orphan is deleted with force, refused without; a failed read refuses", () => {
+  const ds = { items: [pod("agent", { owner: "DaemonSet" })] };
+  const show = (d: ReturnType<typeof drainDecisions>) =>
+    d.map((x) => `${x.action}${"reason" in x ? `: ${x.reason}` : ""}${"warning" in x ? `: ${x.warning}` : ""}`);
+  expect(show(drainDecisions(ds, DRAIN_DEFAULTS, { "apps/agent-owner": "found" }))).toEqual([
+    "skip: DaemonSet-managed pod",
+  ]);
+  expect(show(drainDecisions(ds, DRAIN_DEFAULTS, { "apps/agent-owner": "missing" }))).toEqual([
+    "evict: its DaemonSet agent-owner no longer exists",
+  ]);
+  expect(show(drainDecisions(ds, { ...DRAIN_DEFAULTS, force: false }, { "apps/agent-owner": "missing" }))).toEqual([
+    "refuse: pods whose DaemonSet no longer exists (set force: true to delete them)",
+  ]);
+  expect(show(drainDecisions(ds, DRAIN_DEFAULTS, { "apps/agent-owner": { error: "answered 400" } }))).toEqual([
+    "refuse: pods whose DaemonSet could not be read (answered 400)",
+  ]);
+  // Only an apps/v1 DaemonSet counts (filters.go isControllerRefDaemonSet); another kind of that name is a controller.
+  const other = { items: [pod("agent", { owner: "DaemonSet", ownerApiVersion: "example.com/v1" })] };
+  expect(show(drainDecisions(other, DRAIN_DEFAULTS))).toEqual(["evict"]);
+});
+
+test("eviction answers (drain.go evictPods): 429 retries, 404 is done, 403 NamespaceTerminating retries, several budgets are named", () => {
+  const several = {
+    kind: "Status",
+    status: "Failure",
+    message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+    code: 500,
+  };
+  const terminating = { kind: "Status", code: 403, details: { causes: [{ reason: "NamespaceTerminating" }] } };
+  expect([
+    evictionOutcome(201, { kind: "Status", status: "Success" }),
+    evictionOutcome(200),
+    evictionOutcome(404),
+    evictionOutcome(429),
+    evictionOutcome(403, terminating),
+    evictionOutcome(403, { kind: "Status", code: 403 }),
+    // As the registry answers it (eviction.go Create returns the Status; create.go answers 201), and as documented.
+    evictionOutcome(201, several),
+    evictionOutcome(500, several),
+    evictionOutcome(500, { kind: "Status", status: "Failure", code: 500 }),
+    evictionOutcome(201, { kind: "Status", status: "Failure", code: 500 }),
+  ]).toEqual([
     "evicting",
     "evicting",
     "gone",
     "retry",
+    "namespace-terminating",
+    "failed",
     "misconfigured",
+    "misconfigured",
+    "failed",
     "failed",
   ]);
 });
@@ -96,11 +173,13 @@ test("the Eviction body is a valid policy/v1 Eviction", () => {
   expect(validateObject(evictionBody({ namespace: "apps", name: "web", uid: "u" }, 30))).toBe("");
 });
 
-test("a pod has left when it is gone or its name belongs to a new pod", () => {
+test("a pod has left only when the read answers 404 or finds another UID (drain.go waitForDelete); other answers are errors", () => {
   const ref = { namespace: "apps", name: "web", uid: "uid-web" };
-  expect(podLeft(ref, undefined)).toBe(true);
-  expect(podLeft(ref, pod("web"))).toBe(false);
-  expect(podLeft(ref, { ...pod("web"), metadata: { ...pod("web").metadata, uid: "uid-new" } })).toBe(true);
+  expect(podLeft(ref, 404, { kind: "Status", code: 404 })).toBe("left");
+  expect(podLeft(ref, 200, pod("web"))).toBe("present");
+  expect(podLeft(ref, 200, { ...pod("web"), metadata: { ...pod("web").metadata, uid: "uid-new" } })).toBe("left");
+  expect(podLeft(ref, 429, { kind: "Status", code: 429, reason: "TooManyRequests" })).toBe("error");
+  expect(podLeft(ref, 500, undefined)).toBe("error");
 });
 
 test("a refused eviction names its budget in the API server's words; a plain rate limit names none", () => {
