@@ -3,6 +3,7 @@ import type { NodeReachSettings } from "./day2/node-reach";
 import type { SshConnection } from "./ssh/types";
 import { DrainArgs, drainInputs } from "./day2/drain";
 import { thinProvider } from "./thin";
+import type { WuaProxy } from "./day2/patch-scripts";
 
 /** Drain options (`force`, `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it. */
 export interface WindowsPatchingArgs extends DrainArgs {
@@ -24,6 +25,8 @@ export interface WindowsPatchingArgs extends DrainArgs {
   readyTimeoutSeconds?: pulumi.Input<number>;
   /** How long Windows Update may run on one node, minutes. Default 120. */
   installTimeoutMinutes?: pulumi.Input<number>;
+  /** The proxy Windows Update goes through (IUpdateSession.WebProxy, set in the SYSTEM task). Stored as a secret. */
+  proxy?: pulumi.Input<WuaProxy>;
   /** How long a host may take to answer SSH again after its restart, seconds. Default 600. */
   restartTimeoutSeconds?: pulumi.Input<number>;
   /** Pause between checks, seconds. Default 5. */
@@ -66,6 +69,7 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         ...drainInputs(args),
         readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
         installTimeoutMinutes: args.installTimeoutMinutes ?? 120,
+        proxy: args.proxy === undefined ? undefined : pulumi.secret(args.proxy),
         restartTimeoutSeconds: args.restartTimeoutSeconds ?? 600,
         pollSeconds: args.pollSeconds ?? 5,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
@@ -80,7 +84,7 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         hostStatus: undefined,
         recordedHostKeys: undefined,
       },
-      { ...opts, additionalSecretOutputs: ["reach", "connections", "kubeconfig"] },
+      { ...opts, additionalSecretOutputs: ["reach", "connections", "kubeconfig", "proxy"] },
       "windows-estate",
       "WindowsPatching",
     );

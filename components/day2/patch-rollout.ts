@@ -8,6 +8,7 @@ import { describeRollout } from "../../providers/day2/batches";
 import { belowMinimum, outsideWindow, planPatching } from "../../providers/day2/patch-plan";
 import { WindowsPatching } from "../../providers/patching";
 import { drainInputs } from "../../providers/day2/drain";
+import type { WuaProxy } from "../../providers/day2/patch-scripts";
 
 export interface PatchRolloutArgs {
   /** `windows-estate:patching`, validated. */
@@ -23,6 +24,22 @@ export interface PatchRolloutArgs {
   reach?: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
   /** How nodes are reached by address (vanilla). */
   connections?: pulumi.Input<Record<string, SshConnection>>;
+  /** The proxy the stack declares for the nodes (vanilla `kubernetes.proxy`): WUA's unless `patching.proxy` is set. */
+  clusterProxy?: { httpProxy?: string; httpsProxy?: string; noProxy: readonly string[] };
+}
+
+/**
+ * The proxy Windows Update goes through: `patching.proxy`, else the stack's node proxy (HTTPS first: WUA's metadata
+ * and most content are HTTPS), else none. WUA does not read the machine's HTTP(S)_PROXY variables, so without this
+ * a proxied host fails its search (day2-facts §3.2; audit-day2 §3 "WinHTTP proxy").
+ */
+export function wuaProxy(
+  own: { url: string; bypass: readonly string[] } | undefined,
+  cluster: PatchRolloutArgs["clusterProxy"],
+): WuaProxy | undefined {
+  if (own) return { url: own.url, bypass: [...own.bypass] };
+  const url = cluster?.httpsProxy ?? cluster?.httpProxy;
+  return url ? { url, bypass: [...(cluster?.noProxy ?? [])] } : undefined;
 }
 
 /** What preview shows of a patch rollout. */
@@ -78,6 +95,7 @@ export class PatchRollout extends pulumi.ComponentResource {
         ...drainInputs(p),
         readyTimeoutSeconds: p.readyTimeoutSeconds,
         installTimeoutMinutes: p.installTimeoutMinutes,
+        ...(wuaProxy(p.proxy, args.clusterProxy) ? { proxy: wuaProxy(p.proxy, args.clusterProxy) } : {}),
         kubeconfig: args.access.kubeconfig,
         context: args.access.context,
         ...(p.window ? { window: p.window } : {}),

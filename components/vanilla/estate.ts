@@ -337,6 +337,8 @@ export class VanillaEstate extends pulumi.ComponentResource {
             isManaged: (n) => n.from.startsWith("vanilla "),
             access,
             connections: pulumi.secret(pulumi.all(connections)),
+            // Windows Update goes through the nodes' proxy too (IUpdateSession.WebProxy; it ignores env variables).
+            ...(cfg.kubernetes.proxy ? { clusterProxy: cfg.kubernetes.proxy } : {}),
           },
           { parent: this, dependsOn: converged },
         );

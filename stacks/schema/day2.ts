@@ -101,6 +101,20 @@ export const patchingSchema = z
     ...drainSettings,
     /** How long Windows Update may run on one node (search, download, install), minutes. Default 120. */
     installTimeoutMinutes: z.number().int().min(1).max(1440).default(120),
+    /**
+     * The proxy Windows Update goes through, set as the WUA session's `WebProxy` in the SYSTEM task that searches and
+     * installs (a proxy in machine environment variables is not used by WUA). Default: on vanilla stacks
+     * `kubernetes.proxy` (`httpsProxy`, else `httpProxy`, and `noProxy`); otherwise none (the host's own WSUS or
+     * WinHTTP settings). The URL travels as a secret (it may hold credentials).
+     */
+    proxy: z
+      .strictObject({
+        /** `http://proxy.example.com:3128`; `http://user:password@…` sets the WUA proxy's user and password. */
+        url: z.string().regex(/^https?:\/\/[^\s/?#]+/, "must be an http:// or https:// proxy URL"),
+        /** Host names reached directly (`wsus.example.com`, `*.example.com`), as IWebProxy's BypassList. Default none. */
+        bypass: z.array(z.string().min(1)).default([]),
+      })
+      .optional(),
     /** How long one node may take to be Ready again after its updates, seconds. Default 900. */
     readyTimeoutSeconds: z.number().int().min(60).max(86400).default(900),
     /**
