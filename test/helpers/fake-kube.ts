@@ -161,10 +161,10 @@ export class FakeKube {
         b.namespace === p.pod.metadata.namespace && Object.entries(b.matchLabels).every(([l, v]) => labels[l] === v),
     );
     if (budgets.length > 1)
-      // Returned as the created object: the create handler answers 201 and keeps the Status's own code
-      // (k8s.io/apiserver pkg/endpoints/handlers/create.go `createHandler`).
+      // eviction.go returns a Failure Status; the API server answers it as an error with its code
+      // (k8s.io/apiserver pkg/endpoints/handlers/finisher/finisher.go), 500.
       return {
-        status: 201,
+        status: 500,
         body: {
           kind: "Status",
           apiVersion: "v1",

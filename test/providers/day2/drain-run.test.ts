@@ -217,7 +217,7 @@ test("waiting for a pod: only 404 or another UID means it has left; a 429 is an 
   expect(await withConnectKube(kube.kubeconfig(), drainCall())).toMatchObject({ ok: true, value: ["web"] });
 });
 
-test("several budgets selecting one pod fail at once, naming the pod and the fix, as the registry answers (201 Failure 500)", async () => {
+test("several budgets selecting one pod fail at once, naming the pod and the fix (eviction.go: 500)", async () => {
   kube.model([pod("web", "u1", { labels: { app: "web", tier: "front" } })]);
   kube.budgets.push(budget("web-pdb", "web", { disruptionsAllowed: 1 }), {
     ...budget("front-pdb", "x", { disruptionsAllowed: 1 }),
@@ -227,10 +227,10 @@ test("several budgets selecting one pod fail at once, naming the pod and the fix
   expect(r.value).toBe(
     "pod apps/web on node win-1 is selected by more than one PodDisruptionBudget, which the Eviction API refuses; fix the budgets so that at most one selects it",
   );
-  expect(kube.evictions).toEqual(["apps/web:201"]);
+  expect(kube.evictions).toEqual(["apps/web:500"]);
 });
 
-test("the documented 500 for several budgets is read too; any other 500 stays 'unreachable' (retried by the next up)", async () => {
+test("the budgets' 500 is told from an eviction's other 500s, which stay 'unreachable' (retried by the next up)", async () => {
   kube.model([pod("web", "u1")]);
   kube.route("/api/v1/namespaces/apps/pods/web/eviction", () => ({
     status: 500,

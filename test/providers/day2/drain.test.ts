@@ -149,23 +149,10 @@ test("eviction answers (drain.go evictPods): 429 retries, 404 is done, 403 Names
     evictionOutcome(429),
     evictionOutcome(403, terminating),
     evictionOutcome(403, { kind: "Status", code: 403 }),
-    // As the registry answers it (eviction.go Create returns the Status; create.go answers 201), and as documented.
-    evictionOutcome(201, several),
+    // eviction.go Create's Status, answered with its code 500 (finisher.go); any other 500 is not it.
     evictionOutcome(500, several),
-    evictionOutcome(500, { kind: "Status", status: "Failure", code: 500 }),
-    evictionOutcome(201, { kind: "Status", status: "Failure", code: 500 }),
-  ]).toEqual([
-    "evicting",
-    "evicting",
-    "gone",
-    "retry",
-    "namespace-terminating",
-    "failed",
-    "misconfigured",
-    "misconfigured",
-    "failed",
-    "failed",
-  ]);
+    evictionOutcome(500, { kind: "Status", status: "Failure", reason: "InternalError", code: 500 }),
+  ]).toEqual(["evicting", "evicting", "gone", "retry", "namespace-terminating", "failed", "misconfigured", "failed"]);
 });
 
 test("the Eviction body is a valid policy/v1 Eviction", () => {

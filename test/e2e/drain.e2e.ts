@@ -1,0 +1,143 @@
+import type { LabInfo } from "../../lab/record";
+import { withConnectKube } from "../helpers/kube-child";
+import { labApi, startLab, stopLab } from "./lab";
+
+// The drain (providers/day2/drain-run.ts) through the production client (connectKube) against the lab's real API
+// server, whose PodDisruptionBudgets the real disruption controller keeps (kube-controller-manager `disruption`):
+// evictions run at once (kubernetes/kubectl pkg/drain/drain.go `evictPods`), so a pod its budget refuses does not
+// hold back the others, and the refusal and a pod selected by two budgets are read as the eviction registry words
+// them (kubernetes pkg/registry/core/pod/storage/eviction.go). No kubelet runs the node: the pods are bound by hand
+// with the status a kubelet would post, and evicted with `gracePeriodSeconds: 0`, which deletes them at once.
+
+const LAB = "e2e-drain";
+const NODE = "win-drain-1";
+const NS = "drain";
+let lab: LabInfo;
+let api: ReturnType<typeof labApi>;
+
+async function must(method: string, p: string, body: unknown, contentType?: string) {
+  const r = await api.request(method, p, body, contentType);
+  if (r.status >= 300) throw new Error(`${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
+  return r.body;
+}
+
+const container = { name: "c", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022" };
+
+/** A Ready pod of the ReplicaSet `rs` on the node, as the scheduler and a kubelet would leave it. */
+async function readyPod(name: string, app: string, rsUid: string) {
+  await must("POST", `/api/v1/namespaces/${NS}/pods`, {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      labels: { app },
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: rsUid, controller: true }],
+    },
+    spec: { nodeName: NODE, containers: [container] },
+  });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  await must(
+    "PATCH",
+    `/api/v1/namespaces/${NS}/pods/${name}/status`,
+    {
+      status: {
+        phase: "Running",
+        conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }],
+        containerStatuses: [
+          {
+            name: "c",
+            ready: true,
+            restartCount: 0,
+            image: container.image,
+            imageID: "",
+            started: true,
+            state: { running: { startedAt: now } },
+          },
+        ],
+      },
+    },
+    "application/merge-patch+json",
+  );
+}
+
+/** A budget wanting every pod of `app`, once the disruption controller has seen it (0 disruptions allowed). */
+async function budget(name: string, app: string) {
+  await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name },
+    spec: { minAvailable: 1, selector: { matchLabels: { app } } },
+  });
+  await api.until(
+    `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/${name}`,
+    (b) =>
+      b.status?.observedGeneration === b.metadata.generation &&
+      b.status.currentHealthy === 1 &&
+      b.status.disruptionsAllowed === 0,
+    `PodDisruptionBudget ${NS}/${name} settled by the disruption controller`,
+  );
+}
+
+const drain = (run: Record<string, unknown>) =>
+  withConnectKube(
+    lab.kubeconfig,
+    `drain.drainNode(api, ${JSON.stringify(NODE)}, { ...drain.DRAIN_RUN_DEFAULTS, progress, ...${JSON.stringify(run)} }).then((pods) => pods.map((p) => p.name))`,
+  );
+
+let rsUid = "";
+beforeAll(async () => {
+  lab = startLab("none", LAB);
+  api = labApi(lab);
+  await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+  // A ReplicaSet no controller runs here: it owns the pods (so they are not "unmanaged") and recreates none.
+  const rs = await must("POST", `/apis/apps/v1/namespaces/${NS}/replicasets`, {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name: "rs" },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { owner: "rs" } },
+      template: { metadata: { labels: { owner: "rs" } }, spec: { containers: [container] } },
+    },
+  });
+  rsUid = rs.metadata.uid;
+}, 900_000);
+afterAll(() => stopLab(LAB));
+
+test("the real Eviction API: the pod listed after a held one is evicted while the held one's budget refuses, and the error names that budget", async () => {
+  await readyPod("held", "held", rsUid);
+  // Listed (by name) after the held pod: evicted one after the other, it would wait for the held one's deadline.
+  await readyPod("later", "later", rsUid);
+  await budget("held-pdb", "held");
+  const r = await drain({ deadlineMs: 8_000, retryDelayMs: 500, gracePeriodSeconds: 0 });
+  expect(r.ok).toBe(false);
+  expect(r.value).toMatch(
+    /^pod drain\/held on node win-drain-1 could not be evicted before the deadline: The disruption budget held-pdb needs 1 healthy pods and has 1 currently \(429\); the node stays cordoned/,
+  );
+  // Evicted at once, not after the held pod's deadline: it is gone, the held one is still there.
+  expect(await api.status(`/api/v1/namespaces/${NS}/pods/later`)).toBe(404);
+  expect(await api.status(`/api/v1/namespaces/${NS}/pods/held`)).toBe(200);
+  expect(r.lines[0]).toBe("node win-drain-1: evicting 2 pod(s)");
+});
+
+test("a pod two budgets select: what the API server answers, and the drain names the pod and the fix", async () => {
+  await budget("held-pdb-2", "held");
+  // eviction.go Create returns a Failure Status with code 500; the API server answers it as an error with that
+  // code (k8s.io/apiserver pkg/endpoints/handlers/finisher/finisher.go), as the Kubernetes docs say.
+  const raw = await api.request("POST", `/api/v1/namespaces/${NS}/pods/held/eviction`, {
+    apiVersion: "policy/v1",
+    kind: "Eviction",
+    metadata: { name: "held", namespace: NS },
+  });
+  expect([raw.status, raw.body.status, raw.body.code, raw.body.message]).toEqual([
+    500,
+    "Failure",
+    500,
+    "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+  ]);
+  const r = await drain({ deadlineMs: 8_000, retryDelayMs: 500 });
+  expect(r.value).toBe(
+    "pod drain/held on node win-drain-1 is selected by more than one PodDisruptionBudget, which the Eviction API refuses; fix the budgets so that at most one selects it",
+  );
+  expect(await api.status(`/api/v1/namespaces/${NS}/pods/held`)).toBe(200);
+});
