@@ -16,7 +16,8 @@ import { WindowsRuntimeClasses } from "./scheduling/runtime-classes";
 import { NodeRelay } from "./node-access/relay";
 import { nodePath } from "./node-access/path";
 import { RollingReboot } from "../providers/rolling-reboot";
-import { describeRollout, planRollout } from "../providers/day2/batches";
+import { describeRollout, planRollout, resolveMaxUnavailable } from "../providers/day2/batches";
+import { outsideWindow } from "../providers/day2/maintenance-window";
 import { tokenDigest } from "../providers/day2/batches";
 import { RELAY_IMAGE } from "../facts/day2";
 import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
@@ -147,6 +148,10 @@ export class WindowsEstate extends pulumi.ComponentResource {
       { parent: this, dependsOn: [operator, ...(byoh?.prepared ?? [])] },
     );
     keyDeclared([key, operator]);
+    // Day-2 jobs wait for WMCO to adopt the key: after a key change WMCO re-keys BYOH nodes and rewrites the user data
+    // (and replaces Machines whose pub-key-hash is stale: controllers/windowsmachine_controller.go), so a reboot or
+    // patch started before that would fail at connect.
+    let keyAdopted: pulumi.Resource | undefined;
     if (byoh && access) {
       const adopted = new WmcoKeyAdopted(
         `${name}-key-adopted`,
@@ -157,6 +162,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
         },
         { parent: this, dependsOn: [key] },
       );
+      keyAdopted = adopted;
       byoh.prepared.forEach(
         (host, i) =>
           new RetiredWmcoKeys(
@@ -272,7 +278,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
       ...(hop.proxy ? { jumpHost: hop.proxy } : {}),
       ...(hop.cluster ? { cluster: hop.cluster } : {}),
     }));
-    const day2After = [operator, key, ...sets, ...(relay ? [relay.ready] : [])];
+    const day2After = [operator, key, ...sets, ...(relay ? [relay.ready] : []), ...(keyAdopted ? [keyAdopted] : [])];
     const found = cfg.discovered?.windowsNodes
       ? discoveredInventory(
           cfg.discovered.windowsNodes,
@@ -330,11 +336,13 @@ export class WindowsEstate extends pulumi.ComponentResource {
       const nodes = (cfg.discovered?.windowsNodes ?? []).filter((n) =>
         Object.entries(r.nodeSelector).every(([k, v]) => n.labels[k] === v),
       );
+      // A percentage is of every Windows node (the run counts them again before each batch).
       const plan = planRollout(
         nodes.map((n) => ({ name: n.name, doneFor: n.rebootedFor })),
         digest,
-        r.maxUnavailable,
+        resolveMaxUnavailable(r.maxUnavailable, cfg.discovered?.windowsNodes?.length ?? 0),
       );
+      const closed = plan.batches.length > 0 ? outsideWindow(new Date(), r.window, "reboot") : undefined;
       const rolling = new RollingReboot(
         `${name}-reboot`,
         {
@@ -344,6 +352,9 @@ export class WindowsEstate extends pulumi.ComponentResource {
           drainTimeoutSeconds: r.drainTimeoutSeconds,
           ...drainInputs(r),
           readyTimeoutSeconds: r.readyTimeoutSeconds,
+          maxUnavailable: r.maxUnavailable,
+          blockers: r.blockers,
+          ...(r.window ? { window: r.window } : {}),
           kubeconfig: access.kubeconfig,
           context: access.context,
           reach,
@@ -352,7 +363,11 @@ export class WindowsEstate extends pulumi.ComponentResource {
         // this update's patching.
         { parent: this, dependsOn: [...day2After, ...(patchingJob ? [patchingJob] : [])] },
       );
-      this.reboot = { token: r.token, plan: describeRollout(plan), batches: rolling.batches };
+      this.reboot = {
+        token: r.token,
+        plan: closed ? `${plan.batches.flat().length} node(s) wait: ${closed}` : describeRollout(plan),
+        batches: rolling.batches,
+      };
     }
     this.windowsNodeFiles = mirrors.windowsNodeFiles;
     this.operatorNamespace = operator.namespace;

@@ -4,6 +4,8 @@ import type { SshConnection } from "./ssh/types";
 import { DrainArgs, drainInputs } from "./day2/drain";
 import { thinProvider } from "./thin";
 import type { WuaProxy } from "./day2/patch-scripts";
+import type { Blocker } from "./day2/blockers";
+import type { MaintenanceWindow } from "./day2/maintenance-window";
 
 /** Drain options (`force`, `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it. */
 export interface WindowsPatchingArgs extends DrainArgs {
@@ -31,11 +33,18 @@ export interface WindowsPatchingArgs extends DrainArgs {
   restartTimeoutSeconds?: pulumi.Input<number>;
   /** Pause between checks, seconds. Default 5. */
   pollSeconds?: pulumi.Input<number>;
+  /**
+   * How many Windows nodes may be out of service at once, counting nodes already NotReady or cordoned: a number or a
+   * percentage of the Windows nodes (`"25%"`, rounded down, at least 1). Default: the largest planned batch.
+   */
+  maxUnavailable?: pulumi.Input<number | string>;
+  /** Pods that hold the job back while they run (on the node about to go, or anywhere). Default none. */
+  blockers?: pulumi.Input<pulumi.Input<Blocker>[]>;
   /** Kubeconfig content or path; stored only as a secret. Default: KUBECONFIG, ~/.kube/config. */
   kubeconfig?: pulumi.Input<string>;
   context?: pulumi.Input<string>;
-  /** When batches may start, daily in UTC (`{ start: "22:00", end: "04:00" }`). Default: any time. */
-  window?: pulumi.Input<{ start: string; end: string }>;
+  /** When batches may start (days, times, time zone; `{ start: "22:00", end: "04:00" }` is daily in UTC). Default: any time. */
+  window?: pulumi.Input<MaintenanceWindow>;
   /** How BYOH nodes are reached (holds the WMCO key: stored as a secret). */
   reach?: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
   /** How vanilla nodes are reached, by address (hold the node key: stored as a secret). */
@@ -72,6 +81,8 @@ export class WindowsPatching extends pulumi.dynamic.Resource {
         proxy: args.proxy === undefined ? undefined : pulumi.secret(args.proxy),
         restartTimeoutSeconds: args.restartTimeoutSeconds ?? 600,
         pollSeconds: args.pollSeconds ?? 5,
+        maxUnavailable: args.maxUnavailable,
+        blockers: args.blockers ?? [],
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         context: args.context,
         // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).

@@ -2,6 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { NodeReachSettings } from "./day2/node-reach";
 import { DrainArgs, drainInputs } from "./day2/drain";
 import { thinProvider } from "./thin";
+import type { Blocker } from "./day2/blockers";
+import type { MaintenanceWindow } from "./day2/maintenance-window";
 
 /** Drain options (`force`, `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it. */
 export interface RollingRebootArgs extends DrainArgs {
@@ -17,11 +19,20 @@ export interface RollingRebootArgs extends DrainArgs {
   readyTimeoutSeconds?: pulumi.Input<number>;
   /** Pause between checks, seconds. Default 5. */
   pollSeconds?: pulumi.Input<number>;
+  /**
+   * How many Windows nodes may be out of service at once, counting nodes already NotReady or cordoned: a number or a
+   * percentage of the Windows nodes (`"25%"`, rounded down, at least 1). Default: the largest planned batch.
+   */
+  maxUnavailable?: pulumi.Input<number | string>;
+  /** Pods that hold the job back while they run (on the node about to go, or anywhere). Default none. */
+  blockers?: pulumi.Input<pulumi.Input<Blocker>[]>;
   /** Kubeconfig content or path; stored only as a secret. Default: KUBECONFIG, ~/.kube/config. */
   kubeconfig?: pulumi.Input<string>;
   context?: pulumi.Input<string>;
   /** How to reach the nodes over SSH; holds the WMCO private key, so the whole value is stored as a secret. */
   reach: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
+  /** When batches may start (days, times, time zone). Default: any time. */
+  window?: pulumi.Input<MaintenanceWindow>;
 }
 
 /**
@@ -46,12 +57,16 @@ export class RollingReboot extends pulumi.dynamic.Resource {
         ...drainInputs(args),
         readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
         pollSeconds: args.pollSeconds ?? 5,
+        maxUnavailable: args.maxUnavailable,
+        blockers: args.blockers ?? [],
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         context: args.context,
         // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
         lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
         reach: pulumi.secret(args.reach),
+        window: args.window,
         rebooted: undefined,
+        stoppedFor: undefined,
         recordedHostKeys: undefined,
       },
       { ...opts, additionalSecretOutputs: ["reach", "kubeconfig"] },

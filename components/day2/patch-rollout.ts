@@ -5,10 +5,12 @@ import type { ClusterAccess } from "../cluster-access";
 import type { NodeReachSettings } from "../../providers/day2/node-reach";
 import type { SshConnection } from "../../providers/ssh/types";
 import { describeRollout } from "../../providers/day2/batches";
-import { belowMinimum, outsideWindow, planPatching } from "../../providers/day2/patch-plan";
+import { belowMinimum, planPatching } from "../../providers/day2/patch-plan";
+import { outsideWindow } from "../../providers/day2/maintenance-window";
+import { resolveMaxUnavailable } from "../../providers/day2/batches";
 import { WindowsPatching } from "../../providers/patching";
-import { drainInputs } from "../../providers/day2/drain";
 import type { WuaProxy } from "../../providers/day2/patch-scripts";
+import { drainInputs } from "../../providers/day2/drain";
 
 export interface PatchRolloutArgs {
   /** `windows-estate:patching`, validated. */
@@ -72,10 +74,11 @@ export class PatchRollout extends pulumi.ComponentResource {
         managed: args.isManaged(n),
       })),
       p.minimumUpdateRevision,
-      p.maxUnavailable,
+      // A percentage is of every Windows node (the run counts them again before each batch).
+      resolveMaxUnavailable(p.maxUnavailable, args.nodes.length),
     );
     const rolled = args.replacedByRollout ?? new Set<string>();
-    const closed = plan.batches.length > 0 ? outsideWindow(new Date(), p.window) : undefined;
+    const closed = plan.batches.length > 0 ? outsideWindow(new Date(), p.window, "patch") : undefined;
     const batches = closed ? [] : plan.batches;
     const patching = new WindowsPatching(
       `${name}-nodes`,
@@ -96,6 +99,8 @@ export class PatchRollout extends pulumi.ComponentResource {
         readyTimeoutSeconds: p.readyTimeoutSeconds,
         installTimeoutMinutes: p.installTimeoutMinutes,
         ...(wuaProxy(p.proxy, args.clusterProxy) ? { proxy: wuaProxy(p.proxy, args.clusterProxy) } : {}),
+        maxUnavailable: p.maxUnavailable,
+        blockers: p.blockers,
         kubeconfig: args.access.kubeconfig,
         context: args.access.context,
         ...(p.window ? { window: p.window } : {}),

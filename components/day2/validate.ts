@@ -5,6 +5,8 @@ import { isVanilla } from "../../stacks/schema/cluster";
 import { WINDOWS_BUILDS } from "../../facts/kubernetes";
 import { WINDOWS_SERVER, WINDOWS_SERVERS } from "../../facts/wmco";
 import { isUsablePin } from "../../providers/ssh/host-key";
+import { knownTimeZone } from "../../providers/day2/maintenance-window";
+import { labelSelectorProblem } from "../../lib/label-selector";
 
 /**
  * Checks `windows-estate:nodeAccess` and `windows-estate:reboot` beyond their shape: each `via` has what it needs,
@@ -52,6 +54,7 @@ export function validateDay2(
           message: "must be an OpenSSH public-key line or a SHA256: fingerprint",
         });
   }
+  if (reboot) errors.push(...scheduleIssues("reboot", reboot));
   if (reboot && render)
     errors.push({
       path: "reboot",
@@ -87,11 +90,7 @@ export function validatePatching(
         path: joinPath(["patching", "minimumUpdateRevision", build]),
         message: `is not a Windows Server build number of ${vanilla ? "a vanilla cluster's" : "a WMCO"} node; use ${builds.map((b) => `${b.build} (${b.version})`).join(", ")}`,
       });
-  if (patching.window && patching.window.start === patching.window.end)
-    errors.push({
-      path: "patching.window",
-      message: "start and end are equal: an empty window would never patch; leave window out to patch any time",
-    });
+  errors.push(...scheduleIssues("patching", patching));
   if (cluster?.render !== undefined)
     errors.push({
       path: "patching",
@@ -104,5 +103,32 @@ export function validatePatching(
       message:
         "patching reads the Windows nodes' revisions from the cluster to plan its batches; it needs cluster.discovery (on by default)",
     });
+  return errors;
+}
+
+/** A job's window and blockers (`reboot.*`, `patching.*`): a window that can open, a known time zone, selectors the API server will parse. */
+function scheduleIssues(
+  job: "reboot" | "patching",
+  c: { window?: { start: string; end: string; timeZone?: string }; blockers: { podSelector: string }[] },
+): ConfigIssue[] {
+  const errors: ConfigIssue[] = [];
+  if (c.window && c.window.start === c.window.end)
+    errors.push({
+      path: `${job}.window`,
+      message: `start and end are equal: an empty window would never open; leave window out to allow any time`,
+    });
+  if (c.window?.timeZone && !knownTimeZone(c.window.timeZone))
+    errors.push({
+      path: `${job}.window.timeZone`,
+      message: `"${c.window.timeZone}" is not an IANA time zone name (such as UTC, Europe/Berlin, America/New_York)`,
+    });
+  c.blockers.forEach((b, i) => {
+    const problem = labelSelectorProblem(b.podSelector);
+    if (problem)
+      errors.push({
+        path: joinPath([job, "blockers", i, "podSelector"]),
+        message: `is not a label selector: ${problem} (write it as for kubectl get pods -l, e.g. app=backup)`,
+      });
+  });
   return errors;
 }

@@ -74,25 +74,3 @@ export function planPatching(
       .sort(),
   };
 }
-
-/** A daily window in UTC, `HH:MM` to `HH:MM`; it crosses midnight when end is earlier than start. */
-export interface PatchWindow {
-  start: string;
-  end: string;
-}
-
-const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
-
-/** Whether `now` lies in the window (start inclusive, end exclusive). */
-export function inWindow(now: Date, w: PatchWindow): boolean {
-  const m = now.getUTCHours() * 60 + now.getUTCMinutes();
-  const s = minutes(w.start);
-  const e = minutes(w.end);
-  return s < e ? m >= s && m < e : m >= s || m < e;
-}
-
-/** Why patching may not start now, or undefined when it may. */
-export function outsideWindow(now: Date, w: PatchWindow | undefined): string | undefined {
-  if (!w || inWindow(now, w)) return undefined;
-  return `outside the patch window ${w.start}–${w.end} UTC (now ${now.toISOString().slice(11, 16)} UTC); it opens at ${w.start} UTC`;
-}

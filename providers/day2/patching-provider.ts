@@ -17,7 +17,9 @@ import type { DrainSettingsInput } from "./drain";
 import { readNode } from "./ready";
 import { decidePatch, installUpdates, PatchOptions, searchUpdates } from "./patch";
 import type { WuaProxy } from "./patch-scripts";
-import { belowMinimum, MinimumRevisions, outsideWindow, patchLevel, patchToken, PatchWindow } from "./patch-plan";
+import { belowMinimum, MinimumRevisions, patchLevel, patchToken } from "./patch-plan";
+import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
+import type { Blocker } from "./blockers";
 import { get, str } from "../../lib/json";
 
 /** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
@@ -47,8 +49,12 @@ export interface WindowsPatchingInputs extends DrainSettingsInput {
   pollSeconds?: number;
   kubeconfig?: string;
   context?: string;
-  /** When batches may start, daily in UTC; undefined: any time. */
-  window?: PatchWindow;
+  /** Windows nodes out of service at once, counting those already out (a number or `"25%"`). */
+  maxUnavailable?: number | string;
+  /** Pods that hold patching back while they run. */
+  blockers?: Blocker[];
+  /** When batches may start (days, times, time zone); undefined: any time. */
+  window?: MaintenanceWindow;
   /** How BYOH nodes are reached (OpenShift stacks). */
   reach?: Omit<NodeReachSettings, "recordedHostKeys">;
   /** How vanilla nodes are reached: their connection by the Node's address (InternalIP/InternalDNS) or name. */
@@ -225,7 +231,9 @@ async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): 
       aws: onAws(i),
       work: patchWork(i, poll),
       ...rolloutTimings({ ...i, pollMs: poll, progress }),
-      beforeBatch: () => outsideWindow(new Date(), i.window),
+      beforeBatch: () => outsideWindow(new Date(), i.window, "patch"),
+      ...(i.maxUnavailable !== undefined ? { maxUnavailable: i.maxUnavailable } : {}),
+      blockers: i.blockers ?? [],
     }),
   );
   const keys = { ...recorded, ...r.learnedHostKeys };

@@ -1,10 +1,11 @@
 /**
- * Waiting for a node to be back: Ready, with a kubelet heartbeat newer than the one seen before it went down. The
- * heartbeat is compared with the kubelet's own earlier value, never with our clock, so clock skew cannot pass or fail
- * it. Used after a reboot (rolling reboot) and after an upgrade (vanilla nodes).
+ * Waiting for a node to be back: Ready, and its kubelet alive after our work (its node Lease renewed since, or a newer
+ * heartbeat). Times are compared with the kubelet's own earlier values, never with our clock, so clock skew cannot
+ * pass or fail it. Used after a reboot (rolling reboot) and after an upgrade (vanilla nodes).
  */
 import { NodeApi } from "./drain-run";
 import { readyCondition } from "./inventory";
+import { get, str } from "../../lib/json";
 
 const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
 
@@ -21,6 +22,29 @@ export async function lastHeartbeat(api: NodeApi, name: string): Promise<string>
   return readyCondition(await readNode(api, name)).heartbeat ?? "";
 }
 
+/**
+ * When the kubelet last renewed the node's Lease in `kube-node-lease` (`spec.renewTime`), or undefined when the node
+ * has none. A running kubelet renews it every 10 s (a quarter of `nodeLeaseDurationSeconds` 40: pkg/kubelet/kubelet.go
+ * `nodeLeaseRenewIntervalFraction`), while it re-posts the Ready condition's heartbeat only on a change or every
+ * `nodeStatusReportFrequency` (5 minutes: pkg/kubelet/apis/config/v1beta1 defaults). So the Lease is what shows a
+ * kubelet alive soon after our work; the heartbeat alone could keep a healthy node waiting five minutes.
+ */
+export async function nodeLeaseRenewTime(api: NodeApi, name: string): Promise<string | undefined> {
+  const r = await api.request(
+    "GET",
+    `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(name)}`,
+  );
+  if (r.status === 404) return undefined;
+  if (r.status !== 200)
+    throw new Error(`reading the Lease kube-node-lease/${name} failed: the API answered ${r.status}`);
+  return str(get(r.body, "spec", "renewTime")) ?? "";
+}
+
+/**
+ * Waits until the node is Ready and its kubelet is shown alive after our work: its node Lease renewed after the wait
+ * began (the work is over by then: after a restart only the new kubelet can renew it), or, on a node without a Lease,
+ * a Ready heartbeat newer than `heartbeatBefore` (read before the work).
+ */
 export async function waitForFreshReady(
   api: NodeApi,
   name: string,
@@ -28,12 +52,16 @@ export async function waitForFreshReady(
   o: { timeoutMs: number; pollMs: number; after: string },
 ): Promise<void> {
   const deadline = Date.now() + o.timeoutMs;
+  const leaseMark = await nodeLeaseRenewTime(api, name);
   for (;;) {
     const ready = readyCondition(await readNode(api, name));
-    if (ready.status === "True" && (ready.heartbeat ?? "") > heartbeatBefore) return;
+    const lease = await nodeLeaseRenewTime(api, name);
+    const alive =
+      lease !== undefined ? leaseMark === undefined || lease > leaseMark : (ready.heartbeat ?? "") > heartbeatBefore;
+    if (ready.status === "True" && alive) return;
     if (Date.now() + o.pollMs > deadline)
       throw new Error(
-        `not Ready with a fresh kubelet heartbeat within ${Math.round(o.timeoutMs / 1000)}s after ${o.after} (Ready=${ready.status ?? "unknown"}, last heartbeat ${ready.heartbeat ?? "none"}); it stays cordoned`,
+        `not Ready with a live kubelet within ${Math.round(o.timeoutMs / 1000)}s after ${o.after} (Ready=${ready.status ?? "unknown"}, ${lease !== undefined ? `node Lease last renewed ${lease || "never"}` : `last heartbeat ${ready.heartbeat ?? "none"}`}); it stays cordoned`,
       );
     await new Promise((r) => setTimeout(r, o.pollMs));
   }

@@ -5,6 +5,8 @@ import { NodeReachSettings, reachNode } from "./node-reach";
 import { rolloutTimings, runRollingReboot } from "./rollout";
 import type { DrainSettingsInput } from "./drain";
 import { lockedJob } from "./day2-lock";
+import type { Blocker } from "./blockers";
+import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
 
 /** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
 export interface RollingRebootInputs extends DrainSettingsInput {
@@ -22,19 +24,31 @@ export interface RollingRebootInputs extends DrainSettingsInput {
   reach: Omit<NodeReachSettings, "recordedHostKeys">;
   /** `<project>/<stack>`: the reboot runs under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
   lockStack?: string;
+  /** Windows nodes out of service at once, counting those already out (a number or `"25%"`). */
+  maxUnavailable?: number | string;
+  /** Pods that hold the reboot back while they run. */
+  blockers?: Blocker[];
+  /** When batches may start; undefined: any time. */
+  window?: MaintenanceWindow;
   __provider?: string;
 }
 
 export interface RollingRebootOutputs extends RollingRebootInputs {
   /** Nodes rebooted by the last run, in order. */
   rebooted: string[];
+  /** Why the last run stopped before its last batch without a failure (a closed window, a blocker), if it did. */
+  stoppedFor?: string;
   /** Host keys recorded at first contact (trust on first use), by node name: enforced from then on. */
   recordedHostKeys: Record<string, string>;
 }
 
 const progress = (line: string) => console.error(`rolling reboot: ${line}`);
 
-async function run(inputs: RollingRebootInputs, recorded: Record<string, string>): Promise<RollingRebootOutputs> {
+async function run(
+  inputs: RollingRebootInputs,
+  recorded: Record<string, string>,
+  previous: string[] = [],
+): Promise<RollingRebootOutputs> {
   const poll = (inputs.pollSeconds ?? 5) * 1000;
   const api = await connectKube({ kubeconfig: inputs.kubeconfig, context: inputs.context }, 30_000);
   const settings: NodeReachSettings = { ...inputs.reach, recordedHostKeys: recorded };
@@ -42,10 +56,19 @@ async function run(inputs: RollingRebootInputs, recorded: Record<string, string>
     runRollingReboot(api, inputs.batches, (n) => reachNode(n, settings), {
       token: inputs.token,
       aws: inputs.reach.platform === "AWS",
+      ...(inputs.maxUnavailable !== undefined ? { maxUnavailable: inputs.maxUnavailable } : {}),
+      blockers: inputs.blockers ?? [],
+      beforeBatch: () => outsideWindow(new Date(), inputs.window, "reboot"),
       ...rolloutTimings({ ...inputs, pollMs: poll, progress }),
     }),
   );
-  return { ...inputs, rebooted: r.rebooted, recordedHostKeys: { ...recorded, ...r.learnedHostKeys } };
+  if (r.stoppedFor) progress(`stopped early: ${r.stoppedFor}; the next pulumi up goes on`);
+  return {
+    ...inputs,
+    rebooted: [...previous, ...r.rebooted],
+    ...(r.stoppedFor ? { stoppedFor: r.stoppedFor } : {}),
+    recordedHostKeys: { ...recorded, ...r.learnedHostKeys },
+  };
 }
 
 /**
@@ -61,11 +84,12 @@ export const rollingRebootProvider: pulumi.dynamic.ResourceProvider = {
     return { inputs: sameToken && olds.batches ? { ...news, batches: olds.batches } : news, failures };
   },
   async diff(_id: string, olds: RollingRebootOutputs, news: RollingRebootInputs) {
-    const tokenChanged = olds.token !== news.token;
+    // A run that stopped early (window closed, a blocker) is not finished: the next up goes on with it.
+    const tokenChanged = olds.token !== news.token || olds.stoppedFor !== undefined;
     // Settings and credentials are kept current in state without rebooting anything (update checks the token).
     const settingsChanged =
-      JSON.stringify({ ...olds, rebooted: undefined, recordedHostKeys: undefined }) !==
-      JSON.stringify({ ...news, rebooted: undefined, recordedHostKeys: undefined });
+      JSON.stringify({ ...olds, rebooted: undefined, recordedHostKeys: undefined, stoppedFor: undefined }) !==
+      JSON.stringify({ ...news, rebooted: undefined, recordedHostKeys: undefined, stoppedFor: undefined });
     return { changes: tokenChanged || settingsChanged, replaces: [], deleteBeforeReplace: false };
   },
   async create(inputs: RollingRebootInputs) {
@@ -73,9 +97,11 @@ export const rollingRebootProvider: pulumi.dynamic.ResourceProvider = {
     return { id: "rolling-reboot", outs };
   },
   async update(_id: string, olds: RollingRebootOutputs, news: RollingRebootInputs) {
-    if (olds.token === news.token)
+    if (olds.token === news.token && olds.stoppedFor === undefined)
       return { outs: { ...news, rebooted: olds.rebooted ?? [], recordedHostKeys: olds.recordedHostKeys ?? {} } };
-    return { outs: await run(news, olds.recordedHostKeys ?? {}) };
+    // Resuming a run that stopped early keeps its record of what was done; a new token starts a new record.
+    const previous = olds.token === news.token ? (olds.rebooted ?? []) : [];
+    return { outs: await run(news, olds.recordedHostKeys ?? {}, previous) };
   },
   async delete() {
     // Nothing to undo: the nodes were rebooted. Our progress annotations stay as a record on the Nodes.

@@ -16,15 +16,16 @@ import {
   REBOOTING_FOR_ANNOTATION,
   WINDOWS_NODE_SELECTOR,
 } from "../../facts/day2";
-import { get, stringMap } from "../../lib/json";
+import { get, objects, str, stringMap } from "../../lib/json";
 import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi, patchNode } from "./drain-run";
 import { drainOptions, DrainSettingsInput } from "./drain";
-import { tokenDigest } from "./batches";
+import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
+import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
-import { WindowsNode, windowsNodes } from "./inventory";
+import { readyCondition, WindowsNode, windowsNodes } from "./inventory";
 import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
@@ -82,6 +83,13 @@ export interface RolloutOptions {
   progress?: (line: string) => void;
   /** Asked before each batch: a reason to stop here (cleanly, for the next run), or undefined to go on. */
   beforeBatch?: () => string | undefined;
+  /**
+   * How many Windows nodes may be out of service at once, counting those already out (a number or `"25%"`).
+   * Default: the largest planned batch.
+   */
+  maxUnavailable?: number | string;
+  /** Pods that hold the rollout (`cluster`) or one node (`node`) back while they run. */
+  blockers?: readonly Blocker[];
 }
 
 /**
@@ -322,14 +330,31 @@ export async function runRollingReboot(
   const nodes = await checkRollout(api, batches, reach, work.label);
   const digest = tokenDigest(o.token);
   const result: RolloutResult = { rebooted: [], skipped: [], learnedHostKeys: {} };
-  for (const [i, batch] of batches.entries()) {
-    const stop = o.beforeBatch?.();
+  // The plan's batches give the order; how many go at once is decided before each batch from the cluster as it is
+  // then (nodes already out of service count), so a batch may be smaller than planned, never larger.
+  const queue = batches.flat();
+  const maxUnavailable = o.maxUnavailable ?? Math.max(1, ...batches.map((b) => b.length));
+  const heldBack: string[] = [];
+  for (let i = 0; queue.length > 0; i++) {
+    const stop = o.beforeBatch?.() ?? (await clusterBlocked(api, o.blockers ?? []));
     if (stop) {
       result.stoppedFor = stop;
-      o.progress?.(`stopped before batch ${i + 1}/${batches.length}: ${stop}; the next pulumi up goes on`);
+      o.progress?.(`stopped before batch ${i + 1}: ${stop}; the next pulumi up goes on`);
       break;
     }
-    o.progress?.(`batch ${i + 1}/${batches.length}: ${batch.join(", ")}`);
+    const chosen = await chooseBatch(api, queue, maxUnavailable, o, work.label);
+    const batch: string[] = [];
+    for (const name of chosen) {
+      queue.splice(queue.indexOf(name), 1);
+      const blocked = await nodeBlocked(api, o.blockers ?? [], name);
+      if (blocked) {
+        heldBack.push(`${name} (${blocked})`);
+        o.progress?.(`node ${name}: held back by ${blocked}; the next pulumi up tries it again`);
+      } else batch.push(name);
+    }
+    if (batch.length === 0) continue;
+    const total = i + 1 + Math.ceil(queue.length / resolveMaxUnavailable(maxUnavailable, nodes.size));
+    o.progress?.(`batch ${i + 1}/${total}: ${batch.join(", ")}`);
     // MachineHealthChecks would remediate (delete) a Machine whose node is NotReady while it restarts: paused for
     // the batch, resumed after it.
     const machines = await Promise.all(batch.map((name) => machineLabels(api, nodes.get(name)?.machine)));
@@ -352,19 +377,65 @@ export async function runRollingReboot(
       else (r.value === "done" ? result.rebooted : result.skipped).push(batch[j]);
     });
     if (failed.length > 0) {
-      const later = batches.slice(i + 1).flat();
       // The checks stay paused: a cordoned node under investigation must not be remediated away meanwhile.
       const held =
         paused.length > 0
           ? ` MachineHealthCheck(s) ${paused.join(", ")} stay paused until the next run finishes the batch (or: oc -n openshift-machine-api annotate machinehealthcheck <name> cluster.x-k8s.io/paused- windows-estate.io/paused-for-rollout-).`
           : "";
       throw new Error(
-        `the ${work.label} stopped in batch ${i + 1}/${batches.length}:\n  - ${failed.join("\n  - ")}\n` +
-          `Done so far: ${result.rebooted.join(", ") || "none"}. Not started: ${later.join(", ") || "none"}. ` +
+        `the ${work.label} stopped in batch ${i + 1}/${total}:\n  - ${failed.join("\n  - ")}\n` +
+          `Done so far: ${result.rebooted.join(", ") || "none"}. Not started: ${[...queue, ...heldBack].join(", ") || "none"}. ` +
           `Fix the cause and run pulumi up again: it resumes, and finished nodes are left alone.${held}`,
       );
     }
     await resumeHealthChecks(api, paused);
   }
+  if (heldBack.length > 0 && !result.stoppedFor) result.stoppedFor = `held back by blockers: ${heldBack.join(", ")}`;
   return result;
+}
+
+/** The Windows nodes as the next batch's choice needs them, read now. */
+async function availability(api: NodeApi): Promise<NodeAvailability[]> {
+  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
+  if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
+  return objects(get(list.body, "items")).flatMap((n) => {
+    const name = str(get(n, "metadata", "name"));
+    if (!name) return [];
+    const [node] = windowsNodes({ items: [n] }, undefined, []);
+    return [
+      {
+        name,
+        ready: readyCondition(n).status === "True",
+        unschedulable: node?.unschedulable ?? false,
+        ...(node?.wmcoBusy ? { wmcoBusy: node.wmcoBusy } : {}),
+      },
+    ];
+  });
+}
+
+/**
+ * The next batch from the front of the queue (providers/day2/batches.ts `nextBatch`); while nothing fits (nodes out
+ * of service, WMCO at work) it waits, saying why once a minute, and gives up after the Ready timeout with nothing
+ * of the waiting nodes changed.
+ */
+async function chooseBatch(
+  api: NodeApi,
+  queue: readonly string[],
+  maxUnavailable: number | string,
+  o: RolloutOptions,
+  label: string,
+): Promise<string[]> {
+  const deadline = Date.now() + o.readyTimeoutMs;
+  for (let tries = 0; ; tries++) {
+    const cluster = await availability(api);
+    const next = nextBatch(queue, cluster, resolveMaxUnavailable(maxUnavailable, cluster.length));
+    if (next.take.length > 0) return next.take;
+    if (Date.now() + o.readyPollMs > deadline)
+      throw new Error(
+        `the ${label} waited ${Math.round(o.readyTimeoutMs / 1000)}s and could not take ${queue[0]} out: ${next.waitFor}. Nothing was changed on ${queue.join(", ")}; bring the other nodes back (or raise maxUnavailable) and run pulumi up again`,
+      );
+    if (tries % Math.max(1, Math.round(60_000 / o.readyPollMs)) === 0)
+      o.progress?.(`waiting before ${queue[0]}: ${next.waitFor}`);
+    await new Promise((r) => setTimeout(r, o.readyPollMs));
+  }
 }

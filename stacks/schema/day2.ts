@@ -57,6 +57,49 @@ export const nodeAccessSchema = z
 
 export type NodeAccessConfig = z.output<typeof nodeAccessSchema>;
 
+/** A 24-hour time of day, `HH:MM`. */
+const timeOfDay = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time HH:MM (24-hour)");
+
+/**
+ * When a disruptive job may start a batch (kured's `--reboot-days`, `--start-time`, `--end-time`, `--time-zone`).
+ * Outside it, `pulumi up` starts nothing and says when the window opens; a batch is never started after it closes
+ * (one already running finishes). `{ start: "22:00", end: "04:00" }` crosses midnight and belongs to the day it starts.
+ */
+const maintenanceWindow = z.strictObject({
+  /** Opening time, `HH:MM` (24-hour) in `timeZone`. */
+  start: timeOfDay,
+  /** Closing time, `HH:MM`; earlier than `start`: the window crosses midnight. */
+  end: timeOfDay,
+  /** Days the window opens on (`Mon` … `Sun`). Default: every day. */
+  days: z.array(z.enum(["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"])).min(1).optional(),
+  /** IANA time zone of `start` and `end` (`Europe/Berlin`). Default `UTC`. */
+  timeZone: z.string().min(1).optional(),
+});
+
+/**
+ * How many Windows nodes may be out of service at once: a whole number, or a percentage of the cluster's Windows
+ * nodes (`"25%"`, rounded down, at least 1), as a Deployment's `maxUnavailable`. Nodes that are already NotReady or
+ * cordoned count against it, and one Windows node always keeps serving while there are two or more.
+ */
+const maxUnavailable = z.union([
+  z.number().int().min(1).max(1000),
+  z.string().regex(/^([1-9]\d?|100)%$/, "must be a whole number or a percentage such as 25%"),
+]);
+
+/**
+ * A pod selector that holds a job back while matching pods run (kured's `--blocking-pod-selector`): on the node
+ * about to be drained (`scope: node`, that node waits for a later run) or anywhere in the cluster (`scope: cluster`,
+ * no batch starts).
+ */
+const blocker = z.strictObject({
+  /** A label selector, as `kubectl get pods -l` takes it (`app=backup,tier!=web`). */
+  podSelector: z.string().min(1),
+  /** Only pods in this namespace. Default: every namespace. */
+  namespace: z.string().min(1).optional(),
+  /** `node` (default): pods on the node about to be taken out. `cluster`: pods anywhere. */
+  scope: z.enum(["node", "cluster"]).default("node"),
+});
+
 /**
  * `windows-estate:reboot`: a rolling graceful reboot of the Windows nodes, run by `pulumi up` whenever `token`
  * changes (and when the key first appears).
@@ -65,8 +108,12 @@ export const rebootSchema = z
   .strictObject({
     /** Any string; changing it asks for a new rolling reboot (e.g. a date or a change ticket). */
     token: z.string().min(1).max(253),
-    /** How many nodes may be down at once. Default 1. */
-    maxUnavailable: z.number().int().min(1).max(1000).default(1),
+    /** How many Windows nodes may be out at once: a number or a percentage (`"25%"`). Default 1. */
+    maxUnavailable: maxUnavailable.default(1),
+    /** When batches may start. Default: any time. */
+    window: maintenanceWindow.optional(),
+    /** Pods that hold the reboot back while they run. Default: none. */
+    blockers: z.array(blocker).default([]),
     /** Only nodes with all these labels (besides `kubernetes.io/os=windows`). Default: every Windows node. */
     nodeSelector: z.record(z.string(), z.string()).default({}),
     ...drainSettings,
@@ -77,8 +124,6 @@ export const rebootSchema = z
 
 export type RebootConfig = z.output<typeof rebootSchema>;
 
-/** A 24-hour UTC time, `HH:MM`. */
-const utcTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a UTC time HH:MM (24-hour)");
 
 /**
  * `windows-estate:patching`: the patch level of the Windows hosts this stack manages (BYOH hosts, vanilla nodes), as
@@ -96,8 +141,10 @@ export const patchingSchema = z
      * by category ID. Default: every software update the host's update source (Windows Update or WSUS) offers.
      */
     categories: z.array(z.string().min(1)).default([]),
-    /** How many nodes may be patched at once. Default 1. */
-    maxUnavailable: z.number().int().min(1).max(1000).default(1),
+    /** How many Windows nodes may be out at once: a number or a percentage (`"25%"`). Default 1. */
+    maxUnavailable: maxUnavailable.default(1),
+    /** Pods that hold patching back while they run. Default: none. */
+    blockers: z.array(blocker).default([]),
     ...drainSettings,
     /** How long Windows Update may run on one node (search, download, install), minutes. Default 120. */
     installTimeoutMinutes: z.number().int().min(1).max(1440).default(120),
@@ -118,11 +165,10 @@ export const patchingSchema = z
     /** How long one node may take to be Ready again after its updates, seconds. Default 900. */
     readyTimeoutSeconds: z.number().int().min(60).max(86400).default(900),
     /**
-     * When patching may start, daily, in UTC (`{ start: "22:00", end: "04:00" }` crosses midnight). Outside it,
-     * `pulumi up` patches nothing and says when the window opens; a batch is never started after it closes. Default:
+     * When patching may start (`{ start: "22:00", end: "04:00" }` in UTC unless `timeZone` says otherwise). Default:
      * any time.
      */
-    window: z.strictObject({ start: utcTime, end: utcTime }).optional(),
+    window: maintenanceWindow.optional(),
   })
   .optional();
 

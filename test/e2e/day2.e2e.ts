@@ -198,4 +198,14 @@ test("with room in the budget it drains through the Eviction API, restarts every
   expect([lock.spec.holderIdentity ?? "", lock.spec.leaseDurationSeconds]).toEqual(["", 300]);
   expect(r.stdout + r.stderr).not.toContain("waiting for the day-2 lock");
   expect(stack.pulumi(["up", "--yes", "--expect-no-changes"]).status).toBe(0);
+  // Ordered after WMCO adopted the key (a reboot started before would fail at connect on re-keyed nodes), as the
+  // engine recorded it.
+  const state = JSON.parse(stack.pulumi(["stack", "export"]).stdout) as {
+    deployment: { resources: { urn: string; type: string; dependencies?: string[] }[] };
+  };
+  const urnOf = (type: string) =>
+    state.deployment.resources.find((x) => x.type === `pulumi-nodejs:dynamic/windows-estate:${type}`)?.urn;
+  const rebootDeps = state.deployment.resources.find((x) => x.urn === urnOf("RollingReboot"))?.dependencies ?? [];
+  expect(urnOf("WmcoKeyAdopted")).toBeDefined();
+  expect(rebootDeps).toContain(urnOf("WmcoKeyAdopted"));
 });

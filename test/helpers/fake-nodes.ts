@@ -40,13 +40,13 @@ export const NODE_INFO = {
 
 /**
  * Windows Nodes behind the local API stand-in, stateful: GET and list them, PATCH them with a JSON merge patch
- * (RFC 7386: `null` removes a key), and a kubelet whose Ready heartbeat advances each time the node is read (the
- * stand-in has no clock of its own; state changes come from requests). Every PATCH is recorded in `events`.
+ * (RFC 7386: `null` removes a key), and a kubelet that renews its node Lease each time the Lease is read (the
+ * stand-in has no clock of its own; state changes come from requests) while its Ready heartbeat stays put. Every PATCH is recorded in `events`.
  */
 export class FakeNodes {
   readonly nodes = new Map<string, NodeObject>();
   readonly events: string[] = [];
-  private readonly reads = new Map<string, number>();
+  private readonly renewals = new Map<string, number>();
   private readonly neverReady = new Map<string, () => boolean>();
   private readonly kernels = new Map<string, () => string>();
 
@@ -96,6 +96,25 @@ export class FakeNodes {
     this.nodes.set(name, node);
     if (o.neverReadyAfterReboot) this.neverReady.set(name, o.neverReadyAfterReboot);
     if (o.kernelVersion) this.kernels.set(name, o.kernelVersion);
+    // The kubelet's node Lease, renewed on every read while it is up (pkg/kubelet/kubelet.go renews every 10 s; the
+    // stand-in has no clock of its own, so a read stands for the next renewal).
+    this.kube.route(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`, (_n, req) => {
+      if (req.method !== "GET") return { status: 405 };
+      if (!this.nodes.has(name)) return { status: 404 };
+      const down = this.neverReady.get(name)?.() === true;
+      const n = down ? (this.renewals.get(name) ?? 0) : (this.renewals.get(name) ?? 0) + 1;
+      this.renewals.set(name, n);
+      const renewTime = new Date(Date.parse("2026-11-23T00:00:00Z") + n * 10_000).toISOString().replace("Z", "000Z");
+      return {
+        status: 200,
+        body: {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { name, namespace: "kube-node-lease" },
+          spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime },
+        },
+      };
+    });
     this.kube.route(`/api/v1/nodes/${name}`, (_n, req) => {
       if (req.method === "GET") return this.nodes.has(name) ? { status: 200, body: this.serve(name) } : { status: 404 };
       if (req.method === "PATCH") {
@@ -115,12 +134,12 @@ export class FakeNodes {
     return node;
   }
 
-  /** The node as read now: each read is a kubelet heartbeat one second after the previous one. */
+  /**
+   * The node as read now. Its Ready heartbeat does not move while the kubelet runs on (a real kubelet re-posts it only
+   * on a change or every 5 minutes, `nodeStatusReportFrequency`); a node that never comes back is Ready=Unknown.
+   */
   private serve(name: string): NodeObject {
     const node = this.nodes.get(name) as NodeObject;
-    const n = (this.reads.get(name) ?? 0) + 1;
-    this.reads.set(name, n);
-    const beat = new Date(Date.parse("2026-11-23T00:00:00Z") + n * 1000).toISOString().replace(/\.\d+Z$/, "Z");
     const down = this.neverReady.get(name)?.() === true;
     const kernel = this.kernels.get(name);
     if (kernel) node.status.nodeInfo.kernelVersion = kernel();
@@ -128,7 +147,7 @@ export class FakeNodes {
       {
         type: "Ready",
         status: down ? "Unknown" : "True",
-        lastHeartbeatTime: down ? "2026-11-23T00:00:00Z" : beat,
+        lastHeartbeatTime: "2026-11-23T00:00:00Z",
         lastTransitionTime: "2026-11-01T00:00:00Z",
       },
     ];

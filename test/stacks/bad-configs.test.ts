@@ -164,7 +164,36 @@ const cases: Case[] = [
       patching: { minimumUpdateRevision: { "20348": 2700 }, window: { start: "04:00", end: "04:00" } },
     },
     paths: ["patching.window"],
-    says: /never patch/,
+    says: /never open/,
+  },
+  {
+    name: "a reboot window in a time zone that does not exist",
+    config: {
+      ...good(),
+      reboot: { token: "t", window: { start: "22:00", end: "04:00", days: ["Sat"], timeZone: "Europe/Berln" } },
+    },
+    paths: ["reboot.window.timeZone"],
+    says: /not an IANA time zone name/,
+  },
+  {
+    name: "a reboot window on a day that is not one",
+    config: { ...good(), reboot: { token: "t", window: { start: "22:00", end: "04:00", days: ["Saturday"] } } },
+    paths: ["reboot.window.days[0]"],
+  },
+  {
+    name: "a blocker whose pod selector the API server would refuse",
+    config: {
+      ...good(),
+      patching: { minimumUpdateRevision: { "20348": 2700 }, blockers: [{ podSelector: "app in backup" }] },
+    },
+    paths: ["patching.blockers[0].podSelector"],
+    says: /is not a label selector/,
+  },
+  {
+    name: "maxUnavailable as a percentage above 100",
+    config: { ...good(), reboot: { token: "t", maxUnavailable: "150%" } },
+    paths: ["reboot.maxUnavailable"],
+    says: /percentage such as 25%/,
   },
   {
     name: "patching on a render-only stack",

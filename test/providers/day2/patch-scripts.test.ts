@@ -6,14 +6,7 @@ import {
   windowsUpdateTaskScript,
 } from "../../../providers/day2/patch-scripts";
 import { patchFailure } from "../../../providers/day2/patch";
-import {
-  belowMinimum,
-  inWindow,
-  outsideWindow,
-  patchLevel,
-  patchToken,
-  planPatching,
-} from "../../../providers/day2/patch-plan";
+import { belowMinimum, patchLevel, patchToken, planPatching } from "../../../providers/day2/patch-plan";
 import { powershellErrors } from "../../helpers/powershell-parser";
 import { stopPatchTaskScript, WUA_CRITERIA } from "../../../providers/day2/patch-scripts";
 import { decidePatch } from "../../../providers/day2/patch";
@@ -209,17 +202,4 @@ test("the status is parsed from the task's JSON; failures name the WUA result co
   ).toBeUndefined();
   expect(hex(0x80240022 | 0)).toBe("0x80240022");
   expect(() => parsePatchStatus("Get-ScheduledTask : not found")).toThrow(/printed no JSON/);
-});
-
-test("the patch window: daily in UTC, start inclusive, end exclusive, across midnight when end < start", () => {
-  const at = (hhmm: string) => new Date(`2026-11-23T${hhmm}:00Z`);
-  const night = { start: "22:00", end: "04:00" };
-  expect(["22:00", "23:59", "00:00", "03:59"].map((t) => inWindow(at(t), night))).toEqual([true, true, true, true]);
-  expect(["04:00", "12:00", "21:59"].map((t) => inWindow(at(t), night))).toEqual([false, false, false]);
-  const day = { start: "09:30", end: "17:00" };
-  expect(["09:29", "09:30", "16:59", "17:00"].map((t) => inWindow(at(t), day))).toEqual([false, true, true, false]);
-  expect(outsideWindow(at("12:00"), night)).toBe(
-    "outside the patch window 22:00–04:00 UTC (now 12:00 UTC); it opens at 22:00 UTC",
-  );
-  expect(outsideWindow(at("12:00"), undefined)).toBeUndefined();
 });
