@@ -141,3 +141,38 @@ test("a pod two budgets select: what the API server answers, and the drain names
   );
   expect(await api.status(`/api/v1/namespaces/${NS}/pods/held`)).toBe(200);
 });
+
+test("blockers against the real API server: its own label and field selectors decide (kured's IsBlocked query), finished pods never block", async () => {
+  const { clusterBlocked, nodeBlocked } = await import("../../providers/day2/blockers");
+  const nodeApi = { request: (method: string, p: string, body?: unknown) => api.request(method, p, body) };
+  // `held` still runs on the node (the budgets above kept it there).
+  expect(await nodeBlocked(nodeApi, [{ podSelector: "app in (held,other)", scope: "node" }], NODE)).toBe(
+    "pod(s) drain/held matching blocker app in (held,other)",
+  );
+  expect(await nodeBlocked(nodeApi, [{ podSelector: "app=held", scope: "node" }], "win-drain-2")).toBeUndefined();
+  expect(await clusterBlocked(nodeApi, [{ podSelector: "app=held", namespace: NS, scope: "cluster" }])).toBe(
+    "blocked by pod(s) drain/held matching blocker app=held in drain",
+  );
+  // A node-scoped blocker does not hold the whole job, and a finished pod holds nothing.
+  expect(await clusterBlocked(nodeApi, [{ podSelector: "app=held", scope: "node" }])).toBeUndefined();
+  await must("POST", `/api/v1/namespaces/${NS}/pods`, {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "nightly", labels: { app: "backup" } },
+    spec: { nodeName: NODE, containers: [container], restartPolicy: "Never" },
+  });
+  expect(await nodeBlocked(nodeApi, [{ podSelector: "app=backup", scope: "node" }], NODE)).toBe(
+    "pod(s) drain/nightly matching blocker app=backup",
+  );
+  await must(
+    "PATCH",
+    `/api/v1/namespaces/${NS}/pods/nightly/status`,
+    { status: { phase: "Succeeded" } },
+    "application/merge-patch+json",
+  );
+  expect(await nodeBlocked(nodeApi, [{ podSelector: "app=backup", scope: "node" }], NODE)).toBeUndefined();
+  // A selector the API server cannot parse is an error naming it, never "not blocked".
+  await expect(clusterBlocked(nodeApi, [{ podSelector: "app in backup", scope: "cluster" }])).rejects.toThrow(
+    /^the blocker podSelector "app in backup" is not a label selector the API server accepts: /,
+  );
+});
