@@ -392,18 +392,26 @@ async function theRest(
   ].filter((n, k, all) => all.indexOf(n) === k && first.probe.services[n]?.status === "Running");
   if (steps.includes("binaries") && toStop.length > 0 && !steps.includes("services") && first.probe.joined)
     steps.push("services");
-  for (const step of steps) {
-    if (step === "binaries" && toStop.length > 0)
-      await ps.run(`stopping ${toStop.join(", ")}`, stopServicesScript(toStop));
-    progress(`${target}: ${step}`);
-    if (step === "join") {
-      await s.mkdirp(parentOf(i.joinConfigPath, style));
-      // Without `nodes[].name` the join file names the host's own name, known only now (kubeadm needs a DNS-1123 name
-      // there, never the placeholder the plan shows).
-      const joinConfig = i.joinConfig.split(HOSTNAME_PLACEHOLDER).join(nodeName);
-      await s.writeFileAtomic(i.joinConfigPath, Buffer.from(joinConfig, "utf8"));
-      await ps.run("kubeadm join", joinScript(i.joinConfigPath, registration));
-    } else await ps.run(step, scripts[step]);
+  try {
+    for (const step of steps) {
+      if (step === "binaries" && toStop.length > 0)
+        await ps.run(`stopping ${toStop.join(", ")}`, stopServicesScript(toStop));
+      progress(`${target}: ${step}`);
+      if (step === "join") {
+        await s.mkdirp(parentOf(i.joinConfigPath, style));
+        // Without `nodes[].name` the join file names the host's own name, known only now (kubeadm needs a DNS-1123
+        // name there, never the placeholder the plan shows).
+        const joinConfig = i.joinConfig.split(HOSTNAME_PLACEHOLDER).join(nodeName);
+        await s.writeFileAtomic(i.joinConfigPath, Buffer.from(joinConfig, "utf8"));
+        await ps.run("kubeadm join", joinScript(i.joinConfigPath, registration));
+      } else await ps.run(step, scripts[step]);
+    }
+  } catch (e) {
+    // The step's own words name the host; what it left in the cluster, and what the next up does, are said with them
+    // (the error keeps its kind: unreachable or not).
+    if (upgrading && e instanceof Error)
+      e.message = `${e.message}; node ${nodeName} stays cordoned, marked ${UPGRADING_TO_ANNOTATION}: the next up finishes its upgrade`;
+    throw e;
   }
   const serial = i.identity?.providerIdAuto && api ? await ps.run("reading the BIOS serial", biosSerialScript()) : "";
   return {

@@ -1,4 +1,4 @@
-import { spawnSync, SpawnSyncReturns } from "child_process";
+import { spawn, spawnSync, SpawnSyncReturns } from "child_process";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 
@@ -18,11 +18,61 @@ export function labCommand(
   });
 }
 
-/** Starts a lab and returns its JSON line; throws with the lab's own message when it cannot start. */
-export function startLab(platform: string, name: string, extra: string[] = []): LabInfo {
-  const r = labCommand(["start", "--platform", platform, "--name", name, "--json", ...extra]);
+/** A command's exit status and output, run without blocking this process (so it can do other work meanwhile). */
+export function runAsync(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGTERM"), opts.timeoutMs ?? 600_000);
+    child.on("error", reject);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+const startArgs = (platform: string, name: string, extra: string[]) => [
+  "start",
+  "--platform",
+  platform,
+  "--name",
+  name,
+  "--json",
+  ...extra,
+];
+function startedLab(r: { status: number | null; stdout: string; stderr: string }): LabInfo {
   if (r.status !== 0) throw new Error(`lab start failed (exit ${r.status}): ${r.stderr.trim()}`);
   return JSON.parse(r.stdout.trim().split("\n").pop() ?? "") as LabInfo;
+}
+
+/** Starts a lab and returns its JSON line; throws with the lab's own message when it cannot start. */
+export function startLab(platform: string, name: string, extra: string[] = []): LabInfo {
+  return startedLab(labCommand(startArgs(platform, name, extra)));
+}
+
+/** The same as `startLab`, without blocking this process (e.g. while the project copy builds). */
+export async function startLabAsync(platform: string, name: string, extra: string[] = []): Promise<LabInfo> {
+  return startedLab(
+    await runAsync(
+      process.execPath,
+      ["-r", "ts-node/register/transpile-only", "lab/cli.ts", ...startArgs(platform, name, extra)],
+      {
+        cwd: PROJECT_DIR,
+      },
+    ),
+  );
 }
 
 export function stopLab(name: string): void {

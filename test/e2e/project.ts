@@ -1,17 +1,34 @@
-import { execFileSync, spawn, spawnSync } from "child_process";
+import { execFileSync, spawnSync } from "child_process";
 import { generateKeyPairSync } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
-import { PROJECT_DIR } from "./lab";
+import { PROJECT_DIR, runAsync } from "./lab";
 
 /**
  * The project as a user has it: the tracked files in a folder of their own, node_modules beside, built with `npm run
  * build`.
  */
 export function projectCopy(): string {
+  const dir = copyOfProject();
+  return built(dir, spawnSync("npm", ["run", "--silent", "build"], { cwd: dir, encoding: "utf8", timeout: 600_000 }));
+}
+
+/** The same as `projectCopy`, without blocking this process while it builds (e.g. while a lab starts). */
+export async function projectCopyAsync(): Promise<string> {
+  const dir = copyOfProject();
+  return built(dir, await runAsync("npm", ["run", "--silent", "build"], { cwd: dir }));
+}
+
+function built(dir: string, build: { status: number | null; stdout: string; stderr: string }): string {
+  if (build.status !== 0) throw new Error(`npm run build failed in the project copy: ${build.stdout}${build.stderr}`);
+  return dir;
+}
+
+/** The tracked files in a folder of their own, node_modules beside (not built yet). */
+function copyOfProject(): string {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "e2e-project-")), "windows-estate");
   fs.mkdirSync(dir);
   const files = execFileSync("git", ["ls-files", "-z"], { cwd: PROJECT_DIR, encoding: "utf8" })
@@ -24,8 +41,6 @@ export function projectCopy(): string {
     fs.copyFileSync(from, path.join(dir, f));
   }
   fs.symlinkSync(path.join(PROJECT_DIR, "node_modules"), path.join(dir, "node_modules"));
-  const build = spawnSync("npm", ["run", "--silent", "build"], { cwd: dir, encoding: "utf8", timeout: 600_000 });
-  if (build.status !== 0) throw new Error(`npm run build failed in the project copy: ${build.stdout}${build.stderr}`);
   return dir;
 }
 
@@ -61,22 +76,10 @@ export class Stack {
    * EC2 stand-in), which a synchronous spawn would starve.
    */
   pulumiAsync(args: string[], timeoutMs = 900_000): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn("pulumi", [...args, "--stack", this.name, "--non-interactive"], {
-        cwd: this.dir,
-        env: { ...process.env, ...this.lab.env, ...this.env },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-      const timer = setTimeout(() => child.kill("SIGTERM"), timeoutMs);
-      child.on("error", reject);
-      child.on("close", (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
-      });
+    return runAsync("pulumi", [...args, "--stack", this.name, "--non-interactive"], {
+      cwd: this.dir,
+      env: { ...process.env, ...this.lab.env, ...this.env },
+      timeoutMs,
     });
   }
 

@@ -4,8 +4,8 @@ import type { LabInfo } from "../../lab/record";
 import { DEFAULT_CONTAINERD, FLANNEL_CNI_PLUGIN_VERSION, FLANNEL_VERSION } from "../../facts/kubernetes";
 import { ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
 import { LabWindows, labWindows } from "../lab/lab-windows";
-import { startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { startLabAsync, stopLab } from "./lab";
+import { exampleConfig, projectCopyAsync, Stack, writeWmcoKey } from "./project";
 
 /**
  * The setup of the vanilla (kubeadm) suites that join Windows hosts through the real CLI: a `--platform none` lab (the
@@ -39,23 +39,33 @@ export interface VanillaLabOptions {
    * the base entries.
    */
   nodes?: (base: Record<string, unknown>[]) => Record<string, unknown>[];
+  /** More of each simulated host's state (test/lab/windows-state.ts), e.g. how often its kubelet renews its Lease. */
+  hostState?: Record<string, unknown>;
 }
 
 export async function startVanillaLab(o: VanillaLabOptions): Promise<VanillaLab> {
   const hosts: LabWindows[] = [];
   let mirror: ArtifactServer | undefined;
   try {
-    const lab = startLab("none", o.lab, ["--no-players"]);
+    // The lab starts while the project copy builds (each takes about as long); both are waited for before anything
+    // fails, so a lab that started is stopped.
+    const [started, copied] = await Promise.allSettled([
+      startLabAsync("none", o.lab, ["--no-players"]),
+      projectCopyAsync(),
+    ]);
+    if (started.status === "rejected") throw started.reason;
+    if (copied.status === "rejected") throw copied.reason;
+    const lab = started.value;
+    const dir = copied.value;
     const served = releaseArtifacts({ kubernetes: o.kubernetes, containerd: DEFAULT_CONTAINERD });
     mirror = await startArtifactServer(served.files);
-    const dir = projectCopy();
     writeWmcoKey(dir);
     for (const [i, h] of o.hosts.entries()) {
       const w = await labWindows(
         h.address,
         h.hostname,
         // The mirror's CA is in the host's certificate store, as a disconnected site's would be.
-        { trustedCaFiles: [mirror.caFile] },
+        { trustedCaFiles: [mirror.caFile], ...o.hostState },
         { drives: true },
       );
       fs.writeFileSync(path.join(dir, ".dev", `node-${i}`), w.host.privateKey, { mode: 0o600 });

@@ -12,7 +12,7 @@ import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 // kubelet may write), the Leases the slots and the day-2 lock are. Played: Windows and its kubelet
 // (test/lab/fake-powershell.js, fake-windows-network.js): the binaries come from the mirror checked against the
 // release sums, `kubeadm upgrade node` is recorded, and a kubelet that starts posts a Ready status with a fresh
-// heartbeat and its new version and renews its node Lease, once per start (no heartbeats while it runs). The
+// heartbeat and its new version, then renews its node Lease while it runs (no periodic status after). The
 // versions: the lab's API server runs KUBERNETES_VERSION, and a node may never be newer (version-skew-policy), so the
 // hosts join two patches below it and are upgraded a patch at a time.
 
@@ -111,6 +111,8 @@ beforeAll(async () => {
     stack: "kubeadm-upgrade",
     hosts: ADDRESSES.map((address, i) => ({ address, hostname: `WIN-UPG-${i + 1}` })),
     kubernetes: [JOINED_AT, FIRST_UPGRADE, SERVER],
+    // The kubelets renew their node Leases every second (a real one every 10 s), so each wait for one is short.
+    hostState: { nodeLeaseRenewSeconds: 1 },
   });
   vl = v;
   hosts.push(...v.hosts);
@@ -188,6 +190,9 @@ test(`${FIRST_UPGRADE} → ${SERVER}: kubeadm upgrade node failing on one host l
   expect(failed.status).not.toBe(0);
   expect(failed.stdout + failed.stderr).toContain(
     `${hosts[0].host.user}@${ADDRESSES[0]}:22: kubeadm upgrade failed: [upgrade/kubelet-config] FATAL: the kubelet-config ConfigMap could not be read`,
+  );
+  expect(failed.stdout + failed.stderr).toContain(
+    `node ${NODES[0]} stays cordoned, marked ${UPGRADING_TO_ANNOTATION}: the next up finishes its upgrade`,
   );
   const mid = new Map(ours((await api.get("/api/v1/nodes")).items).map((n) => [n.metadata.name, n]));
   const broken = mid.get(NODES[0])!;

@@ -358,6 +358,31 @@ const reachable = (endpoint) => /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]):\d+$/.t
 /** The network side (downloads, the join against a real API server), loaded when a script needs it. */
 const network = () => require(path.join(__dirname, "fake-windows-network.js"));
 /**
+ * The kubelet starting on a node joined to the lab's API server: it reports its status and its node Lease at once
+ * (fake-windows-network.js kubeletStarted), then runs as a process of its own that renews the Lease until its service
+ * stops (runKubelet). One whose report is refused still runs, as a real one retries on its own.
+ */
+async function startKubelet(host) {
+  if (!host.joined || !host.cluster || !host.driveRoot) return;
+  try {
+    host.kubeletHeartbeats = [
+      ...(host.kubeletHeartbeats || []),
+      await network().kubeletStarted(host, { readHostText: (p) => readHostText(host, p) }),
+    ];
+  } catch (e) {
+    host.kubeletStatusError = e.message;
+  }
+  const pem = hostFile(host, "C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem");
+  const ca = hostFile(host, "C:\\etc\\kubernetes\\pki\\ca.crt");
+  const child = require("child_process").spawn(
+    process.execPath,
+    [path.join(__dirname, "fake-windows-network.js"), "--kubelet", state, pem, ca],
+    { detached: true, stdio: "ignore" },
+  );
+  child.unref();
+  host.kubeletPid = child.pid;
+}
+/**
  * Answers one script as the simulated host would: returns its exit code, output and error output. The state is read
  * afresh for every script (a runner process lives across steps) and saved by the handlers that change it.
  */
@@ -566,6 +591,7 @@ async function handle(script) {
     const flags = commandLineOf(script, host);
     if (flags) host.kubeletFlags = flags;
     svc().kubelet = { status: "Running", startType: "Automatic" };
+    await startKubelet(host);
     save();
     say("joined\r\n");
     return finish(0);
@@ -637,17 +663,7 @@ async function handle(script) {
   if (script.includes("Write-Output 'services ok'")) {
     const kubeletStarts = !svc().kubelet || svc().kubelet.status !== "Running";
     for (const n of ["containerd", "kubelet"]) svc()[n] = { status: "Running", startType: "Automatic" };
-    // A kubelet that starts on a node joined to the lab's API server reports its status and renews its node Lease
-    // (fake-windows-network.js kubeletStarted); one that cannot is still running, as a real one retries on its own.
-    if (kubeletStarts && host.joined && host.cluster && host.driveRoot)
-      try {
-        host.kubeletHeartbeats = [
-          ...(host.kubeletHeartbeats || []),
-          await network().kubeletStarted(host, { readHostText: (p) => readHostText(host, p) }),
-        ];
-      } catch (e) {
-        host.kubeletStatusError = e.message;
-      }
+    if (kubeletStarts) await startKubelet(host);
     save();
     say("services ok\r\n");
     return finish(0);

@@ -558,48 +558,87 @@ async function joinCluster(cfg, ctx) {
   };
 }
 
-// ---- the kubelet's start on a joined node ----------------------------------------------------------------------
+// ---- the kubelet of a joined node, while its service runs ----------------------------------------------------
 
 /** Time as the API serializes metav1.Time (RFC 3339, seconds) and metav1.MicroTime (microseconds). */
 const metaTime = (ms) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 const microTime = (ms) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 
-/**
- * What a kubelet does against the API server when its service starts on a node that has joined, as the node (its
- * client certificate from kubelet.conf):
- *  - its first node status sync (pkg/kubelet/kubelet_node_status.go syncNodeStatus → registerWithAPIServer, the Node
- *    already there, → tryUpdateNodeStatus; at start the kubelet syncs at once, kubelet.go fastStatusUpdateOnce): the
- *    conditions from pkg/kubelet/nodestatus/setters.go, each with a heartbeat of now (ReadyCondition's `currentTime`)
- *    and the transition time kept while its status holds, and nodeInfo from VersionInfo (the kubelet's and the
- *    runtime's versions), sent as nodeutil.PatchNodeStatus sends it: a strategic merge patch of nodes/<name>/status;
- *  - its node Lease (pkg/kubelet/kubelet.go: k8s.io/component-helpers/apimachinery/lease controller.go
- *    ensureLease/newLease, with pkg/kubelet/util/nodelease.go SetNodeOwnerFunc): kube-node-lease/<name>, held by the
- *    node, 40 s (NodeLeaseDurationSeconds' default), renewTime now, owned by its Node; created if missing, else renewed.
- * Once per start: no heartbeat follows while it runs (docs/testing.md). Returns the heartbeat time it posted.
- */
-async function kubeletStarted(host, { readHostText }) {
-  const name = host.cluster.kubeletNodeName;
-  const server = host.cluster.server;
-  const pem = readHostText("C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem");
-  const ca = readHostText("C:\\etc\\kubernetes\\pki\\ca.crt");
-  const version = (n) => (host.versions && host.versions[n]) || "";
-  const userAgent = `kubelet.exe/v${version("kubelet")} (windows/amd64) kubernetes/stand-in`;
-  const asNode = (method, p, body, contentType = "application/json") =>
-    request(`${server}${p}`, {
+/** Requests as the node: the kubelet's client certificate and key (`pem`, as kubelet.conf names them) and the CA. */
+function asNodeOf(host, pem, ca) {
+  const version = (host.versions && host.versions.kubelet) || "";
+  return (method, p, body, contentType = "application/json") =>
+    request(`${host.cluster.server}${p}`, {
       method,
       ca,
       cert: pem,
       key: pem,
-      userAgent,
+      userAgent: `kubelet.exe/v${version} (windows/amd64) kubernetes/stand-in`,
       headers: body ? { "Content-Type": contentType } : {},
       body: body ? JSON.stringify(body) : undefined,
     });
+}
+
+/**
+ * The node Lease as the kubelet keeps it (pkg/kubelet/kubelet.go: k8s.io/component-helpers/apimachinery/lease
+ * controller.go ensureLease/newLease, with pkg/kubelet/util/nodelease.go SetNodeOwnerFunc): kube-node-lease/<name>,
+ * held by the node, 40 s (NodeLeaseDurationSeconds' default), renewTime now, owned by its Node; created if missing,
+ * else renewed.
+ */
+async function renewNodeLease(host, asNode, nodeUid) {
+  const name = host.cluster.kubeletNodeName;
+  const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
+  const current = await asNode("GET", `${leases}/${encodeURIComponent(name)}`);
+  const spec = { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) };
+  let r = current;
+  if (current.status === 404) {
+    let uid = nodeUid;
+    if (!uid) {
+      const node = await asNode("GET", `/api/v1/nodes/${encodeURIComponent(name)}`);
+      if (node.status !== 200) throw new Error(`the kubelet could not read its Node ${name}: ${statusMessage(node)}`);
+      uid = JSON.parse(node.body.toString("utf8")).metadata.uid;
+    }
+    r = await asNode("POST", leases, {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: {
+        name,
+        namespace: "kube-node-lease",
+        ownerReferences: [{ apiVersion: "v1", kind: "Node", name, uid }],
+      },
+      spec,
+    });
+  } else if (current.status === 200) {
+    const lease = JSON.parse(current.body.toString("utf8"));
+    r = await asNode("PUT", `${leases}/${encodeURIComponent(name)}`, { ...lease, spec: { ...lease.spec, ...spec } });
+  }
+  if (r.status !== 200 && r.status !== 201)
+    throw new Error(`the kubelet's node Lease was refused: ${statusMessage(r)}`);
+}
+
+/**
+ * What a kubelet does against the API server as its service starts on a node that has joined, as the node: its first
+ * node status sync (pkg/kubelet/kubelet_node_status.go syncNodeStatus → registerWithAPIServer, the Node already
+ * there, → tryUpdateNodeStatus; at start the kubelet syncs at once, kubelet.go fastStatusUpdateOnce): the conditions
+ * of pkg/kubelet/nodestatus/setters.go, each with a heartbeat of now (ReadyCondition's `currentTime`) and its
+ * transition time kept while its status holds, and nodeInfo from VersionInfo (the kubelet's and the runtime's
+ * versions), sent as nodeutil.PatchNodeStatus sends it: a strategic merge patch of nodes/<name>/status; then its node
+ * Lease. While it runs it renews the Lease (`runKubelet`); the status is not posted again (a real kubelet re-posts it
+ * on a change or every 5 minutes, nodeStatusReportFrequency). Returns the heartbeat time it posted.
+ */
+async function kubeletStarted(host, { readHostText }) {
+  const name = host.cluster.kubeletNodeName;
+  const asNode = asNodeOf(
+    host,
+    readHostText("C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem"),
+    readHostText("C:\\etc\\kubernetes\\pki\\ca.crt"),
+  );
+  const version = (n) => (host.versions && host.versions[n]) || "";
   const nodePath = `/api/v1/nodes/${encodeURIComponent(name)}`;
   const got = await asNode("GET", nodePath);
   if (got.status !== 200) throw new Error(`the kubelet could not read its Node ${name}: ${statusMessage(got)}`);
   const node = JSON.parse(got.body.toString("utf8"));
-  const now = Date.now();
-  const heartbeat = metaTime(now);
+  const heartbeat = metaTime(Date.now());
   const was = Object.fromEntries(((node.status || {}).conditions || []).map((c) => [c.type, c]));
   const condition = (type, status, reason, message) => ({
     type,
@@ -630,30 +669,38 @@ async function kubeletStarted(host, { readHostText }) {
   );
   if (patched.status !== 200)
     throw new Error(`the kubelet's node status update was refused: ${statusMessage(patched)}`);
-  const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
-  const current = await asNode("GET", `${leases}/${encodeURIComponent(name)}`);
-  const spec = { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) };
-  const lease =
-    current.status === 404
-      ? await asNode("POST", leases, {
-          apiVersion: "coordination.k8s.io/v1",
-          kind: "Lease",
-          metadata: {
-            name,
-            namespace: "kube-node-lease",
-            ownerReferences: [{ apiVersion: "v1", kind: "Node", name, uid: node.metadata.uid }],
-          },
-          spec,
-        })
-      : current.status === 200
-        ? await asNode("PUT", `${leases}/${encodeURIComponent(name)}`, {
-            ...JSON.parse(current.body.toString("utf8")),
-            spec: { ...JSON.parse(current.body.toString("utf8")).spec, ...spec },
-          })
-        : current;
-  if (lease.status !== 200 && lease.status !== 201)
-    throw new Error(`the kubelet's node Lease was refused: ${statusMessage(lease)}`);
+  await renewNodeLease(host, asNode, node.metadata.uid);
   return heartbeat;
 }
+
+/**
+ * The running kubelet, as a process of its own (started by the stand-in with its service, `--kubelet <state> <pem>
+ * <ca>`): renews its node Lease every `nodeLeaseRenewSeconds` (default 10: a quarter of the 40 s lease,
+ * kubelet.go nodeLeaseRenewIntervalFraction), a failed renewal retried at the next tick as the lease controller does.
+ * It ends when its service is no longer running, another kubelet process took over (`kubeletPid`), the host is gone
+ * (its state file removed), or after an hour (nothing in the lab runs longer).
+ */
+async function runKubelet(stateFile, pemFile, caFile) {
+  const until = Date.now() + 3_600_000;
+  for (;;) {
+    let host;
+    try {
+      host = JSON.parse(fs.readFileSync(stateFile, "utf8"));
+    } catch {
+      return;
+    }
+    const kubelet = (host.services || {}).kubelet;
+    if (!kubelet || kubelet.status !== "Running" || host.kubeletPid !== process.pid || Date.now() > until) return;
+    await pause((host.nodeLeaseRenewSeconds || 10) * 1000);
+    try {
+      await renewNodeLease(host, asNodeOf(host, fs.readFileSync(pemFile, "utf8"), fs.readFileSync(caFile, "utf8")));
+    } catch {
+      // retried at the next tick
+    }
+  }
+}
+
+if (require.main === module && process.argv[2] === "--kubelet")
+  runKubelet(process.argv[3], process.argv[4], process.argv[5]).then(() => process.exit(0));
 
 module.exports = { installItem, joinCluster, kubeletStarted, isText, detachedJwsValid, digestedName };
