@@ -5,6 +5,7 @@ import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
+import { boundReadyPod, WINDOWS_CONTAINER } from "./pods";
 import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
@@ -38,6 +39,10 @@ async function must(
   if (r.status >= 300) throw new Error(`${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
   return r.body;
 }
+
+const container = WINDOWS_CONTAINER;
+const readyPod = (name: string, node: string, app: string, uid: string, rs = "web") =>
+  boundReadyPod(api, { namespace: NS, name, node, app, owner: { name: rs, uid } });
 
 /** The budget's status as the disruption controller last wrote it. */
 const budgetSettles = (minAvailable: number, allowed: number) =>
@@ -82,7 +87,6 @@ beforeAll(async () => {
   // A workload on the three nodes: a ReplicaSet (no controller runs it here) owning one Ready pod per node, and a
   // budget that wants all three.
   await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
-  const container = { name: "web", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022" };
   const rs = await must("POST", `/apis/apps/v1/namespaces/${NS}/replicasets`, {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
@@ -93,44 +97,7 @@ beforeAll(async () => {
       template: { metadata: { labels: { app: "web" } }, spec: { containers: [container] } },
     },
   });
-  for (const [i, node] of NODES.entries()) {
-    const name = `web-${i}`;
-    await must("POST", `/api/v1/namespaces/${NS}/pods`, {
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: {
-        name,
-        labels: { app: "web" },
-        ownerReferences: [
-          { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web", uid: rs.metadata.uid, controller: true },
-        ],
-      },
-      spec: { nodeName: node, containers: [container], nodeSelector: { "kubernetes.io/os": "windows" } },
-    });
-    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-    await must(
-      "PATCH",
-      `/api/v1/namespaces/${NS}/pods/${name}/status`,
-      {
-        status: {
-          phase: "Running",
-          conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }],
-          containerStatuses: [
-            {
-              name: "web",
-              ready: true,
-              restartCount: 0,
-              image: container.image,
-              imageID: "",
-              started: true,
-              state: { running: { startedAt: now } },
-            },
-          ],
-        },
-      },
-      "application/merge-patch+json",
-    );
-  }
+  for (const [i, node] of NODES.entries()) await readyPod(`web-${i}`, node, "web", rs.metadata.uid);
   await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
@@ -208,4 +175,103 @@ test("with room in the budget it drains through the Eviction API, restarts every
   const rebootDeps = state.deployment.resources.find((x) => x.urn === urnOf("RollingReboot"))?.dependencies ?? [];
   expect(urnOf("WmcoKeyAdopted")).toBeDefined();
   expect(rebootDeps).toContain(urnOf("WmcoKeyAdopted"));
+});
+
+test("two stacks on one cluster: their rolling reboots are serialized by the day-2 Lease, the second told who holds it", async () => {
+  // A second stack of the same program declaring the same estate (server-side apply shares the objects), each stack
+  // rebooting its own pool of one node: nothing but the Lease keeps them apart. The first stack's drain is held by a
+  // budget until the second says it is waiting for the lock, so the two really contend.
+  const [a, b] = [NODES[0], NODES[1]];
+  for (const [n, pool] of [
+    [a, "a"],
+    [b, "b"],
+  ])
+    await must("PATCH", `/api/v1/nodes/${n}`, { metadata: { labels: { pool } } }, "application/merge-patch+json");
+  const solo = await must("POST", `/apis/apps/v1/namespaces/${NS}/replicasets`, {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name: "solo" },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: "solo" } },
+      template: { metadata: { labels: { app: "solo" } }, spec: { containers: [container] } },
+    },
+  });
+  await readyPod("solo-0", a, "solo", solo.metadata.uid, "solo");
+  const soloPdb = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/solo-pdb`;
+  await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: { name: "solo-pdb" },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: "solo" } } },
+  });
+  await api.until(
+    soloPdb,
+    (x) => x.status?.observedGeneration === x.metadata.generation && x.status.disruptionsAllowed === 0,
+    `PodDisruptionBudget ${NS}/solo-pdb settled with no disruption allowed`,
+  );
+
+  const { "windows-estate:reboot": _none, ...shared } = config;
+  const other = new Stack(stack.dir, "e2e-b", lab);
+  other.init(shared);
+  other.up();
+  config["windows-estate:reboot"] = { token: "two-stacks-a", nodeSelector: { pool: "a" }, drainTimeoutSeconds: 600 };
+  stack.writeConfig(config);
+  other.writeConfig({
+    ...shared,
+    "windows-estate:reboot": { token: "two-stacks-b", nodeSelector: { pool: "b" }, drainTimeoutSeconds: 60 },
+  });
+  // When each node was cordoned and uncordoned, as seen from the API server.
+  const seen: Record<string, { cordoned?: number; uncordoned?: number }> = { [a]: {}, [b]: {} };
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      for (const n of [a, b]) {
+        const node = await api.get(`/api/v1/nodes/${n}`);
+        if (node.spec.unschedulable && seen[n].cordoned === undefined) seen[n].cordoned = Date.now();
+        if (!node.spec.unschedulable && seen[n].cordoned !== undefined && seen[n].uncordoned === undefined)
+          seen[n].uncordoned = Date.now();
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  })();
+  const first = stack.pulumiAsync(["up", "--yes", "--skip-preview"]);
+  // The second starts once the first holds the lock (its drain held by the budget), so which one waits is known.
+  const holderA = "windows-estate stack=windows-estate/e2e job=rolling reboot";
+  await api.until(
+    "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/windows-estate-day2",
+    (l) => l.spec.holderIdentity === holderA,
+    "the day-2 lock held by the first stack's rolling reboot",
+  );
+  let waiting: () => void = () => undefined;
+  const saysWaiting = new Promise<void>((resolve) => (waiting = resolve));
+  const second = other.pulumiAsync(["up", "--yes", "--skip-preview"], 900_000, (out) => {
+    if (out.includes(`waiting for the day-2 lock (held by ${holderA})`)) waiting();
+  });
+  await Promise.race([
+    saysWaiting,
+    second.then((r) => {
+      throw new Error(`the second stack finished without waiting for the lock: ${r.stdout.slice(-3000)}`);
+    }),
+  ]);
+  // While the second waits, its node is untouched; then the budget lets the first finish.
+  expect((await api.get(`/api/v1/nodes/${b}`)).spec.unschedulable).toBeUndefined();
+  await must("PATCH", soloPdb, { spec: { minAvailable: 0 } }, "application/merge-patch+json");
+  const [ra, rb] = await Promise.all([first, second]);
+  watching = false;
+  await watch;
+  expect([ra.status, rb.status]).toEqual([0, 0]);
+  expect(ra.stdout + ra.stderr).not.toContain("waiting for the day-2 lock");
+  // Serialized: the second stack's node went out only after the first stack's node was back in service.
+  expect(seen[a].uncordoned).toBeDefined();
+  expect(seen[b].cordoned).toBeGreaterThan(seen[a].uncordoned ?? Infinity);
+  for (const [n, token] of [
+    [a, "two-stacks-a"],
+    [b, "two-stacks-b"],
+  ])
+    expect((await api.get(`/api/v1/nodes/${n}`)).metadata.annotations[REBOOTED_FOR_ANNOTATION]).toBe(
+      tokenDigest(token),
+    );
+  const lock = await api.get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/windows-estate-day2");
+  expect(lock.spec.holderIdentity ?? "").toBe("");
 });

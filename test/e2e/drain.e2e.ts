@@ -1,6 +1,7 @@
 import type { LabInfo } from "../../lab/record";
 import { withConnectKube } from "../helpers/kube-child";
 import { labApi, startLab, stopLab } from "./lab";
+import { boundReadyPod, WINDOWS_CONTAINER } from "./pods";
 
 // The drain (providers/day2/drain-run.ts) through the production client (connectKube) against the lab's real API
 // server, whose PodDisruptionBudgets the real disruption controller keeps (kube-controller-manager `disruption`):
@@ -21,44 +22,11 @@ async function must(method: string, p: string, body: unknown, contentType?: stri
   return r.body;
 }
 
-const container = { name: "c", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022" };
+const container = WINDOWS_CONTAINER;
 
 /** A Ready pod of the ReplicaSet `rs` on the node, as the scheduler and a kubelet would leave it. */
-async function readyPod(name: string, app: string, rsUid: string) {
-  await must("POST", `/api/v1/namespaces/${NS}/pods`, {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name,
-      labels: { app },
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: rsUid, controller: true }],
-    },
-    spec: { nodeName: NODE, containers: [container] },
-  });
-  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  await must(
-    "PATCH",
-    `/api/v1/namespaces/${NS}/pods/${name}/status`,
-    {
-      status: {
-        phase: "Running",
-        conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }],
-        containerStatuses: [
-          {
-            name: "c",
-            ready: true,
-            restartCount: 0,
-            image: container.image,
-            imageID: "",
-            started: true,
-            state: { running: { startedAt: now } },
-          },
-        ],
-      },
-    },
-    "application/merge-patch+json",
-  );
-}
+const readyPod = (name: string, app: string, uid: string) =>
+  boundReadyPod(api, { namespace: NS, name, node: NODE, app, owner: { name: "rs", uid } });
 
 /** A budget wanting every pod of `app`, once the disruption controller has seen it (0 disruptions allowed). */
 async function budget(name: string, app: string) {

@@ -22,7 +22,7 @@ export function labCommand(
 export function runAsync(
   command: string,
   args: string[],
-  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; onOutput?: (text: string) => void },
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
@@ -32,8 +32,15 @@ export function runAsync(
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    // `onOutput` sees everything printed so far each time more arrives: a test waits for a line, not for a time.
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString("utf8");
+      opts.onOutput?.(stdout + stderr);
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8");
+      opts.onOutput?.(stdout + stderr);
+    });
     const timer = setTimeout(() => child.kill("SIGTERM"), opts.timeoutMs ?? 600_000);
     child.on("error", reject);
     child.on("close", (status) => {

@@ -75,11 +75,12 @@ export class Stack {
    * The same as `pulumi`, without blocking this process: for a test whose stand-in answers from this process (the
    * EC2 stand-in), which a synchronous spawn would starve.
    */
-  pulumiAsync(args: string[], timeoutMs = 900_000): Promise<CliResult> {
+  pulumiAsync(args: string[], timeoutMs = 900_000, onOutput?: (text: string) => void): Promise<CliResult> {
     return runAsync("pulumi", [...args, "--stack", this.name, "--non-interactive"], {
       cwd: this.dir,
       env: { ...process.env, ...this.lab.env, ...this.env },
       timeoutMs,
+      onOutput,
     });
   }
 

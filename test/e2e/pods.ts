@@ -1,0 +1,62 @@
+import type { labApi } from "./lab";
+
+type Api = ReturnType<typeof labApi>;
+
+/** A container any Windows node could run; no kubelet runs it here. */
+export const WINDOWS_CONTAINER = { name: "c", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022" };
+
+async function must(api: Api, method: string, p: string, body: unknown, contentType?: string) {
+  const r = await api.request(method, p, body, contentType);
+  if (r.status >= 300) throw new Error(`${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
+  return r.body;
+}
+
+/**
+ * A pod of ReplicaSet `owner` bound to `node` (the lab runs no scheduler) with the status its kubelet would post:
+ * Running and Ready, so the disruption controller counts it healthy.
+ */
+export async function boundReadyPod(
+  api: Api,
+  p: { namespace: string; name: string; node: string; app: string; owner: { name: string; uid: string } },
+): Promise<void> {
+  await must(api, "POST", `/api/v1/namespaces/${p.namespace}/pods`, {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: p.name,
+      labels: { app: p.app },
+      ownerReferences: [
+        { apiVersion: "apps/v1", kind: "ReplicaSet", name: p.owner.name, uid: p.owner.uid, controller: true },
+      ],
+    },
+    spec: {
+      nodeName: p.node,
+      containers: [WINDOWS_CONTAINER],
+      nodeSelector: { "kubernetes.io/os": "windows" },
+    },
+  });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  await must(
+    api,
+    "PATCH",
+    `/api/v1/namespaces/${p.namespace}/pods/${p.name}/status`,
+    {
+      status: {
+        phase: "Running",
+        conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }],
+        containerStatuses: [
+          {
+            name: WINDOWS_CONTAINER.name,
+            ready: true,
+            restartCount: 0,
+            image: WINDOWS_CONTAINER.image,
+            imageID: "",
+            started: true,
+            state: { running: { startedAt: now } },
+          },
+        ],
+      },
+    },
+    "application/merge-patch+json",
+  );
+}
