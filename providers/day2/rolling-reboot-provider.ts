@@ -85,12 +85,12 @@ export const rollingRebootProvider: pulumi.dynamic.ResourceProvider = {
   },
   async diff(_id: string, olds: RollingRebootOutputs, news: RollingRebootInputs) {
     // A run that stopped early (window closed, a blocker) is not finished: the next up goes on with it.
-    const tokenChanged = olds.token !== news.token || olds.stoppedFor !== undefined;
+    const unfinished = olds.token !== news.token || olds.stoppedFor !== undefined;
     // Settings and credentials are kept current in state without rebooting anything (update checks the token).
     const settingsChanged =
       JSON.stringify({ ...olds, rebooted: undefined, recordedHostKeys: undefined, stoppedFor: undefined }) !==
       JSON.stringify({ ...news, rebooted: undefined, recordedHostKeys: undefined, stoppedFor: undefined });
-    return { changes: tokenChanged || settingsChanged, replaces: [], deleteBeforeReplace: false };
+    return { changes: unfinished || settingsChanged, replaces: [], deleteBeforeReplace: false };
   },
   async create(inputs: RollingRebootInputs) {
     const outs = await run(inputs, {});

@@ -398,16 +398,17 @@ export async function runRollingReboot(
 async function availability(api: NodeApi): Promise<NodeAvailability[]> {
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
   if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
-  return objects(get(list.body, "items")).flatMap((n) => {
-    const name = str(get(n, "metadata", "name"));
-    if (!name) return [];
-    const [node] = windowsNodes({ items: [n] }, undefined, []);
+  const parsed = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
+  return objects(get(list.body, "items")).flatMap((raw) => {
+    const node = parsed.get(str(get(raw, "metadata", "name")) ?? "");
+    if (!node) return [];
+    const ready = readyCondition(raw).status === "True";
     return [
       {
-        name,
-        ready: readyCondition(n).status === "True",
-        unschedulable: node?.unschedulable ?? false,
-        ...(node?.wmcoBusy ? { wmcoBusy: node.wmcoBusy } : {}),
+        name: node.name,
+        ready,
+        unschedulable: node.unschedulable,
+        ...(node.wmcoBusy ? { wmcoBusy: node.wmcoBusy } : {}),
       },
     ];
   });

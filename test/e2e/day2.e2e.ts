@@ -5,7 +5,7 @@ import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
-import { boundReadyPod, WINDOWS_CONTAINER } from "./pods";
+import { boundReadyPod, ownerReplicaSet } from "./pods";
 import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
@@ -40,9 +40,8 @@ async function must(
   return r.body;
 }
 
-const container = WINDOWS_CONTAINER;
-const readyPod = (name: string, node: string, app: string, uid: string, rs = "web") =>
-  boundReadyPod(api, { namespace: NS, name, node, app, owner: { name: rs, uid } });
+const readyPod = (name: string, node: string, app: string, owner: { name: string; uid: string }) =>
+  boundReadyPod(api, { namespace: NS, name, node, app, owner });
 
 /** The budget's status as the disruption controller last wrote it. */
 const budgetSettles = (minAvailable: number, allowed: number) =>
@@ -87,17 +86,8 @@ beforeAll(async () => {
   // A workload on the three nodes: a ReplicaSet (no controller runs it here) owning one Ready pod per node, and a
   // budget that wants all three.
   await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
-  const rs = await must("POST", `/apis/apps/v1/namespaces/${NS}/replicasets`, {
-    apiVersion: "apps/v1",
-    kind: "ReplicaSet",
-    metadata: { name: "web" },
-    spec: {
-      replicas: 3,
-      selector: { matchLabels: { app: "web" } },
-      template: { metadata: { labels: { app: "web" } }, spec: { containers: [container] } },
-    },
-  });
-  for (const [i, node] of NODES.entries()) await readyPod(`web-${i}`, node, "web", rs.metadata.uid);
+  const rs = await ownerReplicaSet(api, NS, "web", "web", 3);
+  for (const [i, node] of NODES.entries()) await readyPod(`web-${i}`, node, "web", rs);
   await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
@@ -187,17 +177,8 @@ test("two stacks on one cluster: their rolling reboots are serialized by the day
     [b, "b"],
   ])
     await must("PATCH", `/api/v1/nodes/${n}`, { metadata: { labels: { pool } } }, "application/merge-patch+json");
-  const solo = await must("POST", `/apis/apps/v1/namespaces/${NS}/replicasets`, {
-    apiVersion: "apps/v1",
-    kind: "ReplicaSet",
-    metadata: { name: "solo" },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: "solo" } },
-      template: { metadata: { labels: { app: "solo" } }, spec: { containers: [container] } },
-    },
-  });
-  await readyPod("solo-0", a, "solo", solo.metadata.uid, "solo");
+  const solo = await ownerReplicaSet(api, NS, "solo", "solo", 1);
+  await readyPod("solo-0", a, "solo", solo);
   const soloPdb = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/solo-pdb`;
   await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
     apiVersion: "policy/v1",

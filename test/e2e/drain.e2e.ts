@@ -1,7 +1,7 @@
 import type { LabInfo } from "../../lab/record";
 import { withConnectKube } from "../helpers/kube-child";
 import { labApi, startLab, stopLab } from "./lab";
-import { boundReadyPod, WINDOWS_CONTAINER } from "./pods";
+import { boundReadyPod, ownerReplicaSet, WINDOWS_CONTAINER } from "./pods";
 
 // The drain (providers/day2/drain-run.ts) through the production client (connectKube) against the lab's real API
 // server, whose PodDisruptionBudgets the real disruption controller keeps (kube-controller-manager `disruption`):
@@ -58,17 +58,7 @@ beforeAll(async () => {
   api = labApi(lab);
   await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
   // A ReplicaSet no controller runs here: it owns the pods (so they are not "unmanaged") and recreates none.
-  const rs = await must("POST", `/apis/apps/v1/namespaces/${NS}/replicasets`, {
-    apiVersion: "apps/v1",
-    kind: "ReplicaSet",
-    metadata: { name: "rs" },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: { owner: "rs" } },
-      template: { metadata: { labels: { owner: "rs" } }, spec: { containers: [container] } },
-    },
-  });
-  rsUid = rs.metadata.uid;
+  rsUid = (await ownerReplicaSet(api, NS, "rs", "rs-owned", 0)).uid;
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

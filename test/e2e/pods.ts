@@ -12,6 +12,30 @@ async function must(api: Api, method: string, p: string, body: unknown, contentT
 }
 
 /**
+ * A ReplicaSet whose pods carry `app: <app>`, to own the pods a test binds (so a drain sees them managed). No
+ * controller runs it in the lab, so it recreates nothing. Returns its name and UID for the pods' owner reference.
+ */
+export async function ownerReplicaSet(
+  api: Api,
+  namespace: string,
+  name: string,
+  app: string,
+  replicas: number,
+): Promise<{ name: string; uid: string }> {
+  const rs = await must(api, "POST", `/apis/apps/v1/namespaces/${namespace}/replicasets`, {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app } },
+      template: { metadata: { labels: { app } }, spec: { containers: [WINDOWS_CONTAINER] } },
+    },
+  });
+  return { name, uid: rs.metadata.uid };
+}
+
+/**
  * A pod of ReplicaSet `owner` bound to `node` (the lab runs no scheduler) with the status its kubelet would post:
  * Running and Ready, so the disruption controller counts it healthy.
  */

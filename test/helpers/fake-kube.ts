@@ -179,27 +179,7 @@ export class FakeKube {
       if (budget.allowsAfterRefusals-- <= 0) budget.disruptionsAllowed = 1;
     }
     if (budget && budget.disruptionsAllowed <= 0)
-      // checkAndDecrement: errors.NewTooManyRequests(…, 0) with a DisruptionBudget cause (JSON name `reason`).
-      return {
-        status: 429,
-        body: {
-          kind: "Status",
-          apiVersion: "v1",
-          metadata: {},
-          status: "Failure",
-          message: "Cannot evict pod as it would violate the pod's disruption budget.",
-          reason: "TooManyRequests",
-          details: {
-            causes: [
-              {
-                reason: "DisruptionBudget",
-                message: `The disruption budget ${budget.name} needs ${budget.desiredHealthy} healthy pods and has ${budget.currentHealthy} currently`,
-              },
-            ],
-          },
-          code: 429,
-        },
-      };
+      return { status: 429, body: budgetRefusal(budget.name, budget.desiredHealthy, budget.currentHealthy) };
     if (budget) budget.disruptionsAllowed--;
     startDeletion(k, body);
     return { status: 201, body: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 } };
@@ -315,4 +295,29 @@ export class FakeKube {
     res.writeHead(status, { "Content-Type": "application/json", ...headers });
     res.end(JSON.stringify(body));
   }
+}
+
+/**
+ * The Status the eviction registry answers when a PodDisruptionBudget allows no disruption (kubernetes
+ * pkg/registry/core/pod/storage/eviction.go `checkAndDecrement`: errors.NewTooManyRequests with a DisruptionBudget
+ * cause, serialized as `reason`: apimachinery meta/v1 StatusCause.Type).
+ */
+export function budgetRefusal(name: string, desiredHealthy: number, currentHealthy: number) {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: "Cannot evict pod as it would violate the pod's disruption budget.",
+    reason: "TooManyRequests",
+    details: {
+      causes: [
+        {
+          reason: "DisruptionBudget",
+          message: `The disruption budget ${name} needs ${desiredHealthy} healthy pods and has ${currentHealthy} currently`,
+        },
+      ],
+    },
+    code: 429,
+  };
 }

@@ -516,13 +516,9 @@ async function joinCluster(cfg, ctx) {
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       capacity: { cpu: "4", memory: "16776692Ki", pods: "110" },
       allocatable: { cpu: "4", memory: "16674292Ki", pods: "110" },
-      // Posted once: a real kubelet keeps them fresh (nodestatus/setters.go) and renews its Lease; nothing here does.
-      conditions: [
-        condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-      ],
+      // At registration; each start of the kubelet service posts them fresh again (kubeletStarted), and the node Lease is
+      // renewed between starts.
+      conditions: healthyConditions(condition),
       nodeInfo: {
         architecture: "amd64",
         operatingSystem: "windows",
@@ -561,6 +557,16 @@ async function joinCluster(cfg, ctx) {
 // ---- the kubelet of a joined node, while its service runs ----------------------------------------------------
 
 /** Time as the API serializes metav1.Time (RFC 3339, seconds) and metav1.MicroTime (microseconds). */
+/** A healthy kubelet's node conditions, in nodestatus/setters.go's words, built by the caller's `condition`. */
+function healthyConditions(condition) {
+  return [
+    condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+    condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+    condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+  ];
+}
+
 const metaTime = (ms) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 const microTime = (ms) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 
@@ -653,12 +659,8 @@ async function kubeletStarted(host, { readHostText }) {
     `${nodePath}/status`,
     {
       status: {
-        conditions: [
-          condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-          condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-          condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-          condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-        ],
+        conditions: healthyConditions(condition),
+
         nodeInfo: {
           kubeletVersion: `v${version("kubelet")}`,
           containerRuntimeVersion: `containerd://${version("containerd") || "unknown"}`,

@@ -8,6 +8,7 @@ import {
   refusingBudget,
 } from "../../../providers/day2/drain";
 import { validateObject } from "../../helpers/schemas";
+import { budgetRefusal } from "../../helpers/fake-kube";
 
 // Pods as `GET /api/v1/pods?fieldSelector=spec.nodeName=<node>` returns them (hand-built; each validated against the
 // core/v1 Pod schema). Expected decisions follow kubectl's drain filters (kubernetes/kubectl pkg/drain/filters.go) with
@@ -172,22 +173,7 @@ test("a pod has left only when the read answers 404 or finds another UID (drain.
 test("a refused eviction names its budget in the API server's words; a plain rate limit names none", () => {
   // The Status a 429 carries (kubernetes pkg/registry/core/pod/storage/eviction.go checkAndDecrement; cause type
   // policy/v1 DisruptionBudgetCause, serialized as `reason`: apimachinery meta/v1 StatusCause.Type).
-  const refused = {
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    message: "Cannot evict pod as it would violate the pod's disruption budget.",
-    reason: "TooManyRequests",
-    details: {
-      causes: [
-        {
-          reason: "DisruptionBudget",
-          message: "The disruption budget web-pdb needs 2 healthy pods and has 2 currently",
-        },
-      ],
-    },
-    code: 429,
-  };
+  const refused = budgetRefusal("web-pdb", 2, 2);
   expect(refusingBudget(refused)).toBe("The disruption budget web-pdb needs 2 healthy pods and has 2 currently");
   expect(
     refusingBudget({ kind: "Status", code: 429, reason: "TooManyRequests", details: { retryAfterSeconds: 1 } }),
