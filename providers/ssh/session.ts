@@ -372,11 +372,18 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       for (let i = 2; i <= parts.length; i++) {
         const p = parts.slice(0, i).join("/");
         if (p === "" || /^\/[A-Za-z]:$/.test(p)) continue;
-        const exists = await new Promise<boolean>((resolve) => s.stat(p, (err) => resolve(!err)));
-        if (!exists)
+        const isDir = () =>
+          new Promise<boolean>((resolve) => s.stat(p, (err, st) => resolve(!err && st.isDirectory())));
+        if (!(await isDir()))
+          // Another session to the same host (the node's other file sets, converged at once) may create it between
+          // our stat and our mkdir: as `mkdir -p`, a directory that exists afterwards is success.
           await new Promise<void>((resolve, reject) =>
             s.mkdir(p, (err) =>
-              err ? reject(new Error(`cannot create ${p} on ${target}: ${err.message}`)) : resolve(),
+              err
+                ? void isDir().then((made) =>
+                    made ? resolve() : reject(new Error(`cannot create ${p} on ${target}: ${err.message}`)),
+                  )
+                : resolve(),
             ),
           );
       }
