@@ -22,6 +22,12 @@ export interface Program {
 export const PULUMI_VERSION = "v3.248.0";
 export const KUBERNETES_VERSION = "v1.36.3";
 /**
+ * pulumi-language-yaml's version (github.com/pulumi/pulumi-yaml, lab/tools/pulumi-yaml/go.mod). The CLI's release
+ * ships v1.37.0 beside it, but the module proxy refuses the pulumi/pulumi pkg/v3 v3.247.0 that v1.37.0 needs (and it
+ * does not compile against v3.248.0); v1.25.0 lacks the Link call of `pulumi package add` (docs/lab.md).
+ */
+export const PULUMI_YAML_VERSION = "v1.38.1";
+/**
  * The provider's version. The module proxy serves pulumi-kubernetes' provider module only at the commit of
  * 2026-01-15 (f47bc2d6f199), after release 4.24.1. The proxy names it v4.0.0-<time>-<commit>; stamped here as
  * 4.24.2-0.<time>-<commit>, the pseudo-version Go gives a commit after a v4.24.1 tag, so that it sorts where it is. @pulumi/kubernetes in package-lock.json is 4.34.2: the CLI warns that the
@@ -75,6 +81,14 @@ export const PROGRAMS: readonly Program[] = [
     target: "./cmd/pulumi-language-nodejs",
     what: `Node language host (this project's, for CLI ${PULUMI_VERSION})`,
     stamps: { "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version": PULUMI_VERSION },
+  },
+  {
+    name: "pulumi-language-yaml",
+    module: "pulumi-yaml",
+    target: "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml",
+    what: `YAML language host pulumi-language-yaml ${PULUMI_YAML_VERSION}`,
+    // pulumi-yaml's .goreleaser.yml sets this -X to the tag; `pulumi about` reports it (`language  yaml  1.38.1`).
+    stamps: { "github.com/pulumi/pulumi-yaml/pkg/version.Version": PULUMI_YAML_VERSION },
   },
   {
     name: "pulumi-resource-kubernetes",
