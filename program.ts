@@ -3,13 +3,15 @@ import * as pulumi from "@pulumi/pulumi";
 // depth); with ts-node's source-map support each frame is mapped back to TypeScript, which for a large estate costs
 // seconds. V8's own positions are kept unless DEBUG is set (as synth does); our errors never rely on stack traces.
 if (!process.env.DEBUG) Reflect.deleteProperty(Error, "prepareStackTrace");
-import { clusterAccess, kubernetesProvider } from "./components/cluster-access";
+import { kubernetesProvider } from "./components/cluster-access";
 import { WindowsEstate } from "./components/estate";
-import { completeWithCluster } from "./components/machinesets/complete";
 import { formatIssue, formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
+import { completeWithCluster } from "./components/machinesets/complete";
 import { completeVanilla } from "./components/vanilla/complete";
 import { VanillaEstate } from "./components/vanilla/estate";
-import { loadStackConfig } from "./stacks/from-pulumi";
+import { argsFromStack, loadStackConfig } from "./stacks/from-pulumi";
+import { fromStackConfig } from "./stacks/from-args";
+import { VanillaEstateArgs, WindowsEstateArgs } from "./library/args";
 import { DOMAIN_VALIDATORS } from "./components/validators";
 import { annotateSyncWaves } from "./components/gitops/sync-waves";
 
@@ -20,25 +22,19 @@ import { annotateSyncWaves } from "./components/gitops/sync-waves";
 export = async () => {
   const any = loadStackConfig(DOMAIN_VALIDATORS);
   if (isVanillaConfig(any)) return vanilla(any);
-  const loaded = any;
-  const { config, issues } = await completeWithCluster(loaded);
+  const { config, issues } = await completeWithCluster(any);
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).
-  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatIssue(w));
+  for (const w of config.warnings.slice(any.warnings.length)) pulumi.log.warn(formatIssue(w));
   if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
-
-  const provider = kubernetesProvider(config.cluster);
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
-  const estate = new WindowsEstate(
-    "estate",
-    { config },
-    {
-      providers: { kubernetes: provider },
-      aliases: [{ name: pulumi.getStack() }],
-      ...renderOptions(config.cluster),
-    },
-  );
+  // The stack's keys are the component's args (library/args.ts); the completed config rides along (stacks/from-args.ts).
+  const args = fromStackConfig(argsFromStack<WindowsEstateArgs>(), { completed: config, kubernetesProvider });
+  const estate = new WindowsEstate("estate", args, {
+    aliases: [{ name: pulumi.getStack() }],
+    ...renderOptions(config.cluster),
+  });
 
   return {
     /** Namespace WMCO runs in. */
@@ -60,19 +56,19 @@ export = async () => {
     /** Which mirror sets each registry file comes from (this stack's or the cluster's), and what the files cover. */
     windowsRegistrySources: estate.windowsRegistrySources,
     /** The cluster-wide proxy WMCO applies to every Windows node (read at preview/up; credentials removed). */
-    clusterProxy: config.discovered?.proxy ?? null,
+    clusterProxy: estate.clusterProxy.apply((p) => p ?? null),
     /** Bring-your-own hosts as prepared (hostname, Windows Server version, host key fingerprint). */
     byohHosts: estate.byohHosts,
     /** The first-boot script of each BYOH VM this stack creates on AWS or Azure (no secret in it). */
-    ...(estate.createdHostsFirstBoot ? { byohVmFirstBoot: estate.createdHostsFirstBoot } : {}),
+    byohVmFirstBoot: estate.createdHostsFirstBoot,
     /** The rolling reboot (`windows-estate:reboot`): token and the nodes in their batches, as preview shows them. */
-    ...(estate.reboot ? { windowsReboot: { token: estate.reboot.token, plan: estate.reboot.plan } } : {}),
+    windowsReboot: estate.reboot.apply((r) => (r ? { token: r.token, plan: r.plan } : undefined)),
     /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
     windowsNodeInventory: estate.inventory,
     /** The patch rollout (`windows-estate:patching`): the minimum, the batches planned, nodes left to an image roll. */
-    ...(estate.patching ? { windowsPatching: estate.patching } : {}),
+    windowsPatching: estate.patching,
     /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
-    ...(estate.hostStatus ? { windowsNodeHostStatus: estate.hostStatus } : {}),
+    windowsNodeHostStatus: estate.hostStatus,
   };
 };
 
@@ -82,16 +78,12 @@ async function vanilla(loaded: VanillaEstateConfig) {
   if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatIssues(issues));
   // Warnings discovery added (those of the config alone were printed by the loader).
   for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatIssue(w));
-  const provider = kubernetesProvider(config.cluster);
-  const access = clusterAccess(config.cluster);
-  const estate = new VanillaEstate(
-    "estate",
-    { config, resolved, ...(facts ? { facts } : {}), ...(access ? { access } : {}) },
-    { providers: { kubernetes: provider }, ...renderOptions(config.cluster) },
-  );
+  const completed = { config, resolved, ...(facts ? { facts } : {}) };
+  const args = fromStackConfig(argsFromStack<VanillaEstateArgs>(), { completed, kubernetesProvider });
+  const estate = new VanillaEstate("estate", args, renderOptions(config.cluster));
   return {
     /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
-    kubernetes: resolved,
+    kubernetes: estate.kubernetes,
     /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
     runtimeClasses: estate.runtimeClasses,
     /** Per node: the files it gets (exact text; the join token as a placeholder), downloads and steps, in order. */
@@ -99,9 +91,9 @@ async function vanilla(loaded: VanillaEstateConfig) {
     /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
     windowsNodeInventory: estate.inventory,
     /** The patch rollout (`windows-estate:patching`): the minimum and the batches planned. */
-    ...(estate.patching ? { windowsPatching: estate.patching } : {}),
+    windowsPatching: estate.patching,
     /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
-    ...(estate.hostStatus ? { windowsNodeHostStatus: estate.hostStatus } : {}),
+    windowsNodeHostStatus: estate.hostStatus,
   };
 }
 

@@ -1,388 +1,229 @@
 import * as pulumi from "@pulumi/pulumi";
-import { EstateConfig } from "../stacks/load";
-import { clusterAccess } from "./cluster-access";
-import { ObjectExists } from "../providers/kube-wait/resources";
-import { isOffline } from "../stacks/offline";
-import { ByohHosts } from "./byoh/byoh-hosts";
-import { expandByoh } from "./byoh/hosts";
-import { cloudHostOf, CloudHosts } from "./provisioning/cloud-hosts";
-import { WmcoPrivateKey } from "./key/private-key";
-import { MACHINE_API_NAMESPACE, USER_DATA_SECRET, WINDOWS_SERVER } from "../facts/wmco";
-import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
-import { WindowsMachineSet } from "./machinesets/machineset";
-import { machineSetName } from "./machinesets/names";
-import { WmcoOperator } from "./operator/operator";
-import { WindowsRuntimeClasses } from "./scheduling/runtime-classes";
-import { NodeRelay } from "./node-access/relay";
-import { nodePath } from "./node-access/path";
-import { RollingReboot } from "../providers/rolling-reboot";
-import { describeRollout, planRollout, resolveMaxUnavailable } from "../providers/day2/batches";
-import { outsideWindow } from "../providers/day2/maintenance-window";
-import { tokenDigest } from "../providers/day2/batches";
-import { RELAY_IMAGE } from "../facts/day2";
-import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
-import { declaredInventory, discoveredInventory, InventoryEntry } from "./day2/inventory";
-import { PatchRollout, PatchSummary } from "./day2/patch-rollout";
-import { drainInputs } from "../providers/day2/drain";
+import * as k8s from "@pulumi/kubernetes";
+import { WindowsEstateArgs } from "../library/args";
+import { EstateConfig, isVanillaConfig, VanillaEstateConfig } from "../stacks/load";
+import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs, stackConfigOf } from "../stacks/from-args";
+import { completeWithCluster } from "./machinesets/complete";
+import { providerArgs } from "./cluster-access";
+import { DOMAIN_VALIDATORS } from "./validators";
+import { ByohHostSummary, declareEstate, EstateParts, MachineSetSummary } from "./estate-declare";
+import { InventoryEntry } from "./day2/inventory";
+import { PatchSummary } from "./day2/patch-rollout";
 
-export interface WindowsEstateArgs {
-  /** The stack's validated config (`loadEstateConfig`). */
-  config: EstateConfig;
+export type { WindowsEstateArgs };
+
+/** The type token of the component (stable: every existing stack's URNs carry it). */
+const TYPE = "windows-estate:index:WindowsEstate";
+
+/** The cluster-wide proxy WMCO applies to every Windows node, as discovery read it (credentials removed). */
+export interface ClusterProxy {
+  /** `Proxy cluster` `status.httpProxy`, credentials removed. */
+  httpProxy?: string;
+  /** `status.httpsProxy`, credentials removed. */
+  httpsProxy?: string;
+  /** `status.noProxy`. */
+  noProxy?: string;
+  /** The ConfigMap of the proxy's trusted CA bundle (`spec.trustedCA.name`), if any. */
+  trustedCA?: string;
+}
+
+/** The rolling reboot asked for (`reboot`): its token, the plan as preview shows it, and the batches run. */
+export interface RebootSummary {
+  /** The token asked for (`reboot.token`). */
+  token: string;
+  /** The plan as preview shows it: the batches of nodes, or why they wait. */
+  plan: string;
+  /** The nodes rebooted, batch by batch. */
+  batches: string[][];
+}
+
+/** Which mirror sets each registry's hosts.toml comes from (this stack's or the cluster's), and what they cover. */
+export interface RegistrySources {
+  /** Whose mirror sets the files are made of: this stack's, or every one in the cluster (as WMCO merges them). */
+  scope: string;
+  /** Per registry directory, the mirror sets its hosts.toml comes from. */
+  byRegistry: { [registry: string]: string[] };
+}
+
+type Parts = EstateParts & { proxy?: ClusterProxy };
+
+/**
+ * A library user's args as the complete config: validated in args' terms (stacks/from-args.ts), then completed from
+ * the cluster (discovery) as the program completes the stack config. Warnings are printed on the component.
+ */
+async function completeArgs(component: string, args: WindowsEstateArgs, on: pulumi.Resource): Promise<EstateConfig> {
+  const loaded = await loadArgs(component, args, DOMAIN_VALIDATORS);
+  if (isVanillaConfig(loaded))
+    throw new pulumi.RunError(
+      `${component}: cluster.platform Kubernetes is a kubeadm cluster without WMCO; use VanillaEstate`,
+    );
+  for (const w of loaded.warnings) pulumi.log.warn(formatArgsIssue(w), on);
+  const { config, issues } = await completeWithCluster(loaded);
+  if (issues.length > 0) throw new pulumi.RunError(formatArgsIssues(component, issues));
+  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatArgsIssue(w), on);
+  if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`, on);
+  return config;
 }
 
 /**
- * The whole Windows estate of one cluster, wired in the order WMCO needs:
- * operator (running) → `cloud-private-key` → (WMCO writes `windows-user-data`) → MachineSets, BYOH hosts,
- * mirrors and RuntimeClasses.
+ * When each component's children are declared. Kept beside the component, not in a property: every property of a
+ * component class is an output of its schema (@pulumi/pulumi provider/experimental analyzer `analyzeComponent`).
+ */
+export const declaredOf = new WeakMap<pulumi.ComponentResource, Promise<void>>();
+export function whenDeclared(c: pulumi.ComponentResource): Promise<void> {
+  return declaredOf.get(c) ?? Promise.resolve();
+}
+
+/**
+ * Each output of a component from what it declared, now (through the program) or once declared (as a library): one
+ * Output per field, so each carries only its own dependencies and secrecy.
+ */
+export function partOf<P>(built: P | Promise<P>) {
+  return <T>(f: (p: P) => pulumi.Input<T>): pulumi.Output<T> =>
+    // output() of an Input<T>, or of a promise of one, is an Output<T>.
+    (built instanceof Promise ? pulumi.output(built.then(f)) : pulumi.output(f(built))) as pulumi.Output<T>;
+}
+
+/**
+ * The Kubernetes provider the estate's objects use: the program's (made once the config is complete), or the
+ * component's own child made from `cluster`, with ConfigMaps and Secrets changed in place (a replaced
+ * `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts providerArgs). A
+ * provider in the component's options is not used for that reason.
+ */
+export function kubernetesFor(
+  parent: pulumi.ComponentResource,
+  name: string,
+  cluster: EstateConfig["cluster"] | VanillaEstateConfig["cluster"],
+  fromStack: FromStack<unknown> | undefined,
+): pulumi.ProviderResource {
+  return fromStack
+    ? fromStack.kubernetesProvider(cluster)
+    : new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent });
+}
+
+/**
+ * The component's options with one more transformation: every descendant of type `kubernetes:*` gets the provider
+ * `provider()` returns (a transformation runs in this process as each child registers, so a provider made after the
+ * component, once its config is validated, still reaches every object).
+ */
+export function kubernetesOnly(
+  opts: pulumi.ComponentResourceOptions | undefined,
+  provider: () => pulumi.ProviderResource | undefined,
+): pulumi.ComponentResourceOptions {
+  const use: pulumi.ResourceTransformation = (a) => {
+    const p = provider();
+    return p && a.type.startsWith("kubernetes:")
+      ? { props: a.props, opts: pulumi.mergeOptions(a.opts, { provider: p }) }
+      : undefined;
+  };
+  return { ...opts, transformations: [...(opts?.transformations ?? []), use] };
+}
+
+/**
+ * The whole Windows estate of an OpenShift/OKD cluster with WMCO, wired in the order WMCO needs: the operator through
+ * OLM (running) → its SSH key (`cloud-private-key`) → (WMCO writes `windows-user-data`) → Windows MachineSets,
+ * bring-your-own hosts, registry mirrors and RuntimeClasses; day-2 jobs (rolling reboots, patching) after them.
+ * Its args are the keys of a stack's `windows-estate:` config (docs/configuration.md); they are validated, and
+ * completed from the cluster at preview/up, before anything is declared.
  */
 export class WindowsEstate extends pulumi.ComponentResource {
+  /** Namespace WMCO runs in. */
   readonly operatorNamespace: pulumi.Output<string>;
+  /** The installed and succeeded WMCO ClusterServiceVersion (unknown in render mode). */
   readonly installedCSV: pulumi.Output<string | undefined>;
+  /** Public half of the WMCO key as an `authorized_keys` line: put it on golden images and BYOH hosts. */
   readonly publicKey: pulumi.Output<string | undefined>;
+  /** SHA256 fingerprint of the WMCO key. */
   readonly publicKeyFingerprint: pulumi.Output<string | undefined>;
   /** Per MachineSet: name, platform, Windows Server version and build, replicas. */
-  readonly machineSets: pulumi.Output<
-    {
-      name: string;
-      platform: string;
-      windowsServer: string;
-      windowsBuild: string;
-      replicas: number;
-      replacing?: string[];
-    }[]
-  >;
-  /** RuntimeClass names for the Windows builds in use. */
+  readonly machineSets: pulumi.Output<MachineSetSummary[]>;
+  /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
   readonly runtimeClasses: pulumi.Output<string[]>;
-  /** The containerd hosts.toml files every Windows node gets, by registry directory (credentials redacted). */
-  readonly windowsRegistryConfig: Record<string, string>;
+  /** The containerd hosts.toml every Windows node gets from WMCO, by registry directory, credentials redacted. */
+  readonly windowsRegistryConfig: pulumi.Output<{ [directory: string]: string }>;
   /** The same files by full Windows path. */
-  readonly windowsNodeFiles: Record<string, string>;
-  /** Which mirror sets each registry's file comes from, and what the files cover. */
-  readonly windowsRegistrySources: { scope: string; byRegistry: Record<string, string[]> };
-  /** The rolling reboot asked for (`windows-estate:reboot`): its token and the batches planned; undefined if none. */
-  readonly reboot?: { token: string; plan: string; batches: pulumi.Output<string[][]> };
-  /** Every Windows node: version, build, revision, kubelet and runtime versions, origin, patch level. */
-  readonly inventory: InventoryEntry[];
-  /** The patch rollout planned (`windows-estate:patching`), if any. */
-  readonly patching?: PatchSummary;
-  /** Uptime and pending restarts of the managed nodes, read over SSH at up and refresh (with `patching`). */
-  readonly hostStatus?: pulumi.Output<Record<string, unknown>>;
-  /** The first-boot script of each BYOH VM this stack creates, by host name (no secret in it). */
-  readonly createdHostsFirstBoot?: pulumi.Output<Record<string, string>>;
+  readonly windowsNodeFiles: pulumi.Output<{ [path: string]: string }>;
+  /** Which mirror sets each registry file comes from (this stack's or the cluster's), and what the files cover. */
+  readonly windowsRegistrySources: pulumi.Output<RegistrySources>;
+  /** The cluster-wide proxy WMCO applies to every Windows node (read at preview/up; credentials removed). */
+  readonly clusterProxy: pulumi.Output<ClusterProxy | undefined>;
+  /** The rolling reboot (`reboot`): token, the plan as preview shows it, and the batches; none without `reboot`. */
+  readonly reboot: pulumi.Output<RebootSummary | undefined>;
+  /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- revision is a number or a reason: JSON to other languages
+  readonly inventory: pulumi.Output<any[]>;
+  /** The patch rollout (`patching`): the minimum, the batches planned, nodes left to an image roll. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a free-form summary: JSON to other languages
+  readonly patching: pulumi.Output<any>;
+  /** Per managed node (BYOH): boot time, uptime and a pending restart, read over SSH at up and refresh (with `patching`). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- per-host readings: JSON to other languages
+  readonly hostStatus: pulumi.Output<any>;
+  /** The first-boot script of each BYOH VM this stack creates on AWS or Azure, by host (no secret in it). */
+  readonly createdHostsFirstBoot: pulumi.Output<{ [host: string]: string } | undefined>;
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
-  readonly byohHosts: pulumi.Output<
-    { address: string; hostname: string; windowsServer: string; hostKeyFingerprint: string }[]
-  >;
+  readonly byohHosts: pulumi.Output<ByohHostSummary[]>;
+
+  /**
+   * Resolves once the args are validated (and completed from the cluster) and every child is declared; rejects with
+   * the problems found. A program that awaits it ends with that message alone, before any output is read.
+   */
+  whenDeclared(): Promise<void> {
+    return whenDeclared(this);
+  }
 
   constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("windows-estate:index:WindowsEstate", name, {}, opts);
-    const cfg = args.config;
-    const access = clusterAccess(cfg.cluster);
-
-    const operator = new WmcoOperator(`${name}-operator`, { operator: cfg.operator, access }, { parent: this });
-    // Node access through the cluster: the relay runs beside the operator, and every node session waits for it.
-    const relay =
-      cfg.nodeAccess.via === "cluster" && access
-        ? new NodeRelay(
-            `${name}-node-relay`,
-            {
-              namespace: operator.namespace,
-              image: cfg.nodeAccess.bastionImage ?? RELAY_IMAGE,
-              subjects: cfg.nodeAccess.portForwardSubjects,
-            },
-            { parent: this, dependsOn: [operator] },
-          )
-        : undefined;
-    const hop = nodePath(cfg);
-
-    // Key rotation without lockout, in the order WMCO needs (day2-facts §4.2): every BYOH host authorizes the key
-    // first (beside the old one) → cloud-private-key changes in place → WMCO adopts it (WmcoKeyAdopted) → the old key
-    // leaves the hosts (RetiredWmcoKeys). So the hosts come before the Secret, and windows-instances after it.
-    let keyDeclared: (r: pulumi.Resource[]) => void = () => undefined;
-    const afterKey = new Promise<pulumi.Resource[]>((resolve) => (keyDeclared = resolve));
-    const byohHosts = expandByoh(cfg.byoh);
-    // VMs this stack creates for byoh entries with an aws or azure block: ready for SSH with the WMCO key.
-    const toCreate = byohHosts.flatMap((h) =>
-      h.kind === "manual" ? [] : cloudHostOf(h.key, h.entry.windowsServer, h.entry),
+    // The Kubernetes objects use the provider kubernetesFor gives once the config is known.
+    let kubernetes: pulumi.ProviderResource | undefined;
+    super(
+      TYPE,
+      name,
+      {},
+      kubernetesOnly(opts, () => kubernetes),
     );
-    const created =
-      toCreate.length > 0
-        ? new CloudHosts(
-            `${name}-byoh-vms`,
-            {
-              hosts: toCreate,
-              cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
-              publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
-            },
-            { parent: this },
-          )
-        : undefined;
-    this.createdHostsFirstBoot = created ? pulumi.output(created.firstBoot) : undefined;
-    const byoh =
-      byohHosts.length > 0
-        ? new ByohHosts(
-            `${name}-byoh`,
-            {
-              hosts: byohHosts,
-              ...(created ? { created: { addresses: created.addresses, vms: created.vms } } : {}),
-              path: hop,
-              namespace: operator.namespace,
-              wmcoPublicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
-              wmcoPrivateKey: pulumi.secret(cfg.privateKey.pem),
-              access,
-              keepUntilDeconfigured: afterKey,
-            },
-            { parent: this, dependsOn: relay ? [operator, relay.ready] : [operator] },
-          )
-        : undefined;
-    // The Secret waits for the running operator: WMCO only starts watching it once its CSV has succeeded, and a
-    // Secret in a namespace that OLM is still setting up would race the OperatorGroup.
-    const key = new WmcoPrivateKey(
-      `${name}-key`,
-      // Render mode writes Secrets in plaintext into the render directory: the key only with an explicit opt-in.
-      {
-        namespace: operator.namespace,
-        privateKey: cfg.privateKey,
-        declareSecret: cfg.cluster.render === undefined || cfg.cluster.renderKeySecret === true,
-      },
-      { parent: this, dependsOn: [operator, ...(byoh?.prepared ?? [])] },
+    const declare = (config: EstateConfig, from?: FromStack<EstateConfig>): Parts => {
+      kubernetes = kubernetesFor(this, name, config.cluster, from);
+      return { ...declareEstate(this, name, config, { parent: this }), proxy: config.discovered?.proxy };
+    };
+    // Through the program: validated and completed already (program.ts), so everything is declared now. As a library:
+    // validation (the key may be a secret Output) and discovery (it asks the cluster) come first, asynchronously;
+    // nothing is declared until both have passed.
+    const from = stackConfigOf<EstateConfig>(args);
+    const built = from
+      ? declare(from.completed, from)
+      : completeArgs(`WindowsEstate ${name}`, args, this).then(declare);
+    const part = partOf(built);
+    this.operatorNamespace = part((p) => p.operatorNamespace);
+    this.installedCSV = part((p) => p.installedCSV);
+    this.publicKey = part((p) => p.publicKey);
+    this.publicKeyFingerprint = part((p) => p.publicKeyFingerprint);
+    this.machineSets = part((p) => p.machineSets);
+    this.runtimeClasses = part((p) => p.runtimeClasses);
+    this.windowsRegistryConfig = part((p) => p.windowsRegistryConfig);
+    this.windowsNodeFiles = part((p) => p.windowsNodeFiles);
+    this.windowsRegistrySources = part((p) => p.windowsRegistrySources);
+    this.clusterProxy = part((p) => p.proxy);
+    this.reboot = part((p) => (p.reboot ? pulumi.output(p.reboot) : undefined));
+    this.inventory = part<InventoryEntry[]>((p) => p.inventory);
+    this.patching = part<PatchSummary | undefined>((p) => p.patching);
+    this.hostStatus = part((p) => p.hostStatus);
+    this.createdHostsFirstBoot = part((p) => p.createdHostsFirstBoot);
+    this.byohHosts = part((p) => p.byohHosts);
+    declaredOf.set(
+      this,
+      Promise.resolve(built).then(() => undefined),
     );
-    keyDeclared([key, operator]);
-    // Day-2 jobs wait for WMCO to adopt the key: after a key change WMCO re-keys BYOH nodes and rewrites the user data
-    // (and replaces Machines whose pub-key-hash is stale: controllers/windowsmachine_controller.go), so a reboot or
-    // patch started before that would fail at connect.
-    let keyAdopted: pulumi.Resource | undefined;
-    if (byoh && access) {
-      const adopted = new WmcoKeyAdopted(
-        `${name}-key-adopted`,
-        {
-          publicKey: key.publicKey.apply((k) => k ?? ""),
-          kubeconfig: access.kubeconfig,
-          context: access.context,
-        },
-        { parent: this, dependsOn: [key] },
-      );
-      keyAdopted = adopted;
-      byoh.prepared.forEach(
-        (host, i) =>
-          new RetiredWmcoKeys(
-            `${name}-byoh-${byohHosts[i].key}-retired-keys`,
-            {
-              connection: pulumi.all([host.connection, key.privateKeyPem]).apply(([c, pem]) => ({
-                ...c,
-                privateKey: pem,
-                password: undefined,
-              })),
-              hostKey: host.hostKey,
-              keep: key.publicKey.apply((k) => k ?? ""),
-              retire: host.retiringKeys.apply((k) => k ?? []),
-            },
-            { parent: byoh, dependsOn: [adopted, host] },
-          ),
-      );
-    }
-    this.byohHosts = byoh ? byoh.hosts : pulumi.output([]);
-
-    // MachineSets must not exist before windows-user-data: the Machine API would fail every Machine on the missing
-    // Secret. WMCO writes it once it sees cloud-private-key, so the gate is a wait on the Secret itself. In render
-    // mode there is no cluster to ask: the MachineSets come after the operator objects and the key (which render
-    // mode may leave out), and whoever applies the files must let WMCO write windows-user-data first.
-    const machineSetGate: pulumi.Resource[] = [key, operator];
-    if (access && cfg.machineSets.length > 0) {
-      machineSetGate.splice(
-        0,
-        1,
-        new ObjectExists(
-          `${name}-windows-user-data`,
-          {
-            apiVersion: "v1",
-            kind: "Secret",
-            namespace: MACHINE_API_NAMESPACE,
-            name: USER_DATA_SECRET,
-            dataKey: "userData",
-            kubeconfig: access.kubeconfig,
-            context: access.context,
-          },
-          { parent: this, dependsOn: [key] },
-        ),
-      );
-    }
-    // Keyed by the MachineSet's own name: removing or reordering entries touches no other set. Stacks made before
-    // keyed them by list position (`<name>-ms-<i>`); the alias lets those migrate without a replacement (do that
-    // first `pulumi up` with the list unchanged, since an alias cannot tell which entry used to sit at index i).
-    const sets = cfg.machineSets.map(
-      (set, i) =>
-        new WindowsMachineSet(
-          `${name}-ms-${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, set)}`,
-          {
-            cluster: cfg.cluster,
-            set,
-            amiLookup: isOffline() ? "placeholder" : "lookup",
-            ...(access ? { access } : {}),
-            ...(cfg.discovered?.machines ? { machines: cfg.discovered.machines } : {}),
-            ...(cfg.discovered?.machineSetReplicas ? { machineSetReplicas: cfg.discovered.machineSetReplicas } : {}),
-          },
-          { parent: this, dependsOn: machineSetGate, aliases: [{ name: `${name}-ms-${i}` }] },
-        ),
-    );
-    const runtimeClasses = new WindowsRuntimeClasses(
-      `${name}-runtimeclasses`,
-      { versions: [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)] },
-      { parent: this },
-    );
-
-    this.machineSets = pulumi.all(
-      sets.map((ms, i) =>
-        pulumi.all([ms.name, ms.replicas, ms.replacing]).apply(([msName, replicas, replacing]) => ({
-          name: msName,
-          platform: cfg.cluster.platform,
-          windowsServer: cfg.machineSets[i].windowsServer,
-          windowsBuild: ms.windowsBuild,
-          replicas,
-          // With `rollout`: the Machines on an older image that this update replaces.
-          ...(replacing ? { replacing } : {}),
-        })),
-      ),
-    );
-    this.runtimeClasses = runtimeClasses.names;
-    const mirrors = new WindowsRegistryMirrors(
-      `${name}-mirrors`,
-      {
-        mirrors: cfg.mirrors,
-        registriesWithCredentials: cfg.registriesWithCredentials,
-        clusterMirrorSets: cfg.discovered?.mirrorSets,
-      },
-      { parent: this },
-    );
-    this.windowsRegistrySources = mirrors.windowsRegistrySources;
-    this.windowsRegistryConfig = mirrors.windowsRegistryConfig;
-    const replacingKnown = new Set(sets.flatMap((ms) => ms.replacingKnown ?? []));
-    // How day-2 operations reach nodes: the WMCO key, BYOH users and pins, the configured path.
-    const hostKeys: Record<string, string> = {};
-    for (const h of cfg.byoh) if (h.hostKey && h.address) hostKeys[h.address] = h.hostKey;
-    // BYOH users by address; a created VM's address is its private IP, known once it exists.
-    const byohUsers = pulumi
-      .all(
-        byohHosts.map((h) =>
-          h.kind === "manual" ? h.address : isOffline() ? h.key : (created?.addresses[h.key] ?? ""),
-        ),
-      )
-      .apply((addresses) => Object.fromEntries(byohHosts.map((h, i) => [addresses[i], h.username])));
-    const reach = pulumi.all([key.privateKeyPem, byohUsers]).apply(([pem, users]) => ({
-      platform: cfg.cluster.platform,
-      privateKey: pem,
-      byohUsers: users,
-      hostKeys: { ...hostKeys, ...cfg.nodeAccess.hostKeys },
-      trustOnFirstUse: cfg.nodeAccess.trustOnFirstUse,
-      connectTimeoutSeconds: cfg.nodeAccess.connectTimeoutSeconds,
-      ...(hop.proxy ? { jumpHost: hop.proxy } : {}),
-      ...(hop.cluster ? { cluster: hop.cluster } : {}),
-    }));
-    const day2After = [operator, key, ...sets, ...(relay ? [relay.ready] : []), ...(keyAdopted ? [keyAdopted] : [])];
-    const found = cfg.discovered?.windowsNodes
-      ? discoveredInventory(
-          cfg.discovered.windowsNodes,
-          cfg.patching?.minimumUpdateRevision,
-          cfg.discovered.runtimeClasses ?? [],
-          [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)],
-        )
-      : undefined;
-    for (const w of found?.warnings ?? []) pulumi.log.warn(w, this);
-    this.inventory = found
-      ? found.entries
-      : declaredInventory([
-          ...cfg.machineSets.map((m) => ({
-            from: `MachineSet ${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, m) ?? "(named at preview/up)"}`,
-            node: `<${m.replicas} node(s) the MachineSet creates>`,
-            windowsServer: m.windowsServer,
-            build: WINDOWS_SERVER[m.windowsServer].build,
-          })),
-          ...byohHosts.map((h) => ({
-            from: `BYOH ${h.key}${h.kind === "manual" ? "" : ` (created on ${h.kind === "aws" ? "AWS" : "Azure"})`}`,
-            windowsServer: h.entry.windowsServer,
-            build: WINDOWS_SERVER[h.entry.windowsServer].build,
-          })),
-        ]);
-    // Disruptive jobs of one update run one after another (patching, then the reboot): both would otherwise batch the
-    // same node first and overlap. Across stacks the day-2 Lease serializes them (providers/day2/day2-lock.ts).
-    let patchingJob: pulumi.Resource | undefined;
-    if (cfg.patching && access) {
-      // BYOH hosts are patched in place; MachineSet nodes get a new image instead (WMCO never patches).
-      const patching = new PatchRollout(
-        `${name}-patching`,
-        {
-          patching: cfg.patching,
-          nodes: cfg.discovered?.windowsNodes ?? [],
-          isManaged: (n) => n.from.startsWith("BYOH "),
-          // Nodes whose Machine this update's image rollout replaces are not left below the level.
-          replacedByRollout: new Set(
-            (cfg.discovered?.windowsNodes ?? [])
-              .filter((n) => n.machine && replacingKnown.has(n.machine.split("/").pop() ?? ""))
-              .map((n) => n.name),
-          ),
-          access,
-          reach,
-        },
-        { parent: this, dependsOn: day2After },
-      );
-      this.patching = patching.summary;
-      this.hostStatus = patching.hostStatus;
-      patchingJob = patching;
-    }
-    if (cfg.reboot && access) {
-      const r = cfg.reboot;
-      const digest = tokenDigest(r.token);
-      // Planned from the Windows nodes discovery read; nodes already rebooted for this token are left out.
-      const nodes = (cfg.discovered?.windowsNodes ?? []).filter((n) =>
-        Object.entries(r.nodeSelector).every(([k, v]) => n.labels[k] === v),
-      );
-      // A percentage is of every Windows node (the run counts them again before each batch).
-      const plan = planRollout(
-        nodes.map((n) => ({ name: n.name, doneFor: n.rebootedFor })),
-        digest,
-        resolveMaxUnavailable(r.maxUnavailable, cfg.discovered?.windowsNodes?.length ?? 0),
-      );
-      const closed = plan.batches.length > 0 ? outsideWindow(new Date(), r.window, "reboot") : undefined;
-      const rolling = new RollingReboot(
-        `${name}-reboot`,
-        {
-          token: r.token,
-          batches: plan.batches,
-          disableEviction: r.disableEviction,
-          drainTimeoutSeconds: r.drainTimeoutSeconds,
-          ...drainInputs(r),
-          readyTimeoutSeconds: r.readyTimeoutSeconds,
-          maxUnavailable: r.maxUnavailable,
-          blockers: r.blockers,
-          ...(r.window ? { window: r.window } : {}),
-          kubeconfig: access.kubeconfig,
-          context: access.context,
-          reach,
-        },
-        // After everything else of this update: a reboot never races WMCO configuring a node we just changed, nor
-        // this update's patching.
-        { parent: this, dependsOn: [...day2After, ...(patchingJob ? [patchingJob] : [])] },
-      );
-      this.reboot = {
-        token: r.token,
-        plan: closed ? `${plan.batches.flat().length} node(s) wait: ${closed}` : describeRollout(plan),
-        batches: rolling.batches,
-      };
-    }
-    this.windowsNodeFiles = mirrors.windowsNodeFiles;
-    this.operatorNamespace = operator.namespace;
-    this.installedCSV = operator.installedCSV;
-    this.publicKey = key.publicKey;
-    this.publicKeyFingerprint = key.fingerprint;
-    this.registerOutputs({
-      operatorNamespace: this.operatorNamespace,
-      installedCSV: this.installedCSV,
-      publicKey: this.publicKey,
-      publicKeyFingerprint: this.publicKeyFingerprint,
-      machineSets: this.machineSets,
-      runtimeClasses: this.runtimeClasses,
-      windowsRegistryConfig: this.windowsRegistryConfig,
-      byohHosts: this.byohHosts,
-    });
+    // Through the program, at once, as before. A library user's component registers its outputs once declared (the
+    // SDK's own registerOutputs after construction): a rejected Output here would fail the run a second time.
+    if (from)
+      this.registerOutputs({
+        operatorNamespace: this.operatorNamespace,
+        installedCSV: this.installedCSV,
+        publicKey: this.publicKey,
+        publicKeyFingerprint: this.publicKeyFingerprint,
+        machineSets: this.machineSets,
+        runtimeClasses: this.runtimeClasses,
+        windowsRegistryConfig: this.windowsRegistryConfig,
+        byohHosts: this.byohHosts,
+      });
   }
 }

@@ -8,7 +8,16 @@ import * as fs from "fs";
 import * as path from "path";
 
 /** What the program is made of (the build compiles these; a change to any of them makes bin/ stale). */
-export const PROGRAM_SOURCES = ["index.ts", "program.ts", "components", "providers", "stacks", "facts", "lib"];
+export const PROGRAM_SOURCES = [
+  "index.ts",
+  "program.ts",
+  "library",
+  "components",
+  "providers",
+  "stacks",
+  "facts",
+  "lib",
+];
 /** What the dynamic providers are made of (their code version, providers/thin.ts). */
 export const PROVIDER_SOURCES = ["providers", "facts", "lib"];
 /** Where `npm run build` writes the hash of the sources it compiled. */
@@ -40,14 +49,24 @@ export function sourceHash(root: string, entries: readonly string[]): string {
 }
 
 /**
- * bin/<module>.js when the build is current, else undefined (run from the sources). WINDOWS_ESTATE_FROM_SOURCES=1
- * always chooses the sources (debugging, and the benchmark's comparison).
+ * Whether `root` is the package as installed from its tarball (`npm pack`): bin/ and its stamp, no TypeScript
+ * sources. Its bin/ is what was packed, so it is always the one to run.
+ */
+export function isPackaged(root: string): boolean {
+  return !fs.existsSync(path.join(root, "program.ts")) && fs.existsSync(path.join(root, BUILD_STAMP));
+}
+
+/**
+ * bin/<module>.js when the build is current, or the package was installed from its tarball (no program.ts: isPackaged,
+ * inlined because this function travels in every dynamic resource's `__provider`); else undefined (run from the
+ * sources). WINDOWS_ESTATE_FROM_SOURCES=1 always chooses the sources (debugging, and the benchmark's comparison).
  */
 export function builtModule(root: string, module: string): string | undefined {
   if (process.env.WINDOWS_ESTATE_FROM_SOURCES === "1") return undefined;
   const stamp = path.join(root, BUILD_STAMP);
   if (!fs.existsSync(stamp)) return undefined;
-  if (fs.readFileSync(stamp, "utf8").trim() !== sourceHash(root, PROGRAM_SOURCES)) return undefined;
+  const packaged = !fs.existsSync(path.join(root, "program.ts"));
+  if (!packaged && fs.readFileSync(stamp, "utf8").trim() !== sourceHash(root, PROGRAM_SOURCES)) return undefined;
   const file = path.join(root, "bin", `${module}.js`);
   return fs.existsSync(file) ? file : undefined;
 }

@@ -13,14 +13,19 @@
  * ts-node, as Pulumi's language host does for the program (lib/project.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { builtModule, projectRoot, PROVIDER_SOURCES, sourceHash } from "../lib/project";
+import * as fs from "fs";
+import * as path from "path";
+import { BUILD_STAMP, builtModule, isPackaged, projectRoot, PROVIDER_SOURCES, sourceHash } from "../lib/project";
 import { PROVIDERS, ProviderMethod } from "./registry";
 
 /**
  * Runs in the dynamic-provider host (serialized with the stand-in): finds the project, registers ts-node once, and
- * returns the provider for `type`, cached for the life of the host. Errors name what is missing and the fix.
+ * returns the provider for `type`, cached for the life of the host. Errors name what is missing and the fix. The
+ * code is compiled JavaScript when `npm run build` compiled exactly these sources or the package was installed from
+ * its tarball (lib/project.ts builtModule), else the TypeScript sources through ts-node. (Comments inside travel with
+ * every resource's `__provider`, so they stay out here.)
  */
-function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
+function loadProvider(type: string, home: string | undefined): pulumi.dynamic.ResourceProvider {
   const key = Symbol.for("windows-estate.providers");
   const cache: Record<string, pulumi.dynamic.ResourceProvider> = Reflect.get(globalThis, key) ?? {};
   Reflect.set(globalThis, key, cache);
@@ -28,19 +33,18 @@ function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
   if (cached) return cached;
   const nodePath: typeof import("path") = require("path");
   const nodeFs: typeof import("fs") = require("fs");
-  const start = process.env.WINDOWS_ESTATE_ROOT || process.cwd();
+  const start = process.env.WINDOWS_ESTATE_ROOT || (home && nodeFs.existsSync(home) ? home : process.cwd());
   let root = "";
   try {
     root = projectRoot(start);
   } catch {
-    // Reported below, with the fix.
+    /* reported below */
   }
-  if (!root || !nodeFs.existsSync(nodePath.join(root, "providers", "registry.ts")))
+  const built = root ? builtModule(root, "providers/registry") : undefined;
+  if (!root || (!built && !nodeFs.existsSync(nodePath.join(root, "providers", "registry.ts"))))
     throw new Error(
       `the windows-estate provider code was not found from ${start}: run pulumi from the project directory, or set WINDOWS_ESTATE_ROOT to it`,
     );
-  // Compiled by `npm run build` for exactly these sources: plain JavaScript. Otherwise the sources, through ts-node.
-  const built = builtModule(root, "providers/registry");
   if (!built && !require.extensions[".ts"]) {
     const tsNode: typeof import("ts-node") = require(require.resolve("ts-node", { paths: [root] }));
     tsNode.register({ transpileOnly: true, project: nodePath.join(root, "tsconfig.pulumi.json") });
@@ -61,8 +65,28 @@ let version: string | undefined;
 
 /** A hash of the provider code (providers/, facts/ and lib/ sources): changes whenever the providers may behave differently. */
 export function codeVersion(): string {
-  version ??= sourceHash(projectRoot(__dirname), PROVIDER_SOURCES).slice(0, 16);
+  const root = projectRoot(__dirname);
+  // Installed from the tarball there are no sources to hash: the stamp of the build that was packed says the same.
+  version ??= (
+    isPackaged(root) ? fs.readFileSync(path.join(root, BUILD_STAMP), "utf8").trim() : sourceHash(root, PROVIDER_SOURCES)
+  ).slice(0, 16);
   return version;
+}
+
+/**
+ * Where the provider code lives when the program using it does not: a library user's program (the package in its
+ * node_modules) or a component provider's (the package's own folder). Undefined for this project's own program, so its
+ * dynamic resources keep finding the code from the folder the engine runs plugins in, as before.
+ */
+function codeHome(): string | undefined {
+  const here = projectRoot(__dirname);
+  let program = "";
+  try {
+    program = projectRoot(process.cwd());
+  } catch {
+    // A program folder without package.json (Pulumi YAML): the code is elsewhere.
+  }
+  return program === here ? undefined : here;
 }
 
 const made = new Map<string, pulumi.dynamic.ResourceProvider>();
@@ -74,13 +98,14 @@ export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
   const entry = Object.prototype.hasOwnProperty.call(PROVIDERS, type) ? PROVIDERS[type] : undefined;
   if (!entry) throw new Error(`providers/registry.ts has no provider named ${JSON.stringify(type)}`);
   const has = (m: ProviderMethod) => entry.methods.includes(m);
+  const home = codeHome();
   const p: pulumi.dynamic.ResourceProvider & { codeVersion: string } = {
     codeVersion: codeVersion(),
-    create: (inputs) => loadProvider(type).create(inputs),
+    create: (inputs) => loadProvider(type, home).create(inputs),
   };
   if (has("check"))
     p.check = async (olds, news) => {
-      const q = loadProvider(type);
+      const q = loadProvider(type, home);
       const r = await need(q.check, type, "check").call(q, olds, news);
       // The engine prints the value of a failure's property with the message, secrets in plaintext (pulumi
       // pkg/resource/deploy/step_generator.go `issueCheckFailures`: `inputs[failure.Property]` formatted with %v, a
@@ -96,22 +121,22 @@ export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
     };
   if (has("diff"))
     p.diff = (id, olds, news) => {
-      const q = loadProvider(type);
+      const q = loadProvider(type, home);
       return need(q.diff, type, "diff").call(q, id, olds, news);
     };
   if (has("read"))
     p.read = (id, props) => {
-      const q = loadProvider(type);
+      const q = loadProvider(type, home);
       return need(q.read, type, "read").call(q, id, props);
     };
   if (has("update"))
     p.update = (id, olds, news) => {
-      const q = loadProvider(type);
+      const q = loadProvider(type, home);
       return need(q.update, type, "update").call(q, id, olds, news);
     };
   if (has("delete"))
     p.delete = (id, props) => {
-      const q = loadProvider(type);
+      const q = loadProvider(type, home);
       return need(q.delete, type, "delete").call(q, id, props);
     };
   made.set(type, p);

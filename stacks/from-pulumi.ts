@@ -7,6 +7,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 import { obj } from "../lib/json";
+import { isTopLevelKey, NAMESPACE } from "./schema";
 
 /**
  * The language host hands the program its config in `PULUMI_CONFIG` and the keys the engine decrypted (set with
@@ -27,6 +28,28 @@ function secretKeysFromHost(env: NodeJS.ProcessEnv = process.env): Set<string> {
 /** The running stack's config as the engine hands it to the program. */
 export function rawConfigFromRuntime(): RawConfig {
   return { values: pulumi.runtime.allConfig(), secretKeys: secretKeysFromHost() };
+}
+
+/**
+ * The stack's `windows-estate:<key>` values as a component's args (`<key>`), decoded as the loader decodes them;
+ * the WMCO key as a secret. The components take the same keys (library/args.ts is generated from the same schemas).
+ */
+export function argsFromStack<A extends object>(raw: RawConfig = rawConfigFromRuntime()): A {
+  const args: Record<string, unknown> = {};
+  for (const [fullKey, text] of Object.entries(raw.values)) {
+    if (!fullKey.startsWith(`${NAMESPACE}:`)) continue;
+    const key = fullKey.slice(NAMESPACE.length + 1);
+    if (!isTopLevelKey(key)) continue;
+    if (key === "privateKey") args[key] = pulumi.secret(text);
+    else if (key === "privateKeyPath") args[key] = text;
+    else
+      try {
+        args[key] = JSON.parse(text);
+      } catch {
+        args[key] = text;
+      }
+  }
+  return args as A; // the keys loadStackConfig validated, by the names the args interfaces use
 }
 
 /**

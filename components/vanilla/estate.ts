@@ -1,351 +1,112 @@
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { VanillaEstateConfig } from "../../stacks/load";
-import { WindowsRuntimeClasses } from "../scheduling/runtime-classes";
-import { buildDigestMirrorSets, buildTagMirrorSets } from "../mirrors/mirror-sets";
-import { renderHostsToml } from "../mirrors/hosts-toml";
+import { VanillaEstateArgs } from "../../library/args";
+import { isVanillaConfig, VanillaEstateConfig } from "../../stacks/load";
+import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs, stackConfigOf } from "../../stacks/from-args";
+import { ResolvedKubernetes } from "./node-plan";
 import { VanillaFacts } from "./discover";
-import { netConfChangeWarning, planNetConf } from "./flannel-backend";
-import { flannelConfigPatch, flannelRestartPatch, LINUX_ONLY_DAEMONSETS, linuxOnlyPatch } from "./objects";
-import { networkAgentObjects } from "./network-objects";
-import { ClusterAccess } from "../cluster-access";
-import { nodePath } from "../node-access/path";
-import { nodeConnection } from "./connection";
-import {
-  API_ENDPOINT_PLACEHOLDER,
-  flannelCniConf,
-  nodeNoProxy,
-  flannelNetConf,
-  HOSTNAME_PLACEHOLDER,
-  joinConfiguration,
-  NODE_IP_PLACEHOLDER,
-  NodePlan,
-  PATHS,
-  ResolvedKubernetes,
-  vanillaNodePlan,
-} from "./node-plan";
-import { NodeRelay } from "../node-access/relay";
-import { RELAY_IMAGE } from "../../facts/day2";
-import { WINDOWS_BUILDS, WINDOWS_NETWORK, WINDOWS_TAINT } from "../../facts/kubernetes";
-import { isOffline } from "../../stacks/offline";
-import { isIP } from "net";
-import { promises as dns } from "dns";
+import { clusterAccess } from "../cluster-access";
+import { DOMAIN_VALIDATORS } from "../validators";
+import { declaredOf, kubernetesFor, kubernetesOnly, partOf, whenDeclared } from "../estate";
+import { completeVanilla } from "./complete";
+import { declareVanilla, VanillaParts } from "./declare";
+import { InventoryEntry } from "../day2/inventory";
+import { PatchSummary } from "../day2/patch-rollout";
 
-import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
-import { LEFT_ON_HOST } from "../../providers/vanilla-node/provider";
-import { NodeFiles } from "../../providers/node-files";
-import { expandNodes } from "./hosts";
-import { cloudHostOf, CloudHosts } from "../provisioning/cloud-hosts";
-import { declaredInventory, discoveredInventory, InventoryEntry } from "../day2/inventory";
-import { PatchRollout, PatchSummary } from "../day2/patch-rollout";
+export type { VanillaEstateArgs };
 
-/** The node's IPv4 address: as given, or resolved from where the program runs (offline: a placeholder). */
-async function nodeIPv4(address: string): Promise<string> {
-  if (isIP(address) === 4) return address;
-  if (isOffline()) return NODE_IP_PLACEHOLDER;
-  try {
-    return (await dns.lookup(address, { family: 4 })).address;
-  } catch {
-    throw new pulumi.RunError(
-      `windows-estate:nodes: ${address} does not resolve to an IPv4 address from here; flannel needs the node's IP (give the address as an IP)`,
-    );
-  }
-}
-
-export interface VanillaEstateArgs {
-  /** How node operations reach the API (drain, Ready, removal, the join token); undefined in render mode. */
-  access?: ClusterAccess;
-  /** The stack's validated config. */
+/** A vanilla stack's config as the program completes it (components/vanilla/complete.ts), what the estate declares. */
+export interface CompletedVanilla {
   config: VanillaEstateConfig;
-  /** What node files need, from config and discovery (`completeVanilla`). */
   resolved: ResolvedKubernetes;
-  /** What discovery read; undefined offline. */
   facts?: VanillaFacts;
+}
+type Parts = VanillaParts & { resolved: ResolvedKubernetes };
+
+/** A library user's args as the complete config: validated in args' terms, then completed from the cluster. */
+async function completeArgs(
+  component: string,
+  args: VanillaEstateArgs,
+  on: pulumi.Resource,
+): Promise<CompletedVanilla> {
+  const loaded = await loadArgs(component, args, DOMAIN_VALIDATORS);
+  if (!isVanillaConfig(loaded))
+    throw new pulumi.RunError(
+      `${component}: cluster.platform ${loaded.cluster.platform} is an OpenShift/OKD cluster; use WindowsEstate`,
+    );
+  for (const w of loaded.warnings) pulumi.log.warn(formatArgsIssue(w), on);
+  const { config, resolved, facts, issues } = await completeVanilla(loaded);
+  if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatArgsIssues(component, issues));
+  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatArgsIssue(w), on);
+  return { config, resolved, ...(facts ? { facts } : {}) };
 }
 
 /**
  * The Windows side of a vanilla kubeadm cluster with flannel: flannel's VXLAN backend as Windows needs it (patched in
- * place, never replaced), the Linux DaemonSets pinned to Linux, RuntimeClasses per Windows build, and each node's plan
- * (files and steps), flanneld and kube-proxy as HostProcess DaemonSets, and each node converged over SSH.
+ * place, never replaced), the Linux DaemonSets pinned to Linux, RuntimeClasses per Windows build, and each Windows
+ * host's files and steps, flanneld and kube-proxy as HostProcess DaemonSets, and each host joined and kept converged
+ * over SSH. Its args are the keys of a stack's `windows-estate:` config (docs/configuration.md, docs/kubeadm.md).
  */
 export class VanillaEstate extends pulumi.ComponentResource {
-  /** Per node address: its files (exact text; the join token as a placeholder), downloads and steps. */
-  readonly nodePlans: Record<string, NodePlan>;
+  /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a record of settings: JSON to other languages
+  readonly kubernetes: pulumi.Output<any>;
+  /** Per node address: its files (exact text; the join token as a placeholder), downloads and steps, in order. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- plans by address: JSON to other languages
+  readonly nodePlans: pulumi.Output<any>;
+  /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
   readonly runtimeClasses: pulumi.Output<string[]>;
-  /** Every Windows node: version, build, revision, kubelet and runtime versions, origin, patch level. */
-  readonly inventory: InventoryEntry[];
-  /** The patch rollout planned (`windows-estate:patching`), if any. */
-  readonly patching?: PatchSummary;
-  /** Uptime and pending restarts of the managed nodes, read over SSH at up and refresh (with `patching`). */
-  readonly hostStatus?: pulumi.Output<Record<string, unknown>>;
+  /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- revision is a number or a reason: JSON to other languages
+  readonly inventory: pulumi.Output<any[]>;
+  /** The patch rollout (`patching`): the minimum and the batches planned; none without `patching`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a free-form summary: JSON to other languages
+  readonly patching: pulumi.Output<any>;
+  /** Per node: boot time, uptime and a pending restart, read over SSH at up and refresh (with `patching`). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- per-host readings: JSON to other languages
+  readonly hostStatus: pulumi.Output<any>;
+
+  /**
+   * Resolves once the args are validated (and completed from the cluster) and every child is declared; rejects with
+   * the problems found. A program that awaits it ends with that message alone, before any output is read.
+   */
+  whenDeclared(): Promise<void> {
+    return whenDeclared(this);
+  }
 
   constructor(name: string, args: VanillaEstateArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("windows-estate:index:VanillaEstate", name, {}, opts);
-    const { config: cfg, resolved, facts } = args;
-    const flannel = cfg.kubernetes.flannel;
-    const flannelPatch: pulumi.Resource[] = [];
-    // With discovery off nothing reads flannel's net-conf.json, and a blind write would drop its other settings
-    // (EnableNFTables, IPv6, …): it is left alone, and the preview says what to check.
-    const blind = flannel.manage && !facts?.netConf && cfg.cluster.render === undefined && !isOffline();
-    if (blind)
-      pulumi.log.warn(
-        `cluster.discovery is off, so flannel's net-conf.json is neither read nor changed; Windows needs its VXLAN backend at VNI ${flannel.vni}, port ${flannel.port}: check it with kubectl -n kube-flannel get configmap kube-flannel-cfg -o jsonpath='{.data.net-conf\\.json}'`,
-        this,
-      );
-    if (flannel.manage && !blind) {
-      // With the cluster's own net-conf, only the VNI and port change; in render mode (no cluster), the whole file from
-      // the config is shown. Always declared once managed: a Patch that leaves the program relinquishes its field, which server-side
-      // apply then deletes (pulumi-kubernetes provider/pkg/ssa Relinquish), and flannel would lose its net-conf.json.
-      // Retained on delete for the same reason: turning `manage` off must not strip flannel's config.
-      const plan = facts?.netConf
-        ? planNetConf(facts.netConf, { vni: flannel.vni, port: flannel.port })
-        : { text: flannelNetConf(resolved) };
-      const netConf = new k8s.core.v1.ConfigMapPatch(`${name}-flannel-net-conf`, flannelConfigPatch(plan.text), {
-        parent: this,
-        retainOnDelete: true,
-      });
-      flannelPatch.push(netConf);
-      if (plan.change) pulumi.log.warn(netConfChangeWarning(plan.change, facts?.linuxNodes), this);
-      if (plan.change || facts?.flannelRestartedFor) {
-        // Linux flanneld reads net-conf.json only at start: restart it, after the patch, before any Windows node
-        // joins. Declared for a change, and afterwards while its annotation is on the DaemonSet (the same value: no
-        // change, no restart); never declared on a cluster whose backend was already right, so adopting one restarts
-        // nothing. Retained when it leaves the program.
-        const backend = { vni: flannel.vni, port: flannel.port };
-        flannelPatch.push(
-          new k8s.apps.v1.DaemonSetPatch(`${name}-flannel-restart`, flannelRestartPatch(backend), {
-            parent: this,
-            dependsOn: [netConf],
-            retainOnDelete: true,
-          }),
-        );
-      }
-    }
-    for (const ds of LINUX_ONLY_DAEMONSETS)
-      new k8s.apps.v1.DaemonSetPatch(`${name}-linux-only-${ds.name}`, linuxOnlyPatch(ds.namespace, ds.name), {
-        parent: this,
-      });
-    // The Windows flanneld and kube-proxy: accounts and RBAC first, then the scripts, then the DaemonSets.
-    const agents = networkAgentObjects({
-      apiServerEndpoint: resolved.apiServerEndpoint ?? API_ENDPOINT_PLACEHOLDER,
-      podNetworkCidr: resolved.podNetworkCidr,
-      vni: resolved.flannel.vni,
-      image: resolved.hostProcessImage,
-    });
-    const rbac: pulumi.Resource[] = [
-      ...agents.serviceAccounts.map(
-        (sa) => new k8s.core.v1.ServiceAccount(`${name}-${sa.metadata.name}`, sa, { parent: this }),
-      ),
-      new k8s.rbac.v1.ClusterRole(`${name}-flannel-role`, agents.clusterRole, { parent: this }),
-      ...agents.clusterRoleBindings.map(
-        (b) => new k8s.rbac.v1.ClusterRoleBinding(`${name}-${b.metadata.name}`, b, { parent: this }),
-      ),
-      new k8s.core.v1.ConfigMap(`${name}-network-scripts`, agents.configMap, { parent: this }),
-    ];
-    for (const ds of agents.daemonSets)
-      new k8s.apps.v1.DaemonSet(`${name}-${ds.metadata.name}`, ds, { parent: this, dependsOn: rbac });
-    const runtimeClasses = new WindowsRuntimeClasses(
-      `${name}-runtimeclasses`,
-      { versions: cfg.nodes.map((n) => n.windowsServer) },
-      { parent: this },
+    // The Kubernetes objects use the provider kubernetesFor gives once the config is known (components/estate.ts).
+    let kubernetes: pulumi.ProviderResource | undefined;
+    super(
+      "windows-estate:index:VanillaEstate",
+      name,
+      {},
+      kubernetesOnly(opts, () => kubernetes),
     );
-    this.runtimeClasses = runtimeClasses.names;
-    const registryFiles = renderHostsToml({
-      imageDigestMirrorSets: buildDigestMirrorSets(cfg.mirrors),
-      imageTagMirrorSets: buildTagMirrorSets(cfg.mirrors),
-    });
-    const nodes = expandNodes(cfg.nodes);
-    this.nodePlans = Object.fromEntries(
-      nodes.map((n) => [
-        n.address,
-        vanillaNodePlan(
-          n,
-          resolved,
-          registryFiles,
-          resolved.caCertHash ? { caCertHash: resolved.caCertHash } : undefined,
-        ),
-      ]),
+    const declare = (c: CompletedVanilla, from?: FromStack<CompletedVanilla>): Parts => {
+      kubernetes = kubernetesFor(this, name, c.config.cluster, from);
+      const access = clusterAccess(c.config.cluster);
+      const declared = { config: c.config, resolved: c.resolved, ...(c.facts ? { facts: c.facts } : {}) };
+      return {
+        ...declareVanilla(this, name, { ...declared, ...(access ? { access } : {}) }, { parent: this }),
+        resolved: c.resolved,
+      };
+    };
+    // Through the program: validated and completed already (program.ts); as a library, first (components/estate.ts).
+    const from = stackConfigOf<CompletedVanilla>(args);
+    const built = from
+      ? declare(from.completed, from)
+      : completeArgs(`VanillaEstate ${name}`, args, this).then(declare);
+    const part = partOf(built);
+    this.kubernetes = part((p) => p.resolved);
+    this.nodePlans = part((p) => p.nodePlans);
+    this.runtimeClasses = part((p) => p.runtimeClasses);
+    this.inventory = part<InventoryEntry[]>((p) => p.inventory);
+    this.patching = part<PatchSummary | undefined>((p) => p.patching);
+    this.hostStatus = part((p) => p.hostStatus);
+    declaredOf.set(
+      this,
+      Promise.resolve(built).then(() => undefined),
     );
-    const found = cfg.discovered?.windowsNodes
-      ? discoveredInventory(
-          cfg.discovered.windowsNodes,
-          cfg.patching?.minimumUpdateRevision,
-          cfg.discovered.runtimeClasses ?? [],
-          cfg.nodes.map((n) => n.windowsServer),
-        )
-      : undefined;
-    for (const w of found?.warnings ?? []) pulumi.log.warn(w, this);
-    this.inventory = found
-      ? found.entries
-      : declaredInventory(
-          nodes.map((n) => ({
-            from: `vanilla ${n.address}${n.create ? ` (created on ${n.create.kind === "aws" ? "AWS" : "Azure"})` : ""}`,
-            windowsServer: n.windowsServer,
-            build: WINDOWS_BUILDS[n.windowsServer].split(".")[2],
-          })),
-        );
-    // Converging the nodes needs the API (the join token, drain, Ready); render mode shows the plans only.
-    if (args.access) {
-      const access = args.access;
-      const token = new BootstrapToken(
-        `${name}-bootstrap-token`,
-        { ttlHours: cfg.kubernetes.tokenTtlHours, kubeconfig: access.kubeconfig, context: access.context },
-        { parent: this },
-      );
-      // The proxy for containerd and the kubelet; the cluster's own networks are always reached directly.
-      const p = cfg.kubernetes.proxy;
-      const proxy = p
-        ? {
-            HTTP_PROXY: p.httpProxy ?? "",
-            HTTPS_PROXY: p.httpsProxy ?? "",
-            NO_PROXY: nodeNoProxy(p.noProxy, resolved),
-          }
-        : undefined;
-      // Through the cluster: the relay runs in kube-system on a vanilla cluster.
-      const relay =
-        cfg.nodeAccess.via === "cluster"
-          ? new NodeRelay(
-              `${name}-node-relay`,
-              {
-                namespace: "kube-system",
-                image: cfg.nodeAccess.bastionImage ?? RELAY_IMAGE,
-                subjects: cfg.nodeAccess.portForwardSubjects,
-              },
-              { parent: this },
-            )
-          : undefined;
-      const converged: pulumi.Resource[] = [];
-      const connections: Record<string, ReturnType<typeof nodeConnection>> = {};
-      // Nodes this stack creates on AWS or Azure: VMs ready for SSH with the stack's key, VXLAN open.
-      const toCreate = nodes.flatMap((n) => (n.create ? cloudHostOf(n.address, n.windowsServer, n) : []));
-      const created =
-        toCreate.length > 0
-          ? new CloudHosts(
-              `${name}-node-vms`,
-              {
-                hosts: toCreate,
-                cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
-                publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
-                udpPorts: [resolved.flannel.port],
-              },
-              { parent: this },
-            )
-          : undefined;
-      nodes.forEach((n) => {
-        const plan = this.nodePlans[n.address];
-        const vmAddress = created?.addresses[n.address];
-        const connection = vmAddress
-          ? pulumi
-              .all([nodeConnection(n, n.index, cfg.privateKey.pem, nodePath(cfg)), vmAddress])
-              .apply(([c, ip]) => ({ ...c, host: ip, deadlineSeconds: 1200 }))
-          : nodeConnection(n, n.index, cfg.privateKey.pem, nodePath(cfg));
-        const vms = created?.vms[n.address] ?? [];
-
-        // One node IP for the kubelet (--node-ip), the CNI's provider address and flanneld (status.hostIP): declared,
-        // a created VM's private IP, or the address (a DNS name resolved from here). Multi-NIC and NAT hosts that
-        // let each pick their own would disagree.
-        // A host removed with forceRemove is never resolved or reached again; every preview says what stays on it.
-        if (n.forceRemove)
-          pulumi.log.warn(
-            `windows-estate:nodes[${n.index}] (${n.address}): forceRemove: its Node is deleted through the API alone and nothing is done on the host; left there: ${LEFT_ON_HOST}. Delete the entry once this has run`,
-            this,
-          );
-        const nodeIp =
-          n.nodeIp !== undefined || n.forceRemove
-            ? pulumi.output(n.nodeIp ?? n.address)
-            : (vmAddress ?? pulumi.output(nodeIPv4(n.address)));
-        const cniConf = nodeIp.apply((ip) => flannelCniConf(resolved, ip));
-        const files = [
-          { dir: PATHS.containerdConfigDir, prefix: `${PATHS.containerdConfigDir}\\` },
-          { dir: PATHS.cniConf, prefix: `${PATHS.cniConf}\\` },
-          { dir: "C:\\etc\\kube-flannel", prefix: "C:\\etc\\kube-flannel\\" },
-        ].map(
-          ({ dir, prefix }) =>
-            new NodeFiles(
-              `${name}-node-${n.address}-files-${dir.split("\\").pop()}`,
-              {
-                connection,
-                directory: dir,
-                files: Object.fromEntries(
-                  Object.entries(plan.files)
-                    .filter(([p]) => p.startsWith(prefix))
-                    .map(([p, text]): [string, pulumi.Input<string>] => [
-                      p.slice(prefix.length),
-                      p.endsWith("10-flannel.conf") ? cniConf : text,
-                    ]),
-                ),
-                ...(n.forceRemove ? { hostGone: true } : {}),
-              },
-              { parent: this, dependsOn: vms },
-            ),
-        );
-        const node = new VanillaNode(
-          `${name}-node-${n.address}`,
-          {
-            connection,
-            downloads: plan.downloads,
-            vxlanPort: resolved.flannel.port,
-            containerdConfigPath: PATHS.containerdConfig,
-            joinConfigPath: PATHS.joinConfig,
-            joinConfig: token.token.apply((t) =>
-              joinConfiguration(n, n.name ?? HOSTNAME_PLACEHOLDER, resolved, {
-                token: t,
-                caCertHash: resolved.caCertHash ?? "",
-              }),
-            ),
-            // "" is the usual loading order (KUBECONFIG, ~/.kube/config, in-cluster), as most pipelines give it:
-            // undefined would leave the node without its API side (drain, identity, removal).
-            kubeconfig: access.kubeconfig ?? "",
-            context: access.context,
-            ...(n.name ? { nodeName: n.name } : {}),
-            windowsServer: n.windowsServer,
-            nodeIp: nodeIp.apply((ip) => (isIP(ip) === 4 ? ip : undefined)),
-            ...(n.forceRemove ? { forceRemove: true } : {}),
-            upgrade: cfg.kubernetes.upgrade,
-            ...(proxy ? { proxy } : {}),
-            networkAgents: [
-              { namespace: WINDOWS_NETWORK.namespace, app: WINDOWS_NETWORK.flanneld, binary: "flanneld" },
-              { namespace: WINDOWS_NETWORK.namespace, app: WINDOWS_NETWORK.kubeProxy, binary: "kube-proxy" },
-            ],
-            identity: {
-              labels: n.labels,
-              taints: (n.taints ?? [WINDOWS_TAINT]).map((t) => ({ ...t })),
-              providerIdAuto: n.providerId === "auto",
-            },
-          },
-          // The files first (containerd is registered with its config), and flannel's backend fixed.
-          { parent: this, dependsOn: [...files, ...flannelPatch, ...(relay ? [relay.ready] : [])] },
-        );
-        converged.push(node);
-        if (n.forceRemove) return; // never patched: its host does not answer
-        // Patching finds a node's connection by the Node's address or name, pinned to the key the node was verified
-        // with (a trust-on-first-use key is recorded by VanillaNode, never trusted anew).
-        const pinned = pulumi
-          .all([connection, node.hostKey])
-          .apply(([c, hostKey]) => ({ ...c, hostKey, trustOnFirstUse: false }));
-        connections[n.address] = pinned;
-        if (n.name) connections[n.name] = pinned;
-      });
-      // Patched after every node is converged (a node joined in this update is patched by the next one, when the
-      // cluster reports its revision).
-      if (cfg.patching) {
-        const patching = new PatchRollout(
-          `${name}-patching`,
-          {
-            patching: cfg.patching,
-            nodes: cfg.discovered?.windowsNodes ?? [],
-            isManaged: (n) => n.from.startsWith("vanilla "),
-            access,
-            connections: pulumi.secret(pulumi.all(connections)),
-            // Windows Update goes through the nodes' proxy too (IUpdateSession.WebProxy; it ignores env variables).
-            ...(cfg.kubernetes.proxy ? { clusterProxy: cfg.kubernetes.proxy } : {}),
-          },
-          { parent: this, dependsOn: converged },
-        );
-        this.patching = patching.summary;
-        this.hostStatus = patching.hostStatus;
-      }
-    }
-    this.registerOutputs({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });
+    if (from) this.registerOutputs({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });
   }
 }

@@ -6,6 +6,7 @@ import { STACK_FILE_KEYS } from "../../stacks/stack-file-shape";
 import { unwrap } from "../../stacks/zod-issues";
 import { isObject, JsonObject } from "../../lib/json";
 import { ObjectDocs, readSourceDocs, readTopLevel, SourceDocs } from "./tsdoc";
+import { ARGS_FILE, libraryArgs } from "./library-args";
 
 /** The project root, and the files this generator reads and writes (relative to it). */
 export const ROOT = path.resolve(__dirname, "..", "..");
@@ -298,5 +299,6 @@ export function generated(): Map<string, string> {
   return new Map([
     [SCHEMA_FILE, JSON.stringify(stackFileSchema(refs), null, 2) + "\n"],
     [REFERENCE_FILE, referencePage(refs)],
+    [ARGS_FILE, libraryArgs(refs)],
   ]);
 }

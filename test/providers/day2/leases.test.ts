@@ -103,7 +103,9 @@ test("a holder that still holds a slot (its run failed, now run again) takes tha
 test("the day-2 lock shared by a stack's concurrent jobs stays held until the last leaves, one still waiting for its slot included", async () => {
   const api = leaseApi();
   const lock = { stack: "windows-estate/share", job: "vanilla upgrade" };
-  const o = { pollMs: 1, timeoutMs: 1 };
+  // Sharing never waits for the lock to come free (it would wait for ever here: the first holder leaves only after
+  // all three joined); the deadline only bounds the retries of a write that lost a race (409) on a loaded machine.
+  const o = { pollMs: 1, timeoutMs: 5_000 };
   // Three nodes of one up join; the first is done while the other two hold no slot yet (waiting for one).
   const [first, second, third] = await Promise.all([1, 2, 3].map(() => joinDay2Lock(api, lock, o)));
   await first.leave(async () => false);

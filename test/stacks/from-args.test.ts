@@ -1,0 +1,93 @@
+import { generateKeyPairSync } from "crypto";
+import * as pulumi from "@pulumi/pulumi";
+import { fromStackConfig, loadArgs, stackConfigOf } from "../../stacks/from-args";
+import { DOMAIN_VALIDATORS } from "../../components/validators";
+import { isVanillaConfig } from "../../stacks/load";
+import type { WindowsEstateArgs } from "../../library/args";
+
+// A library user's args go through the stack config's loader (stacks/load.ts) and every domain check, and the
+// problems are named by their path in the args, never by a `windows-estate:` config key.
+
+const pem = generateKeyPairSync("ed25519", {
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+}).privateKey;
+
+const good = (over: Partial<WindowsEstateArgs> = {}): WindowsEstateArgs => ({
+  cluster: { platform: "Azure", infrastructureId: "win-tmk9g", region: "westus", discovery: false },
+  privateKey: pulumi.secret(pem),
+  machineSets: [{ name: "winworker", replicas: 1, windowsServer: "2022", azure: { vmSize: "Standard_D2s_v3" } }],
+  ...over,
+});
+
+async function problems(args: WindowsEstateArgs): Promise<string> {
+  try {
+    await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+  } catch (e) {
+    if (e instanceof pulumi.RunError) return e.message;
+    throw e;
+  }
+  throw new Error("the args were accepted");
+}
+
+test("good args load into the same config the stack config would, the key from a secret Output", async () => {
+  const args = good({ reboot: { token: "t1", maxUnavailable: "2" } });
+  args.cluster.discovery = true; // a reboot plans from the cluster's nodes
+  const cfg = await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+  if (isVanillaConfig(cfg)) throw new Error("an OpenShift config was expected");
+  expect(cfg.privateKey.pem).toBe(pem);
+  expect(cfg.privateKey.parsed?.publicKey).toMatch(/^ssh-ed25519 /);
+  expect(cfg.machineSets.map((s) => s.name)).toEqual(["winworker"]);
+  // A whole number as text, as the component schema carries it (no number-or-text type there), is that number.
+  expect(cfg.reboot?.maxUnavailable).toBe(2);
+  expect(cfg.reboot?.drainTimeoutSeconds).toBe(600);
+});
+
+test("a problem is named by its path in the args, headed by the component, never as a config key", async () => {
+  const msg = await problems(
+    good({
+      machineSets: [
+        { name: "winworker-too-long", replicas: 1, windowsServer: "2022", azure: { vmSize: "Standard_D2s_v3" } },
+      ],
+    }),
+  );
+  expect(msg).toMatch(/^WindowsEstate estate: the args have 1 problem:\n {2}machineSets\[0\]\.name: /);
+  expect(msg).not.toContain("windows-estate:");
+});
+
+test("every problem at once", async () => {
+  const msg = await problems(
+    good({
+      cluster: { platform: "Azure", infrastructureId: "win-tmk9g", discovery: false },
+      reboot: { token: "t", maxUnavailable: "many" },
+    }),
+  );
+  expect(msg).toMatch(/the args have \d+ problems/);
+  expect(msg).toContain("reboot.maxUnavailable");
+  expect(msg).toContain("region");
+  // The shared checks' messages speak of keys; as args, without the config namespace.
+  expect(msg).not.toContain("windows-estate:");
+});
+
+test("a key in plain text is refused: it would sit in the state unencrypted", async () => {
+  const msg = await problems(good({ privateKey: pem }));
+  expect(msg).toContain("privateKey: must be a secret");
+  expect(msg).not.toContain(pem.split("\n")[1]);
+});
+
+test("an argument the component does not take is named, not ignored", async () => {
+  const args = { ...good(), clsuter: {} } as WindowsEstateArgs; // a JavaScript caller's typo
+  expect(await problems(args)).toContain("clsuter: is not an argument of this component");
+});
+
+test("the program's completed config rides with the args and is found again; plain args carry none", () => {
+  const completed = { marker: "completed" };
+  const kubernetesProvider = () => {
+    throw new Error("not called here");
+  };
+  const args = fromStackConfig(good(), { completed, kubernetesProvider });
+  expect(stackConfigOf<typeof completed>(args)?.completed).toBe(completed);
+  // Not part of the args a serializer or schema sees.
+  expect(Object.keys(args)).toEqual(["cluster", "privateKey", "machineSets"]);
+  expect(stackConfigOf(good())).toBeUndefined();
+});
