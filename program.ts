@@ -13,7 +13,6 @@ import { argsFromStack, loadStackConfig } from "./stacks/from-pulumi";
 import { fromStackConfig } from "./stacks/from-args";
 import { VanillaEstateArgs, WindowsEstateArgs } from "./library/args";
 import { DOMAIN_VALIDATORS } from "./components/validators";
-import { annotateSyncWaves } from "./components/gitops/sync-waves";
 
 /**
  * The program. Everything is validated (and, against a live cluster, completed by discovery) before the first
@@ -31,10 +30,7 @@ export = async () => {
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
   // The stack's keys are the component's args (library/args.ts); the completed config rides along (stacks/from-args.ts).
   const args = fromStackConfig(argsFromStack<WindowsEstateArgs>(), { completed: config, kubernetesProvider });
-  const estate = new WindowsEstate("estate", args, {
-    aliases: [{ name: pulumi.getStack() }],
-    ...renderOptions(config.cluster),
-  });
+  const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }] });
 
   return {
     /** Namespace WMCO runs in. */
@@ -80,7 +76,7 @@ async function vanilla(loaded: VanillaEstateConfig) {
   for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatIssue(w));
   const completed = { config, resolved, ...(facts ? { facts } : {}) };
   const args = fromStackConfig(argsFromStack<VanillaEstateArgs>(), { completed, kubernetesProvider });
-  const estate = new VanillaEstate("estate", args, renderOptions(config.cluster));
+  const estate = new VanillaEstate("estate", args);
   return {
     /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
     kubernetes: estate.kubernetes,
@@ -95,9 +91,4 @@ async function vanilla(loaded: VanillaEstateConfig) {
     /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
     windowsNodeHostStatus: estate.hostStatus,
   };
-}
-
-/** In render mode, the rendered objects carry the order to apply them in (components/gitops/sync-waves.ts). */
-function renderOptions(cluster: { render?: string }): pulumi.ComponentResourceOptions {
-  return cluster.render === undefined ? {} : { transformations: [annotateSyncWaves] };
 }

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import * as k8s from "@pulumi/kubernetes";
 import { WindowsEstateArgs } from "../library/args";
-import { EstateConfig, isVanillaConfig, VanillaEstateConfig } from "../stacks/load";
+import { EstateConfig, isVanillaConfig } from "../stacks/load";
 import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs, stackConfigOf } from "../stacks/from-args";
+import { componentOptions, declared, kubernetesFor, partOf, whenDeclared } from "./component-args";
 import { completeWithCluster } from "./machinesets/complete";
-import { providerArgs } from "./cluster-access";
 import { DOMAIN_VALIDATORS } from "./validators";
 import { ByohHostSummary, declareEstate, EstateParts, MachineSetSummary } from "./estate-declare";
 import { InventoryEntry } from "./day2/inventory";
@@ -66,60 +65,6 @@ async function completeArgs(component: string, args: WindowsEstateArgs, on: pulu
 }
 
 /**
- * When each component's children are declared. Kept beside the component, not in a property: every property of a
- * component class is an output of its schema (@pulumi/pulumi provider/experimental analyzer `analyzeComponent`).
- */
-export const declaredOf = new WeakMap<pulumi.ComponentResource, Promise<void>>();
-export function whenDeclared(c: pulumi.ComponentResource): Promise<void> {
-  return declaredOf.get(c) ?? Promise.resolve();
-}
-
-/**
- * Each output of a component from what it declared, now (through the program) or once declared (as a library): one
- * Output per field, so each carries only its own dependencies and secrecy.
- */
-export function partOf<P>(built: P | Promise<P>) {
-  return <T>(f: (p: P) => pulumi.Input<T>): pulumi.Output<T> =>
-    // output() of an Input<T>, or of a promise of one, is an Output<T>.
-    (built instanceof Promise ? pulumi.output(built.then(f)) : pulumi.output(f(built))) as pulumi.Output<T>;
-}
-
-/**
- * The Kubernetes provider the estate's objects use: the program's (made once the config is complete), or the
- * component's own child made from `cluster`, with ConfigMaps and Secrets changed in place (a replaced
- * `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts providerArgs). A
- * provider in the component's options is not used for that reason.
- */
-export function kubernetesFor(
-  parent: pulumi.ComponentResource,
-  name: string,
-  cluster: EstateConfig["cluster"] | VanillaEstateConfig["cluster"],
-  fromStack: FromStack<unknown> | undefined,
-): pulumi.ProviderResource {
-  return fromStack
-    ? fromStack.kubernetesProvider(cluster)
-    : new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent });
-}
-
-/**
- * The component's options with one more transformation: every descendant of type `kubernetes:*` gets the provider
- * `provider()` returns (a transformation runs in this process as each child registers, so a provider made after the
- * component, once its config is validated, still reaches every object).
- */
-export function kubernetesOnly(
-  opts: pulumi.ComponentResourceOptions | undefined,
-  provider: () => pulumi.ProviderResource | undefined,
-): pulumi.ComponentResourceOptions {
-  const use: pulumi.ResourceTransformation = (a) => {
-    const p = provider();
-    return p && a.type.startsWith("kubernetes:")
-      ? { props: a.props, opts: pulumi.mergeOptions(a.opts, { provider: p }) }
-      : undefined;
-  };
-  return { ...opts, transformations: [...(opts?.transformations ?? []), use] };
-}
-
-/**
  * The whole Windows estate of an OpenShift/OKD cluster with WMCO, wired in the order WMCO needs: the operator through
  * OLM (running) → its SSH key (`cloud-private-key`) → (WMCO writes `windows-user-data`) → Windows MachineSets,
  * bring-your-own hosts, registry mirrors and RuntimeClasses; day-2 jobs (rolling reboots, patching) after them.
@@ -174,11 +119,12 @@ export class WindowsEstate extends pulumi.ComponentResource {
   constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     // The Kubernetes objects use the provider kubernetesFor gives once the config is known.
     let kubernetes: pulumi.ProviderResource | undefined;
+    const from = stackConfigOf<EstateConfig>(args);
     super(
       TYPE,
       name,
       {},
-      kubernetesOnly(opts, () => kubernetes),
+      componentOptions(opts, from?.completed.cluster ?? args.cluster, () => kubernetes),
     );
     const declare = (config: EstateConfig, from?: FromStack<EstateConfig>): Parts => {
       kubernetes = kubernetesFor(this, name, config.cluster, from);
@@ -187,7 +133,6 @@ export class WindowsEstate extends pulumi.ComponentResource {
     // Through the program: validated and completed already (program.ts), so everything is declared now. As a library:
     // validation (the key may be a secret Output) and discovery (it asks the cluster) come first, asynchronously;
     // nothing is declared until both have passed.
-    const from = stackConfigOf<EstateConfig>(args);
     const built = from
       ? declare(from.completed, from)
       : completeArgs(`WindowsEstate ${name}`, args, this).then(declare);
@@ -208,12 +153,10 @@ export class WindowsEstate extends pulumi.ComponentResource {
     this.hostStatus = part((p) => p.hostStatus);
     this.createdHostsFirstBoot = part((p) => p.createdHostsFirstBoot);
     this.byohHosts = part((p) => p.byohHosts);
-    declaredOf.set(
-      this,
-      Promise.resolve(built).then(() => undefined),
-    );
-    // Through the program, at once, as before. A library user's component registers its outputs once declared (the
-    // SDK's own registerOutputs after construction): a rejected Output here would fail the run a second time.
+    declared(this, built);
+    // Through the program, at once, as before. A library user's component leaves it to the SDK (registerOutputs after
+    // construction, with none): outputs that reject would fail the run once more, and the outputs are read from the
+    // component's properties (by its program, or the component provider), not from the state.
     if (from)
       this.registerOutputs({
         operatorNamespace: this.operatorNamespace,

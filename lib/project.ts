@@ -22,6 +22,8 @@ export const PROGRAM_SOURCES = [
 export const PROVIDER_SOURCES = ["providers", "facts", "lib"];
 /** Where `npm run build` writes the hash of the sources it compiled. */
 export const BUILD_STAMP = path.join("bin", ".source-hash");
+/** And the hash of the providers' sources alone: their code version once installed without sources (providers/thin.ts). */
+export const PROVIDER_STAMP = path.join("bin", ".provider-hash");
 
 /** The project's root: the nearest directory up from `from` with a package.json (bin/ has none). */
 export function projectRoot(from: string = __dirname): string {

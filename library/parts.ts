@@ -15,6 +15,7 @@ export { ByohHosts } from "../components/byoh/byoh-hosts";
 export type { ByohHostsArgs } from "../components/byoh/byoh-hosts";
 export { WindowsRuntimeClasses } from "../components/scheduling/runtime-classes";
 export type { WindowsRuntimeClassesArgs } from "../components/scheduling/runtime-classes";
+export { declareEstate } from "../components/estate-declare";
 export { declareVanilla } from "../components/vanilla/declare";
 export { loadAnyConfig, loadEstateConfig } from "../stacks/load";
 export type { EstateConfig, VanillaEstateConfig } from "../stacks/load";

@@ -15,17 +15,19 @@
 import type * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as path from "path";
-import { BUILD_STAMP, builtModule, isPackaged, projectRoot, PROVIDER_SOURCES, sourceHash } from "../lib/project";
+import { builtModule, isPackaged, projectRoot, PROVIDER_SOURCES, PROVIDER_STAMP, sourceHash } from "../lib/project";
 import { PROVIDERS, ProviderMethod } from "./registry";
 
 /**
  * Runs in the dynamic-provider host (serialized with the stand-in): finds the project, registers ts-node once, and
  * returns the provider for `type`, cached for the life of the host. Errors name what is missing and the fix. The
- * code is compiled JavaScript when `npm run build` compiled exactly these sources or the package was installed from
+ * code is found from `WINDOWS_ESTATE_ROOT`, else the package the program's folder resolves (`windows-estate` in its
+ * node_modules: a library user's program), else the project the folder is in (this program). Nothing of the path is
+ * stored, so a state moves between checkouts and machines without a change. The code is compiled JavaScript when `npm run build` compiled exactly these sources or the package was installed from
  * its tarball (lib/project.ts builtModule), else the TypeScript sources through ts-node. (Comments inside travel with
  * every resource's `__provider`, so they stay out here.)
  */
-function loadProvider(type: string, home: string | undefined): pulumi.dynamic.ResourceProvider {
+function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
   const key = Symbol.for("windows-estate.providers");
   const cache: Record<string, pulumi.dynamic.ResourceProvider> = Reflect.get(globalThis, key) ?? {};
   Reflect.set(globalThis, key, cache);
@@ -33,7 +35,13 @@ function loadProvider(type: string, home: string | undefined): pulumi.dynamic.Re
   if (cached) return cached;
   const nodePath: typeof import("path") = require("path");
   const nodeFs: typeof import("fs") = require("fs");
-  const start = process.env.WINDOWS_ESTATE_ROOT || (home && nodeFs.existsSync(home) ? home : process.cwd());
+  let start = process.env.WINDOWS_ESTATE_ROOT || process.cwd();
+  try {
+    if (!process.env.WINDOWS_ESTATE_ROOT)
+      start = nodePath.dirname(require.resolve("windows-estate/package.json", { paths: [start] }));
+  } catch {
+    /* none */
+  }
   let root = "";
   try {
     root = projectRoot(start);
@@ -66,27 +74,13 @@ let version: string | undefined;
 /** A hash of the provider code (providers/, facts/ and lib/ sources): changes whenever the providers may behave differently. */
 export function codeVersion(): string {
   const root = projectRoot(__dirname);
-  // Installed from the tarball there are no sources to hash: the stamp of the build that was packed says the same.
+  // Installed from the tarball there are no sources to hash: the build wrote their hash (scripts/build-stamp.ts).
   version ??= (
-    isPackaged(root) ? fs.readFileSync(path.join(root, BUILD_STAMP), "utf8").trim() : sourceHash(root, PROVIDER_SOURCES)
+    isPackaged(root)
+      ? fs.readFileSync(path.join(root, PROVIDER_STAMP), "utf8").trim()
+      : sourceHash(root, PROVIDER_SOURCES)
   ).slice(0, 16);
   return version;
-}
-
-/**
- * Where the provider code lives when the program using it does not: a library user's program (the package in its
- * node_modules) or a component provider's (the package's own folder). Undefined for this project's own program, so its
- * dynamic resources keep finding the code from the folder the engine runs plugins in, as before.
- */
-function codeHome(): string | undefined {
-  const here = projectRoot(__dirname);
-  let program = "";
-  try {
-    program = projectRoot(process.cwd());
-  } catch {
-    // A program folder without package.json (Pulumi YAML): the code is elsewhere.
-  }
-  return program === here ? undefined : here;
 }
 
 const made = new Map<string, pulumi.dynamic.ResourceProvider>();
@@ -98,14 +92,13 @@ export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
   const entry = Object.prototype.hasOwnProperty.call(PROVIDERS, type) ? PROVIDERS[type] : undefined;
   if (!entry) throw new Error(`providers/registry.ts has no provider named ${JSON.stringify(type)}`);
   const has = (m: ProviderMethod) => entry.methods.includes(m);
-  const home = codeHome();
   const p: pulumi.dynamic.ResourceProvider & { codeVersion: string } = {
     codeVersion: codeVersion(),
-    create: (inputs) => loadProvider(type, home).create(inputs),
+    create: (inputs) => loadProvider(type).create(inputs),
   };
   if (has("check"))
     p.check = async (olds, news) => {
-      const q = loadProvider(type, home);
+      const q = loadProvider(type);
       const r = await need(q.check, type, "check").call(q, olds, news);
       // The engine prints the value of a failure's property with the message, secrets in plaintext (pulumi
       // pkg/resource/deploy/step_generator.go `issueCheckFailures`: `inputs[failure.Property]` formatted with %v, a
@@ -121,22 +114,22 @@ export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
     };
   if (has("diff"))
     p.diff = (id, olds, news) => {
-      const q = loadProvider(type, home);
+      const q = loadProvider(type);
       return need(q.diff, type, "diff").call(q, id, olds, news);
     };
   if (has("read"))
     p.read = (id, props) => {
-      const q = loadProvider(type, home);
+      const q = loadProvider(type);
       return need(q.read, type, "read").call(q, id, props);
     };
   if (has("update"))
     p.update = (id, olds, news) => {
-      const q = loadProvider(type, home);
+      const q = loadProvider(type);
       return need(q.update, type, "update").call(q, id, olds, news);
     };
   if (has("delete"))
     p.delete = (id, props) => {
-      const q = loadProvider(type, home);
+      const q = loadProvider(type);
       return need(q.delete, type, "delete").call(q, id, props);
     };
   made.set(type, p);

@@ -11,6 +11,7 @@ import {
 import { ConfigIssue } from "./config-issue";
 import { isOffline } from "./offline";
 import { isTopLevelKey, NAMESPACE } from "./schema";
+import { secretKeysFromHost } from "./from-pulumi";
 
 /**
  * The program's own path into the components (program.ts): the stack config it has loaded, validated and completed
@@ -18,7 +19,7 @@ import { isTopLevelKey, NAMESPACE } from "./schema";
  * under a symbol (never part of the args' type, so not of the component schema). The component then declares its
  * children at once, as it did before it took args.
  */
-const FROM_STACK = Symbol.for("windows-estate.fromStack");
+const FROM_STACK = Symbol("windows-estate.fromStack");
 
 /** What the program hands a component beside the args. */
 export interface FromStack<C> {
@@ -56,32 +57,25 @@ export function formatArgsIssues(component: string, issues: readonly ConfigIssue
   return `${component}: the args have ${issues.length} problem${issues.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
 }
 
-/** How long a preview waits for an unknown `privateKey` before it says why (a secret from config is known at once). */
-const UNKNOWN_KEY_MS = 60_000;
+/** How long a preview waits for an unknown arg before it says why (a secret from config is known at once). */
+const UNKNOWN_ARG_MS = 60_000;
 
-/**
- * The value and secrecy of the `privateKey` arg: a plain string, a promise, or an Output (a secret from
- * `config.requireSecret`, or what a component provider hands over for a secret input).
- */
-async function resolveKey(
-  component: string,
-  key: pulumi.Input<string> | undefined,
-): Promise<{ value?: string; secret: boolean }> {
-  if (key === undefined) return { secret: false };
-  if (!pulumi.Output.isInstance(key)) return { value: await key, secret: false };
-  const out = pulumi.output(key);
-  const secret = await pulumi.isSecret(out);
-  const value = await new Promise<string>((resolve, reject) => {
-    // An unknown value (another resource's output, at preview) never reaches apply: say so instead of waiting.
+/** The args the component keeps secret in what it declares (the key Secret; the provider's and jobs' kubeconfig). */
+const SECRET_ARGS = new Set(["privateKey", "cluster.kubeconfig"]);
+
+/** The value of one Output arg, once known; at preview an unknown one (another resource's output) is an error. */
+function valueOf(component: string, where: string, out: pulumi.Output<unknown>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    // An unknown value never reaches apply: say so instead of waiting for ever.
     const timer = pulumi.runtime.isDryRun()
       ? setTimeout(
           () =>
             reject(
               new pulumi.RunError(
-                `${component}: privateKey is not known at preview; pass the key from config (config.requireSecret) or a file (privateKeyPath)`,
+                `${component}: ${where} is not known at preview; pass a value from config (config.require, config.requireSecret) or a literal`,
               ),
             ),
-          UNKNOWN_KEY_MS,
+          UNKNOWN_ARG_MS,
         )
       : undefined;
     out.apply((v) => {
@@ -90,43 +84,79 @@ async function resolveKey(
       return v;
     });
   });
-  return { value, secret };
+}
+
+/**
+ * The args as plain data: every Output or promise in them (a component provider hands over secret and
+ * resource-dependent inputs as Outputs; a TypeScript caller may pass them) resolved, and the paths that were secret.
+ */
+async function settle(component: string, where: string, v: unknown, secrets: string[]): Promise<unknown> {
+  if (pulumi.Output.isInstance(v)) {
+    const out = pulumi.output(v);
+    if (await pulumi.isSecret(out)) secrets.push(where);
+    return settle(component, where, await valueOf(component, where, out), secrets);
+  }
+  if (v instanceof Promise) return settle(component, where, await v, secrets);
+  if (Array.isArray(v)) return Promise.all(v.map((x, i) => settle(component, `${where}[${i}]`, x, secrets)));
+  if (typeof v === "object" && v !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = await settle(component, where ? `${where}.${k}` : k, x, secrets);
+    return out;
+  }
+  return v;
+}
+
+/**
+ * `maxUnavailable` is a number or a percentage in the stack config; the args carry one text type for both (a
+ * component schema has no unions: library/args.ts), so a whole number written as text is that number here.
+ */
+function wholeNumbers(key: string, value: unknown): unknown {
+  if ((key !== "reboot" && key !== "patching") || typeof value !== "object" || value === null) return value;
+  const m: unknown = Reflect.get(value, "maxUnavailable");
+  return typeof m === "string" && /^\d+$/.test(m) ? { ...value, maxUnavailable: Number(m) } : value;
 }
 
 /**
  * The component's config from its args: the same loader and checks as the stack config (stacks/load.ts), each
- * problem named by its args path. `privateKey` must be a secret, as `windows-estate:privateKey` must be.
+ * problem named by its args path. `privateKey` must be a secret, as `windows-estate:privateKey` must be; a secret
+ * anywhere the component would not keep one secret is refused rather than stored in plain text. Passwords that BYOH
+ * hosts and nodes name (`passwordSecret`) are the caller's stack config secrets, as for the program.
  */
 export async function loadArgs(
   component: string,
-  args: { privateKey?: pulumi.Input<string> },
+  args: object,
   validators: readonly Validator[],
 ): Promise<AnyEstateConfig> {
   const values: Record<string, string> = {};
-  const secretKeys = new Set<string>();
+  const secretKeys = new Set<string>(secretKeysFromHost());
   const issues: ConfigIssue[] = [];
-  for (const [key, value] of Object.entries(args)) {
+  const secrets: string[] = [];
+  for (const [key, arg] of Object.entries(args)) {
+    const value = await settle(component, key, arg, secrets);
     if (value === undefined) continue;
     if (!isTopLevelKey(key)) {
       issues.push({ path: key, message: "is not an argument of this component (docs/library.md lists them)" });
       continue;
     }
-    if (key === "privateKey") {
-      const k = await resolveKey(component, args.privateKey);
-      if (k.value === undefined) continue;
-      if (!k.secret && !isOffline())
-        issues.push({
-          path: key,
-          message:
-            "must be a secret, or it is stored in plain text in the state: pass pulumi.secret(key) or config.requireSecret(...), or use privateKeyPath",
-        });
-      values[`${NAMESPACE}:${key}`] = k.value;
-      secretKeys.add(`${NAMESPACE}:${key}`);
-      continue;
-    }
-    values[`${NAMESPACE}:${key}`] = typeof value === "string" ? value : JSON.stringify(value);
+    values[`${NAMESPACE}:${key}`] = typeof value === "string" ? value : JSON.stringify(wholeNumbers(key, value));
   }
+  if (values[`${NAMESPACE}:privateKey`] !== undefined) {
+    if (secrets.includes("privateKey")) secretKeys.add(`${NAMESPACE}:privateKey`);
+    else if (!isOffline())
+      issues.push({
+        path: "privateKey",
+        message:
+          "must be a secret, or it is stored in plain text in the state: pass pulumi.secret(key) or config.requireSecret(...), or use privateKeyPath",
+      });
+  }
+  for (const where of secrets.filter((w) => !SECRET_ARGS.has(w)))
+    issues.push({
+      path: where,
+      message: `is a secret, which the component would store in plain text: only ${[...SECRET_ARGS].join(" and ")} are kept secret`,
+    });
   if (issues.length > 0) throw new pulumi.RunError(formatArgsIssues(component, issues));
+  // With a key that was not secret, the loader would repeat the message in stack-config terms.
+  if (values[`${NAMESPACE}:privateKey`] !== undefined) secretKeys.add(`${NAMESPACE}:privateKey`);
   const raw: RawConfig = { values, secretKeys };
   try {
     const config = loadAnyConfig(raw, {

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AnyEstateConfig, ConfigErrors, formatIssue, loadAnyConfig, RawConfig, Validator } from "./load";
+import { AnyEstateConfig, ConfigErrors, decode, formatIssue, loadAnyConfig, RawConfig, Validator } from "./load";
 import { ConfigIssue } from "./config-issue";
 import { isOffline } from "./offline";
 import { stackFileShapeIssues } from "./stack-file-shape";
@@ -16,7 +16,7 @@ import { isTopLevelKey, NAMESPACE } from "./schema";
  */
 export const SECRET_KEYS_ENV = "PULUMI_CONFIG_SECRET_KEYS";
 
-function secretKeysFromHost(env: NodeJS.ProcessEnv = process.env): Set<string> {
+export function secretKeysFromHost(env: NodeJS.ProcessEnv = process.env): Set<string> {
   try {
     const list: unknown = JSON.parse(env[SECRET_KEYS_ENV] ?? "[]");
     return new Set(Array.isArray(list) ? list.filter((k): k is string => typeof k === "string") : []);
@@ -37,17 +37,9 @@ export function rawConfigFromRuntime(): RawConfig {
 export function argsFromStack<A extends object>(raw: RawConfig = rawConfigFromRuntime()): A {
   const args: Record<string, unknown> = {};
   for (const [fullKey, text] of Object.entries(raw.values)) {
-    if (!fullKey.startsWith(`${NAMESPACE}:`)) continue;
-    const key = fullKey.slice(NAMESPACE.length + 1);
+    const key = fullKey.startsWith(`${NAMESPACE}:`) ? fullKey.slice(NAMESPACE.length + 1) : "";
     if (!isTopLevelKey(key)) continue;
-    if (key === "privateKey") args[key] = pulumi.secret(text);
-    else if (key === "privateKeyPath") args[key] = text;
-    else
-      try {
-        args[key] = JSON.parse(text);
-      } catch {
-        args[key] = text;
-      }
+    args[key] = key === "privateKey" ? pulumi.secret(text) : decode(key, text);
   }
   return args as A; // the keys loadStackConfig validated, by the names the args interfaces use
 }

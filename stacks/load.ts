@@ -177,7 +177,7 @@ export interface ValidatorContext {
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
 
 /** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
-function decode(key: TopLevelKey, text: string): unknown {
+export function decode(key: TopLevelKey, text: string): unknown {
   if (key === "privateKey" || key === "privateKeyPath") return text;
   try {
     return JSON.parse(text);

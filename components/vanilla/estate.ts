@@ -6,7 +6,7 @@ import { ResolvedKubernetes } from "./node-plan";
 import { VanillaFacts } from "./discover";
 import { clusterAccess } from "../cluster-access";
 import { DOMAIN_VALIDATORS } from "../validators";
-import { declaredOf, kubernetesFor, kubernetesOnly, partOf, whenDeclared } from "../estate";
+import { componentOptions, declared, kubernetesFor, partOf, whenDeclared } from "../component-args";
 import { completeVanilla } from "./complete";
 import { declareVanilla, VanillaParts } from "./declare";
 import { InventoryEntry } from "../day2/inventory";
@@ -76,23 +76,24 @@ export class VanillaEstate extends pulumi.ComponentResource {
   constructor(name: string, args: VanillaEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     // The Kubernetes objects use the provider kubernetesFor gives once the config is known (components/estate.ts).
     let kubernetes: pulumi.ProviderResource | undefined;
+    const from = stackConfigOf<CompletedVanilla>(args);
+    const cluster = from?.completed.config.cluster ?? args.cluster;
     super(
       "windows-estate:index:VanillaEstate",
       name,
       {},
-      kubernetesOnly(opts, () => kubernetes),
+      componentOptions(opts, cluster, () => kubernetes),
     );
     const declare = (c: CompletedVanilla, from?: FromStack<CompletedVanilla>): Parts => {
       kubernetes = kubernetesFor(this, name, c.config.cluster, from);
       const access = clusterAccess(c.config.cluster);
-      const declared = { config: c.config, resolved: c.resolved, ...(c.facts ? { facts: c.facts } : {}) };
+      const what = { config: c.config, resolved: c.resolved, ...(c.facts ? { facts: c.facts } : {}) };
       return {
-        ...declareVanilla(this, name, { ...declared, ...(access ? { access } : {}) }, { parent: this }),
+        ...declareVanilla(this, name, { ...what, ...(access ? { access } : {}) }, { parent: this }),
         resolved: c.resolved,
       };
     };
     // Through the program: validated and completed already (program.ts); as a library, first (components/estate.ts).
-    const from = stackConfigOf<CompletedVanilla>(args);
     const built = from
       ? declare(from.completed, from)
       : completeArgs(`VanillaEstate ${name}`, args, this).then(declare);
@@ -103,10 +104,8 @@ export class VanillaEstate extends pulumi.ComponentResource {
     this.inventory = part<InventoryEntry[]>((p) => p.inventory);
     this.patching = part<PatchSummary | undefined>((p) => p.patching);
     this.hostStatus = part((p) => p.hostStatus);
-    declaredOf.set(
-      this,
-      Promise.resolve(built).then(() => undefined),
-    );
+    declared(this, built);
+    // As components/estate.ts: at once through the program; a library user's from the SDK, with none.
     if (from) this.registerOutputs({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });
   }
 }

@@ -76,22 +76,13 @@ const maintenanceWindow = z.strictObject({
   timeZone: z.string().min(1).optional(),
 });
 
-const wholeNodes = z.number().int().min(1).max(1000);
-
 /**
  * How many Windows nodes may be out of service at once: a whole number, or a percentage of the cluster's Windows
  * nodes (`"25%"`, rounded down, at least 1), as a Deployment's `maxUnavailable`. Nodes that are already NotReady or
  * cordoned count against it, and one Windows node always keeps serving while there are two or more.
  */
 const maxUnavailable = z.union([
-  wholeNodes,
-  // The library's args carry one type for both forms (a component provider's schema has no unions), so a whole
-  // number may come as text: "2" is 2.
-  z
-    .string()
-    .regex(/^\d+$/)
-    .transform(Number)
-    .pipe(wholeNodes),
+  z.number().int().min(1).max(1000),
   z.string().regex(/^([1-9]\d?|100)%$/, "must be a whole number or a percentage such as 25%"),
 ]);
 

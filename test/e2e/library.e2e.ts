@@ -204,6 +204,7 @@ describe("a stack the program made before the library face", () => {
     const urnsBefore = JSON.parse(before.pulumi(["stack", "export"]).stdout).deployment.resources.map(
       (r: { urn: string }) => r.urn,
     );
+    const outputsBefore = JSON.parse(before.pulumi(["stack", "output", "--json"]).stdout);
 
     // The same stack (one backend), from the code now: its config file and key beside it.
     fs.copyFileSync(path.join(old, "Pulumi.upgrade.yaml"), path.join(copy, "Pulumi.upgrade.yaml"));
@@ -226,6 +227,11 @@ describe("a stack the program made before the library face", () => {
       (r: { urn: string }) => r.urn,
     );
     expect(urnsAfter.sort()).toEqual([...urnsBefore].sort());
+    // And the stack's outputs are what they were: the same keys (none gained, none lost) and values, but for the
+    // inventory, read from the cluster at each up (the MachineSet's node has joined in between).
+    const outputsAfter = JSON.parse(after.pulumi(["stack", "output", "--json"]).stdout);
+    expect(Object.keys(outputsAfter).sort()).toEqual(Object.keys(outputsBefore).sort());
+    expect({ ...outputsAfter, windowsNodeInventory: [] }).toEqual({ ...outputsBefore, windowsNodeInventory: [] });
     const down = after.pulumi(["destroy", "--yes", "--skip-preview"]);
     expect(down.status).toBe(0);
   }, 1_800_000);

@@ -2,7 +2,8 @@ import { generateKeyPairSync } from "crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { fromStackConfig, loadArgs, stackConfigOf } from "../../stacks/from-args";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
-import { isVanillaConfig } from "../../stacks/load";
+import { isVanillaConfig, loadAnyConfig } from "../../stacks/load";
+import { argsFromStack } from "../../stacks/from-pulumi";
 import type { WindowsEstateArgs } from "../../library/args";
 
 // A library user's args go through the stack config's loader (stacks/load.ts) and every domain check, and the
@@ -90,4 +91,26 @@ test("the program's completed config rides with the args and is found again; pla
   // Not part of the args a serializer or schema sees.
   expect(Object.keys(args)).toEqual(["cluster", "privateKey", "machineSets"]);
   expect(stackConfigOf(good())).toBeUndefined();
+});
+
+test("the program's mapping of a stack file onto the args loads the same config as the stack file itself", async () => {
+  // program.ts hands the components argsFromStack(raw) with the config loadStackConfig made of the same raw config;
+  // the args, loaded as a library user's, must come to the same thing.
+  const raw = {
+    values: {
+      "windows-estate:cluster": JSON.stringify({ platform: "Azure", infrastructureId: "win-tmk9g", region: "westus" }),
+      "windows-estate:privateKey": pem,
+      "windows-estate:machineSets": JSON.stringify([
+        { name: "winworker", replicas: 2, windowsServer: 2022, azure: { vmSize: "Standard_D2s_v3" } },
+      ]),
+      "windows-estate:reboot": JSON.stringify({ token: "t1", maxUnavailable: "50%" }),
+      "pulumi:disable-default-providers": JSON.stringify(["kubernetes"]),
+    },
+    secretKeys: new Set(["windows-estate:privateKey"]),
+  };
+  const fromFile = loadAnyConfig(raw, { projectDir: process.cwd(), offline: false, validators: DOMAIN_VALIDATORS });
+  const args = argsFromStack<WindowsEstateArgs>(raw);
+  expect(Object.keys(args).sort()).toEqual(["cluster", "machineSets", "privateKey", "reboot"]);
+  const fromArgs = await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+  expect(fromArgs).toEqual(fromFile);
 });
