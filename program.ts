@@ -4,13 +4,12 @@ import * as pulumi from "@pulumi/pulumi";
 // seconds. V8's own positions are kept unless DEBUG is set (as synth does); our errors never rely on stack traces.
 if (!process.env.DEBUG) Reflect.deleteProperty(Error, "prepareStackTrace");
 import { kubernetesProvider } from "./components/cluster-access";
-import { WindowsEstate } from "./components/estate";
+import { WindowsEstate, withCompletedConfig } from "./components/estate";
 import { formatIssue, formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
 import { completeWithCluster } from "./components/machinesets/complete";
 import { completeVanilla } from "./components/vanilla/complete";
-import { VanillaEstate } from "./components/vanilla/estate";
+import { VanillaEstate, withCompletedConfig as withCompletedVanilla } from "./components/vanilla/estate";
 import { argsFromStack, loadStackConfig } from "./stacks/from-pulumi";
-import { fromStackConfig } from "./stacks/from-args";
 import { VanillaEstateArgs, WindowsEstateArgs } from "./library/args";
 import { DOMAIN_VALIDATORS } from "./components/validators";
 
@@ -29,7 +28,7 @@ export = async () => {
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
   // The stack's keys are the component's args (library/args.ts); the completed config rides along (stacks/from-args.ts).
-  const args = fromStackConfig(argsFromStack<WindowsEstateArgs>(), { completed: config, kubernetesProvider });
+  const args = withCompletedConfig(argsFromStack<WindowsEstateArgs>(), { completed: config, kubernetesProvider });
   const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }] });
 
   return {
@@ -75,7 +74,7 @@ async function vanilla(loaded: VanillaEstateConfig) {
   // Warnings discovery added (those of the config alone were printed by the loader).
   for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatIssue(w));
   const completed = { config, resolved, ...(facts ? { facts } : {}) };
-  const args = fromStackConfig(argsFromStack<VanillaEstateArgs>(), { completed, kubernetesProvider });
+  const args = withCompletedVanilla(argsFromStack<VanillaEstateArgs>(), { completed, kubernetesProvider });
   const estate = new VanillaEstate("estate", args);
   return {
     /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WindowsEstateArgs } from "../library/args";
 import { EstateConfig, isVanillaConfig } from "../stacks/load";
-import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs, stackConfigOf } from "../stacks/from-args";
+import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs } from "../stacks/from-args";
 import { componentOptions, declared, kubernetesFor, partOf, whenDeclared } from "./component-args";
 import { completeWithCluster } from "./machinesets/complete";
 import { DOMAIN_VALIDATORS } from "./validators";
@@ -45,6 +45,17 @@ export interface RegistrySources {
 }
 
 type Parts = EstateParts & { proxy?: ClusterProxy };
+
+const completedConfigs = new WeakMap<WindowsEstateArgs, FromStack<EstateConfig>>();
+
+/**
+ * The program's args, with the config it completed from the same stack config (stacks/from-args.ts FromStack): the
+ * component then declares at once, as it always has. Kept beside the args, not in them.
+ */
+export function withCompletedConfig(args: WindowsEstateArgs, from: FromStack<EstateConfig>): WindowsEstateArgs {
+  completedConfigs.set(args, from);
+  return args;
+}
 
 /**
  * A library user's args as the complete config: validated in args' terms (stacks/from-args.ts), then completed from
@@ -119,7 +130,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
   constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     // The Kubernetes objects use the provider kubernetesFor gives once the config is known.
     let kubernetes: pulumi.ProviderResource | undefined;
-    const from = stackConfigOf<EstateConfig>(args);
+    const from = completedConfigs.get(args);
     super(
       TYPE,
       name,

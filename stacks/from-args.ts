@@ -15,12 +15,10 @@ import { secretKeysFromHost } from "./from-pulumi";
 
 /**
  * The program's own path into the components (program.ts): the stack config it has loaded, validated and completed
- * from the cluster (in config keys' terms, before anything is declared, as it always has), carried beside the args
- * under a symbol (never part of the args' type, so not of the component schema). The component then declares its
- * children at once, as it did before it took args.
+ * from the cluster (in config keys' terms, before anything is declared, as it always has), handed beside the args
+ * (components/estate.ts withCompletedConfig; never part of the args, so not of the component schema). The component
+ * then declares its children at once, as it did before it took args.
  */
-const FROM_STACK = Symbol("windows-estate.fromStack");
-
 /** What the program hands a component beside the args. */
 export interface FromStack<C> {
   /** The stack config, loaded, validated and completed by discovery (program.ts). */
@@ -30,18 +28,6 @@ export interface FromStack<C> {
    * component makes its own child provider instead.
    */
   kubernetesProvider: (cluster: EstateConfig["cluster"] | VanillaEstateConfig["cluster"]) => pulumi.ProviderResource;
-}
-
-/** The args with the config they were mapped from attached (program.ts). */
-export function fromStackConfig<A extends object, C>(args: A, from: FromStack<C>): A {
-  Object.defineProperty(args, FROM_STACK, { value: from, enumerable: false });
-  return args;
-}
-
-/** What the program attached to the args, if they came from it. */
-export function stackConfigOf<C>(args: object): FromStack<C> | undefined {
-  const v: unknown = Reflect.get(args, FROM_STACK);
-  return v === undefined ? undefined : (v as FromStack<C>); // set only by fromStackConfig, for this component's C
 }
 
 /** One problem as a library user reads it: the args path (`machineSets[0].aws.availabilityZone`) and the message. */

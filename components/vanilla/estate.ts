@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { VanillaEstateArgs } from "../../library/args";
 import { isVanillaConfig, VanillaEstateConfig } from "../../stacks/load";
-import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs, stackConfigOf } from "../../stacks/from-args";
+import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs } from "../../stacks/from-args";
 import { ResolvedKubernetes } from "./node-plan";
 import { VanillaFacts } from "./discover";
 import { clusterAccess } from "../cluster-access";
@@ -21,6 +21,14 @@ export interface CompletedVanilla {
   facts?: VanillaFacts;
 }
 type Parts = VanillaParts & { resolved: ResolvedKubernetes };
+
+const completedConfigs = new WeakMap<VanillaEstateArgs, FromStack<CompletedVanilla>>();
+
+/** The program's args, with the config it completed from the same stack config (as components/estate.ts). */
+export function withCompletedConfig(args: VanillaEstateArgs, from: FromStack<CompletedVanilla>): VanillaEstateArgs {
+  completedConfigs.set(args, from);
+  return args;
+}
 
 /** A library user's args as the complete config: validated in args' terms, then completed from the cluster. */
 async function completeArgs(
@@ -76,7 +84,7 @@ export class VanillaEstate extends pulumi.ComponentResource {
   constructor(name: string, args: VanillaEstateArgs, opts?: pulumi.ComponentResourceOptions) {
     // The Kubernetes objects use the provider kubernetesFor gives once the config is known (components/estate.ts).
     let kubernetes: pulumi.ProviderResource | undefined;
-    const from = stackConfigOf<CompletedVanilla>(args);
+    const from = completedConfigs.get(args);
     const cluster = from?.completed.config.cluster ?? args.cluster;
     super(
       "windows-estate:index:VanillaEstate",

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { fromStackConfig, loadArgs, stackConfigOf } from "../../stacks/from-args";
+import { loadArgs } from "../../stacks/from-args";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { isVanillaConfig, loadAnyConfig } from "../../stacks/load";
 import { argsFromStack } from "../../stacks/from-pulumi";
@@ -79,18 +79,6 @@ test("a key in plain text is refused: it would sit in the state unencrypted", as
 test("an argument the component does not take is named, not ignored", async () => {
   const args = { ...good(), clsuter: {} } as WindowsEstateArgs; // a JavaScript caller's typo
   expect(await problems(args)).toContain("clsuter: is not an argument of this component");
-});
-
-test("the program's completed config rides with the args and is found again; plain args carry none", () => {
-  const completed = { marker: "completed" };
-  const kubernetesProvider = () => {
-    throw new Error("not called here");
-  };
-  const args = fromStackConfig(good(), { completed, kubernetesProvider });
-  expect(stackConfigOf<typeof completed>(args)?.completed).toBe(completed);
-  // Not part of the args a serializer or schema sees.
-  expect(Object.keys(args)).toEqual(["cluster", "privateKey", "machineSets"]);
-  expect(stackConfigOf(good())).toBeUndefined();
 });
 
 test("the program's mapping of a stack file onto the args loads the same config as the stack file itself", async () => {
