@@ -16,7 +16,8 @@ export interface WindowsHostArgs {
 /**
  * A bring-your-own Windows host prepared for WMCO over SSH: the WMCO key authorized for administrators with the
  * right ACL, key-only sshd, firewall open on 22, 10250 and 9182; and checked for an RFC 1123 hostname, no
- * pre-installed containerd and a supported OS build. `pulumi refresh` probes the host again and shows drift.
+ * pre-installed containerd and a supported OS build; and against WMCO's BYOH prerequisites it can see (a PTR record for
+ * its address, `DeviceLessNicDisabled` on a static address). `pulumi refresh` probes the host again and shows drift.
  */
 export class WindowsHost extends pulumi.dynamic.Resource {
   declare readonly connection: pulumi.Output<SshConnection>;
@@ -29,6 +30,8 @@ export class WindowsHost extends pulumi.dynamic.Resource {
   declare readonly unreachable: pulumi.Output<string | undefined>;
   /** Earlier WMCO public keys still authorized until WMCO has adopted the current one. */
   declare readonly retiringKeys: pulumi.Output<string[] | undefined>;
+  /** WMCO's BYOH prerequisites the host does not meet that do not refuse it (a PTR record); each is also warned. */
+  declare readonly prerequisiteWarnings: pulumi.Output<string[] | undefined>;
 
   constructor(name: string, args: WindowsHostArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -46,10 +49,15 @@ export class WindowsHost extends pulumi.dynamic.Resource {
         hostKeyFingerprint: undefined,
         unreachable: undefined,
         retiringKeys: undefined,
+        prerequisiteWarnings: undefined,
       },
       { ...opts, additionalSecretOutputs: ["connection", "wmcoPrivateKey"] },
       "windows-estate",
       "WindowsHost",
     );
+    // Shown at up (and at preview for a host whose state is unchanged), on this resource: the finding names the host.
+    this.prerequisiteWarnings.apply((ws) => {
+      for (const w of ws ?? []) pulumi.log.warn(`BYOH prerequisite: ${w}`, this);
+    });
   }
 }

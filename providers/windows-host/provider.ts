@@ -5,7 +5,15 @@ import { withSession } from "../ssh/session";
 import { isUnreachable } from "../errors";
 import { describeTarget, SshConnection, connectionProblems } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
-import { HostProbe, hostProblems, parseProbe, prepareScript, preparationDrift, probeScript } from "./scripts";
+import {
+  byohPrerequisites,
+  HostProbe,
+  hostProblems,
+  parseProbe,
+  prepareScript,
+  preparationDrift,
+  probeScript,
+} from "./scripts";
 import { versionOfBuild, WindowsServer } from "../../facts/wmco";
 import { defined } from "../struct";
 
@@ -30,10 +38,12 @@ export interface WindowsHostOutputs extends WindowsHostInputs, HostProbe {
   unreachable?: string;
   /** Earlier WMCO public keys still authorized beside the current one, until WMCO has adopted it (RetiredWmcoKeys). */
   retiringKeys?: string[];
+  /** WMCO's BYOH prerequisites the host does not meet but that do not refuse it (a PTR record); WindowsHost warns. */
+  prerequisiteWarnings: string[];
 }
 
-async function probe(ps: PowerShell, publicKey: string, what = "the probe"): Promise<HostProbe> {
-  return parseProbe(await ps.run(what, probeScript(publicKey)));
+async function probe(ps: PowerShell, i: WindowsHostInputs, what = "the probe"): Promise<HostProbe> {
+  return parseProbe(await ps.run(what, probeScript(i.wmcoPublicKey, i.connection.host)));
 }
 
 /** After preparation, password logins are off: the WMCO key is the way in. */
@@ -53,13 +63,13 @@ async function prepare(
   const target = describeTarget(inputs.connection);
   const result = await withSession(inputs.connection, recordedHostKey, (s) =>
     withPowerShell(s, target, async (ps) => {
-      const before = await probe(ps, inputs.wmcoPublicKey);
+      const before = await probe(ps, inputs);
       const problems = hostProblems(before, { windowsServer: inputs.expectedWindowsServer, firstPreparation });
       if (problems.length > 0)
         throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
       const out = await ps.run("preparing the host", prepareScript(inputs.wmcoPublicKey));
       if (!out.includes("prepared")) throw new Error(`preparing ${target} printed no confirmation: ${out.slice(-200)}`);
-      const after = await probe(ps, inputs.wmcoPublicKey, "the check after preparation");
+      const after = await probe(ps, inputs, "the check after preparation");
       const left = preparationDrift(after);
       if (left.length > 0) throw new Error(`${target} still differs after preparation: ${left.join(", ")}`);
       return {
@@ -86,6 +96,7 @@ async function prepare(
     ...inputs,
     ...result.probe,
     windowsServer: versionOfBuild(result.probe.osBuild) ?? "",
+    prerequisiteWarnings: byohPrerequisites(result.probe).warnings,
     hostKey: result.hostKey,
     hostKeyFingerprint: result.hostKeyFingerprint,
   };
@@ -147,9 +158,17 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
       const p = await withSession(
         { ...conn, deadlineSeconds: Math.min(conn.deadlineSeconds ?? 120, 30) },
         props.hostKey,
-        (s) => withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props.wmcoPublicKey)),
+        (s) => withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props)),
       );
-      return { id, props: defined({ ...last, ...p, windowsServer: versionOfBuild(p.osBuild) ?? "" }) };
+      return {
+        id,
+        props: defined({
+          ...last,
+          ...p,
+          windowsServer: versionOfBuild(p.osBuild) ?? "",
+          prerequisiteWarnings: byohPrerequisites(p).warnings,
+        }),
+      };
     } catch (e) {
       // One host down must not fail a scheduled refresh of the whole estate: keep the last known state and say
       // why. The next `pulumi up` sees `unreachable`, checks the host again and fails naming it if it is still down.

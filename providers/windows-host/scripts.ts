@@ -1,6 +1,7 @@
 import { psQuote } from "../ssh/powershell";
 import { obj, parseJson } from "../../lib/json";
 import { versionOfBuild, WINDOWS_SERVER, WindowsServer, WMCO_PORTS, WMCO_SERVICES } from "../../facts/wmco";
+import { BYOH_DEVICELESS_NIC } from "../../facts/byoh";
 
 export { WMCO_PORTS };
 /** Services whose presence means WMCO has configured (joined) this host: it installs them itself. */
@@ -12,12 +13,14 @@ const SYSTEM_SID = "*S-1-5-18";
 
 /**
  * Reads everything the WindowsHost provider manages or checks, as one JSON object (see `parseProbe`). Read-only:
- * it is what `pulumi refresh` runs.
+ * it is what `pulumi refresh` runs. `address` is the one the host is reached at, which the estate also lists in
+ * `windows-instances`: its IPv4 (a DNS name resolved by the host) is the address WMCO's prerequisites are about.
  */
-export function probeScript(publicKey: string): string {
+export function probeScript(publicKey: string, address = ""): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     `$key = ${psQuote(publicKey)}`,
+    `$address = ${psQuote(address)}`,
     "$keyFile = Join-Path $env:ProgramData 'ssh\\administrators_authorized_keys'",
     "$config = Join-Path $env:ProgramData 'ssh\\sshd_config'",
     "$cv = Get-ItemProperty -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'",
@@ -42,6 +45,23 @@ export function probeScript(publicKey: string): string {
     "$containerd = [bool](Get-Service -Name containerd -ErrorAction SilentlyContinue) -or (Test-Path -LiteralPath (Join-Path $env:ProgramFiles 'containerd\\containerd.exe'))",
     `$wmcoServices = @(@(${JOINED_MARKERS.map(psQuote).join(", ")}) | Where-Object { Get-Service -Name $_ -ErrorAction SilentlyContinue })`,
     "$sshd = Get-Service -Name sshd -ErrorAction SilentlyContinue",
+    // WMCO's BYOH prerequisites (docs/byoh-instance-pre-requisites.md): a PTR record for the address, asked of DNS
+    // only (-DnsOnly: LLMNR and NetBIOS would answer for the host's own address where DNS has no record); and, for a
+    // static address (DHCP off on the interface that carries it), the deviceless-NIC registry value.
+    "$ipv4 = ''",
+    "if ($address -match '^\\d{1,3}(\\.\\d{1,3}){3}$') { $ipv4 = $address }",
+    "elseif ($address) {",
+    "  $a = @(Resolve-DnsName -Name $address -Type A -DnsOnly -ErrorAction SilentlyContinue | Where-Object { $_.Type -eq 'A' })",
+    "  if ($a.Count -gt 0) { $ipv4 = [string]$a[0].IPAddress }",
+    "}",
+    "$ptr = @()",
+    "$dhcp = ''",
+    "if ($ipv4) {",
+    "  $ptr = @(Resolve-DnsName -Name $ipv4 -Type PTR -DnsOnly -ErrorAction SilentlyContinue | Where-Object { $_.Type -eq 'PTR' } | ForEach-Object { [string]$_.NameHost })",
+    "  $ip = Get-NetIPAddress -IPAddress $ipv4 -AddressFamily IPv4 -ErrorAction SilentlyContinue | Select-Object -First 1",
+    "  if ($ip) { $dhcp = [string](Get-NetIPInterface -InterfaceIndex $ip.InterfaceIndex -AddressFamily IPv4).Dhcp }",
+    "}",
+    `$nic = Get-ItemProperty -Path ${psQuote(BYOH_DEVICELESS_NIC.key)} -Name ${psQuote(BYOH_DEVICELESS_NIC.name)} -ErrorAction SilentlyContinue`,
     "[pscustomobject]@{",
     "  hostname = [System.Net.Dns]::GetHostName()",
     "  osBuild = [string]$cv.CurrentBuildNumber",
@@ -55,6 +75,10 @@ export function probeScript(publicKey: string): string {
     "  containerdInstalled = [bool]$containerd",
     "  wmcoServices = @($wmcoServices)",
     "  sshdStartType = $(if ($sshd) { [string]$sshd.StartType } else { '' })",
+    "  wmcoIPv4 = $ipv4",
+    "  ptrNames = @($ptr)",
+    "  addressDhcp = $dhcp",
+    `  deviceLessNicDisabled = $(if ($nic) { [int]$nic.${BYOH_DEVICELESS_NIC.name} } else { -1 })`,
     "} | ConvertTo-Json -Compress",
   ].join("\n");
 }
@@ -129,6 +153,14 @@ export interface HostProbe {
   wmcoServices: string[];
   /** `Automatic`, `Manual`, `Disabled`, or "" when sshd is missing. */
   sshdStartType: string;
+  /** The IPv4 of the address WMCO is given (the address itself, or the host's resolution of a DNS name); "" if none. */
+  wmcoIPv4: string;
+  /** What DNS answers for that IPv4's PTR record, as the host's resolver sees it; empty when there is none. */
+  ptrNames: string[];
+  /** DHCP on the interface carrying that IPv4: `Enabled`, `Disabled` (a static address), "" when no interface has it. */
+  addressDhcp: string;
+  /** The deviceless-NIC registry value (facts/byoh.ts BYOH_DEVICELESS_NIC); -1 when it is absent. */
+  deviceLessNicDisabled: number;
 }
 
 /** Parses the probe's JSON, tolerating PowerShell's quirks (a one-element array printed as a scalar, BOMs). */
@@ -155,6 +187,13 @@ export function parseProbe(output: string): HostProbe {
       .map(String)
       .sort(),
     sshdStartType: String(raw.sshdStartType ?? ""),
+    wmcoIPv4: String(raw.wmcoIPv4 ?? ""),
+    ptrNames: (Array.isArray(raw.ptrNames) ? raw.ptrNames : raw.ptrNames ? [raw.ptrNames] : []).map(String),
+    addressDhcp: String(raw.addressDhcp ?? ""),
+    deviceLessNicDisabled:
+      raw.deviceLessNicDisabled === undefined || raw.deviceLessNicDisabled === null
+        ? -1
+        : Number(raw.deviceLessNicDisabled),
   };
 }
 
@@ -199,7 +238,58 @@ export function hostProblems(p: HostProbe, x: HostExpectations): string[] {
       );
     }
   }
+  out.push(...byohPrerequisites(p).problems);
   return out;
+}
+
+/** What WMCO's BYOH prerequisites say of this host: `problems` refuse the host, `warnings` are reported. */
+export interface PrerequisiteFindings {
+  problems: string[];
+  warnings: string[];
+}
+
+/** The DNS name a PTR record for an IPv4 address lives at (`10.0.0.42` → `42.0.0.10.in-addr.arpa`). */
+export function reverseName(ipv4: string): string {
+  return `${ipv4.split(".").reverse().join(".")}.in-addr.arpa`;
+}
+
+/**
+ * The BYOH prerequisites the host itself can show (docs/byoh-instance-pre-requisites.md, release-4.18 to master), from
+ * the probe. Pure.
+ *
+ * - A PTR record for the address "which resolves to the instance hostname". A missing or foreign record is a warning,
+ *   not a refusal: the host asks its own DNS servers, WMCO asks from its pod; and WMCO's CSR approver, when the reverse
+ *   lookup fails or does not match, falls back to logging in and running `hostname` (pkg/csr/csr.go
+ *   `validateNodeName` → `matchesDNS`, then `validateWithHostName`).
+ * - A static address (DHCP off on the interface that carries it) on any version but 2022 needs
+ *   `DeviceLessNicDisabled` = 1. Missing, it refuses a host WMCO has not joined yet (before it is listed in
+ *   `windows-instances`); on a joined host it is a warning, so that a running node's updates (a key rotation) go on.
+ */
+export function byohPrerequisites(p: HostProbe): PrerequisiteFindings {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const hostname = p.hostname.toLowerCase();
+  const ip = p.wmcoIPv4;
+  if (ip) {
+    const names = p.ptrNames.map((n) => n.toLowerCase().replace(/\.$/, ""));
+    const why =
+      "WMCO's BYOH prerequisites require a PTR record for the address that resolves to the hostname (docs/byoh-instance-pre-requisites.md); without a match its CSR approver falls back to logging in to read the hostname (pkg/csr/csr.go validateNodeName)";
+    if (names.length === 0)
+      warnings.push(
+        `DNS has no PTR record for ${ip} (asked by the host ${hostname}): ${why}; add a PTR record ${reverseName(ip)} → ${hostname}.<your domain> to your DNS`,
+      );
+    else if (!names.some((n) => n.split(".")[0] === hostname))
+      warnings.push(
+        `the PTR record for ${ip} names ${names.join(", ")}, not the host's name ${hostname}: ${why}; point ${reverseName(ip)} at ${hostname}.<your domain>`,
+      );
+  }
+  const version = versionOfBuild(p.osBuild);
+  const nic = BYOH_DEVICELESS_NIC;
+  if (p.addressDhcp === "Disabled" && version && version !== nic.exempt && p.deviceLessNicDisabled !== nic.value) {
+    const finding = `${ip} is a static address (DHCP is off on its interface) and ${hostname} runs Windows Server ${version}: WMCO's BYOH prerequisites require deviceless NICs disabled on every version but ${nic.exempt} (docs/byoh-instance-pre-requisites.md), and ${nic.name} is ${p.deviceLessNicDisabled < 0 ? "not set" : p.deviceLessNicDisabled}; set it in an elevated PowerShell on the host: New-ItemProperty -Path '${nic.key}' -Name ${nic.name} -PropertyType DWORD -Value ${nic.value} -Force (docs/byoh.md)`;
+    (p.wmcoServices.length > 0 ? warnings : problems).push(finding);
+  }
+  return { problems, warnings };
 }
 
 /** What still differs from a prepared host (used by diff after a refresh). */

@@ -857,7 +857,17 @@ async function handle(script) {
     return { ...finish(0), reboot: true };
   } else if (script.includes("ConvertTo-Json -Compress")) {
     const { authorizedKeys, ...rest } = host;
-    say("\uFEFF" + JSON.stringify({ ...rest, keyAuthorized: authorizedKeys.includes(key) }) + "\r\n");
+    // WMCO's BYOH prerequisites (providers/windows-host/scripts.ts probeScript): by default DNS holds a PTR record
+    // naming the host and the address comes from DHCP, so nothing is required of the registry. A test sets
+    // `ptrNames: []` for a missing record, `addressDhcp: "Disabled"` for a static address, and `deviceLessNicDisabled`.
+    const address = psString(script, "address") ?? "";
+    const prerequisites = {
+      wmcoIPv4: /^\d{1,3}(\.\d{1,3}){3}$/.test(address) ? address : (host.resolvedIPv4 ?? ""),
+      ptrNames: host.ptrNames ?? [`${host.hostname}.lab.internal`],
+      addressDhcp: host.addressDhcp ?? "Enabled",
+      deviceLessNicDisabled: host.deviceLessNicDisabled ?? -1,
+    };
+    say("\uFEFF" + JSON.stringify({ ...rest, ...prerequisites, keyAuthorized: authorizedKeys.includes(key) }) + "\r\n");
   } else {
     complain("unexpected script\n");
     return finish(1);

@@ -68,6 +68,27 @@ test("a host WMCO cannot use is refused before anything changes", async () => {
   expect(fs.readFileSync(state + ".log", "utf8")).not.toContain("Write-Output 'prepared'");
 });
 
+test("BYOH prerequisites through the stand-in: a static 2019 address without DeviceLessNicDisabled is refused before any change; a missing PTR record is a warning in the outputs", async () => {
+  // docs/byoh-instance-pre-requisites.md (release-4.18 to master): the PTR record and the registry value.
+  const on2019 = { ...fresh, osBuild: "17763", updateRevision: 6893, productName: "Windows Server 2019 Datacenter" };
+  fs.writeFileSync(state, JSON.stringify({ ...on2019, addressDhcp: "Disabled" }));
+  await expect(windowsHostProvider.create(inputs())).rejects.toThrow(
+    new RegExp(
+      `${h.host.replace(/\./g, "\\.")} is a static address .*DeviceLessNicDisabled is not set.*Nothing was changed`,
+    ),
+  );
+  expect(fs.readFileSync(state + ".log", "utf8")).not.toContain("Write-Output 'prepared'");
+  fs.writeFileSync(
+    state,
+    JSON.stringify({ ...on2019, addressDhcp: "Disabled", deviceLessNicDisabled: 1, ptrNames: [] }),
+  );
+  const r = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
+  expect(r.prerequisiteWarnings).toEqual([expect.stringMatching(/^DNS has no PTR record for /)]);
+  // The defaults of the stand-in (a PTR record naming the host, DHCP): nothing to report.
+  fs.writeFileSync(state, JSON.stringify(fresh));
+  expect(((await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs).prerequisiteWarnings).toEqual([]);
+});
+
 test("refresh finds drift (key removed, firewall rule gone) and update converges it", async () => {
   const outs = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
   fs.writeFileSync(

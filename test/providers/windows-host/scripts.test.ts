@@ -1,4 +1,5 @@
 import {
+  byohPrerequisites,
   hostProblems,
   parseProbe,
   prepareScript,
@@ -12,6 +13,8 @@ const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseV
 
 test.each([
   ["probe", probeScript(KEY)],
+  ["probe of an address", probeScript(KEY, "10.0.0.42")],
+  ["probe of a DNS name with a quote", probeScript(KEY, "win-1.example.com'")],
   ["prepare", prepareScript(KEY)],
   ["probe with a quote in the key comment", probeScript("ssh-ed25519 AAAAC3Nz it's")],
   ["retire one key", retireKeysScript(KEY, ["ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ"])],
@@ -107,4 +110,80 @@ test("retiring keys refuses to run unless the new key is authorized, and writes 
   expect(s.indexOf("the new WMCO key is not authorized")).toBeLessThan(s.indexOf("Set-Content"));
   expect(s).toContain("-Encoding ascii");
   expect(s).toContain("/inheritance:r /grant '*S-1-5-32-544:F' /grant '*S-1-5-18:F'");
+});
+
+// WMCO's BYOH prerequisites (docs/byoh-instance-pre-requisites.md, release-4.18 to master): "A PTR record must exist
+// corresponding to the instance address which resolves to the instance hostname"; "If the instance uses a static IP,
+// and the instance is *not* running Windows Server 2022, deviceless NICs must be disabled" with
+// `New-ItemProperty HKLM:\SYSTEM\CurrentControlSet\Services\hns\State -Name DeviceLessNicDisabled ... -Value 1`.
+describe("BYOH prerequisites the host can show", () => {
+  const base = { ...parseProbe(PREPARED), wmcoIPv4: "10.0.0.42", ptrNames: ["win-byoh-1.corp.example."] };
+  const on2019 = { ...base, osBuild: "17763", updateRevision: 6893, productName: "Windows Server 2019" };
+
+  test("the probe reads the address, the PTR record, DHCP on the address's interface and the registry value", () => {
+    const s = probeScript(KEY, "10.0.0.42");
+    expect(s).toContain("$address = '10.0.0.42'");
+    // DNS only: LLMNR/NetBIOS would answer for the host's own address and hide a missing record.
+    expect(s).toMatch(/Resolve-DnsName -Name \$ipv4 -Type PTR -DnsOnly/);
+    expect(s).toContain("Get-NetIPInterface -InterfaceIndex $ip.InterfaceIndex -AddressFamily IPv4");
+    expect(s).toContain(
+      "Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Services\\hns\\State' -Name 'DeviceLessNicDisabled'",
+    );
+    const p = parseProbe(
+      '{"hostname":"h","osBuild":"17763","wmcoIPv4":"10.0.0.42","ptrNames":"h.example.com","addressDhcp":"Disabled","deviceLessNicDisabled":1}',
+    );
+    expect(p).toMatchObject({ ptrNames: ["h.example.com"], addressDhcp: "Disabled", deviceLessNicDisabled: 1 });
+    // An older probe's output (a state written before these fields): nothing is found or required.
+    expect(parseProbe(PREPARED)).toMatchObject({ wmcoIPv4: "", ptrNames: [], deviceLessNicDisabled: -1 });
+    expect(byohPrerequisites(parseProbe(PREPARED))).toEqual({ problems: [], warnings: [] });
+  });
+
+  test("a PTR record naming the host (FQDN, trailing dot, any case) is enough", () => {
+    expect(byohPrerequisites(base)).toEqual({ problems: [], warnings: [] });
+    expect(byohPrerequisites({ ...base, ptrNames: ["WIN-BYOH-1.Corp.Example"] }).warnings).toEqual([]);
+  });
+
+  test("no PTR record, or one naming another host, is a warning with the record to add; never a refusal (pkg/csr/csr.go validateNodeName falls back to the hostname)", () => {
+    const missing = byohPrerequisites({ ...base, ptrNames: [] });
+    expect(missing.problems).toEqual([]);
+    expect(missing.warnings).toEqual([
+      expect.stringMatching(
+        /^DNS has no PTR record for 10\.0\.0\.42 \(asked by the host win-byoh-1\).*add a PTR record 42\.0\.0\.10\.in-addr\.arpa → win-byoh-1\.<your domain>/,
+      ),
+    ]);
+    expect(hostProblems({ ...base, ptrNames: [] }, first)).toEqual([]);
+    // "win-byoh-10" contains "win-byoh-1" but is another host.
+    expect(byohPrerequisites({ ...base, ptrNames: ["win-byoh-10.corp.example"] }).warnings).toEqual([
+      expect.stringMatching(
+        /PTR record for 10\.0\.0\.42 names win-byoh-10\.corp\.example, not the host's name win-byoh-1/,
+      ),
+    ]);
+  });
+
+  test("a static address on 2019 without DeviceLessNicDisabled=1 refuses a host WMCO has not joined, naming the fix", () => {
+    const stat = { ...on2019, addressDhcp: "Disabled" };
+    expect(byohPrerequisites(stat).problems).toEqual([
+      expect.stringMatching(
+        /^10\.0\.0\.42 is a static address .* win-byoh-1 runs Windows Server 2019: .*DeviceLessNicDisabled is not set; .*New-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Services\\hns\\State' -Name DeviceLessNicDisabled -PropertyType DWORD -Value 1/,
+      ),
+    ]);
+    expect(hostProblems(stat, first)).toEqual([expect.stringMatching(/DeviceLessNicDisabled is not set/)]);
+    expect(byohPrerequisites({ ...stat, deviceLessNicDisabled: 0 }).problems).toEqual([
+      expect.stringMatching(/DeviceLessNicDisabled is 0/),
+    ]);
+    expect(byohPrerequisites({ ...stat, deviceLessNicDisabled: 1 })).toEqual({ problems: [], warnings: [] });
+    // 2025 is not exempt either (only 2022 is).
+    expect(byohPrerequisites({ ...stat, osBuild: "26100" }).problems).toEqual([
+      expect.stringMatching(/runs Windows Server 2025/),
+    ]);
+  });
+
+  test("not required on 2022, with DHCP, or when no interface carries the address; a joined host only warns", () => {
+    expect(byohPrerequisites({ ...base, addressDhcp: "Disabled" })).toEqual({ problems: [], warnings: [] });
+    expect(byohPrerequisites({ ...on2019, addressDhcp: "Enabled" })).toEqual({ problems: [], warnings: [] });
+    expect(byohPrerequisites({ ...on2019, addressDhcp: "" })).toEqual({ problems: [], warnings: [] });
+    const joined = byohPrerequisites({ ...on2019, addressDhcp: "Disabled", wmcoServices: ["kubelet"] });
+    expect(joined.problems).toEqual([]);
+    expect(joined.warnings).toEqual([expect.stringMatching(/static address/)]);
+  });
 });
