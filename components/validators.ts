@@ -4,6 +4,7 @@
  */
 import { discoveryEnabled, Validator } from "../stacks/load";
 import { asOpenShift, isVanilla, OpenShiftClusterConfig } from "../stacks/schema/cluster";
+import type { OperatorConfig } from "../stacks/schema/operator";
 import { validateVanilla } from "./vanilla/validate";
 import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
@@ -11,22 +12,23 @@ import { validateMirrors } from "./mirrors/validate";
 import { validateDay2, validatePatching } from "./day2/validate";
 
 /**
- * Which WMCO the support rules follow: a pinned `operator.startingCSV`; else, with discovery on, what the cluster runs
- * (checked at preview/up, components/machinesets/complete.ts); else the newest rules.
+ * Which WMCO the support rules follow: `operator.startingCSV` with `installPlanApproval: Manual` (with Automatic OLM
+ * moves past it at once: components/wmco/release.ts); else, with discovery on, what the cluster runs (checked at
+ * preview/up, components/machinesets/complete.ts); else the newest rules.
  */
 function wmcoRules(
   cluster: OpenShiftClusterConfig,
-  csv: string | undefined,
+  operator: OperatorConfig | undefined,
   offline: boolean,
 ): KnownWmco | "cluster" | undefined {
-  return pinnedWmco(csv) ?? (discoveryEnabled(cluster, offline) ? "cluster" : undefined);
+  return pinnedWmco(operator) ?? (discoveryEnabled(cluster, offline) ? "cluster" : undefined);
 }
 
 // The WMCO checks run on OpenShift stacks only (a Kubernetes stack with these keys is refused by the loader).
 const byoh: Validator = (cfg, ctx) => {
   if (!cfg.byoh || (cfg.cluster && isVanilla(cfg.cluster.platform))) return { errors: [] };
   const cluster = cfg.cluster && asOpenShift(cfg.cluster);
-  const rules = cluster ? wmcoRules(cluster, cfg.operator?.startingCSV, ctx.offline) : "cluster";
+  const rules = cluster ? wmcoRules(cluster, cfg.operator, ctx.offline) : "cluster";
   return {
     errors: [
       ...validateByoh(cfg.byoh, ctx.secretKeys),
@@ -51,7 +53,7 @@ const machineSets: Validator = (cfg, ctx) => {
     ? validateMachineSets(cluster, cfg.machineSets, {
         discovery: discoveryEnabled(cluster, ctx.offline),
         offline: ctx.offline,
-        wmco: wmcoRules(cluster, cfg.operator?.startingCSV, ctx.offline),
+        wmco: wmcoRules(cluster, cfg.operator, ctx.offline),
       })
     : { errors: [] };
 };

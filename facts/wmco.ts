@@ -70,19 +70,47 @@ export const format = (v: WmcoVersion) => `${v.major}.${v.minor}`;
 export const NEWEST_WMCO: WmcoVersion = { major: 11, minor: 0 };
 
 /**
+ * The lowest Kubernetes minor (of 1.x) each WMCO release accepts: pkg/cluster/config.go `baseK8sVersion` of its
+ * branch. `validateK8sVersion` also accepts the next minor and nothing else: the operator exits with "unsupported
+ * server version" on any other cluster, and its CSV never succeeds.
+ */
+export const WMCO_BASE_KUBERNETES_MINOR: Readonly<Record<string, number>> = {
+  "10.18": 31, // release-4.18: baseK8sVersion = "v1.31"
+  "10.19": 32, // release-4.19: "v1.32"
+  "10.20": 33, // release-4.20: "v1.33"
+  "10.21": 34, // release-4.21: "v1.34"
+  "10.22": 35, // release-4.22: "v1.35"
+  "11.0": 36, // master: "v1.36"
+};
+
+/** The Kubernetes 1.x minors a WMCO release runs on (base and base + 1), if the table knows the release. */
+export function acceptedKubernetesMinors(wmco: WmcoVersion): { min: number; max: number } | undefined {
+  const base = WMCO_BASE_KUBERNETES_MINOR[format(wmco)];
+  return base === undefined ? undefined : { min: base, max: base + 1 };
+}
+
+/** The WMCO releases the table knows that run on Kubernetes 1.`minor`, oldest first (for the fix in a message). */
+export function wmcoForKubernetesMinor(minor: number): string[] {
+  return Object.entries(WMCO_BASE_KUBERNETES_MINOR)
+    .filter(([, base]) => minor >= base && minor <= base + 1)
+    .map(([release]) => release);
+}
+
+/**
  * Windows Server versions WMCO supports per platform:
  * - WMCO 11 (master, release-5.0+): 2022 and 2025 only (test/e2e/windows/version.go `SupportedVersions`,
  *   hack/machineset.sh `-w 2022|2025`; commit "[e2e] Drop Windows Server 2019 support").
  * - WMCO 10.y (release-4.y): 2019 on AWS, Azure and BYOH (platform None), never on vSphere (it needs a custom VXLAN
  *   port, which 2019 lacks: docs/wmco-prerequisites.md "Custom VXLAN port"), nor on GCP and Nutanix; 2022 everywhere;
- *   2025 from 10.21 (release-4.21 version.go adds Server2025).
+ *   2025 from 10.22: release-4.22 docs/wmco-prerequisites.md is the first to list it, while release-4.21's docs list
+ *   2019 and 2022 only and say unlisted versions are NOT supported (its e2e version.go already tests Server2025).
  */
 export function supportedVersions(platform: Platform, wmco: WmcoVersion = NEWEST_WMCO): WindowsServer[] {
   if (wmco.major >= 11) return ["2022", "2025"];
   const out: WindowsServer[] = [];
   if (["AWS", "Azure", "None"].includes(platform)) out.push("2019");
   out.push("2022");
-  if (wmco.minor >= 21) out.push("2025");
+  if (wmco.minor >= 22) out.push("2025");
   return out;
 }
 
@@ -90,7 +118,7 @@ export function supportedVersions(platform: Platform, wmco: WmcoVersion = NEWEST
 export function supportedBy(platform: Platform, version: WindowsServer): string {
   if (version === "2019")
     return ["AWS", "Azure", "None"].includes(platform) ? "WMCO 10.x only (dropped in WMCO 11)" : "no WMCO release";
-  if (version === "2025") return "WMCO 10.21 and later";
+  if (version === "2025") return "WMCO 10.22 and later";
   return "every WMCO release";
 }
 

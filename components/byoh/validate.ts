@@ -3,6 +3,7 @@ import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import type { Platform } from "../../stacks/schema/cluster";
 import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from "../../facts/wmco";
+import { PIN_HINT } from "../wmco/release";
 import type { KnownWmco } from "../machinesets/validate";
 import { provisionedName } from "./hosts";
 import { createdEntryIssues } from "../provisioning/validate";
@@ -119,7 +120,7 @@ export function byohVersionIssues(
   const supported = supportedVersions(platform, version);
   const which = wmco
     ? `WMCO ${format(version)} (from ${wmco.source})`
-    : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
+    : `the newest WMCO (${format(version)}; ${PIN_HINT})`;
   return hosts.flatMap((h, i) =>
     supported.includes(h.windowsServer)
       ? []

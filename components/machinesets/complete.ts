@@ -1,14 +1,15 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
-import { discoveredWmco, identityIssues, mergeDiscovered } from "./discovery";
+import { identityIssues, mergeDiscovered } from "./discovery";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
 import { isMarked, machineImage } from "../../providers/day2/machine-rollout-plan";
 import { get, objects, str, stringMap } from "../../lib/json";
 import { MACHINESET_LABEL } from "../../facts/day2";
 import { runtimeClassViews } from "../day2/inventory";
-import { pinnedWmco, publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
+import { publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
+import { kubernetesSkewIssues, wmcoInEffect } from "../wmco/release";
 import { byohVersionIssues } from "../byoh/validate";
 import { format, NEWEST_WMCO } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
@@ -39,18 +40,26 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   const identity = identityIssues(cfg.cluster, facts);
   const merged = mergeDiscovered(cfg.cluster, cfg.machineSets, facts);
   const missing = merged.machineSets.flatMap((s, i) => requiredFieldIssues(merged.cluster, s, i, true));
-  // A pinned startingCSV was checked at load; otherwise the WMCO the cluster runs (or will run) decides.
-  const pinned = pinnedWmco(cfg.operator.startingCSV);
-  const wmco = pinned ? undefined : discoveredWmco(facts);
-  // Unpinned: the cluster's WMCO, or the newest rules when the cluster does not say (load-time validation left it here).
-  const versions = pinned
-    ? []
-    : [
-        ...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)),
-        ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco),
-      ];
-  // WMCO refuses to run on a cluster without hybrid networking: stop before any MachineSet or host is touched.
-  const prerequisites = networkIssues(cfg.cluster.platform, facts.network ?? {});
+  // The installed CSV, else a Manual startingCSV pin, else the channel head (components/wmco/release.ts).
+  const effective = wmcoInEffect(cfg.operator, {
+    installedCSV: str(get(facts.subscription, "status", "installedCSV")),
+    openShiftVersion: str(get(facts.clusterVersion, "status", "desired", "version")),
+  });
+  const wmco = effective.from === "newest" ? undefined : effective;
+  // A Manual pin was checked at load; otherwise the cluster's WMCO, or the newest rules when the cluster does not say.
+  const versions =
+    effective.from === "pinned"
+      ? []
+      : [
+          ...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)),
+          ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco),
+        ];
+  // WMCO refuses to run on a cluster without hybrid networking, and on a Kubernetes minor its release does not
+  // accept: stop before any MachineSet or host is touched.
+  const prerequisites = [
+    ...networkIssues(cfg.cluster.platform, facts.network ?? {}),
+    ...kubernetesSkewIssues(effective, cfg.operator, str(get(facts.serverVersion, "gitVersion"))),
+  ];
   const unique = [
     ...new Map(
       [...identity, ...prerequisites, ...missing, ...versions].map((i) => [`${i.path}:${i.message}`, i]),
@@ -90,11 +99,9 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
         machineSetReplicas: replicasOf(facts.machineSets),
         runtimeClasses: runtimeClassViews(facts.runtimeClasses),
         mirrorSets: facts.mirrorSets,
-        wmco: pinned
-          ? `WMCO ${format(pinned.version)} (operator.startingCSV)`
-          : wmco
-            ? `WMCO ${format(wmco.version)} (${wmco.source})`
-            : `the newest WMCO rules (${format(NEWEST_WMCO)}: the cluster names no WMCO or OpenShift version)`,
+        wmco: wmco
+          ? `WMCO ${format(wmco.version)} (${wmco.source})`
+          : `the newest WMCO rules (${format(NEWEST_WMCO)}: the cluster names no WMCO or OpenShift version)`,
       },
     },
     issues: unique,

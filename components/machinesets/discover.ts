@@ -27,6 +27,7 @@ export async function discoverCluster(
     windowsNodes,
     machines,
     runtimeClasses,
+    serverVersion,
   ] = await Promise.all([
     get("/apis/config.openshift.io/v1/infrastructures/cluster"),
     get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets"),
@@ -41,6 +42,8 @@ export async function discoverCluster(
     get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
     get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines"),
     get("/apis/node.k8s.io/v1/runtimeclasses"),
+    // What WMCO's pkg/cluster/config.go `validateK8sVersion` reads (discovery ServerVersion), with the same timeout.
+    get("/version"),
   ]);
   return {
     infrastructure,
@@ -55,6 +58,7 @@ export async function discoverCluster(
     windowsNodes,
     machines,
     runtimeClasses,
+    serverVersion,
   };
 }
 

@@ -1,7 +1,6 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { OpenShiftClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
-import { parseWmcoVersion, wmcoForOpenShift, WmcoVersion } from "../../facts/wmco";
 
 import { get, JsonObject as Obj, obj, objects, parseJson, str, stringMap } from "../../lib/json";
 
@@ -18,6 +17,8 @@ export interface ClusterFacts {
   proxy?: Obj;
   /** `clusterversions.config.openshift.io/version`. */
   clusterVersion?: Obj;
+  /** The API server's `GET /version` (`gitVersion`, e.g. `v1.36.3`): the Kubernetes WMCO checks itself against. */
+  serverVersion?: Obj;
   /** WMCO's Subscription, when it is installed already (its `status.installedCSV` names the running WMCO). */
   subscription?: Obj;
   /** Every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster (WMCO merges them all). */
@@ -29,19 +30,6 @@ export interface ClusterFacts {
   machineSets?: Obj;
   /** `node.k8s.io/v1` RuntimeClasses, for the inventory's RuntimeClass check. */
   runtimeClasses?: Obj;
-}
-
-/**
- * Which WMCO runs (or will): the installed CSV if there is one, else the release that ships with the cluster's
- * OpenShift version (`status.desired.version`).
- */
-export function discoveredWmco(facts: ClusterFacts): { version: WmcoVersion; source: string } | undefined {
-  const csv = str(get(facts.subscription, "status", "installedCSV"));
-  const fromCsv = parseWmcoVersion(csv);
-  if (fromCsv) return { version: fromCsv, source: `the installed CSV ${csv}` };
-  const ocp = str(get(facts.clusterVersion, "status", "desired", "version"));
-  const fromOcp = wmcoForOpenShift(ocp);
-  return fromOcp ? { version: fromOcp, source: `the cluster version ${ocp}` } : undefined;
 }
 
 /** The registry names of a `kubernetes.io/dockerconfigjson` Secret, without reading out any credential. */

@@ -3,11 +3,11 @@ import { get } from "../../lib/json";
 import { OpenShiftClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { machineSetName } from "./names";
+import { OperatorChoice, PIN_HINT, wmcoInEffect } from "../wmco/release";
 import {
   format,
   machineSetNameLimit,
   NEWEST_WMCO,
-  parseWmcoVersion,
   SHORT_NAME_PLATFORMS,
   supportedBy,
   supportedVersions,
@@ -156,10 +156,16 @@ export function publicLoadBalancerWarnings(
   ];
 }
 
-/** The WMCO release a pinned `operator.startingCSV` names, if it is pinned. */
-export function pinnedWmco(csv: string | undefined): KnownWmco | undefined {
-  const version = parseWmcoVersion(csv);
-  return version ? { version, source: `operator.startingCSV ${csv}` } : undefined;
+/**
+ * The WMCO release `operator.startingCSV` pins: only with `installPlanApproval: Manual`, since with Automatic OLM
+ * moves on to the channel head at once (components/wmco/release.ts `wmcoInEffect`).
+ */
+export function pinnedWmco(
+  operator: Pick<OperatorChoice, "installPlanApproval" | "startingCSV" | "channel"> | undefined,
+): KnownWmco | undefined {
+  if (!operator) return undefined;
+  const w = wmcoInEffect(operator);
+  return w.from === "pinned" ? w : undefined;
 }
 
 /** Which WMCO the rules are for, and where that came from (for messages). */
@@ -177,7 +183,7 @@ export function versionIssues(platform: Platform, set: MachineSetConfig, i: numb
   if (supported.includes(set.windowsServer)) return [];
   const which = wmco
     ? `WMCO ${format(version)} (from ${wmco.source})`
-    : `the newest WMCO (${format(version)}; pin operator.startingCSV to choose another)`;
+    : `the newest WMCO (${format(version)}; ${PIN_HINT})`;
   return [
     {
       path: joinPath(["machineSets", i, "windowsServer"]),

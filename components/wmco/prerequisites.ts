@@ -3,7 +3,8 @@
  * pkg/cluster/config.go: `getNetworkType`, `ovnKubernetes.Validate`), and the ones users trip on: a class E cluster
  * network (OpenShift docs, "Windows container workloads": class E CIDRs are not compatible with Windows nodes) and
  * the vSphere custom VXLAN port (docs/wmco-prerequisites.md). Pure: given the objects discovery read, what is wrong
- * and the exact `oc patch` that fixes it.
+ * and the fix. WMCO's docs (docs/wmco-prerequisites.md "Supported Networking", release-4.18 to master) say the network
+ * configuration must be completed while the cluster is installed, so the fix is never a patch of a running cluster.
  */
 import type { ConfigIssue } from "../../stacks/config-issue";
 import type { Platform } from "../../stacks/schema/cluster";
@@ -22,12 +23,16 @@ export interface NetworkFacts {
   operator?: Obj;
 }
 
-export function hybridOverlayPatch(platform: Platform): string {
+/** The `hybridOverlayConfig` an install-time `networks.operator.openshift.io` manifest would carry (docs' example). */
+export function hybridOverlayConfig(platform: Platform): string {
   const hybrid: Obj = { hybridClusterNetwork: [EXAMPLE_HYBRID_NETWORK] };
   if (platform === "VSphere") hybrid.hybridOverlayVXLANPort = EXAMPLE_VXLAN_PORT;
-  const body = { spec: { defaultNetwork: { ovnKubernetesConfig: { hybridOverlayConfig: hybrid } } } };
-  return `oc patch networks.operator.openshift.io cluster --type=merge -p '${JSON.stringify(body)}'`;
+  return JSON.stringify(hybrid);
 }
+
+/** Where the fix goes, per WMCO's docs; said once, in every hybrid networking message. */
+const AT_INSTALLATION =
+  "WMCO's prerequisites (docs/wmco-prerequisites.md) require hybrid networking to be configured when the cluster is installed";
 
 /** IPv4 `a.b.c.d/n` inside 240.0.0.0/4 (class E)? */
 export function isClassE(cidr: string): boolean {
@@ -54,14 +59,14 @@ export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[
   if (n.operator && (!hybrid || networks.length === 0)) {
     out.push({
       path: "cluster",
-      message: `the cluster is not configured for OVN hybrid networking, which WMCO requires; fix it (choose a CIDR that overlaps no cluster, service or machine network): ${hybridOverlayPatch(platform)}`,
+      message: `the cluster is not configured for OVN hybrid networking, which WMCO requires (the operator exits without it); ${AT_INSTALLATION}: run Windows nodes on a cluster installed with spec.defaultNetwork.ovnKubernetesConfig.hybridOverlayConfig in its Network manifest, e.g. ${hybridOverlayConfig(platform)} (a CIDR that overlaps no cluster, service or machine network)`,
     });
   }
   const port = get(hybrid, "hybridOverlayVXLANPort");
   if (hybrid && networks.length > 0 && platform === "VSphere" && (port === undefined || port === 4789)) {
     out.push({
       path: "cluster",
-      message: `vSphere needs a custom VXLAN port for hybrid networking (not 4789; WMCO's vSphere prerequisites): oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridOverlayVXLANPort":${EXAMPLE_VXLAN_PORT}}}}}}'`,
+      message: `vSphere needs a custom VXLAN port for hybrid networking (not 4789; WMCO's vSphere prerequisites); ${AT_INSTALLATION}, with hybridOverlayConfig.hybridOverlayVXLANPort set, e.g. ${EXAMPLE_VXLAN_PORT}`,
     });
   }
   const clusterNetworks = objects(get(n.config, "spec", "clusterNetwork")).map((c) => str(c.cidr) ?? "");

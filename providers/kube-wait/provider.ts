@@ -141,7 +141,7 @@ export const objectExistsProvider = waitProvider<ObjectExistsInputs, ObjectExist
     what: `${i.kind} ${i.namespace}/${i.name}${i.dataKey ? ` with '${i.dataKey}'` : ""}`,
     hint:
       i.name === USER_DATA_SECRET
-        ? "WMCO writes it once cloud-private-key exists in its namespace; check `oc logs -n openshift-windows-machine-config-operator deploy/windows-machine-config-operator`."
+        ? "WMCO writes it once cloud-private-key exists in its namespace (windows-estate:operator.namespace); check `oc logs -n <that namespace> deploy/windows-machine-config-operator`."
         : "Check that whatever creates it is running.",
   }),
 );

@@ -69,13 +69,36 @@ describe("WMCO's prerequisites", () => {
       const p = preview();
       expect(p.status).not.toBe(0);
       expect(p.text).toContain("windows-estate:cluster: the cluster is not configured for OVN hybrid networking");
-      expect(p.text).toContain(
-        `oc patch networks.operator.openshift.io cluster --type=merge -p '{\\"spec\\":{\\"defaultNetwork\\":{\\"ovnKubernetesConfig\\":{\\"hybridOverlayConfig\\":{\\"hybridClusterNetwork\\":[{\\"cidr\\":\\"10.132.0.0/14\\",\\"hostPrefix\\":23}]}}}}}'`,
-      );
+      // WMCO docs/wmco-prerequisites.md ("Supported Networking"): configured during the cluster's installation, so
+      // no patch of the running cluster is offered.
+      expect(p.text).toContain("require hybrid networking to be configured when the cluster is installed");
+      expect(p.text).not.toContain("oc patch networks.operator.openshift.io");
       expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
     } finally {
       await patch(network, { spec: { defaultNetwork: { ovnKubernetesConfig: { hybridOverlayConfig: before } } } });
     }
+  });
+
+  test("a Manual startingCSV pin of a WMCO release that does not run on the cluster's Kubernetes stops the preview", async () => {
+    // The lab's kube-apiserver (lab/programs.ts KUBERNETES_VERSION, v1.36.x); the lab's catalog offers
+    // windows-machine-config-operator.v10.20.1 (lab/players/catalog.ts). release-4.20 pkg/cluster/config.go:
+    // baseK8sVersion "v1.33", and validateK8sVersion accepts one minor above: 1.33 and 1.34 only.
+    const server = String((await api.get("/version")).gitVersion);
+    expect(server).toMatch(/^v1\.36\./);
+    const p = preview({
+      operator: {
+        channel: "stable",
+        installPlanApproval: "Manual",
+        startingCSV: "windows-machine-config-operator.v10.20.1",
+      },
+    });
+    expect(p.status).not.toBe(0);
+    expect(p.text).toContain(
+      `windows-estate:operator.startingCSV: pins WMCO 10.20 (windows-machine-config-operator.v10.20.1, installPlanApproval: Manual), which runs on Kubernetes 1.33 and 1.34 only, but the cluster runs Kubernetes ${server}`,
+    );
+    // release-4.22 baseK8sVersion "v1.35" and master "v1.36" both accept 1.36.
+    expect(p.text).toContain("pin a CSV of WMCO 10.22 or 11.0 that channel stable offers");
+    expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
   });
 
   test("a class E cluster network stops the preview", async () => {

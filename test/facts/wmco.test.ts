@@ -1,10 +1,13 @@
 import {
+  acceptedKubernetesMinors,
   machineSetNameLimit,
   NAMESPACE_LABELS,
   parseWmcoVersion,
+  supportedBy,
   supportedVersions,
   versionOfBuild,
   WINDOWS_SERVER,
+  wmcoForKubernetesMinor,
   wmcoForOpenShift,
   WMCO_PORTS,
   WMCO_SERVICES,
@@ -28,9 +31,30 @@ test("WMCO 10.22 (release-4.22 docs/wmco-prerequisites.md): 2019 on AWS and Azur
   expect(supportedVersions("Nutanix", v)).toEqual(["2022", "2025"]);
 });
 
-test("WMCO 10.20 has no 2025 (release-4.20 version.go: Server2019, Server2022); 10.21 adds it (release-4.21)", () => {
+test("2025 from WMCO 10.22: release-4.21 docs/wmco-prerequisites.md lists 2019 and 2022 only (unlisted = NOT supported); release-4.22 lists 2025", () => {
   expect(supportedVersions("AWS", { major: 10, minor: 20 })).toEqual(["2019", "2022"]);
-  expect(supportedVersions("AWS", { major: 10, minor: 21 })).toEqual(["2019", "2022", "2025"]);
+  expect(supportedVersions("AWS", { major: 10, minor: 21 })).toEqual(["2019", "2022"]);
+  expect(supportedVersions("VSphere", { major: 10, minor: 21 })).toEqual(["2022"]);
+  expect(supportedVersions("AWS", { major: 10, minor: 22 })).toEqual(["2019", "2022", "2025"]);
+  expect(supportedBy("AWS", "2025")).toBe("WMCO 10.22 and later");
+});
+
+test("Kubernetes minors per WMCO release: pkg/cluster/config.go baseK8sVersion and one above (validateK8sVersion)", () => {
+  // baseK8sVersion: release-4.18 "v1.31", release-4.19 "v1.32", release-4.20 "v1.33", release-4.21 "v1.34",
+  // release-4.22 "v1.35", master (WMCO 11.0) "v1.36"; maxK8sVersion = base + 0.01.
+  const ranges = [18, 19, 20, 21, 22].map((minor) => acceptedKubernetesMinors({ major: 10, minor }));
+  expect(ranges).toEqual([
+    { min: 31, max: 32 },
+    { min: 32, max: 33 },
+    { min: 33, max: 34 },
+    { min: 34, max: 35 },
+    { min: 35, max: 36 },
+  ]);
+  expect(acceptedKubernetesMinors({ major: 11, minor: 0 })).toEqual({ min: 36, max: 37 });
+  expect(acceptedKubernetesMinors({ major: 10, minor: 17 })).toBeUndefined();
+  expect(wmcoForKubernetesMinor(36)).toEqual(["10.22", "11.0"]);
+  expect(wmcoForKubernetesMinor(31)).toEqual(["10.18"]);
+  expect(wmcoForKubernetesMinor(40)).toEqual([]);
 });
 
 test("versions from CSV names and OpenShift versions (release-4.22 Makefile WMCO_VERSION ?= 10.22.2; release-5.0: 11.0.0)", () => {

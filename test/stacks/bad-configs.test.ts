@@ -498,18 +498,18 @@ const cases: Case[] = [
     config: {
       ...good(),
       cluster: { ...cluster, platform: "VSphere" },
-      operator: { startingCSV: "windows-machine-config-operator.v10.22.2" },
+      operator: { startingCSV: "windows-machine-config-operator.v10.22.2", installPlanApproval: "Manual" },
       byoh: [{ address: "10.0.0.5", username: "Administrator", hostKey: "SHA256:x", windowsServer: "2019" }],
     },
     paths: ["byoh[0].windowsServer"],
-    says: /not supported on VSphere by WMCO 10\.22 \(from operator\.startingCSV/,
+    says: /not supported on VSphere by WMCO 10\.22 \(from operator\.startingCSV \S+ with installPlanApproval: Manual\)/,
   },
   {
     name: "vSphere MachineSet on 2019",
     config: {
       ...good(),
       cluster: { ...cluster, platform: "VSphere" },
-      operator: { startingCSV: "windows-machine-config-operator.v10.22.2" },
+      operator: { startingCSV: "windows-machine-config-operator.v10.22.2", installPlanApproval: "Manual" },
       machineSets: [
         {
           name: "w",
@@ -532,20 +532,33 @@ const cases: Case[] = [
     says: /by the newest WMCO \(11\.0;.*WMCO 10\.x only/,
   },
   {
-    name: "2025 with a pinned WMCO 10.20 (added in 10.21)",
+    // release-4.21 docs/wmco-prerequisites.md lists 2019 and 2022 only; release-4.22's is the first to list 2025.
+    name: "2025 with a pinned WMCO 10.21 (documented from 10.22)",
     config: {
       ...good(),
-      operator: { startingCSV: "windows-machine-config-operator.v10.20.2" },
+      operator: { startingCSV: "windows-machine-config-operator.v10.21.0", installPlanApproval: "Manual" },
       machineSets: [{ windowsServer: "2025", azure: { publicLoadBalancer: "win-tmk9g" } }],
     },
     paths: ["machineSets[0].windowsServer"],
-    says: /WMCO 10\.21 and later/,
+    says: /WMCO 10\.22 and later/,
+  },
+  {
+    // OLM: with Automatic approval the Subscription moves past startingCSV to the channel head at once.
+    name: "startingCSV with Automatic approval pins nothing: the newest rules apply",
+    config: {
+      ...good(),
+      cluster: { ...cluster, platform: "AWS", region: "us-east-1" },
+      operator: { startingCSV: "windows-machine-config-operator.v10.22.2" },
+      machineSets: [{ windowsServer: "2019", aws: { availabilityZone: "us-east-1a", ami: "ami-0123456789abcdef0" } }],
+    },
+    paths: ["machineSets[0].windowsServer"],
+    says: /by the newest WMCO \(11\.0; pin operator\.startingCSV with operator\.installPlanApproval: Manual to choose another\)/,
   },
   {
     name: "Azure 2019 without a verified image version",
     config: {
       ...good(),
-      operator: { startingCSV: "windows-machine-config-operator.v10.22.2" },
+      operator: { startingCSV: "windows-machine-config-operator.v10.22.2", installPlanApproval: "Manual" },
       machineSets: [{ windowsServer: "2019", azure: { publicLoadBalancer: "win-tmk9g" } }],
     },
     paths: ["machineSets[0].azure.imageVersion"],

@@ -1,4 +1,4 @@
-import { hybridOverlayPatch, isClassE, networkIssues, proxySummary } from "../../../components/wmco/prerequisites";
+import { hybridOverlayConfig, isClassE, networkIssues, proxySummary } from "../../../components/wmco/prerequisites";
 import { validateObject } from "../../helpers/schemas";
 
 // Objects as the API serves them (hand-built, each validated against its openshift/api schema). What WMCO refuses
@@ -31,24 +31,29 @@ test("the objects are valid for their schemas", () => {
   }
 });
 
-test("no hybrid overlay: WMCO's refusal, with the exact patch (OpenShift 'Configuring hybrid networking' example CIDR)", () => {
+test("no hybrid overlay: WMCO's refusal; the fix is at installation, never a patch (docs/wmco-prerequisites.md 'Supported Networking')", () => {
   const issues = networkIssues("Azure", { config: configNetwork(), operator: operatorNetwork() });
   expect(issues).toHaveLength(1);
   expect(issues[0].message).toContain("not configured for OVN hybrid networking");
-  expect(issues[0].message).toContain(
-    `oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}}}}}'`,
-  );
+  // release-4.18 to master docs/wmco-prerequisites.md: the network configuration must be completed during the
+  // installation of the cluster.
+  expect(issues[0].message).toContain("to be configured when the cluster is installed");
+  expect(issues[0].message).not.toMatch(/oc patch/);
+  // OpenShift 'Configuring hybrid networking' example CIDR.
+  expect(issues[0].message).toContain(`{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}`);
   // An empty hybridClusterNetwork is refused too ("invalid OVN hybrid networking configuration").
   expect(
     networkIssues("Azure", { config: configNetwork(), operator: operatorNetwork({ hybridClusterNetwork: [] }) }),
   ).toHaveLength(1);
 });
 
-test("vSphere needs a custom VXLAN port, and the patch for vSphere sets one", () => {
+test("vSphere needs a custom VXLAN port, set at installation too", () => {
   const hybrid = { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] };
-  expect(networkIssues("VSphere", { config: configNetwork(), operator: operatorNetwork(hybrid) })[0].message).toMatch(
-    /custom VXLAN port.*"hybridOverlayVXLANPort":9898/,
+  const [vxlan] = networkIssues("VSphere", { config: configNetwork(), operator: operatorNetwork(hybrid) });
+  expect(vxlan.message).toMatch(
+    /custom VXLAN port.*when the cluster is installed.*hybridOverlayVXLANPort set, e\.g\. 9898/,
   );
+  expect(vxlan.message).not.toMatch(/oc patch/);
   expect(
     networkIssues("VSphere", {
       config: configNetwork(),
@@ -62,7 +67,7 @@ test("vSphere needs a custom VXLAN port, and the patch for vSphere sets one", ()
     }),
   ).toEqual([]);
   expect(networkIssues("AWS", { config: configNetwork(), operator: operatorNetwork(hybrid) })).toEqual([]);
-  expect(hybridOverlayPatch("VSphere")).toContain('"hybridOverlayVXLANPort":9898');
+  expect(hybridOverlayConfig("VSphere")).toContain('"hybridOverlayVXLANPort":9898');
 });
 
 test("a class E cluster network is refused (OpenShift docs: class E CIDRs are not compatible with Windows nodes)", () => {
