@@ -12,6 +12,7 @@ import { VanillaEstate, withCompletedConfig as withCompletedVanilla } from "./co
 import { argsFromStack, loadStackConfig } from "./stacks/from-pulumi";
 import { VanillaEstateArgs, WindowsEstateArgs } from "./library/args";
 import { DOMAIN_VALIDATORS } from "./components/validators";
+import { wmcoUpgradeNotice } from "./providers/day2/wmco-upgrade";
 
 /**
  * The program. Everything is validated (and, against a live cluster, completed by discovery) before the first
@@ -25,6 +26,9 @@ export = async () => {
   // Warnings discovery added (those of the config alone were printed by the loader).
   for (const w of config.warnings.slice(any.warnings.length)) pulumi.log.warn(formatIssue(w));
   if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
+  // A WMCO upgrade rebuilding Windows nodes (its `upgrading` label): our reboots, patching and rollouts will refuse.
+  const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
+  if (upgrading) pulumi.log.warn(upgrading);
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
   // The stack's keys are the component's args (library/args.ts); the completed config rides along (stacks/from-args.ts).

@@ -8,6 +8,7 @@ import { DOMAIN_VALIDATORS } from "./validators";
 import { ByohHostSummary, declareEstate, EstateParts, MachineSetSummary } from "./estate-declare";
 import { InventoryEntry } from "./day2/inventory";
 import { PatchSummary } from "./day2/patch-rollout";
+import { wmcoUpgradeNotice } from "../providers/day2/wmco-upgrade";
 
 export type { WindowsEstateArgs };
 
@@ -72,6 +73,9 @@ async function completeArgs(component: string, args: WindowsEstateArgs, on: pulu
   if (issues.length > 0) throw new pulumi.RunError(formatArgsIssues(component, issues));
   for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatArgsIssue(w), on);
   if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`, on);
+  // A WMCO upgrade rebuilding Windows nodes (its `upgrading` label): our reboots, patching and rollouts will refuse.
+  const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
+  if (upgrading) pulumi.log.warn(upgrading, on);
   return config;
 }
 

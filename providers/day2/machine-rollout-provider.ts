@@ -2,10 +2,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import { lockedJob } from "./day2-lock";
 import { connectKube, KubeApi } from "../kube-wait/api";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
-import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL } from "../../facts/day2";
+import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { batchSize, configuredByWmco, machinesOf, MachineState, staleMachines } from "./machine-rollout-plan";
 import { surgeStep, SurgeStep } from "./machine-surge-plan";
 import { get } from "../../lib/json";
+import { windowsNodes } from "./inventory";
+import { wmcoUpgradeRefusal } from "./wmco-upgrade";
 
 export interface MachineRolloutInputs {
   /** `<project>/<stack>`: Machines are replaced under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
@@ -79,9 +81,19 @@ async function run(i: MachineRolloutInputs): Promise<MachineRolloutOutputs> {
   // Surge: a round a failed run left (annotated Machines, still there or being deleted) is work too.
   if (staleMachines(listed, i.image).length === 0 && !(i.strategy === "surge" && listed.some((m) => m.marked)))
     return { ...i, replaced: [] };
+  await refuseDuringWmcoUpgrade(api, `Machine rollout of ${i.machineSet}`);
   return lockedJob(api, i.lockStack, `Machine rollout of ${i.machineSet}`, { pollMs: poll, progress }, () =>
     i.strategy === "surge" ? surge(i, api, poll) : replaceStale(i, api, poll),
   );
+}
+
+/** Refuses to start while WMCO is upgrading any Windows node (wmco-upgrade.ts): it would compete for the same nodes. */
+async function refuseDuringWmcoUpgrade(api: KubeApi, operation: string): Promise<void> {
+  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
+  if (list.status !== 200)
+    throw new Error(`${operation}: listing Windows nodes failed: the API answered ${list.status}`);
+  const refusal = wmcoUpgradeRefusal(windowsNodes(list.body, undefined, []), operation);
+  if (refusal) throw new Error(refusal);
 }
 
 /** The MachineSet's `spec.replicas` now. */

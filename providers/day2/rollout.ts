@@ -26,6 +26,7 @@ import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from 
 import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
 import { readyCondition, WindowsNode, windowsNodes } from "./inventory";
+import { wmcoUpgradeRefusal } from "./wmco-upgrade";
 import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
@@ -157,6 +158,9 @@ export async function checkRollout(
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
   if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
   const nodes = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
+  // Any Windows node, planned or not: WMCO goes on to the next node after this one (wmco-upgrade.ts).
+  const upgrading = wmcoUpgradeRefusal([...nodes.values()], label);
+  if (upgrading) throw new Error(upgrading);
   const problems: string[] = [];
   for (const name of planned) {
     const n = nodes.get(name);

@@ -256,3 +256,30 @@ test("two stacks on one cluster: their rolling reboots are serialized by the day
   const lock = await api.get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/windows-estate-day2");
   expect(lock.spec.holderIdentity ?? "").toBe("");
 });
+
+test("while WMCO upgrades a node (its upgrading label), preview warns naming it and the rolling reboot refuses to start", async () => {
+  // The label WMCO puts on the node it is rebuilding (pkg/metadata/metadata.go `UpgradingLabel`, set by
+  // controllers/controllers.go `markNodeAsUpgrading`), put here by hand as if WMCO were midway through NODES[2].
+  const label = "windowsmachineconfig.openshift.io/upgrading";
+  const merge = "application/merge-patch+json";
+  await must("PATCH", `/api/v1/nodes/${NODES[2]}`, { metadata: { labels: { [label]: "true" } } }, merge);
+  try {
+    config["windows-estate:reboot"] = { token: "2026-12-during-wmco-upgrade", maxUnavailable: 1 };
+    stack.writeConfig(config);
+    const preview = stack.pulumi(["preview"]);
+    expect(preview.status).toBe(0);
+    expect(preview.stdout).toContain(`WMCO is upgrading Windows nodes (${NODES[2]} labelled ${label}=true)`);
+    const before = await Promise.all(NODES.map(async (n) => (await api.get(`/api/v1/nodes/${n}`)).spec));
+    const boots = hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")).bootTime);
+    const r = stack.pulumi(["up", "--yes", "--skip-preview"]);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toContain(
+      `the rolling reboot did not start; nothing was changed: WMCO is upgrading Windows nodes (node ${NODES[2]}); run again when no node carries ${label}`,
+    );
+    // Nothing was cordoned or restarted.
+    expect(await Promise.all(NODES.map(async (n) => (await api.get(`/api/v1/nodes/${n}`)).spec))).toEqual(before);
+    expect(hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")).bootTime)).toEqual(boots);
+  } finally {
+    await must("PATCH", `/api/v1/nodes/${NODES[2]}`, { metadata: { labels: { [label]: null } } }, merge);
+  }
+});

@@ -135,6 +135,24 @@ test("a replacement WMCO never configures stops the rollout naming set and machi
   expect(only("delete", "configured")[1]).toMatch(/^configured/);
 });
 
+test("while WMCO upgrades a Windows node, the rollout refuses to start, naming it, and deletes nothing", async () => {
+  cluster(["win-p", "win-q", "win-r"]);
+  // A BYOH node WMCO is rebuilding (pkg/metadata/metadata.go `UpgradingLabel`, controllers/controllers.go
+  // `markNodeAsUpgrading`): not one of this set's, but WMCO moves on to the others next.
+  nodes.add("win-byoh-up", {
+    address: "10.0.0.99",
+    labels: { "windowsmachineconfig.openshift.io/upgrading": "true" },
+  });
+  try {
+    await expect(plugin.create(URN, inputs(1))).rejects.toThrow(
+      /the Machine rollout of winworker did not start; nothing was changed: WMCO is upgrading Windows nodes \(node win-byoh-up\); run again when no node carries windowsmachineconfig\.openshift\.io\/upgrading/,
+    );
+  } finally {
+    nodes.nodes.delete("win-byoh-up");
+  }
+  expect(only("delete")).toEqual([]);
+});
+
 describe("strategy surge", () => {
   test("marks the old Machines, doubles the set, waits for the new ones, scales back: the marked ones go, capacity never drops", async () => {
     cluster(["win-m", "win-n", "win-o"]);

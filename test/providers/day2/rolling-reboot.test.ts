@@ -205,6 +205,23 @@ describe("ten nodes, maxUnavailable 3", () => {
     expect(nodes.events.slice(before)).toEqual([]);
     expect(nodes.nodes.get(name(2))?.spec.unschedulable).toBe(false);
   });
+
+  test("while WMCO upgrades a node (not one of the planned ones), the reboot refuses to start, naming it; nothing is touched", async () => {
+    // pkg/metadata/metadata.go `UpgradingLabel`, set by controllers/controllers.go `markNodeAsUpgrading`.
+    const labels = nodes.nodes.get(name(9))?.metadata.labels ?? {};
+    labels["windowsmachineconfig.openshift.io/upgrading"] = "true";
+    const before = nodes.events.length;
+    const scripts = labs.map((l) => scriptsRun(l).length);
+    try {
+      await expect(plugin.create(URN, inputs("2027-02", [[name(2)]]))).rejects.toThrow(
+        /the rolling reboot did not start; nothing was changed: WMCO is upgrading Windows nodes \(node win-09\); run again when no node carries windowsmachineconfig\.openshift\.io\/upgrading/,
+      );
+    } finally {
+      delete labels["windowsmachineconfig.openshift.io/upgrading"];
+    }
+    expect(nodes.events.slice(before)).toEqual([]);
+    expect(labs.map((l) => scriptsRun(l).length)).toEqual(scripts);
+  });
 });
 
 describe("MachineHealthChecks are paused around a batch", () => {
