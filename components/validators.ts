@@ -8,7 +8,7 @@ import type { OperatorConfig } from "../stacks/schema/operator";
 import { validateVanilla } from "./vanilla/validate";
 import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
-import { validateMirrors } from "./mirrors/validate";
+import { MirrorWriter, validateMirrors } from "./mirrors/validate";
 import { validateDay2, validatePatching } from "./day2/validate";
 
 /**
@@ -92,7 +92,14 @@ const cluster: Validator = (cfg) => ({
           })),
 });
 
-const mirrors: Validator = (cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors) : { errors: [] });
+// Who writes the Windows nodes' hosts.toml decides which sources are refused (components/mirrors/validate.ts).
+const mirrors: Validator = (cfg) => (cfg.mirrors ? validateMirrors(cfg.mirrors, mirrorWriter(cfg)) : { errors: [] });
+
+/** WMCO, with or without Windows nodes in this stack, or this program on a Kubernetes stack. */
+function mirrorWriter(cfg: Parameters<Validator>[0]): MirrorWriter {
+  if (cfg.cluster && isVanilla(cfg.cluster.platform)) return "kubeadm";
+  return (cfg.machineSets?.length ?? 0) + (cfg.byoh?.length ?? 0) > 0 ? "wmco" : "wmco-no-nodes";
+}
 
 const day2: Validator = (cfg) => ({
   errors: [...validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot), ...validatePatching(cfg.cluster, cfg.patching)],

@@ -168,6 +168,20 @@ export const BYOH_NODE_LABEL = "windowsmachineconfig.openshift.io/byoh";
 /** Images that Windows nodes pull from `mcr.microsoft.com` through WMCO's containerd (the pause image above all). */
 export const WINDOWS_REGISTRY = "mcr.microsoft.com";
 
+/**
+ * The directory WMCO replaces on every Windows node with one `<source registry>\hosts.toml` per mirrored registry
+ * (pkg/windows/windows.go `ContainerdConfigDir`, written by `ReplaceDir`; the same on release-4.18 to master). The
+ * subdirectory is the source registry as the mirror set spells it, port or `*.` wildcard included
+ * (pkg/registries/registries.go `GenerateConfigFiles`, `fmt.Sprintf("%s\\hosts.toml", ms.source)`).
+ */
+export const WMCO_REGISTRIES_DIR = "C:\\k\\containerd\\registries";
+
+/**
+ * Characters a Windows file or directory name may not contain (Microsoft, "Naming Files, Paths, and Namespaces":
+ * `< > : " / \ | ? *`). Of these, a source registry the API server admits can carry `:` (a port) and `*` (a wildcard).
+ */
+export const WINDOWS_NAME_FORBIDDEN = /[<>:"|?*\\/]/;
+
 /** The node label the MachineSet builders set with the Windows build; the policy pack reads it. */
 export const WINDOWS_BUILD_LABEL = "node.kubernetes.io/windows-build";
 

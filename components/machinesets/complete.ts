@@ -13,6 +13,7 @@ import { kubernetesSkewIssues, wmcoInEffect } from "../wmco/release";
 import { byohVersionIssues } from "../byoh/validate";
 import { format, NEWEST_WMCO } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
+import { clusterMirrorIssues } from "../mirrors/registry-mirrors";
 
 /**
  * With discovery on, asks the cluster for what the MachineSet config left out, checks the kubeconfig reaches the
@@ -66,6 +67,9 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
     ).values(),
   ];
   const warnings = merged.machineSets.flatMap((s, i) => publicLoadBalancerWarnings(merged.cluster, s, i));
+  // WMCO merges every mirror set in the cluster into each Windows node's files: one it cannot write stops them all.
+  const mirrorSets = clusterMirrorIssues(cfg, facts.mirrorSets);
+  warnings.push(...mirrorSets.warnings);
   const proxy = proxySummary(facts.proxy);
   return {
     config: {
@@ -104,7 +108,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
           : `the newest WMCO rules (${format(NEWEST_WMCO)}: the cluster names no WMCO or OpenShift version)`,
       },
     },
-    issues: unique,
+    issues: [...unique, ...mirrorSets.errors],
   };
 }
 

@@ -282,9 +282,9 @@ export function hostsTomlText(set: MirrorSet, credentials: ReadonlyMap<string, B
 }
 
 /**
- * The directory containerd on Windows looks up for a registry. For `host:port` containerd tries `host_port_` first
- * (its hostDirectory rule), then `host:port`, then `_default`. WMCO itself names the directory `host:port`, but `:` is
- * not valid in a Windows file name, so `host_port_` is the only place such a file can be found.
+ * The directory containerd looks up first for a registry (containerd remotes/docker/config/hosts.go `hostDirectory`):
+ * `host_port_` for `host:port`, else the host. Only for files this program writes itself (the kubeadm nodes); WMCO
+ * never uses it and writes the source as it is spelled (see renderHostsToml).
  */
 export function registryDirectory(source: string): string {
   const i = source.lastIndexOf(":");
@@ -292,7 +292,9 @@ export function registryDirectory(source: string): string {
 }
 
 /**
- * Every Windows node's registry files: directory under `C:\k\containerd\registries` → exact `hosts.toml` text.
+ * Every Windows node's registry files: directory under `C:\k\containerd\registries` → exact `hosts.toml` text. The
+ * directory is the source registry exactly as WMCO names it (pkg/registries/registries.go `GenerateConfigFiles`:
+ * `<source>\hosts.toml`), port and wildcard included; validateMirrors refuses the names Windows cannot hold.
  *
  * Sets are merged in the order given. WMCO lists them from its informer cache, whose order is arbitrary; the result
  * depends on that order only when one registry mixes a set without mirrorSourcePolicy and a NeverContactSource set.
@@ -307,7 +309,7 @@ export function renderHostsToml(input: {
   const credentials = pullSecretCredentials(input.pullSecret);
   const files: Record<string, string> = {};
   for (const set of mirrorSetsOf(input.imageDigestMirrorSets, input.imageTagMirrorSets)) {
-    files[registryDirectory(set.source)] = hostsTomlText(set, credentials);
+    files[set.source] = hostsTomlText(set, credentials);
   }
   return files;
 }

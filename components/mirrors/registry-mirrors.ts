@@ -1,20 +1,15 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import {
-  IDMS,
-  ImageMirrors,
-  ITMS,
-  redactHostsToml,
-  registryDirectory,
-  registryHost,
-  renderHostsToml,
-} from "./hosts-toml";
+import { IDMS, ImageMirrors, ITMS, redactHostsToml, registryHost, renderHostsToml } from "./hosts-toml";
 import { get, objects, str, strings } from "../../lib/json";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "./mirror-sets";
+import { WMCO_REGISTRIES_DIR } from "../../facts/wmco";
+import { clusterMirrorSetIssues } from "./validate";
+import { ConfigIssue } from "../../stacks/config-issue";
 
-/** Where WMCO points containerd's registry configuration on every Windows node. */
-export const REGISTRIES_DIR = "C:\\k\\containerd\\registries";
+/** Where WMCO points containerd's registry configuration on every Windows node (the kubeadm nodes use the same). */
+export const REGISTRIES_DIR = WMCO_REGISTRIES_DIR;
 
 export interface WindowsRegistryMirrorsArgs {
   /** The validated `windows-estate:mirrors`. */
@@ -56,6 +51,26 @@ export function asItms(o: unknown): ITMS {
   };
 }
 
+/**
+ * At preview/up: the cluster's mirror sets WMCO cannot write on a Windows node (clusterMirrorSetIssues), leaving out
+ * the sets this stack declares (its config was checked at load, and its declaration replaces them). An error while the
+ * stack has MachineSets or BYOH hosts, a warning otherwise.
+ */
+export function clusterMirrorIssues(
+  cfg: { mirrors: MirrorsConfigInput; machineSets: readonly unknown[]; byoh: readonly unknown[] },
+  found: { idms: readonly unknown[]; itms: readonly unknown[] } | undefined,
+): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
+  if (!found) return { errors: [], warnings: [] };
+  const ours = new Set(
+    [...buildDigestMirrorSets(cfg.mirrors), ...buildTagMirrorSets(cfg.mirrors)].map((o) => o.metadata.name),
+  );
+  return clusterMirrorSetIssues(
+    { idms: found.idms.map(asIdms), itms: found.itms.map(asItms) },
+    ours,
+    cfg.machineSets.length + cfg.byoh.length > 0,
+  );
+}
+
 /** Which sets a registry directory's file comes from: `this stack: <name>` or `cluster: <name>`. */
 export function mirrorSources(
   ours: { idms: IDMS[]; itms: ITMS[] },
@@ -71,8 +86,8 @@ export function mirrorSources(
           : [];
     for (const e of entries ?? []) {
       if (!e.mirrors?.length) continue;
-      // One directory per registry host (with its port), as WMCO groups sources (registryHost, registryDirectory).
-      const dir = registryDirectory(registryHost(e.source));
+      // One directory per registry host, named as WMCO names it: the host as spelled, port included (registryHost).
+      const dir = registryHost(e.source);
       const label = `${who}: ${set.metadata?.name}`;
       if (!(out[dir] ??= []).includes(label)) out[dir].push(label);
     }

@@ -1,7 +1,7 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
-import { registryDirectory, registryHost } from "./hosts-toml";
+import { IDMS, ITMS, registryHost } from "./hosts-toml";
 import { emittedPolicy, MirrorEntry, mirrorSetName, MirrorsConfig } from "./mirror-sets";
-import { WINDOWS_REGISTRY } from "../../facts/wmco";
+import { WINDOWS_NAME_FORBIDDEN, WINDOWS_REGISTRY, WMCO_REGISTRIES_DIR } from "../../facts/wmco";
 
 // The API server's own patterns for IDMS/ITMS (openshift/api): host[:port][/namespace...]; sources may also be `*.host`.
 const LABEL = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
@@ -31,24 +31,63 @@ function shapeHint(v: string): string {
   return "";
 }
 
-function checkSource(src: string, at: At, errors: ConfigIssue[], warnings: ConfigIssue[]): void {
-  const host = registryHost(src);
-  if (WILDCARD.test(src)) {
-    warnings.push({
-      path: at("source"),
-      message: `wildcard source ${src} works on Linux nodes only: WMCO would try to write a Windows directory named '${src}', which Windows does not allow, so its registry sync to Windows nodes may stop part-way; list the registries explicitly for Windows`,
-    });
-  } else if (!LOCATION.test(src)) {
+/**
+ * Who writes each source registry's `hosts.toml` on the Windows nodes: `wmco` for an OpenShift stack with Windows
+ * nodes (MachineSets or BYOH hosts), `wmco-no-nodes` for one without, `kubeadm` for a Kubernetes stack, whose nodes
+ * this program writes itself.
+ */
+export type MirrorWriter = "wmco" | "wmco-no-nodes" | "kubeadm";
+
+/**
+ * Why WMCO cannot write this source's `hosts.toml` on a Windows node, or undefined. WMCO names the directory after the
+ * source registry as spelled (pkg/registries/registries.go `GenerateConfigFiles`, `extractRegistryHostname`), so a
+ * port or a `*.` wildcard puts a character Windows does not allow into the path. The write is a step of node
+ * configuration (pkg/nodeconfig/nodeconfig.go `Configure` → `createRegistryConfigFiles` → `ReplaceDir`), and every
+ * WMCO release from release-4.18 to master does the same, so no pinned release avoids it.
+ */
+export function wmcoUnwritableSource(source: string): string | undefined {
+  const host = registryHost(source);
+  const bad = [...new Set(host.match(new RegExp(WINDOWS_NAME_FORBIDDEN.source, "g")) ?? [])];
+  if (bad.length === 0) return undefined;
+  return `WMCO writes this registry's mirrors to ${WMCO_REGISTRIES_DIR}\\${host}\\hosts.toml, naming the directory after the source as written (pkg/registries/registries.go GenerateConfigFiles), and ${bad.map((c) => `'${c}'`).join(" and ")} cannot be part of a Windows file name; the failed write stops WMCO from configuring or upgrading every Windows node of the cluster (pkg/nodeconfig/nodeconfig.go Configure), on every WMCO release from 10.18 to 11.0`;
+}
+
+/** How to avoid a source WMCO cannot write. */
+function unwritableFix(source: string): string {
+  const host = registryHost(source);
+  return host.startsWith("*.")
+    ? `list each registry it stands for as a source of its own (e.g. registry${host.slice(1)})`
+    : `pull and mirror these images under a registry name without a port (one served on 443)`;
+}
+
+function checkSource(src: string, at: At, writer: MirrorWriter, errors: ConfigIssue[], warnings: ConfigIssue[]): void {
+  const wildcard = WILDCARD.test(src);
+  if (!wildcard && !LOCATION.test(src)) {
     errors.push({
       path: at("source"),
       message: `${JSON.stringify(src)} is not a registry or repository like registry.redhat.io/ubi9 or mirror.local:5000${shapeHint(src)}`,
     });
-  } else if (host.includes(":")) {
+    return;
+  }
+  if (writer === "kubeadm") {
+    // This program writes kubeadm nodes' files itself: a port goes into containerd's host_port_ directory
+    // (registryDirectory), but no directory can carry a wildcard's '*'.
+    if (wildcard)
+      errors.push({
+        path: at("source"),
+        message: `this program writes each source registry's hosts.toml to ${WMCO_REGISTRIES_DIR}\\<registry>\\hosts.toml on every Windows node, and '*' cannot be part of a Windows file name; ${unwritableFix(src)}`,
+      });
+    return;
+  }
+  const why = wmcoUnwritableSource(src);
+  if (!why) return;
+  if (writer === "wmco")
+    errors.push({ path: at("source"), message: `${src}: ${why}; ${unwritableFix(src)}, or remove this entry` });
+  else
     warnings.push({
       path: at("source"),
-      message: `WMCO writes this registry's hosts.toml to a directory named '${host}', which Windows does not allow; containerd looks for '${registryDirectory(host)}' (what windowsRegistryConfig shows), so check on a Windows node that these mirrors take effect`,
+      message: `${src}: ${why}. This stack declares no Windows nodes, so nothing fails yet, but no Windows node can join this cluster while the source exists; before adding one, ${unwritableFix(src)}, or remove this entry`,
     });
-  }
 }
 
 /**
@@ -141,7 +180,10 @@ function checkName(kind: Kind, e: MirrorEntry, at: At, names: Map<string, string
  * per registry on Windows, and a mirror must end with its source's path. Warnings (shown, not fatal) say where
  * Windows nodes will behave differently from what an entry asks for. Paths are relative to the config namespace.
  */
-export function validateMirrors(m: MirrorsConfig): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
+export function validateMirrors(
+  m: MirrorsConfig,
+  writer: MirrorWriter = "wmco",
+): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   for (const kind of KINDS) {
@@ -149,7 +191,7 @@ export function validateMirrors(m: MirrorsConfig): { errors: ConfigIssue[]; warn
     const names = new Map<string, string>();
     (m[kind] ?? []).forEach((e, i) => {
       const at: At = (...p) => joinPath(["mirrors", kind, i, ...p]);
-      checkSource(e.source, at, errors, warnings);
+      checkSource(e.source, at, writer, errors, warnings);
       const other = sources.get(e.source);
       if (other !== undefined)
         errors.push({
@@ -211,4 +253,50 @@ function policyWarnings(m: MirrorsConfig): ConfigIssue[] {
     }
   }
   return out;
+}
+
+/**
+ * The mirror sets already in the cluster that WMCO cannot write, said as validateMirrors says it for the config. WMCO
+ * merges every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster into each node's files
+ * (pkg/registries/registries.go `GenerateConfigFiles` lists them all), so another team's set stops this stack's
+ * Windows nodes as surely as one of ours: an error while the stack has Windows nodes, a warning otherwise. Sets named
+ * in `ours` are this stack's, already checked as config (its declaration replaces them).
+ */
+export function clusterMirrorSetIssues(
+  sets: { idms: readonly IDMS[]; itms: readonly ITMS[] },
+  ours: ReadonlySet<string>,
+  windowsNodes: boolean,
+): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  const check = (kind: string, resource: string, field: string, name: string, entries: { source: string }[]) =>
+    entries.forEach((e, i) => {
+      const why = wmcoUnwritableSource(e.source);
+      if (!why || ours.has(name)) return;
+      const what = `the cluster's ${kind} ${name} has source ${e.source} (spec.${field}[${i}].source): ${why}`;
+      const fix = `change that object (${unwritableFix(e.source)}) or delete it: oc edit ${resource} ${name} (this stack does not own it and leaves it as it is)`;
+      if (windowsNodes) errors.push({ path: "cluster", message: `${what}; ${fix}` });
+      else
+        warnings.push({
+          path: "cluster",
+          message: `${what}. This stack declares no Windows nodes, so nothing fails yet; before adding one, ${fix}`,
+        });
+    });
+  for (const o of sets.idms)
+    check(
+      "ImageDigestMirrorSet",
+      "imagedigestmirrorset",
+      "imageDigestMirrors",
+      o.metadata?.name ?? "",
+      o.spec.imageDigestMirrors ?? [],
+    );
+  for (const o of sets.itms)
+    check(
+      "ImageTagMirrorSet",
+      "imagetagmirrorset",
+      "imageTagMirrors",
+      o.metadata?.name ?? "",
+      o.spec.imageTagMirrors ?? [],
+    );
+  return { errors, warnings };
 }

@@ -19,6 +19,7 @@ import {
   WINDOWS_BUILDS,
 } from "../../facts/kubernetes";
 import { REGISTRIES_DIR } from "../mirrors/registry-mirrors";
+import { registryDirectory } from "../mirrors/hosts-toml";
 import type { Download } from "../../providers/vanilla-node/scripts";
 
 /** The cluster facts a node's files need, after config and discovery. */
@@ -211,7 +212,10 @@ export function vanillaNodePlan(
       caCertHash: discovery.caCertHash,
     }),
   };
-  for (const [dir, text] of Object.entries(registryFiles)) files[`${REGISTRIES_DIR}\\${dir}\\hosts.toml`] = text;
+  // This program writes these files itself, so a `host:port` source goes where containerd looks first (host_port_);
+  // renderHostsToml names directories as WMCO does, and Windows allows no ':' in a name.
+  for (const [source, text] of Object.entries(registryFiles))
+    files[`${REGISTRIES_DIR}\\${registryDirectory(source)}\\hosts.toml`] = text;
   const base = k.artifactsBaseUrl;
   const k8sBinary = (name: string): Download => {
     const url = mirrored(DOWNLOADS.kubernetes(k.version, name), base);

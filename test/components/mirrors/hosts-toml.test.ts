@@ -254,10 +254,11 @@ describe("WMCO TestGetMergedMirrorSets: cluster objects to merged sets", () => {
     ]);
   });
 
-  test("1 IDMS and 1 ITMS, as files: the port becomes host_port_, the scheme disappears", () => {
+  test("1 IDMS and 1 ITMS, as files: the port stays in the directory name, the scheme disappears", () => {
     const files = renderHostsToml(oneAndOne);
+    // GenerateConfigFiles keys each file `fmt.Sprintf("%s\\hosts.toml", ms.source)`: the source host as spelled.
     expect(files).toEqual({
-      "source1.local_5000_": file("https://source1.local:5000/v2", host("https://mirror1/v2", false)),
+      "source1.local:5000": file("https://source1.local:5000/v2", host("https://mirror1/v2", false)),
       source2: file("https://source2/v2", host("https://mirror2/v2", true)),
     });
     expectAllToml(files);
@@ -558,8 +559,9 @@ describe("WMCO TestExtractMirrorURL / TestExtractOrgPath, and the host rule", ()
     ["quay.io", "quay.io"],
     ["registry.local:5000", "registry.local_5000_"],
     ["10.0.0.1:5000", "10.0.0.1_5000_"],
-  ])("registryDirectory(%j) = %j (containerd's Windows lookup)", (input, expected) =>
-    expect(registryDirectory(input)).toBe(expected),
+  ])(
+    "registryDirectory(%j) = %j (containerd's first lookup, for the files kubeadm nodes get from us)",
+    (input, expected) => expect(registryDirectory(input)).toBe(expected),
   );
 });
 
@@ -630,7 +632,7 @@ describe("whole files from cluster objects (ours)", () => {
     expect(files["quay.io"]).toBe(file("https://quay.io/v2", host("https://m.local/v2", true)));
   });
 
-  test("a source with a port gets containerd's Windows directory name host_port_; mirrors keep host:port", () => {
+  test("a source with a port keeps it in the directory name, as WMCO writes it (never host_port_); mirrors keep host:port", () => {
     const files = renderHostsToml({
       imageDigestMirrorSets: [
         idms({ source: "registry.local:5000/team/app", mirrors: ["mirror.local:6000/win/team/app"] }),
@@ -638,9 +640,17 @@ describe("whole files from cluster objects (ours)", () => {
       imageTagMirrorSets: [],
     });
     expect(files).toEqual({
-      "registry.local_5000_": file("https://registry.local:5000/v2", host("https://mirror.local:6000/v2/win", false)),
+      "registry.local:5000": file("https://registry.local:5000/v2", host("https://mirror.local:6000/v2/win", false)),
     });
     expectAllToml(files);
+  });
+
+  test("a wildcard source is a directory named *.host, as WMCO writes it", () => {
+    const files = renderHostsToml({
+      imageDigestMirrorSets: [idms({ source: "*.redhat.io", mirrors: ["mirror.local/rh"] })],
+      imageTagMirrorSets: [],
+    });
+    expect(Object.keys(files)).toEqual(["*.redhat.io"]);
   });
 
   test("an entry without mirrors still gets its (empty) file", () => {

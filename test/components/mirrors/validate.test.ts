@@ -1,5 +1,11 @@
 import { MirrorEntry, MirrorsConfig } from "../../../components/mirrors/mirror-sets";
-import { validateMirrors, windowsNamingProblem } from "../../../components/mirrors/validate";
+import {
+  clusterMirrorSetIssues,
+  validateMirrors,
+  windowsNamingProblem,
+  wmcoUnwritableSource,
+} from "../../../components/mirrors/validate";
+import { clusterMirrorIssues } from "../../../components/mirrors/registry-mirrors";
 
 const digest = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: entries, tag: [] });
 const tag = (...entries: MirrorEntry[]): MirrorsConfig => ({ digest: [], tag: entries });
@@ -296,33 +302,138 @@ describe("warnings: where Windows nodes differ from what an entry asks", () => {
     expect(r.warnings).toEqual([]);
   });
 
-  test("wildcard sources work on Linux only", () => {
-    const r = validateMirrors(digest(e("*.redhat.io", ["m.local/rh"])));
-    expect(r.errors).toEqual([]);
-    expect(r.warnings).toEqual([
-      {
-        path: "mirrors.digest[0].source",
-        message: expect.stringMatching(/Linux nodes only.*list the registries explicitly/),
-      },
-    ]);
-  });
-
-  test("a source with a port: WMCO's directory name cannot exist on Windows", () => {
-    const r = validateMirrors(digest(e("registry.local:5000/team/app", ["m.local/team/app"])));
-    expect(r.errors).toEqual([]);
-    expect(r.warnings).toEqual([
-      {
-        path: "mirrors.digest[0].source",
-        message: expect.stringContaining("containerd looks for 'registry.local_5000_'"),
-      },
-    ]);
-  });
-
   test("errors and warnings are reported together", () => {
     const r = validateMirrors(
       digest(e("quay.io/a", ["m.local/a"]), e("quay.io/b", ["bad/"], { mirrorSourcePolicy: "NeverContactSource" })),
     );
     expect(r.errors.map((i) => i.path)).toEqual(["mirrors.digest[1].mirrors[0]"]);
     expect(r.warnings.map((i) => i.path)).toEqual(["mirrors.digest[0].mirrorSourcePolicy"]);
+  });
+});
+
+// WMCO writes each source registry's file to `<ContainerdConfigDir>\<source>\hosts.toml` with the source as spelled
+// (pkg/registries/registries.go GenerateConfigFiles: fmt.Sprintf("%s\\hosts.toml", ms.source); ms.source from
+// extractRegistryHostname, which keeps the port), ContainerdConfigDir = K8sDir "C:\k" + "\containerd" + "\registries"
+// (pkg/windows/windows.go), identical on release-4.18 to master. ':' and '*' are not allowed in a Windows file name
+// (Win32 naming rules), and the write is a step of pkg/nodeconfig/nodeconfig.go Configure.
+describe("sources WMCO cannot write on a Windows node", () => {
+  test.each([
+    ["quay.io/org/app", undefined],
+    ["registry.local:5000/team/app", "'C:\\k\\containerd\\registries\\registry.local:5000\\hosts.toml' ':'"],
+    ["10.0.0.1:5000", "'C:\\k\\containerd\\registries\\10.0.0.1:5000\\hosts.toml' ':'"],
+    ["*.redhat.io", "'C:\\k\\containerd\\registries\\*.redhat.io\\hosts.toml' '*'"],
+  ])("wmcoUnwritableSource(%j)", (source, expected) => {
+    const why = wmcoUnwritableSource(source);
+    if (expected === undefined) return expect(why).toBeUndefined();
+    const [, file, char] = /^'(.*)' '(.)'$/.exec(expected) ?? [];
+    expect(why).toContain(file);
+    expect(why).toContain(`'${char}' cannot be part of a Windows file name`);
+    expect(why).toContain("pkg/nodeconfig/nodeconfig.go Configure");
+  });
+
+  test("with Windows nodes, a digest source with a port is refused, naming the key, why and the fix", () => {
+    const r = validateMirrors(
+      digest(e("quay.io/a", ["m.local/a"]), e("registry.local:5000/team/app", ["m.local/team/app"])),
+    );
+    expect(r.warnings).toEqual([]);
+    expect(r.errors).toEqual([
+      {
+        path: "mirrors.digest[1].source",
+        message: expect.stringMatching(
+          /^registry\.local:5000\/team\/app: WMCO writes .*C:\\k\\containerd\\registries\\registry\.local:5000\\hosts\.toml.*':' cannot be part of a Windows file name.*every Windows node.*pull and mirror these images under a registry name without a port/,
+        ),
+      },
+    ]);
+  });
+
+  test("with Windows nodes, a tag source with a wildcard is refused, suggesting the registries it stands for", () => {
+    const message = errorAt(
+      tag(e("quay.io/a", ["m.local/a"]), e("*.redhat.io", ["m.local/rh"])),
+      "mirrors.tag[1].source",
+    );
+    expect(message).toContain("'*' cannot be part of a Windows file name");
+    expect(message).toContain("e.g. registry.redhat.io");
+  });
+
+  test("a port in a mirror (not the source) is fine: mirrors are written inside the file, not as directories", () => {
+    expect(validateMirrors(digest(e("quay.io/org/app", ["mirror.local:5000/org/app"])))).toEqual({
+      errors: [],
+      warnings: [],
+    });
+  });
+
+  test("an OpenShift stack without Windows nodes gets a warning: nothing fails until one joins", () => {
+    const r = validateMirrors(digest(e("registry.local:5000/team/app", ["m.local/team/app"])), "wmco-no-nodes");
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([
+      { path: "mirrors.digest[0].source", message: expect.stringContaining("no Windows node can join this cluster") },
+    ]);
+  });
+
+  test("kubeadm nodes: a port is fine (this program writes containerd's host_port_ directory), a wildcard is not", () => {
+    expect(validateMirrors(digest(e("registry.local:5000/team/app", ["m.local/team/app"])), "kubeadm")).toEqual({
+      errors: [],
+      warnings: [],
+    });
+    const r = validateMirrors(tag(e("*.redhat.io", ["m.local/rh"])), "kubeadm");
+    expect(r.errors.map((i) => i.path)).toEqual(["mirrors.tag[0].source"]);
+  });
+});
+
+describe("mirror sets already in the cluster (WMCO merges them all: GenerateConfigFiles lists every IDMS and ITMS)", () => {
+  const idms = (name: string, ...sources: string[]) => ({
+    metadata: { name },
+    spec: { imageDigestMirrors: sources.map((source) => ({ source, mirrors: ["m.local/x"] })) },
+  });
+  const itms = (name: string, ...sources: string[]) => ({
+    metadata: { name },
+    spec: { imageTagMirrors: sources.map((source) => ({ source, mirrors: ["m.local/x"] })) },
+  });
+
+  test("another team's set with a port is an error naming its kind, name, entry and source", () => {
+    const r = clusterMirrorSetIssues(
+      { idms: [idms("fine", "quay.io/a"), idms("corp-mirrors", "quay.io/b", "registry.local:5000/team")], itms: [] },
+      new Set(),
+      true,
+    );
+    expect(r.warnings).toEqual([]);
+    expect(r.errors).toEqual([
+      {
+        path: "cluster",
+        message: expect.stringMatching(
+          /^the cluster's ImageDigestMirrorSet corp-mirrors has source registry\.local:5000\/team \(spec\.imageDigestMirrors\[1\]\.source\): WMCO writes .*oc edit imagedigestmirrorset corp-mirrors/,
+        ),
+      },
+    ]);
+  });
+
+  test("an ImageTagMirrorSet with a wildcard is named as one", () => {
+    const r = clusterMirrorSetIssues({ idms: [], itms: [itms("wild", "*.example.com")] }, new Set(), true);
+    expect(r.errors.map((i) => i.message)).toEqual([
+      expect.stringContaining(
+        "the cluster's ImageTagMirrorSet wild has source *.example.com (spec.imageTagMirrors[0].source)",
+      ),
+    ]);
+  });
+
+  test("without Windows nodes in the stack it is a warning; this stack's own sets are left to the config check", () => {
+    const sets = { idms: [idms("corp", "registry.local:5000/team")], itms: [] };
+    expect(clusterMirrorSetIssues(sets, new Set(), false).errors).toEqual([]);
+    expect(clusterMirrorSetIssues(sets, new Set(), false).warnings).toHaveLength(1);
+    expect(clusterMirrorSetIssues(sets, new Set(["corp"]), true)).toEqual({ errors: [], warnings: [] });
+  });
+
+  test("from the objects discovery read: a set with this stack's derived name is ours and skipped", () => {
+    const mirrors = { digest: [e("registry.local:5000/team", ["m.local/team"])], tag: [] };
+    const found = {
+      idms: [idms("windows-estate-digest-registry-local-5000-team", "registry.local:5000/team")],
+      itms: [],
+    };
+    const windows = { mirrors, machineSets: [{}], byoh: [] };
+    expect(clusterMirrorIssues(windows, found).errors).toEqual([]);
+    const other = { idms: [idms("theirs", "registry.local:5000/team")], itms: [] };
+    expect(clusterMirrorIssues(windows, other).errors).toHaveLength(1);
+    expect(clusterMirrorIssues({ ...windows, machineSets: [] }, other).warnings).toHaveLength(1);
+    expect(clusterMirrorIssues(windows, undefined)).toEqual({ errors: [], warnings: [] });
   });
 });

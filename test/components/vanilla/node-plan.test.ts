@@ -193,3 +193,14 @@ test("NO_PROXY keeps the kubelet's way to the API server and the cluster's netwo
   ]);
   expect(nodeNoProxy([], { ...k, apiServerEndpoint: "api.lab.example.com:6443" })).toContain(",api.lab.example.com");
 });
+
+test("registry files this program writes itself: a source with a port goes to containerd's host_port_ directory", () => {
+  // containerd remotes/docker/config/hosts.go hostDirectory: `host:port` is looked up as `host_port_` first; Windows
+  // allows no ':' in a name, so the literal `host:port` directory WMCO would use could not be written here.
+  const plan = vanillaNodePlan(node(), k, { "registry.local:5000": "a", "quay.io": "b" });
+  const registries = Object.keys(plan.files).filter((f) => f.startsWith("C:\\k\\containerd\\registries\\"));
+  expect(registries.sort()).toEqual([
+    "C:\\k\\containerd\\registries\\quay.io\\hosts.toml",
+    "C:\\k\\containerd\\registries\\registry.local_5000_\\hosts.toml",
+  ]);
+});
