@@ -48,18 +48,25 @@ export function probeScript(publicKey: string, address = ""): string {
     // WMCO's BYOH prerequisites (docs/byoh-instance-pre-requisites.md): a PTR record for the address, asked of DNS
     // only (-DnsOnly: LLMNR and NetBIOS would answer for the host's own address where DNS has no record); and, for a
     // static address (DHCP off on the interface that carries it), the deviceless-NIC registry value.
+    // Each lookup may fail (a DNS timeout, no such interface): the finding is then "not seen", never a failed probe.
     "$ipv4 = ''",
     "if ($address -match '^\\d{1,3}(\\.\\d{1,3}){3}$') { $ipv4 = $address }",
     "elseif ($address) {",
-    "  $a = @(Resolve-DnsName -Name $address -Type A -DnsOnly -ErrorAction SilentlyContinue | Where-Object { $_.Type -eq 'A' })",
-    "  if ($a.Count -gt 0) { $ipv4 = [string]$a[0].IPAddress }",
+    "  try {",
+    "    $a = @(Resolve-DnsName -Name $address -Type A -DnsOnly -ErrorAction SilentlyContinue | Where-Object { $_.Type -eq 'A' })",
+    "    if ($a.Count -gt 0) { $ipv4 = [string]$a[0].IPAddress }",
+    "  } catch { $ipv4 = '' }",
     "}",
     "$ptr = @()",
     "$dhcp = ''",
     "if ($ipv4) {",
-    "  $ptr = @(Resolve-DnsName -Name $ipv4 -Type PTR -DnsOnly -ErrorAction SilentlyContinue | Where-Object { $_.Type -eq 'PTR' } | ForEach-Object { [string]$_.NameHost })",
-    "  $ip = Get-NetIPAddress -IPAddress $ipv4 -AddressFamily IPv4 -ErrorAction SilentlyContinue | Select-Object -First 1",
-    "  if ($ip) { $dhcp = [string](Get-NetIPInterface -InterfaceIndex $ip.InterfaceIndex -AddressFamily IPv4).Dhcp }",
+    "  try {",
+    "    $ptr = @(Resolve-DnsName -Name $ipv4 -Type PTR -DnsOnly -ErrorAction SilentlyContinue | Where-Object { $_.Type -eq 'PTR' } | ForEach-Object { [string]$_.NameHost })",
+    "  } catch { $ptr = @() }",
+    "  try {",
+    "    $ip = Get-NetIPAddress -IPAddress $ipv4 -AddressFamily IPv4 -ErrorAction SilentlyContinue | Select-Object -First 1",
+    "    if ($ip) { $dhcp = [string](Get-NetIPInterface -InterfaceIndex $ip.InterfaceIndex -AddressFamily IPv4).Dhcp }",
+    "  } catch { $dhcp = '' }",
     "}",
     `$nic = Get-ItemProperty -Path ${psQuote(BYOH_DEVICELESS_NIC.key)} -Name ${psQuote(BYOH_DEVICELESS_NIC.name)} -ErrorAction SilentlyContinue`,
     "[pscustomobject]@{",
@@ -276,7 +283,7 @@ export function byohPrerequisites(p: HostProbe): PrerequisiteFindings {
       "WMCO's BYOH prerequisites require a PTR record for the address that resolves to the hostname (docs/byoh-instance-pre-requisites.md); without a match its CSR approver falls back to logging in to read the hostname (pkg/csr/csr.go validateNodeName)";
     if (names.length === 0)
       warnings.push(
-        `DNS has no PTR record for ${ip} (asked by the host ${hostname}): ${why}; add a PTR record ${reverseName(ip)} → ${hostname}.<your domain> to your DNS`,
+        `DNS gives no PTR record for ${ip} (asked by the host ${hostname}): ${why}; add a PTR record ${reverseName(ip)} → ${hostname}.<your domain> to your DNS`,
       );
     else if (!names.some((n) => n.split(".")[0] === hostname))
       warnings.push(

@@ -83,7 +83,7 @@ test("BYOH prerequisites through the stand-in: a static 2019 address without Dev
     JSON.stringify({ ...on2019, addressDhcp: "Disabled", deviceLessNicDisabled: 1, ptrNames: [] }),
   );
   const r = (await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs;
-  expect(r.prerequisiteWarnings).toEqual([expect.stringMatching(/^DNS has no PTR record for /)]);
+  expect(r.prerequisiteWarnings).toEqual([expect.stringMatching(/^DNS gives no PTR record for /)]);
   // The defaults of the stand-in (a PTR record naming the host, DHCP): nothing to report.
   fs.writeFileSync(state, JSON.stringify(fresh));
   expect(((await windowsHostProvider.create(inputs())).outs as WindowsHostOutputs).prerequisiteWarnings).toEqual([]);

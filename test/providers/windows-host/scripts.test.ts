@@ -148,7 +148,7 @@ describe("BYOH prerequisites the host can show", () => {
     expect(missing.problems).toEqual([]);
     expect(missing.warnings).toEqual([
       expect.stringMatching(
-        /^DNS has no PTR record for 10\.0\.0\.42 \(asked by the host win-byoh-1\).*add a PTR record 42\.0\.0\.10\.in-addr\.arpa → win-byoh-1\.<your domain>/,
+        /^DNS gives no PTR record for 10\.0\.0\.42 \(asked by the host win-byoh-1\).*add a PTR record 42\.0\.0\.10\.in-addr\.arpa → win-byoh-1\.<your domain>/,
       ),
     ]);
     expect(hostProblems({ ...base, ptrNames: [] }, first)).toEqual([]);
