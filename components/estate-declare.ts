@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { EstateConfig } from "../stacks/load";
 import { clusterAccess } from "./cluster-access";
-import { ObjectExists } from "../providers/kube-wait/resources";
+import { ObjectExists, WindowsNodesJoined } from "../providers/kube-wait/resources";
 import { isOffline } from "../stacks/offline";
 import { ByohHosts } from "./byoh/byoh-hosts";
 import { expandByoh } from "./byoh/hosts";
@@ -261,15 +261,37 @@ export function declareEstate(
     child,
   );
   const replacingKnown = new Set(sets.flatMap((ms) => ms.replacingKnown ?? []));
+  // `pulumi up` is done when WMCO has configured every node this stack stands for, not when it has written the
+  // ConfigMap and the MachineSets: WMCO reports its failures only as Events (providers/kube-wait/joins.ts).
+  const byohAddresses = pulumi.all(
+    byohHosts.map((h) => (h.kind === "manual" ? h.address : isOffline() ? h.key : (created?.addresses[h.key] ?? ""))),
+  );
+  const expectedSets = sets.flatMap((ms, i) =>
+    cfg.machineSets[i].replicas > 0 ? [{ ms, replicas: cfg.machineSets[i].replicas }] : [],
+  );
+  const joined =
+    access && cfg.waitForNodes.enabled && (byoh || expectedSets.length > 0)
+      ? new WindowsNodesJoined(
+          `${name}-nodes-joined`,
+          {
+            namespace: operator.namespace,
+            byoh: byohAddresses,
+            machineSets: expectedSets.map((e) => ({ name: e.ms.name, replicas: e.replicas })),
+            operatorVersion: operator.version.apply((v) => v ?? ""),
+            kubeconfig: access.kubeconfig,
+            context: access.context,
+            timeoutSeconds: cfg.waitForNodes.timeoutSeconds,
+          },
+          { ...child, dependsOn: [operator, ...sets, ...(byoh ? [byoh.instances] : [])] },
+        )
+      : undefined;
   // How day-2 operations reach nodes: the WMCO key, BYOH users and pins, the configured path.
   const hostKeys: Record<string, string> = {};
   for (const h of cfg.byoh) if (h.hostKey && h.address) hostKeys[h.address] = h.hostKey;
   // BYOH users by address; a created VM's address is its private IP, known once it exists.
-  const byohUsers = pulumi
-    .all(
-      byohHosts.map((h) => (h.kind === "manual" ? h.address : isOffline() ? h.key : (created?.addresses[h.key] ?? ""))),
-    )
-    .apply((addresses) => Object.fromEntries(byohHosts.map((h, i) => [addresses[i], h.username])));
+  const byohUsers = byohAddresses.apply((addresses) =>
+    Object.fromEntries(byohHosts.map((h, i) => [addresses[i], h.username])),
+  );
   const reach = pulumi.all([key.privateKeyPem, byohUsers]).apply(([pem, users]) => ({
     platform: cfg.cluster.platform,
     privateKey: pem,
@@ -280,7 +302,14 @@ export function declareEstate(
     ...(hop.proxy ? { jumpHost: hop.proxy } : {}),
     ...(hop.cluster ? { cluster: hop.cluster } : {}),
   }));
-  const day2After = [operator, key, ...sets, ...(relay ? [relay.ready] : []), ...(keyAdopted ? [keyAdopted] : [])];
+  const day2After = [
+    operator,
+    key,
+    ...sets,
+    ...(relay ? [relay.ready] : []),
+    ...(keyAdopted ? [keyAdopted] : []),
+    ...(joined ? [joined] : []),
+  ];
   const found = cfg.discovered?.windowsNodes
     ? discoveredInventory(
         cfg.discovered.windowsNodes,

@@ -35,6 +35,10 @@ export const PROVIDERS: Record<string, Entry> = {
   ObjectExists: { load: () => require("./kube-wait/provider").objectExistsProvider, methods: NO_CHECK },
   ByohDeconfigured: { load: () => require("./kube-wait/provider").byohDeconfiguredProvider, methods: NO_CHECK },
   ByohHostReleased: { load: () => require("./kube-wait/provider").byohHostReleasedProvider, methods: NO_CHECK },
+  WindowsNodesJoined: {
+    load: () => require("./kube-wait/joins-provider").windowsNodesJoinedProvider,
+    methods: NO_CHECK,
+  },
   PinnedAmi: { load: () => require("./aws-ami/provider").pinnedAmiProvider, methods: NO_CHECK },
   VanillaNode: { load: () => require("./vanilla-node/provider").vanillaNodeProvider, methods: ALL },
   BootstrapToken: { load: () => require("./vanilla-node/bootstrap-token").bootstrapTokenProvider, methods: NO_CHECK },

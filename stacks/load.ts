@@ -57,6 +57,8 @@ export interface EstateConfig {
   machineSets: MachineSetConfig[];
   mirrors: MirrorsConfigInput;
   byoh: ByohHostConfig[];
+  /** Whether and how long `pulumi up` waits for WMCO to configure the Windows nodes. */
+  waitForNodes: { enabled: boolean; timeoutSeconds: number };
   /** How node operations reach Windows nodes. */
   nodeAccess: NodeAccessConfig;
   /** The rolling reboot asked for, if any. */
@@ -173,6 +175,8 @@ export interface ValidatorContext {
   offline: boolean;
   /** Fully qualified config keys holding secrets (`windows-estate:byohPassword`). */
   secretKeys: ReadonlySet<string>;
+  /** The WMCO key's public half, when it could be read (not under synth with an encrypted key). */
+  wmcoKey?: ParsedKey;
 }
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
 
@@ -337,6 +341,8 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets),
     mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors),
     byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh),
+    waitForNodes: parseKey("waitForNodes", TOP_LEVEL_KEYS.waitForNodes),
+    waitForNodesTimeoutSeconds: parseKey("waitForNodesTimeoutSeconds", TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds),
     nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess),
     reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot),
     patching: parseKey("patching", TOP_LEVEL_KEYS.patching),
@@ -346,7 +352,9 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
   // Keys of the other kind of cluster are mistakes, not silently ignored settings.
   const vanilla = parsed.cluster !== undefined && isVanilla(parsed.cluster.platform);
   if (parsed.cluster) {
-    const misplaced = vanilla ? (["operator", "machineSets", "byoh"] as const) : (["kubernetes", "nodes"] as const);
+    const misplaced = vanilla
+      ? (["operator", "machineSets", "byoh", "waitForNodes", "waitForNodesTimeoutSeconds"] as const)
+      : (["kubernetes", "nodes"] as const);
     for (const key of misplaced)
       if (present.has(key))
         errors.push({
@@ -364,7 +372,7 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
 
   const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
   for (const validate of opts.validators) {
-    const r = validate(parsed, { offline: opts.offline, secretKeys: raw.secretKeys });
+    const r = validate(parsed, { offline: opts.offline, secretKeys: raw.secretKeys, wmcoKey: privateKey?.parsed });
     errors.push(...r.errors);
     warnings.push(...(r.warnings ?? []));
   }
@@ -405,6 +413,10 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     machineSets: parsed.machineSets ?? [],
     mirrors: parsed.mirrors ?? { digest: [], tag: [] },
     byoh: parsed.byoh ?? [],
+    waitForNodes: {
+      enabled: parsed.waitForNodes ?? true,
+      timeoutSeconds: parsed.waitForNodesTimeoutSeconds ?? TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.parse(undefined),
+    },
     nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
     ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
     ...(parsed.patching ? { patching: parsed.patching } : {}),

@@ -47,6 +47,9 @@ export class ByohHosts extends pulumi.ComponentResource {
   /** The hosts as prepared, in config order (key rotation's later steps depend on them). */
   readonly prepared: WindowsHost[];
 
+  /** WMCO's `windows-instances` ConfigMap, listing the prepared hosts (the join wait comes after it). */
+  readonly instances: k8s.core.v1.ConfigMap;
+
   constructor(name: string, args: ByohHostsArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:ByohHosts", name, {}, opts);
     // A host given by address, or the private IP of the VM this stack created for it.
@@ -81,7 +84,12 @@ export class ByohHosts extends pulumi.ComponentResource {
       if (vms.length > 0 && args.access)
         new ByohHostReleased(
           `${name}-${h.key}-released`,
-          { address: addressOf(h), kubeconfig: args.access.kubeconfig, context: args.access.context },
+          {
+            address: addressOf(h),
+            namespace: args.namespace,
+            kubeconfig: args.access.kubeconfig,
+            context: args.access.context,
+          },
           { parent: this, dependsOn: vms },
         );
       return new WindowsHost(
@@ -110,7 +118,7 @@ export class ByohHosts extends pulumi.ComponentResource {
         ]
       : [];
     this.prepared = prepared;
-    new k8s.core.v1.ConfigMap(
+    this.instances = new k8s.core.v1.ConfigMap(
       `${name}-windows-instances`,
       pulumi.all([pulumi.output(args.namespace), pulumi.all(args.hosts.map(addressOf))]).apply(([ns, addresses]) =>
         buildInstancesConfigMap(

@@ -31,6 +31,8 @@ export class WmcoOperator extends pulumi.ComponentResource {
   readonly subscriptionName: pulumi.Output<string>;
   /** The CSV that is installed and `Succeeded`, e.g. `windows-machine-config-operator.v10.19.3`; unknown in render mode. */
   readonly installedCSV: pulumi.Output<string | undefined>;
+  /** That CSV's `spec.version`, e.g. `10.19.3`; unknown in render mode. */
+  readonly version: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: WmcoOperatorArgs, opts?: pulumi.ComponentResourceOptions) {
     super("windows-estate:index:WmcoOperator", name, {}, opts);
@@ -59,8 +61,10 @@ export class WmcoOperator extends pulumi.ComponentResource {
         { parent: this, dependsOn: [sub] },
       );
       this.installedCSV = ready.installedCSV;
+      this.version = ready.version;
     } else {
       this.installedCSV = pulumi.output(undefined);
+      this.version = pulumi.output(undefined);
     }
     this.registerOutputs({
       namespace: this.namespace,

@@ -4,8 +4,9 @@
  * deconfigure, configure), pkg/nodeconfig/nodeconfig.go `Configure` (cordon, bootstrap through WICD so the kubelet
  * registers the Node, labels and annotations, `desired-version`, wait for WICD to report `version`, uncordon, drop
  * the `upgrading` label) and `Deconfigure` (cordon, drain, WICD cleanup). Names are pkg/metadata/metadata.go's and
- * pkg/nodeconfig's. Played: the SSH session (an address in an RFC 5737 TEST-NET is unreachable and fails at once with
- * WMCO's error, where WMCO retries for 10 minutes), WICD (it writes `version` = `desired-version` right away), the
+ * pkg/nodeconfig's. Played: the SSH session (an address in an RFC 5737 TEST-NET, or one the NetworkPolicies of WMCO's
+ * namespace keep its pod from, lab/players/network.ts, is unreachable and fails at once with WMCO's error, where WMCO
+ * retries for 10 minutes), WICD (it writes `version` = `desired-version` right away), the
  * host's files and services. Not played: the SSH host key pin annotations, the services ConfigMap, reboots.
  */
 import { get, objects, str } from "../../lib/json";
@@ -14,6 +15,7 @@ import { Informer } from "./informer";
 import { Recorder } from "./events";
 import { Kubelets, WINDOWS_OS_ID_LABEL } from "./kubelet";
 import { authorizedKey, pubKeyHash } from "./wmco-keys";
+import { operatorMayReach } from "./network";
 
 export const PLAYER = "wmco";
 export const MACHINE_API_NAMESPACE = "openshift-machine-api";
@@ -200,7 +202,7 @@ export async function ensureInstanceIsUpToDate(
 ): Promise<boolean> {
   const current = inst.node ? annotationsOf(inst.node)[VERSION_ANNOTATION] : undefined;
   if (inst.node && current === op.version) return false;
-  if (unreachable(inst.ipv4)) throw sshFailure(inst);
+  if (unreachable(inst.ipv4) || !(await operatorMayReach(w.kube, op.namespace, inst.ipv4))) throw sshFailure(inst);
   if (inst.node && current !== undefined) {
     await markNodeAsUpgrading(w, inst.node);
     await deconfigureForUpgrade(w, metaOf(inst.node).name);

@@ -40,6 +40,7 @@ import {
   WORKER_LABEL,
 } from "./wmco-config";
 import { encryptToJSONString } from "./wmco-keys";
+import { operatorMayReach } from "./network";
 
 /** pkg/wiparser/wiparser.go `InstanceConfigMap` */
 export const INSTANCES_CONFIGMAP = "windows-instances";
@@ -118,7 +119,9 @@ async function deconfigureInstance(w: WmcoContext, node: JsonObject): Promise<"d
     throw new Error("unable to create instance object from node: node is missing valid username annotation");
   const address = usableAddress(node);
   if (!address) throw new Error("unable to create instance object from node: no usable address");
-  if (unreachable(address)) throw sshFailure({ address, ipv4: address });
+  const ns = w.operator()?.namespace;
+  if (unreachable(address) || (ns !== undefined && !(await operatorMayReach(w.kube, ns, address))))
+    throw sshFailure({ address, ipv4: address });
   const started = deconfiguring.get(name);
   if (started === undefined) {
     deconfiguring.set(name, Date.now());

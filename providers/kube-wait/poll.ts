@@ -11,6 +11,8 @@ export interface PollOptions {
   hint: string;
   /** Names the thing waited for in messages. */
   what: string;
+  /** Told each new "waiting" reason (long waits report progress), once per change. */
+  progress?: (reason: string) => void;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function pollUntil<T>(check: () => Promise<Verdict<T>>, o: PollOpti
       const v = await check();
       if (v.state === "done") return v.outputs;
       if (v.state === "failed") throw fatal(v.message);
+      if (v.reason !== last) o.progress?.(v.reason);
       last = v.reason;
     } catch (e) {
       if (isFatal(e)) throw e;

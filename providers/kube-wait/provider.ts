@@ -20,12 +20,13 @@ import {
 } from "./conditions";
 import { isUnknown } from "../unknown";
 import { pollUntil } from "./poll";
+import { describeHostFailure, hostFailure } from "./joins";
 import { messageOf } from "../../lib/errors";
 import { isUnreachable } from "../errors";
 
-const REQUEST_TIMEOUT_MS = 15_000;
+export const REQUEST_TIMEOUT_MS = 15_000;
 
-interface WaitCommon extends KubeAccess {
+export interface WaitCommon extends KubeAccess {
   timeoutSeconds: number;
   intervalSeconds: number;
 }
@@ -74,19 +75,24 @@ function settingsChanged(olds: object, news: object): boolean {
  * A wait owns nothing in the cluster: create and update wait, read re-checks once (so `pulumi refresh` drops a wait
  * whose condition no longer holds and the next `up` waits again), delete does nothing.
  */
-function waitProvider<I extends WaitCommon, O extends object>(
+export function waitProvider<I extends WaitCommon, O extends object>(
   identity: (keyof I)[],
   makeCheck: (i: I) => Promise<() => Promise<Verdict<O>>>,
   // Not named `describe`: jest defines a global of that name, and the closure serializer leaves globals uncaptured.
-  describeWait: (i: I) => { id: string; what: string; hint: string },
+  describeWait: (i: I) => { id: string; what: string; hint: string; progress?: string },
+  /** Inputs that change what is waited for without making it another wait: an update waits again. */
+  updates: (keyof I)[] = [],
 ): pulumi.dynamic.ResourceProvider {
   const wait = async (i: I): Promise<O> => {
     const d = describeWait(i);
+    const label = d.progress;
     return pollUntil(await makeCheck(i), {
       timeoutSeconds: i.timeoutSeconds,
       intervalSeconds: i.intervalSeconds,
       what: d.what,
       hint: d.hint,
+      // A dynamic provider's stderr reaches the engine's log and the console (as the other long jobs report).
+      ...(label ? { progress: (line: string) => console.error(`${label}: ${line}`) } : {}),
     });
   };
   return {
@@ -96,7 +102,12 @@ function waitProvider<I extends WaitCommon, O extends object>(
     },
     async diff(_id: string, olds: I, news: I) {
       const replaces = changed(olds, news, identity).map(String);
-      return { changes: replaces.length > 0 || settingsChanged(olds, news), replaces, deleteBeforeReplace: true };
+      const updated = updates.some((k) => isUnknown(news[k]) || JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
+      return {
+        changes: replaces.length > 0 || updated || settingsChanged(olds, news),
+        replaces,
+        deleteBeforeReplace: true,
+      };
     },
     async update(_id: string, _olds: I, news: I) {
       return { outs: { ...news, ...(await wait(news)) } };
@@ -179,12 +190,12 @@ export const byohDeconfiguredProvider: pulumi.dynamic.ResourceProvider = {
       what: "WMCO to deconfigure the bring-your-own Windows nodes before its key and namespace are removed",
       hint:
         `Check \`oc get nodes -l windowsmachineconfig.openshift.io/byoh=true\` and \`oc logs -n ${props.namespace} deploy/windows-machine-config-operator\`; ` +
-        "raise byohDeconfigureTimeoutSeconds, or remove the nodes by hand and run `pulumi destroy` again.",
+        "or remove the nodes by hand and run `pulumi destroy` again.",
     });
   },
 };
 
-export type ByohHostReleasedInputs = WaitCommon & { address: string };
+export type ByohHostReleasedInputs = WaitCommon & { address: string; namespace?: string };
 
 /**
  * Holds a VM this stack created back, when its `byoh` entry is removed, until WMCO has deconfigured its node: the VM
@@ -210,11 +221,33 @@ export const byohHostReleasedProvider: pulumi.dynamic.ResourceProvider = {
   },
   async delete(_id: string, props: ByohHostReleasedInputs) {
     const api = await connectKube(props, REQUEST_TIMEOUT_MS);
-    await pollUntil(async () => byohHostReleasedVerdict(await api.get(BYOH_NODES_PATH), props.address), {
-      timeoutSeconds: props.timeoutSeconds,
-      intervalSeconds: props.intervalSeconds,
-      what: `WMCO to deconfigure the BYOH node at ${props.address} before its VM is deleted`,
-      hint: "Check `oc get nodes -l windowsmachineconfig.openshift.io/byoh=true -o wide` and WMCO's log; or remove the node by hand and run `pulumi up` again.",
-    });
+    const ns = props.namespace;
+    await pollUntil(
+      async () => {
+        const [nodes, events, instances] = await Promise.all([
+          api.get(BYOH_NODES_PATH),
+          ns
+            ? api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}/events?fieldSelector=reason%3DInstanceSetupFailure`)
+            : undefined,
+          ns ? api.get(`/api/v1/namespaces/${encodeURIComponent(ns)}/configmaps/windows-instances`) : undefined,
+        ]);
+        const verdict = byohHostReleasedVerdict(nodes, props.address);
+        // WMCO deconfigures removed hosts only after every listed host is configured (configmap_controller.go
+        // `reconcileNodes`): a failing one blocks the removal, and says so only in its Event.
+        const blocked = ns && verdict.state === "waiting" ? hostFailure([events], instances) : undefined;
+        return blocked && ns
+          ? {
+              state: "failed",
+              message: `WMCO cannot deconfigure the node at ${props.address} while it fails to configure another ${describeHostFailure(blocked, ns)}. Fix or remove that host; WMCO handles windows-instances all or nothing`,
+            }
+          : verdict;
+      },
+      {
+        timeoutSeconds: props.timeoutSeconds,
+        intervalSeconds: props.intervalSeconds,
+        what: `WMCO to deconfigure the BYOH node at ${props.address} before its VM is deleted`,
+        hint: "Check `oc get nodes -l windowsmachineconfig.openshift.io/byoh=true -o wide` and WMCO's log; or remove the node by hand and run `pulumi up` again.",
+      },
+    );
   },
 };

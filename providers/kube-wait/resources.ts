@@ -124,6 +124,8 @@ export class ByohDeconfigured extends pulumi.dynamic.Resource {
 export interface ByohHostReleasedArgs extends AccessArgs {
   /** The host's address (a created VM's private IP). */
   address: pulumi.Input<string>;
+  /** WMCO's namespace: a failure Event on its `windows-instances` there ends the wait with WMCO's words. */
+  namespace?: pulumi.Input<string>;
 }
 
 /**
@@ -135,10 +137,50 @@ export class ByohHostReleased extends pulumi.dynamic.Resource {
     super(
       thinProvider("ByohHostReleased"),
       name,
-      { address: args.address, ...withAccess(args, 1800) },
+      { address: args.address, namespace: args.namespace, ...withAccess(args, 1800) },
       { ...opts, additionalSecretOutputs: ["kubeconfig"] },
       MODULE,
       "ByohHostReleased",
+    );
+  }
+}
+
+export interface WindowsNodesJoinedArgs extends AccessArgs {
+  /** WMCO's namespace (where `windows-instances` and its Events are). */
+  namespace: pulumi.Input<string>;
+  /** The `windows-instances` keys of the BYOH hosts to wait for. */
+  byoh: pulumi.Input<pulumi.Input<string>[]>;
+  /** The Windows MachineSets to wait for, each with its replicas. */
+  machineSets: pulumi.Input<pulumi.Input<{ name: pulumi.Input<string>; replicas: pulumi.Input<number> }>[]>;
+  /** The running WMCO's version (the installed CSV's `spec.version`): nodes another WMCO configured do not count. */
+  operatorVersion: pulumi.Input<string>;
+}
+
+/**
+ * Completes when every expected Windows node has joined and the running WMCO has configured it (Ready, `version` ==
+ * `desired-version`, of this WMCO, not cordoned, not upgrading); fails as soon as WMCO reports a setup failure for one
+ * of them, quoting its Event; reports progress while it waits. Declare it after `windows-instances` and the
+ * MachineSets.
+ */
+export class WindowsNodesJoined extends pulumi.dynamic.Resource {
+  /** The joined nodes' names, sorted. */
+  declare readonly nodes: pulumi.Output<string[]>;
+
+  constructor(name: string, args: WindowsNodesJoinedArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      thinProvider("WindowsNodesJoined"),
+      name,
+      {
+        namespace: args.namespace,
+        byoh: args.byoh,
+        machineSets: args.machineSets,
+        operatorVersion: args.operatorVersion,
+        ...withAccess(args, 2700),
+        nodes: undefined,
+      },
+      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
+      MODULE,
+      "WindowsNodesJoined",
     );
   }
 }

@@ -20,6 +20,8 @@ export const COMPONENT_KEYS = {
       "machineSets",
       "mirrors",
       "byoh",
+      "waitForNodes",
+      "waitForNodesTimeoutSeconds",
       "nodeAccess",
       "reboot",
       "patching",

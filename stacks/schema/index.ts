@@ -24,6 +24,19 @@ export const TOP_LEVEL_KEYS = {
   machineSets: machineSetsSchema,
   mirrors: mirrorsSchema,
   byoh: byohSchema,
+  /**
+   * Whether `pulumi up` waits, after `windows-instances` and the MachineSets, until every Windows node they stand for
+   * has joined and WMCO has configured it (Ready, WMCO's `version` equal to its `desired-version` and to the running
+   * operator's, not cordoned, not upgrading), printing progress; a WMCO setup failure Event for one of them fails the
+   * update at once, quoting it. OpenShift only. Default true; false for pipelines that must not wait (nothing then
+   * tells the update that WMCO failed).
+   */
+  waitForNodes: z.boolean().default(true),
+  /**
+   * How long `pulumi up` waits for the Windows nodes (`waitForNodes`), in seconds: a cloud VM boots, installs and is
+   * configured by WMCO in 15 to 30 minutes. Default 2700.
+   */
+  waitForNodesTimeoutSeconds: z.number().int().min(60).max(14400).default(2700),
   nodeAccess: nodeAccessSchema,
   reboot: rebootSchema,
   patching: patchingSchema,
@@ -42,6 +55,8 @@ export const TOP_LEVEL_KEY_NAMES = [
   "machineSets",
   "mirrors",
   "byoh",
+  "waitForNodes",
+  "waitForNodesTimeoutSeconds",
   "nodeAccess",
   "reboot",
   "patching",
@@ -61,6 +76,8 @@ export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set([
   "machineSets",
   "mirrors",
   "byoh",
+  "waitForNodes",
+  "waitForNodesTimeoutSeconds",
   "nodeAccess",
   "reboot",
   "patching",

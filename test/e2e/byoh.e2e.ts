@@ -17,6 +17,8 @@ import { exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./proje
 const NS = "openshift-windows-machine-config-operator";
 const LAB = "e2e-byoh";
 const ADDRESSES = ["127.0.0.51", "127.0.0.52", "127.0.0.53", "127.0.0.54", "127.0.0.55"];
+/** A sixth host, for the join wait's tests (index 5). */
+const JOINER = "127.0.0.56";
 const nodeOf = (address: string) => `win-${address.replace(/\./g, "-")}`;
 
 let lab: LabInfo;
@@ -64,7 +66,7 @@ beforeAll(async () => {
   writeWmcoKey(dir);
   const pemFile = path.join(dir, ".dev", "wmco-dev-key.pem");
   wmcoPublic = execFileSync("ssh-keygen", ["-y", "-f", pemFile], { encoding: "utf8" }).trim().split(" ")[1];
-  for (const [i, address] of ADDRESSES.entries()) {
+  for (const [i, address] of [...ADDRESSES, JOINER].entries()) {
     const w = await labWindows(address, `win-byoh-${i}`);
     // The simulated Windows keeps its key list in sshd's file; the host starts trusting only its own key.
     trustingOwnKey(w);
@@ -121,6 +123,8 @@ test("adding a host prepares it and updates windows-instances in place; removing
     // The host's companion that retires earlier WMCO keys from it after a rotation (Day-2, key rotation).
     "create estate-byoh-127.0.0.54-retired-keys",
     "update estate-byoh-windows-instances",
+    // The join wait now also waits for the new host's node.
+    "update estate-nodes-joined",
   ]);
   stack.up();
   await becomesNode("127.0.0.54");
@@ -179,6 +183,67 @@ test("refresh with a host down names it and keeps its state; once it is back the
   stack.up();
   const again = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
   expect(again.status).toBe(0);
+});
+
+test("WMCO cannot reach a new host: up fails within the minute quoting WMCO's Event for that host; once it can, up waits for its node and reports progress", async () => {
+  const api = labApi(lab);
+  // A firewall between the cluster and the host (the program still reaches it): an egress NetworkPolicy on WMCO's
+  // pod, which the WMCO player obeys (lab/players/network.ts).
+  const policy = `/apis/networking.k8s.io/v1/namespaces/${NS}/networkpolicies`;
+  const created = await api.request("POST", policy, {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: "no-ssh-to-joiner" },
+    spec: {
+      podSelector: {},
+      policyTypes: ["Egress"],
+      egress: [{ to: [{ ipBlock: { cidr: "0.0.0.0/0", except: [`${JOINER}/32`] } }] }],
+    },
+  });
+  expect(created.status).toBe(201);
+  // A wait that has not seen WMCO's Event within 60 s times out, which this test tells apart from the Event.
+  config["windows-estate:waitForNodesTimeoutSeconds"] = 60;
+  useHosts([0, 2, 3, 1, 4, 5]);
+  const failed = stack.pulumi(["up", "--yes", "--skip-preview"]);
+  expect(failed.status).not.toBe(0);
+  const out = failed.stdout + failed.stderr;
+  // controllers/configmap_controller.go `reconcileNodes`: Warning InstanceSetupFailure on windows-instances, message
+  // `error configuring host with address <key>: <cause>`.
+  expect(out).toMatch(
+    new RegExp(
+      `BYOH host ${JOINER.replace(/\./g, "\\.")}: WMCO's Event InstanceSetupFailure on ConfigMap ${NS}/windows-instances \\([^)]*\\): "error configuring host with address ${JOINER.replace(/\./g, "\\.")}: `,
+    ),
+  );
+  expect(out).not.toMatch(/timed out after/);
+  // The host itself is prepared and listed: the next up only has to wait.
+  expect(Object.keys((await instances()).data)).toContain(JOINER);
+
+  // The firewall opens; one joined node is cordoned, so the wait has something to report until it is uncordoned.
+  delete config["windows-estate:waitForNodesTimeoutSeconds"];
+  stack.writeConfig(config);
+  expect((await api.request("DELETE", `${policy}/no-ssh-to-joiner`)).status).toBe(200);
+  const cordoned = nodeOf(ADDRESSES[0]);
+  const cordon = (unschedulable: boolean) =>
+    api.request("PATCH", `/api/v1/nodes/${cordoned}`, { spec: { unschedulable } }, "application/merge-patch+json");
+  expect((await cordon(true)).status).toBe(200);
+  let seen = "";
+  let reported: () => void = () => undefined;
+  const progress = new Promise<void>((resolve) => (reported = resolve));
+  const up = stack.pulumiAsync(["up", "--yes", "--skip-preview"], 900_000, (text) => {
+    seen += text;
+    if (/Windows nodes: \d+ of 6 Windows nodes joined; [^\n]*127\.0\.0\.51: cordoned/.test(seen)) reported();
+  });
+  await Promise.race([progress, up]);
+  expect((await cordon(false)).status).toBe(200);
+  const r = await up;
+  expect(r.status).toBe(0);
+  expect(r.stdout + r.stderr).toMatch(/127\.0\.0\.51: cordoned/);
+  await becomesNode(JOINER);
+  const outputs = JSON.parse(stack.pulumi(["stack", "export"]).stdout) as {
+    deployment: { resources: { urn: string; outputs?: { nodes?: string[] } }[] };
+  };
+  const wait = outputs.deployment.resources.find((x) => x.urn.endsWith("::estate-nodes-joined"));
+  expect(wait?.outputs?.nodes).toEqual([...ADDRESSES, JOINER].map(nodeOf).sort());
 });
 
 /** `up --json`'s events as `op name` in the order the engine finished them. */

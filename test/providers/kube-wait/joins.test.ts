@@ -1,0 +1,362 @@
+import { joinVerdict, JoinTarget, lastWritten, notConfigured } from "../../../providers/kube-wait/joins";
+
+// Objects in the shapes WMCO and the Machine API leave (openshift/windows-machine-config-operator release-4.22):
+// the annotations of pkg/metadata/metadata.go, values `<semver>-<git sha>` (build/build.sh `version`), the Events of
+// controllers/configmap_controller.go `reconcileNodes` and controllers/windowsmachine_controller.go `Reconcile`.
+const VERSION = "windowsmachineconfig.openshift.io/version";
+const DESIRED = "windowsmachineconfig.openshift.io/desired-version";
+const BYOH = "windowsmachineconfig.openshift.io/byoh";
+const UPGRADING = "windowsmachineconfig.openshift.io/upgrading";
+const SET = "machine.openshift.io/cluster-api-machineset";
+
+function node(
+  name: string,
+  o: {
+    addresses?: string[];
+    byoh?: boolean;
+    version?: string;
+    desired?: string;
+    ready?: boolean;
+    cordoned?: boolean;
+    upgrading?: boolean;
+  } = {},
+) {
+  const version = o.version ?? "10.22.1-1a2b3c4";
+  return {
+    metadata: {
+      name,
+      labels: {
+        "kubernetes.io/os": "windows",
+        ...(o.byoh ? { [BYOH]: "true" } : {}),
+        ...(o.upgrading ? { [UPGRADING]: "true" } : {}),
+      },
+      annotations: version === "" ? {} : { [VERSION]: version, [DESIRED]: o.desired ?? version },
+    },
+    spec: o.cordoned ? { unschedulable: true } : {},
+    status: {
+      addresses: (o.addresses ?? []).map((address, i) => ({ type: i === 0 ? "InternalIP" : "Hostname", address })),
+      conditions: [{ type: "Ready", status: o.ready === false ? "False" : "True" }],
+    },
+  };
+}
+
+const machine = (name: string, set: string, nodeName?: string, phase = "Running") => ({
+  metadata: { name, uid: `uid-${name}`, labels: { [SET]: set } },
+  status: { phase, ...(nodeName ? { nodeRef: { kind: "Node", name: nodeName } } : {}) },
+});
+
+const event = (reason: string, kind: string, name: string, message: string, at: string, uid = "", count = 1) => ({
+  reason,
+  type: "Warning",
+  involvedObject: { kind, name, uid },
+  message,
+  count,
+  lastTimestamp: at,
+});
+
+const instances = (written: string) => ({
+  metadata: {
+    name: "windows-instances",
+    creationTimestamp: "2026-11-26T10:00:00Z",
+    managedFields: [{ manager: "pulumi-kubernetes", operation: "Apply", time: written }],
+  },
+});
+
+const target = (o: Partial<JoinTarget> = {}): JoinTarget => ({
+  namespace: "openshift-windows-machine-config-operator",
+  byoh: [],
+  machineSets: [],
+  operatorVersion: "10.22.1",
+  ...o,
+});
+
+describe("a node counts as configured by this WMCO", () => {
+  test("Ready, version == desired-version with the running operator's semver, schedulable, not upgrading", () => {
+    expect(notConfigured(node("a"), "10.22.1")).toBeUndefined();
+  });
+  test("each missing condition is named", () => {
+    expect(notConfigured(node("a", { version: "" }), "10.22.1")).toBe("WMCO configuring");
+    expect(notConfigured(node("a", { desired: "10.22.1-9f9f9f9" }), "10.22.1")).toBe(
+      "WMCO reconfiguring (10.22.1-1a2b3c4 → 10.22.1-9f9f9f9)",
+    );
+    // After an operator upgrade the old version still equals the old desired-version until WMCO reaches the node.
+    expect(notConfigured(node("a", { version: "10.21.0-5e5e5e5" }), "10.22.1")).toBe(
+      "configured by WMCO 10.21.0, waiting for WMCO 10.22.1",
+    );
+    expect(notConfigured(node("a", { ready: false }), "10.22.1")).toBe("not Ready");
+    expect(notConfigured(node("a", { cordoned: true }), "10.22.1")).toBe("cordoned");
+    expect(notConfigured(node("a", { upgrading: true }), "10.22.1")).toBe("WMCO upgrading");
+  });
+  test("a `-dirty` build's value still compares by its semver part", () => {
+    expect(notConfigured(node("a", { version: "10.22.1-1a2b3c4-dirty" }), "10.22.1")).toBeUndefined();
+  });
+});
+
+describe("the join verdict", () => {
+  const byoh = ["10.0.0.41", "10.0.0.42"];
+  test("BYOH hosts are matched to nodes by exact address; done once both are configured", () => {
+    const v = joinVerdict(target({ byoh }), {
+      nodes: {
+        items: [
+          node("win-41", { byoh: true, addresses: ["10.0.0.41", "win-41"] }),
+          node("win-42", { byoh: true, addresses: ["10.0.0.42", "win-42"] }),
+        ],
+      },
+      machines: { items: [] },
+      events: [],
+      instances: instances("2026-11-26T10:00:00Z"),
+    });
+    expect(v).toEqual({ state: "done", outputs: { nodes: ["win-41", "win-42"] } });
+  });
+
+  test("progress names how many joined and what each other one waits for", () => {
+    const v = joinVerdict(target({ byoh }), {
+      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
+      machines: { items: [] },
+      events: [],
+      instances: instances("2026-11-26T10:00:00Z"),
+    });
+    expect(v).toEqual({ state: "waiting", reason: "1 of 2 Windows nodes joined; 10.0.0.42: no Node yet" });
+  });
+
+  test("a node without the BYOH label is not the host's node, even with its address", () => {
+    const v = joinVerdict(target({ byoh: ["10.0.0.41"] }), {
+      nodes: { items: [node("win-41", { addresses: ["10.0.0.41"] })] },
+      machines: { items: [] },
+      events: [],
+    });
+    expect(v.state).toBe("waiting");
+  });
+
+  test("an InstanceSetupFailure written after windows-instances fails the wait, naming the host and quoting WMCO", () => {
+    const message = "error configuring host with address 10.0.0.42: failed to configure instance: unable to connect";
+    const v = joinVerdict(target({ byoh }), {
+      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
+      machines: { items: [] },
+      events: [
+        {
+          items: [
+            event("InstanceSetupFailure", "ConfigMap", "windows-instances", message, "2026-11-26T10:05:02Z", "", 3),
+          ],
+        },
+      ],
+      instances: instances("2026-11-26T10:05:00Z"),
+    });
+    expect(v).toEqual({
+      state: "failed",
+      message: `BYOH host 10.0.0.42: WMCO's Event InstanceSetupFailure on ConfigMap openshift-windows-machine-config-operator/windows-instances (2026-11-26T10:05:02Z, 3 times): "${message}"`,
+    });
+  });
+
+  test("an Event from before the last write of windows-instances speaks of an older list and is ignored", () => {
+    const v = joinVerdict(target({ byoh }), {
+      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
+      machines: { items: [] },
+      events: [
+        {
+          items: [
+            event(
+              "InstanceSetupFailure",
+              "ConfigMap",
+              "windows-instances",
+              "error configuring host with address 10.0.0.42: x",
+              "2026-11-26T10:04:59Z",
+            ),
+          ],
+        },
+      ],
+      instances: instances("2026-11-26T10:05:00Z"),
+    });
+    expect(v.state).toBe("waiting");
+  });
+
+  test("a node waiting its turn in a WMCO upgrade is waiting, not failing (controllers/errors.go)", () => {
+    const v = joinVerdict(target({ byoh }), {
+      nodes: {
+        items: [
+          node("win-41", { byoh: true, addresses: ["10.0.0.41"], upgrading: true }),
+          node("win-42", { byoh: true, addresses: ["10.0.0.42"], version: "10.21.0-5e5e5e5" }),
+        ],
+      },
+      machines: { items: [] },
+      events: [
+        {
+          items: [
+            event(
+              "InstanceSetupFailure",
+              "ConfigMap",
+              "windows-instances",
+              "error configuring host with address 10.0.0.42: Cannot mark node win-42 as upgrading. Current number of upgrading nodes is (1). Max number of upgrading nodes is (1)",
+              "2026-11-26T10:06:00Z",
+            ),
+          ],
+        },
+      ],
+      instances: instances("2026-11-26T10:05:00Z"),
+    });
+    expect(v).toEqual({
+      state: "waiting",
+      reason:
+        "0 of 2 Windows nodes joined; 10.0.0.41: WMCO upgrading; 10.0.0.42: configured by WMCO 10.21.0, waiting for WMCO 10.22.1; WMCO is upgrading win-41 (one node at a time)",
+    });
+  });
+
+  test("a host that is not in this stack's list but blocks the others is named as such", () => {
+    const v = joinVerdict(target({ byoh: ["10.0.0.41"] }), {
+      nodes: { items: [] },
+      machines: { items: [] },
+      events: [
+        {
+          items: [
+            event(
+              "InstanceSetupFailure",
+              "ConfigMap",
+              "windows-instances",
+              "error configuring host with address 10.0.0.99: boom",
+              "2026-11-26T10:06:00Z",
+            ),
+          ],
+        },
+      ],
+      instances: instances("2026-11-26T10:05:00Z"),
+    });
+    expect(v.state).toBe("failed");
+    expect(v.state === "failed" && v.message).toMatch(
+      /^host 10\.0\.0\.99 in windows-instances: .*; WMCO configures the hosts one after another and stops at the first that fails$/,
+    );
+  });
+
+  test("a MachineSet is done when as many of its Machines' nodes as its replicas are configured", () => {
+    const t = target({ machineSets: [{ name: "winworker", replicas: 2 }] });
+    const nodes = { items: [node("ip-10-0-128-10"), node("ip-10-0-128-11", { version: "" })] };
+    const machines = {
+      items: [
+        machine("winworker-a", "winworker", "ip-10-0-128-10"),
+        machine("winworker-b", "winworker", "ip-10-0-128-11"),
+        machine("other-c", "linux-workers", "ip-10-0-0-5"),
+      ],
+    };
+    expect(joinVerdict(t, { nodes, machines, events: [] })).toEqual({
+      state: "waiting",
+      reason: "1 of 2 Windows nodes joined; MachineSet winworker: 1 of 2 configured (winworker-b: WMCO configuring)",
+    });
+    nodes.items[1] = node("ip-10-0-128-11");
+    expect(joinVerdict(t, { nodes, machines, events: [] })).toEqual({
+      state: "done",
+      outputs: { nodes: ["ip-10-0-128-10", "ip-10-0-128-11"] },
+    });
+  });
+
+  test("a Machine still provisioning says so", () => {
+    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
+      nodes: { items: [] },
+      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioning")] },
+      events: [],
+    });
+    expect(v).toEqual({
+      state: "waiting",
+      reason:
+        "0 of 1 Windows nodes joined; MachineSet winworker: 0 of 1 configured (winworker-a: Machine Provisioning)",
+    });
+  });
+
+  test("MachineSetupFailure on one of the set's Machines fails the wait, quoting it", () => {
+    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
+      nodes: { items: [] },
+      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioned")] },
+      events: [
+        {
+          items: [
+            event(
+              "MachineSetupFailure",
+              "Machine",
+              "winworker-a",
+              "Machine winworker-a authentication failure",
+              "2026-11-26T10:06:00Z",
+              "uid-winworker-a",
+            ),
+          ],
+        },
+      ],
+    });
+    expect(v).toEqual({
+      state: "failed",
+      message:
+        'Machine winworker-a of MachineSet winworker: WMCO\'s Event MachineSetupFailure on Machine winworker-a (2026-11-26T10:06:00Z): "Machine winworker-a authentication failure"',
+    });
+  });
+
+  test("'configuration failure' while another node upgrades is its turn coming, not a failure", () => {
+    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
+      nodes: { items: [node("byoh-1", { byoh: true, upgrading: true })] },
+      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioned")] },
+      events: [
+        {
+          items: [
+            event(
+              "MachineSetupFailure",
+              "Machine",
+              "winworker-a",
+              "Machine winworker-a configuration failure",
+              "2026-11-26T10:06:00Z",
+              "uid-winworker-a",
+            ),
+          ],
+        },
+      ],
+    });
+    expect(v.state).toBe("waiting");
+  });
+
+  test("an Event about an earlier Machine of the same name (another uid) is not this Machine's", () => {
+    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
+      nodes: { items: [] },
+      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioned")] },
+      events: [
+        {
+          items: [
+            event(
+              "MachineSetupFailure",
+              "Machine",
+              "winworker-a",
+              "Machine winworker-a authentication failure",
+              "2026-11-26T10:06:00Z",
+              "uid-of-a-deleted-machine",
+            ),
+          ],
+        },
+      ],
+    });
+    expect(v.state).toBe("waiting");
+  });
+
+  test("failure Events do not fail a wait whose nodes have all joined", () => {
+    const v = joinVerdict(target({ byoh: ["10.0.0.41"] }), {
+      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
+      machines: { items: [] },
+      events: [
+        {
+          items: [
+            event(
+              "InstanceSetupFailure",
+              "ConfigMap",
+              "windows-instances",
+              "error configuring host with address 10.0.0.41: transient",
+              "2026-11-26T10:06:00Z",
+            ),
+          ],
+        },
+      ],
+      instances: instances("2026-11-26T10:05:00Z"),
+    });
+    expect(v.state).toBe("done");
+  });
+});
+
+test("windows-instances was last written at its newest managedFields time, else its creation", () => {
+  expect(lastWritten(instances("2026-11-26T10:05:00Z"))).toBe(Date.parse("2026-11-26T10:05:00Z"));
+  expect(lastWritten({ metadata: { creationTimestamp: "2026-11-26T09:00:00Z" } })).toBe(
+    Date.parse("2026-11-26T09:00:00Z"),
+  );
+  expect(lastWritten(undefined)).toBe(0);
+});
