@@ -1,0 +1,100 @@
+import * as fs from "fs";
+import * as path from "path";
+import type { LabInfo } from "../../lab/record";
+import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
+import { labApi, startLab, stopLab } from "./lab";
+import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+
+// WMCO's BYOH prerequisites through the real CLI (issue 30, item 6): docs/byoh-instance-pre-requisites.md (release-4.18
+// to master) asks for a PTR record for the host's address that resolves to its hostname, and, on a static IP on any
+// Windows Server but 2022, `DeviceLessNicDisabled` = 1 under HKLM:\SYSTEM\CurrentControlSet\Services\hns\State. The
+// hosts are loopback sshd servers whose `powershell` is the Windows stand-in (test/lab/fake-powershell.js); what DNS and
+// the registry answer is set in its state (`ptrNames`, `addressDhcp`, `deviceLessNicDisabled`). Only a Windows host
+// proves the probe's PowerShell against real DNS, interfaces and registry.
+
+const LAB = "e2e-byoh-prereq";
+const NS = "openshift-windows-machine-config-operator";
+const STATIC_2019 = "127.0.0.91";
+const NO_PTR = "127.0.0.92";
+let lab: LabInfo;
+let stack: Stack;
+let config: Record<string, unknown>;
+const hosts: LabWindows[] = [];
+
+const entry = (i: number, windowsServer: string) => ({
+  address: hosts[i].host.host,
+  username: hosts[i].host.user,
+  hostKey: hosts[i].host.hostKeyFingerprint,
+  bootstrap: { privateKeyPath: `.dev/bootstrap-${i}` },
+  windowsServer,
+  sshDeadlineSeconds: 8,
+});
+const instances = async () =>
+  (
+    (await labApi(lab).get(`/api/v1/namespaces/${NS}/configmaps/windows-instances`)) as {
+      data?: Record<string, string>;
+    }
+  ).data ?? {};
+const setState = (h: LabWindows, over: Record<string, unknown>) =>
+  fs.writeFileSync(h.state, JSON.stringify({ ...JSON.parse(fs.readFileSync(h.state, "utf8")), ...over }));
+
+beforeAll(async () => {
+  lab = startLab("azure", LAB);
+  const dir = projectCopy();
+  writeWmcoKey(dir);
+  const states = [
+    // Windows Server 2019 (build 17763) on a static address, the registry value not set.
+    { osBuild: "17763", updateRevision: 6893, productName: "Windows Server 2019 Datacenter", addressDhcp: "Disabled" },
+    // Windows Server 2022 whose DNS has no PTR record for its address.
+    { ptrNames: [] },
+  ];
+  for (const [i, address] of [STATIC_2019, NO_PTR].entries()) {
+    const w = await labWindows(address, `win-prereq-${i}`, states[i]);
+    trustingOwnKey(w);
+    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
+    hosts.push(w);
+  }
+  stack = new Stack(dir, "e2e", lab);
+  config = exampleConfig(dir, "Pulumi.dev.yaml");
+  config["windows-estate:machineSets"] = [];
+  stack.init(config);
+}, 900_000);
+afterAll(async () => {
+  stopLab(LAB);
+  await Promise.all(hosts.map((h) => h.stop()));
+});
+
+test("a missing PTR record is a warning naming the record to add; the host is prepared and listed", async () => {
+  config["windows-estate:byoh"] = [entry(1, "2022")];
+  stack.writeConfig(config);
+  const r = stack.pulumi(["up", "--yes", "--skip-preview"]);
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain(
+    `BYOH prerequisite: DNS gives no PTR record for ${NO_PTR} (asked by the host win-prereq-1)`,
+  );
+  expect(r.stdout).toContain("add a PTR record 92.0.0.127.in-addr.arpa → win-prereq-1.<your domain>");
+  expect(Object.keys(await instances())).toEqual([NO_PTR]);
+});
+
+test("a static 2019 address without DeviceLessNicDisabled is refused before windows-instances lists it; once set, it joins the list", async () => {
+  config["windows-estate:byoh"] = [entry(1, "2022"), entry(0, "2019")];
+  stack.writeConfig(config);
+  const r = stack.pulumi(["up", "--yes", "--skip-preview"]);
+  expect(r.status).not.toBe(0);
+  expect(r.stdout).toMatch(
+    new RegExp(
+      `${STATIC_2019.replace(/\./g, "\\.")} is a static address \\(DHCP is off on its interface\\) and win-prereq-0 runs Windows Server 2019: .*DeviceLessNicDisabled is not set; set it in an elevated PowerShell on the host: New-ItemProperty -Path 'HKLM:\\\\SYSTEM\\\\CurrentControlSet\\\\Services\\\\hns\\\\State' -Name DeviceLessNicDisabled -PropertyType DWORD -Value 1 -Force`,
+    ),
+  );
+  expect(r.stdout).toContain("Nothing was changed.");
+  // Refused before any change to the host, and WMCO was never told about it.
+  expect(fs.readFileSync(hosts[0].state + ".log", "utf8")).not.toContain("Write-Output 'prepared'");
+  expect(Object.keys(await instances())).toEqual([NO_PTR]);
+
+  // The fix the message names, as the host's registry would then answer.
+  setState(hosts[0], { deviceLessNicDisabled: 1 });
+  const again = stack.pulumi(["up", "--yes", "--skip-preview"]);
+  expect(again.stdout + again.stderr).not.toContain("DeviceLessNicDisabled");
+  expect(again.status).toBe(0);
+  expect(Object.keys(await instances()).sort()).toEqual([STATIC_2019, NO_PTR].sort());
+});
