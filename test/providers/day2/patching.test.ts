@@ -260,6 +260,24 @@ test("a node below the level with nothing applicable fails before the cordon, na
   expect(ran(labs[0], "Restart-Computer -Force")).toBe(1);
 });
 
+test("while WMCO upgrades another Windows node, patching refuses to start, naming it; nothing is searched or cordoned", async () => {
+  // pkg/metadata/metadata.go `UpgradingLabel` on the node WMCO is rebuilding (controllers/controllers.go
+  // `markNodeAsUpgrading`, one at a time): it moves on to the others next.
+  const labels = nodes.nodes.get("byoh-1")?.metadata.labels ?? {};
+  labels["windowsmachineconfig.openshift.io/upgrading"] = "true";
+  const events = nodes.events.length;
+  const scripts = labs.map((l) => scriptsRun(l).length);
+  try {
+    await expect(plugin.create(URN, inputs([["byoh-0"]], { "20348": 3000 }))).rejects.toThrow(
+      /the patch rollout did not start; nothing was changed: WMCO is upgrading Windows nodes \(node byoh-1\); run again when no node carries windowsmachineconfig\.openshift\.io\/upgrading/,
+    );
+  } finally {
+    delete labels["windowsmachineconfig.openshift.io/upgrading"];
+  }
+  expect(nodes.events.slice(events)).toEqual([]);
+  expect(labs.map((l) => scriptsRun(l).length)).toEqual(scripts);
+});
+
 test("a restart already pending goes ahead with nothing to install; the restart brings the node to the level", async () => {
   // Windows applies staged servicing at a restart (day2-facts §3.3): the search finds nothing, the restart is due.
   const higher = { "20348": 3000 };
