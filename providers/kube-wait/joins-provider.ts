@@ -2,7 +2,14 @@ import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { MACHINESET_LABEL, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { connectKube } from "./api";
 import type { Fetched } from "./conditions";
-import { INSTANCE_SETUP_FAILURE, JoinOutputs, JoinTarget, joinVerdict, MACHINE_SETUP_FAILURE } from "./joins";
+import {
+  eventStamps,
+  INSTANCE_SETUP_FAILURE,
+  JoinOutputs,
+  JoinTarget,
+  joinVerdict,
+  MACHINE_SETUP_FAILURE,
+} from "./joins";
 import { REQUEST_TIMEOUT_MS, WaitCommon, waitProvider } from "./provider";
 
 export type WindowsNodesJoinedInputs = WaitCommon & JoinTarget;
@@ -14,6 +21,7 @@ async function checkJoins(i: WindowsNodesJoinedInputs) {
   const api = await connectKube(i, REQUEST_TIMEOUT_MS);
   const ns = q(i.namespace);
   const sets = i.machineSets.map((s) => s.name);
+  let before: Map<string, string> | undefined;
   return async () => {
     const none: Fetched = { items: [] };
     const [nodes, machines, hostEvents, machineEvents, instances] = await Promise.all([
@@ -33,7 +41,10 @@ async function checkJoins(i: WindowsNodesJoinedInputs) {
         : none,
       i.byoh.length > 0 ? api.get(`/api/v1/namespaces/${ns}/configmaps/windows-instances`) : undefined,
     ]);
-    return joinVerdict(i, { nodes, machines, events: [hostEvents, machineEvents], instances });
+    const events = [hostEvents, machineEvents];
+    // The first look's Events are the baseline: only what WMCO says from then on fails this wait.
+    before ??= eventStamps(events);
+    return joinVerdict(i, { nodes, machines, events, instances, before });
   };
 }
 

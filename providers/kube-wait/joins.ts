@@ -46,6 +46,11 @@ export interface JoinSnapshot {
   events: Fetched[];
   /** The `windows-instances` ConfigMap (for when it was last written), if BYOH hosts are expected. */
   instances?: Fetched;
+  /**
+   * The Events as the wait's first look found them (`eventStamps`): one unchanged since then was WMCO's word before
+   * this update began (perhaps on a problem since fixed), so it counts only once WMCO says it again (count or time).
+   */
+  before?: ReadonlyMap<string, string>;
 }
 
 export interface JoinOutputs {
@@ -79,6 +84,9 @@ export function notConfigured(node: unknown, operatorVersion: string): string | 
 }
 
 interface EventSeen {
+  /** The Event object's uid (else namespace/name), and its occurrence: `count@time`. */
+  id: string;
+  stamp: string;
   reason: string;
   kind: string;
   name: string;
@@ -101,19 +109,32 @@ function eventsOf(lists: Fetched[]): EventSeen[] {
         str(e.firstTimestamp) ??
         "";
       const at = Date.parse(time);
+      const count = Number(get(e, "series", "count") ?? e.count ?? 1) || 1;
       return {
+        id:
+          str(get(e, "metadata", "uid")) ??
+          `${str(get(e, "metadata", "namespace")) ?? ""}/${str(get(e, "metadata", "name")) ?? ""}`,
+        stamp: `${count}@${time}`,
         reason: str(e.reason) ?? "",
         kind: str(get(e, "involvedObject", "kind")) ?? "",
         name: str(get(e, "involvedObject", "name")) ?? "",
         uid: str(get(e, "involvedObject", "uid")) ?? "",
         message: str(e.message) ?? "",
-        count: Number(get(e, "series", "count") ?? e.count ?? 1) || 1,
+        count,
         at: Number.isNaN(at) ? 0 : at,
         time,
       };
     }),
   );
 }
+
+/** Each Event's occurrence stamp by id: what a wait's first look saw (`JoinSnapshot.before`). */
+export function eventStamps(lists: Fetched[]): Map<string, string> {
+  return new Map(eventsOf(lists).map((e) => [e.id, e.stamp]));
+}
+
+const isNew = (e: EventSeen, before: ReadonlyMap<string, string> | undefined) =>
+  before === undefined || before.get(e.id) !== e.stamp;
 
 /**
  * When `windows-instances` was last written (its newest managedFields entry, else its creation): WMCO's Events
@@ -141,11 +162,13 @@ function quote(e: EventSeen, on: string): string {
 export function hostFailure(
   events: Fetched[],
   instances: Fetched,
+  before?: ReadonlyMap<string, string>,
 ): { host: string | undefined; event: EventSeen } | undefined {
   const written = lastWritten(instances);
   const latest = eventsOf(events)
     .filter(
       (e) =>
+        isNew(e, before) &&
         e.reason === INSTANCE_SETUP_FAILURE &&
         e.kind === "ConfigMap" &&
         e.at >= written &&
@@ -187,7 +210,7 @@ export function joinVerdict(t: JoinTarget, s: JoinSnapshot): Verdict<JoinOutputs
   // WMCO configures the listed hosts in turn and stops at the first failure: whichever host the Event names, the
   // ones not yet joined wait on it.
   if (t.byoh.length > joined.length) {
-    const f = hostFailure(s.events, s.instances);
+    const f = hostFailure(s.events, s.instances, s.before);
     if (f) {
       const ours = f.host !== undefined && t.byoh.includes(f.host);
       failures.push(
@@ -220,6 +243,7 @@ export function joinVerdict(t: JoinTarget, s: JoinSnapshot): Verdict<JoinOutputs
       const failed = events
         .filter(
           (e) =>
+            isNew(e, s.before) &&
             e.reason === MACHINE_SETUP_FAILURE &&
             e.kind === "Machine" &&
             e.name === machine &&

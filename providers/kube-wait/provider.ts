@@ -20,7 +20,7 @@ import {
 } from "./conditions";
 import { isUnknown } from "../unknown";
 import { pollUntil } from "./poll";
-import { describeHostFailure, hostFailure } from "./joins";
+import { describeHostFailure, eventStamps, hostFailure } from "./joins";
 import { messageOf } from "../../lib/errors";
 import { isUnreachable } from "../errors";
 
@@ -222,6 +222,7 @@ export const byohHostReleasedProvider: pulumi.dynamic.ResourceProvider = {
   async delete(_id: string, props: ByohHostReleasedInputs) {
     const api = await connectKube(props, REQUEST_TIMEOUT_MS);
     const ns = props.namespace;
+    let before: Map<string, string> | undefined;
     await pollUntil(
       async () => {
         const [nodes, events, instances] = await Promise.all([
@@ -234,7 +235,8 @@ export const byohHostReleasedProvider: pulumi.dynamic.ResourceProvider = {
         const verdict = byohHostReleasedVerdict(nodes, props.address);
         // WMCO deconfigures removed hosts only after every listed host is configured (configmap_controller.go
         // `reconcileNodes`): a failing one blocks the removal, and says so only in its Event.
-        const blocked = ns && verdict.state === "waiting" ? hostFailure([events], instances) : undefined;
+        before ??= eventStamps([events]);
+        const blocked = ns && verdict.state === "waiting" ? hostFailure([events], instances, before) : undefined;
         return blocked && ns
           ? {
               state: "failed",

@@ -1,4 +1,4 @@
-import { joinVerdict, JoinTarget, lastWritten, notConfigured } from "../../../providers/kube-wait/joins";
+import { eventStamps, joinVerdict, JoinTarget, lastWritten, notConfigured } from "../../../providers/kube-wait/joins";
 
 // Objects in the shapes WMCO and the Machine API leave (openshift/windows-machine-config-operator release-4.22):
 // the annotations of pkg/metadata/metadata.go, values `<semver>-<git sha>` (build/build.sh `version`), the Events of
@@ -46,6 +46,7 @@ const machine = (name: string, set: string, nodeName?: string, phase = "Running"
 });
 
 const event = (reason: string, kind: string, name: string, message: string, at: string, uid = "", count = 1) => ({
+  metadata: { uid: `event-${reason}-${name}` },
   reason,
   type: "Warning",
   involvedObject: { kind, name, uid },
@@ -328,6 +329,27 @@ describe("the join verdict", () => {
       ],
     });
     expect(v.state).toBe("waiting");
+  });
+
+  test("an Event the wait's first look already saw counts only once WMCO says it again", () => {
+    const message = "error configuring host with address 10.0.0.42: unable to connect";
+    const failure = (count: number, at: string) => ({
+      items: [event("InstanceSetupFailure", "ConfigMap", "windows-instances", message, at, "", count)],
+    });
+    const look = (events: ReturnType<typeof failure>, before: Map<string, string>) =>
+      joinVerdict(target({ byoh }), {
+        nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
+        machines: { items: [] },
+        events: [events],
+        instances: instances("2026-11-26T10:05:00Z"),
+        before,
+      }).state;
+    // From a previous update, after the ConfigMap's last write: the host may have been fixed since.
+    const earlier = failure(2, "2026-11-26T10:06:00Z");
+    const before = eventStamps([earlier]);
+    expect(look(earlier, before)).toBe("waiting");
+    // WMCO retried and failed again (the recorder bumps count and lastTimestamp of the same Event).
+    expect(look(failure(3, "2026-11-26T10:21:00Z"), before)).toBe("failed");
   });
 
   test("failure Events do not fail a wait whose nodes have all joined", () => {
