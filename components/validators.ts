@@ -10,6 +10,7 @@ import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
 import { MirrorWriter, validateMirrors } from "./mirrors/validate";
 import { validateDay2, validatePatching } from "./day2/validate";
+import { templateKeyIssues } from "./key/rotation";
 
 /**
  * Which WMCO the support rules follow: `operator.startingCSV` with `installPlanApproval: Manual` (with Automatic OLM
@@ -58,6 +59,11 @@ const machineSets: Validator = (cfg, ctx) => {
     : { errors: [] };
 };
 
+// vSphere Machines authorize the template's key, never the user data's: the stack's key must be one it holds.
+const templateKeys: Validator = (cfg, ctx) => ({
+  errors: cfg.machineSets ? templateKeyIssues(cfg.machineSets, ctx.wmcoKey) : [],
+});
+
 const vanilla: Validator = (cfg, ctx) => {
   if (!cfg.cluster || !isVanilla(cfg.cluster.platform)) return { errors: [] };
   const checked = validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.nodeAccess, cfg.mirrors, ctx.secretKeys);
@@ -105,4 +111,12 @@ const day2: Validator = (cfg) => ({
   errors: [...validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot), ...validatePatching(cfg.cluster, cfg.patching)],
 });
 
-export const DOMAIN_VALIDATORS: readonly Validator[] = [cluster, byoh, machineSets, mirrors, day2, vanilla];
+export const DOMAIN_VALIDATORS: readonly Validator[] = [
+  cluster,
+  byoh,
+  machineSets,
+  templateKeys,
+  mirrors,
+  day2,
+  vanilla,
+];

@@ -124,8 +124,9 @@ export function supportedBy(platform: Platform, version: WindowsServer): string 
 
 /**
  * MachineSet name limits. On Azure and vSphere the Windows computer name is the Machine name, capped at 15
- * characters, and the Machine API appends `-xxxxx`: 9 characters left (README "IMPORTANT", docs/machineset-azure.md,
- * docs/machineset-vsphere.md). Elsewhere the name is a label value (63); WMCO's Nutanix docs name sets
+ * characters, and the Machine API appends `-xxxxx`: 9 characters left (Azure: docs/machineset-azure.md;
+ * vSphere: README "IMPORTANT"; WMCO has no vSphere MachineSet page). Elsewhere the name is a label value (63); WMCO's
+ * Nutanix docs name sets
  * `<infrastructure_id>-windows-worker-<suffix>` (docs/machineset-nutanix.md).
  */
 export const SHORT_NAME_PLATFORMS: ReadonlySet<Platform> = new Set(["Azure", "VSphere"]);

@@ -222,6 +222,8 @@ export interface MachineSetVsphereArgs {
   memoryMiB?: number;
   /** Disk size, GiB; at least the template's. Default 128. */
   diskGiB?: number;
+  /** The WMCO public keys the template's `administrators_authorized_keys` holds, each an OpenSSH public-key line or its `SHA256:` fingerprint (`ssh-keygen -lf <key.pub>`). vSphere Machines get their key from the template, never from user data, so the stack's key must be one of them, and a key rotation is refused until it is. Default: unset (the template is trusted to hold the stack's key, and a key rotation is refused). */
+  templateKeys?: string[];
 }
 
 /** `nutanix`: Prism Element cluster, subnet and the uploaded Windows image. */
@@ -602,6 +604,10 @@ export interface WindowsEstateArgs {
   mirrors?: MirrorsArgs;
   /** `windows-estate:byoh`: Windows hosts you bring yourself. Each is prepared over SSH and listed in WMCO's `windows-instances` ConfigMap; removing an entry makes WMCO deconfigure that node. */
   byoh?: ByohArgs[];
+  /** Whether `pulumi up` waits, after `windows-instances` and the MachineSets, until every Windows node they stand for has joined and WMCO has configured it (Ready, WMCO's `version` equal to its `desired-version` and to the running operator's, not cordoned, not upgrading), printing progress; a WMCO setup failure Event for one of them fails the update at once, quoting it. OpenShift only. Default true; false for pipelines that must not wait (nothing then tells the update that WMCO failed). */
+  waitForNodes?: boolean;
+  /** How long `pulumi up` waits for the Windows nodes (`waitForNodes`), in seconds: a cloud VM boots, installs and is configured by WMCO in 15 to 30 minutes. Default 2700. */
+  waitForNodesTimeoutSeconds?: number;
   /** `windows-estate:nodeAccess`: how node operations (reboots, key rotation, BYOH preparation) reach Windows nodes over SSH from where `pulumi up` runs. */
   nodeAccess?: NodeAccessArgs;
   /** `windows-estate:reboot`: a rolling graceful reboot of the Windows nodes, run by `pulumi up` whenever `token` changes (and when the key first appears). */

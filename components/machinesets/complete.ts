@@ -13,6 +13,7 @@ import { kubernetesSkewIssues, wmcoInEffect } from "../wmco/release";
 import { byohVersionIssues } from "../byoh/validate";
 import { format, NEWEST_WMCO } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
+import { rotationIssues } from "../key/rotation";
 import { clusterMirrorIssues } from "../mirrors/registry-mirrors";
 
 /**
@@ -61,9 +62,14 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
     ...networkIssues(cfg.cluster.platform, facts.network ?? {}),
     ...kubernetesSkewIssues(effective, cfg.operator, str(get(facts.serverVersion, "gitVersion"))),
   ];
+  // A change of the WMCO key that WMCO could not complete (vSphere templates, BYOH addresses): refused before it starts.
+  const rotation = await rotationIssues(cfg, facts.windowsNodes);
   const unique = [
     ...new Map(
-      [...identity, ...prerequisites, ...missing, ...versions].map((i) => [`${i.path}:${i.message}`, i]),
+      [...identity, ...prerequisites, ...missing, ...versions, ...rotation.errors].map((i) => [
+        `${i.path}:${i.message}`,
+        i,
+      ]),
     ).values(),
   ];
   const warnings = merged.machineSets.flatMap((s, i) => publicLoadBalancerWarnings(merged.cluster, s, i));
@@ -77,7 +83,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       cluster: { ...cfg.cluster, region: merged.cluster.region },
       machineSets: merged.machineSets,
       registriesWithCredentials: facts.registriesWithCredentials,
-      warnings: [...cfg.warnings, ...warnings],
+      warnings: [...cfg.warnings, ...warnings, ...rotation.warnings],
       discovered: {
         proxy,
         windowsNodes: windowsNodes(

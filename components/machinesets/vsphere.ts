@@ -2,9 +2,11 @@ import { ResolvedVsphere } from "./resolve";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 
 /**
- * VSphereMachineProviderSpec cloned from your golden-image template. `userDataSecret` is set although the golden
- * image already carries the public key (WMCO's script leaves it out): with it, a key rotation reaches new machines
- * through the user data WMCO regenerates, as the operator's own CSV example does.
+ * VSphereMachineProviderSpec cloned from your golden-image template. `userDataSecret` is set as in WMCO's README
+ * example (its hack/machineset.sh leaves it out), but a Windows VM never reads vSphere user data: WMCO renames the host
+ * itself for want of "an equivalent of ignition in Windows" (controllers/windowsmachine_controller.go). The WMCO public
+ * key reaches a vSphere Machine only through the template (docs/vsphere-golden-image.md), so a key rotation needs a
+ * template with the new key first (`vsphere.templateKeys`, checked in components/key/rotation.ts).
  */
 export function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unknown> {
   return {

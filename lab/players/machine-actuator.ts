@@ -9,12 +9,21 @@
  * labelled `machine.openshift.io/os-id: Windows` are played. Lab conventions: addresses come from 10.0.128.0/17 in
  * order, the instance "exists" once the Machine has a providerID, the Node name is the Machine's `Hostname` address
  * (AWS: `ip-a-b-c-d.<region>.compute.internal` / `ec2.internal`; elsewhere the Machine's name).
+ *
+ * The key an instance authorizes: elsewhere the one in its user data at creation (WMCO's script writes it:
+ * pkg/secrets/secrets.go `generateUserDataWithPubKey`); on vSphere the one in its template, since Windows never reads
+ * vSphere user data (WMCO docs/vsphere-golden-image.md). Lab conventions: the played vCenter's templates are the
+ * ConfigMap `lab-vsphere-templates` in `openshift-machine-api` (data key: the template with every character outside
+ * `[-._a-zA-Z0-9]` as `_`; value: authorized_keys lines); a template first used without an entry was built with the
+ * key of the user data then, and is recorded so. The instance's keys go on the Machine as
+ * `lab.windows-estate/authorized-key-hashes` (WMCO's `pub-key-hash` of each, comma-separated) for the WMCO player.
  */
 import { createHash } from "crypto";
 import { get, obj, objects, str } from "../../lib/json";
 import { JsonObject, Kube, metaOf, now, resourcePath, say, withCondition } from "./kube";
 import { Informer } from "./informer";
 import { Recorder } from "./events";
+import { pubKeyHash } from "./wmco-keys";
 
 export const PLAYER = "machines";
 export const MACHINE_API = "machine.openshift.io/v1beta1";
@@ -139,12 +148,42 @@ async function setPhase(s: MachineState, m: JsonObject, phase: string, extra: Js
   if (get(m, "status", "phase") !== phase) say(PLAYER, `Machine ${metaOf(m).name} ${phase}`);
 }
 
+export const TEMPLATES_CONFIGMAP = "lab-vsphere-templates";
+export const AUTHORIZED_KEYS_ANNOTATION = "lab.windows-estate/authorized-key-hashes";
+const KEY_LINE = /(?:ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)) AAAA[A-Za-z0-9+/]+=*/g;
+export const templateDataKey = (template: string) => template.replace(/[^-._a-zA-Z0-9]/g, "_");
+
+/** The authorized_keys lines a new instance of this Machine accepts (see the file's comment). */
+async function authorizedKeys(s: MachineState, m: JsonObject, userData: string): Promise<string[]> {
+  const fromUserData = userData.match(KEY_LINE) ?? [];
+  const spec = obj(get(m, "spec", "providerSpec", "value")) ?? {};
+  const template = str(spec.template);
+  if (str(spec.kind) !== "VSphereMachineProviderSpec" || !template) return fromUserData;
+  const path = resourcePath("v1", "configmaps", MACHINE_NAMESPACE, TEMPLATES_CONFIGMAP);
+  const key = templateDataKey(template);
+  const held = str(get(await s.kube.get(path), "data", key));
+  if (held !== undefined) return held.match(KEY_LINE) ?? [];
+  const record = { data: { [key]: fromUserData.join("\n") } };
+  await s.kube.patch(path, record).catch(() =>
+    s.kube.create(resourcePath("v1", "configmaps", MACHINE_NAMESPACE), {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: TEMPLATES_CONFIGMAP },
+      ...record,
+    }),
+  );
+  say(PLAYER, `vSphere template ${template} holds the key it was first used with`);
+  return fromUserData;
+}
+
 /** The actuator's `Create`: reads the user data, "launches" the instance, reports it. */
 async function create(s: MachineState, m: JsonObject): Promise<void> {
   const name = metaOf(m).name;
   const secretName = str(get(m, "spec", "providerSpec", "value", "userDataSecret", "name"));
+  let userData = "";
   if (secretName) {
     const secret = await s.kube.get(resourcePath("v1", "secrets", MACHINE_NAMESPACE, secretName));
+    userData = Buffer.from(str(get(secret, "data", "userData")) ?? "", "base64").toString("utf8");
     const err = !secret
       ? `secrets "${secretName}" not found`
       : !str(get(secret, "data", "userData"))
@@ -156,9 +195,16 @@ async function create(s: MachineState, m: JsonObject): Promise<void> {
       throw new Error(message);
     }
   }
+  const keys = await authorizedKeys(s, m, userData);
   const inst = instanceFor(s, m);
   await s.kube.patch(machinePath(name), {
-    metadata: { labels: inst.labels, annotations: { "machine.openshift.io/instance-state": "running" } },
+    metadata: {
+      labels: inst.labels,
+      annotations: {
+        "machine.openshift.io/instance-state": "running",
+        [AUTHORIZED_KEYS_ANNOTATION]: keys.map(pubKeyHash).join(","),
+      },
+    },
     spec: { providerID: inst.providerID },
   });
   await setStatus(s, m, {

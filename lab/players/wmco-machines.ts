@@ -7,8 +7,10 @@
  * `maxUnhealthyCount` 1). Events: `MachineSetup`, `MachineSetupFailure`, `MachineDeleted`,
  * `MachineDeletionRestricted`. The user is `capi` on Azure and `Administrator` elsewhere (`getDefaultUsername`); on
  * vSphere and Nutanix WMCO renames the host to the Machine's name (`configureMachine`). Lab convention: the Node is
- * named after the Machine's `Hostname` address, which the played actuator sets (lab/players/machines.ts). Not played:
- * SSH authentication failures (`AuthErr`) of Machines created with an older key.
+ * named after the Machine's `Hostname` address, which the played actuator sets (lab/players/machines.ts). An instance
+ * that does not accept the current key (the actuator's `lab.windows-estate/authorized-key-hashes`: on vSphere the
+ * template's key) is WMCO's `AuthErr`: Warning `MachineSetupFailure` "Machine <name> authentication failure", and the
+ * Machine is deleted, so a rotation with a template of the old key loops as it does upstream.
  */
 import { get, objects, str } from "../../lib/json";
 import { errText, JsonObject, metaOf, resourcePath, say } from "./kube";
@@ -31,6 +33,7 @@ import {
 } from "./wmco-config";
 import { encryptToJSONString } from "./wmco-keys";
 import { userData } from "./wmco-userdata";
+import { AUTHORIZED_KEYS_ANNOTATION } from "./machine-actuator";
 
 const MAX_UNHEALTHY = 1;
 
@@ -148,6 +151,21 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
   const renamed = platform === "VSphere" || platform === "Nutanix";
   const hostname = renamed ? name : (addresses.find((a) => a.type === "Hostname")?.address ?? name);
   say(PLAYER, `processing machine ${name} at ${ip}`);
+  // `configureMachine` → an SSH `AuthErr`: not recoverable, the Machine must be re-created (and is deleted at once).
+  const accepted = str(get(machine, "metadata", "annotations", AUTHORIZED_KEYS_ANNOTATION));
+  if (accepted !== undefined && !accepted.split(",").includes(signer.hash)) {
+    await w.recorder.event(
+      "windowsmachine",
+      machine,
+      "Warning",
+      "MachineSetupFailure",
+      `Machine ${name} authentication failure`,
+    );
+    if (!metaOf(machine).deleting)
+      await w.kube.remove(resourcePath("machine.openshift.io/v1beta1", "machines", MACHINE_API_NAMESPACE, name));
+    say(PLAYER, `machine ${name} has been remediated by deletion (it does not accept the current key)`);
+    return;
+  }
   try {
     await ensureInstanceIsUpToDate(
       w,

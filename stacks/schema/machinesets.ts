@@ -118,6 +118,13 @@ const vsphere = z.strictObject({
   memoryMiB: z.number().int().min(4096).max(24_000_000).default(16384),
   /** Disk size, GiB; at least the template's. Default 128. */
   diskGiB: z.number().int().min(60).max(62_000).default(128),
+  /**
+   * The WMCO public keys the template's `administrators_authorized_keys` holds, each an OpenSSH public-key line or its
+   * `SHA256:` fingerprint (`ssh-keygen -lf <key.pub>`). vSphere Machines get their key from the template, never from
+   * user data, so the stack's key must be one of them, and a key rotation is refused until it is. Default: unset (the
+   * template is trusted to hold the stack's key, and a key rotation is refused).
+   */
+  templateKeys: z.array(nonEmpty).min(1).optional(),
 });
 
 const quantity = z.string().regex(/^\d+(\.\d+)?(Ki|Mi|Gi|Ti)$/, "must be a quantity like 16Gi");
