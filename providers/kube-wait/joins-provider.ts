@@ -62,7 +62,12 @@ export const windowsNodesJoinedProvider = waitProvider<WindowsNodesJoinedInputs,
     hint:
       `WMCO logs what it is doing: \`oc logs -n ${i.namespace} deploy/windows-machine-config-operator\`; its Events: ` +
       `\`oc get events -n ${i.namespace}\` and \`oc get events -n ${MACHINE_API_NAMESPACE}\`. A slow cloud needs a larger ` +
-      "windows-estate:waitForNodesTimeoutSeconds; windows-estate:waitForNodes: false leaves the join unwatched.",
+      "windows-estate:waitForNodesTimeoutSeconds; windows-estate:waitForNodes: false leaves the join unwatched." +
+      // pkg/wiparser/wiparser.go `Parse` resolves every key from the operator's pod and fails the whole list on one;
+      // the ConfigMap controller only returns that error (a log line, no Event).
+      (i.byoh.some((a) => !/^\d+\.\d+\.\d+\.\d+$/.test(a))
+        ? ` WMCO resolves each windows-instances name from its pod: one it cannot resolve stops every host, and WMCO only logs it ("unable to parse instances from ConfigMap").`
+        : ""),
     progress: "Windows nodes",
   }),
   ["byoh", "machineSets", "operatorVersion"],
