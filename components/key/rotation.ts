@@ -26,6 +26,7 @@ import { get, objects, str, stringMap } from "../../lib/json";
 import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
 import { messageOf } from "../../lib/errors";
+import { wmcoUpgradeRefusal, wmcoUpgradingNodes } from "../../providers/day2/wmco-upgrade";
 
 const KEY_LINE = /\b((?:ssh-rsa|ssh-ed25519|ecdsa-sha2-nistp(?:256|384|521)) AAAA[A-Za-z0-9+/]+=*)/;
 
@@ -176,6 +177,26 @@ export function byohKeyIssues(
   });
 }
 
+/** The Windows Nodes of a NodeList, by name and labels. */
+function labelledNodes(nodeList: unknown): { name: string; labels: Record<string, string> }[] {
+  return objects(get(nodeList, "items")).map((n) => ({
+    name: str(get(n, "metadata", "name")) ?? "",
+    labels: stringMap(get(n, "metadata", "labels")),
+  }));
+}
+
+/**
+ * A key change while WMCO rebuilds nodes (its `upgrading` label) would have WMCO re-key nodes it is deconfiguring and
+ * delete Machines mid-upgrade: refused like our other node operations (providers/day2/wmco-upgrade.ts).
+ */
+export function upgradeRotationIssues(
+  nodes: readonly { name: string; labels: Record<string, string> }[],
+  change: KeyChange | undefined,
+): ConfigIssue[] {
+  const refusal = change ? wmcoUpgradeRefusal(nodes, `WMCO key change (${change.from} to ${change.to})`) : undefined;
+  return refusal ? [{ path: "privateKey", message: refusal }] : [];
+}
+
 /** Resolves each name (IPv4 literals as themselves) as WMCO would (`ResolveIPAddr("ip4")`), from here. */
 export async function resolveIpv4(
   names: readonly string[],
@@ -216,8 +237,12 @@ export async function rotationIssues(
   },
   windowsNodes: unknown,
 ): Promise<{ errors: ConfigIssue[]; warnings: ConfigIssue[] }> {
-  // Only vSphere sets and BYOH hosts can keep a rotation from completing; other stacks read nothing more.
-  if (!cfg.machineSets.some((s) => s.vsphere) && cfg.byoh.length === 0) return { errors: [], warnings: [] };
+  const labelled = labelledNodes(windowsNodes);
+  const upgrading = wmcoUpgradingNodes(labelled).length > 0;
+  // Only vSphere sets, BYOH hosts and a WMCO upgrade can keep a rotation from completing; other stacks read nothing
+  // more.
+  if (!cfg.machineSets.some((s) => s.vsphere) && cfg.byoh.length === 0 && !upgrading)
+    return { errors: [], warnings: [] };
   let current: string | undefined;
   try {
     current = await currentWmcoKey(cfg.cluster);
@@ -232,7 +257,11 @@ export async function rotationIssues(
   const names = nodes.length > 0 ? cfg.byoh.flatMap((h) => (h.address ? [h.address] : [])) : [];
   const byoh = byohKeyIssues(cfg.byoh, nodes, await resolveIpv4(names), change);
   return {
-    errors: [...vsphereRotationIssues(cfg.machineSets, change), ...(change ? byoh : [])],
+    errors: [
+      ...upgradeRotationIssues(labelled, change),
+      ...vsphereRotationIssues(cfg.machineSets, change),
+      ...(change ? byoh : []),
+    ],
     warnings: change ? [] : byoh,
   };
 }

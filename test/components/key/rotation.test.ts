@@ -9,6 +9,7 @@ import {
   keyChange,
   resolveIpv4,
   templateKeyIssues,
+  upgradeRotationIssues,
   userDataPublicKey,
   vsphereRotationIssues,
 } from "../../../components/key/rotation";
@@ -181,5 +182,23 @@ describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address
 
   test("IPv4 literals resolve to themselves", async () => {
     expect(await resolveIpv4(["10.0.0.42"])).toEqual({ "10.0.0.42": "10.0.0.42" });
+  });
+});
+
+describe("a key change during a WMCO upgrade", () => {
+  // pkg/metadata/metadata.go `UpgradingLabel`: the node WMCO is rebuilding (one at a time, controllers/controllers.go).
+  const nodes: { name: string; labels: Record<string, string> }[] = [
+    { name: "win-a", labels: { "windowsmachineconfig.openshift.io/upgrading": "true" } },
+    { name: "win-b", labels: {} },
+  ];
+  const change = { from: "SHA256:old", to: "SHA256:new" };
+  test("is refused, naming the node WMCO is upgrading", () => {
+    const issues = upgradeRotationIssues(nodes, change);
+    expect(issues.map((i) => i.path)).toEqual(["privateKey"]);
+    expect(issues[0].message).toMatch(/WMCO key change \(SHA256:old to SHA256:new\) did not start.*node win-a\b/);
+  });
+  test("no key change, or no node upgrading: nothing to say", () => {
+    expect(upgradeRotationIssues(nodes, undefined)).toEqual([]);
+    expect(upgradeRotationIssues([nodes[1]], change)).toEqual([]);
   });
 });
