@@ -56,7 +56,7 @@ export interface OperatorArgs {
   source?: string;
   /** Namespace of the CatalogSource. Default `openshift-marketplace`. */
   sourceNamespace?: string;
-  /** Pin the first installed CSV, e.g. `windows-machine-config-operator.v10.19.3`. Default: the channel head. */
+  /** The first CSV OLM installs, e.g. `windows-machine-config-operator.v10.19.3`. A pin only with `installPlanApproval: Manual`: with `Automatic`, OLM moves on to the channel head at once. Default: the channel head. */
   startingCSV?: string;
   /** Extra operator environment (Subscription `spec.config.env`), e.g. `{ARGS: "--debugLogging"}` or the log rotation settings `SERVICES_LOG_FILE_SIZE`, `SERVICES_LOG_FILE_AGE`, `SERVICES_LOG_FLUSH_INTERVAL` (WMCO 10.22+). Changing it restarts the operator, which reconfigures the Windows nodes one by one. */
   env?: { [key: string]: string };
@@ -286,7 +286,7 @@ export const MirrorsDigestMirrorSourcePolicy = {
 export type MirrorsDigestMirrorSourcePolicy = (typeof MirrorsDigestMirrorSourcePolicy)[keyof typeof MirrorsDigestMirrorSourcePolicy];
 
 export interface MirrorsDigestArgs {
-  /** The repository or registry to mirror, e.g. `registry.redhat.io/ubi9` or `mcr.microsoft.com/oss/kubernetes/pause`. */
+  /** The repository or registry to mirror, e.g. `registry.redhat.io/ubi9` or `mcr.microsoft.com/oss/kubernetes/pause`. With Windows nodes, no `*.` wildcard and, on OpenShift, no `:port`: the registry's `hosts.toml` goes into a directory named after it (WMCO's spelling on OpenShift, containerd's `host_port_` on kubeadm), and Windows cannot create one with `*` or `:` in its name (docs/wmco.md). */
   source: string;
   /** Mirrors in order of preference, e.g. `mirror.example.com:5000/oss/kubernetes/pause`. On Windows the mirror's path must end with the source's path. */
   mirrors?: string[];
@@ -297,7 +297,7 @@ export interface MirrorsDigestArgs {
 }
 
 export interface MirrorsTagArgs {
-  /** The repository or registry to mirror, e.g. `registry.redhat.io/ubi9` or `mcr.microsoft.com/oss/kubernetes/pause`. */
+  /** The repository or registry to mirror, e.g. `registry.redhat.io/ubi9` or `mcr.microsoft.com/oss/kubernetes/pause`. With Windows nodes, no `*.` wildcard and, on OpenShift, no `:port`: the registry's `hosts.toml` goes into a directory named after it (WMCO's spelling on OpenShift, containerd's `host_port_` on kubeadm), and Windows cannot create one with `*` or `:` in its name (docs/wmco.md). */
   source: string;
   /** Mirrors in order of preference, e.g. `mirror.example.com:5000/oss/kubernetes/pause`. On Windows the mirror's path must end with the source's path. */
   mirrors?: string[];

@@ -1,7 +1,12 @@
 import { z } from "zod";
 
 const mirrorEntry = z.strictObject({
-  /** The repository or registry to mirror, e.g. `registry.redhat.io/ubi9` or `mcr.microsoft.com/oss/kubernetes/pause`. */
+  /**
+   * The repository or registry to mirror, e.g. `registry.redhat.io/ubi9` or `mcr.microsoft.com/oss/kubernetes/pause`.
+   * With Windows nodes, no `*.` wildcard and, on OpenShift, no `:port`: the registry's `hosts.toml` goes into a
+   * directory named after it (WMCO's spelling on OpenShift, containerd's `host_port_` on kubeadm), and Windows cannot
+   * create one with `*` or `:` in its name (docs/wmco.md).
+   */
   source: z.string().min(1),
   /** Mirrors in order of preference, e.g. `mirror.example.com:5000/oss/kubernetes/pause`. On Windows the mirror's path must end with the source's path. */
   mirrors: z.array(z.string().min(1)).default([]),

@@ -45,7 +45,11 @@ export const operatorSchema = z
     source: z.string().min(1).optional(),
     /** Namespace of the CatalogSource. Default `openshift-marketplace`. */
     sourceNamespace: dns1123Label.default("openshift-marketplace"),
-    /** Pin the first installed CSV, e.g. `windows-machine-config-operator.v10.19.3`. Default: the channel head. */
+    /**
+     * The first CSV OLM installs, e.g. `windows-machine-config-operator.v10.19.3`. A pin only with
+     * `installPlanApproval: Manual`: with `Automatic`, OLM moves on to the channel head at once. Default: the channel
+     * head.
+     */
     startingCSV: z
       .string()
       .regex(
