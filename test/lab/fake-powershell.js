@@ -9,6 +9,8 @@
 // (fake-windows-network.js, loaded beside it). What it still cannot see is in docs/testing.md.
 const fs = require("fs");
 const path = require("path");
+// Windows PowerShell 5.1's rules where they bite, as data with their sources (windows-51/index.js).
+const win = require(path.join(__dirname, "windows-51"));
 const state = process.env.FAKE_WINDOWS_STATE || path.join(__dirname, "state.json");
 const i = process.argv.indexOf("-EncodedCommand");
 if (i < 0) {

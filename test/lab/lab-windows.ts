@@ -7,6 +7,8 @@ import { freshWindowsState } from "./windows-state";
 const FAKE_PS = path.join(__dirname, "fake-powershell.js");
 /** What the stand-in loads beside itself when a script downloads or joins a real cluster. */
 const FAKE_NETWORK = path.join(__dirname, "fake-windows-network.js");
+/** The Windows PowerShell 5.1 rules the stand-in applies (one module per area). */
+const RULES_DIR = path.join(__dirname, "windows-51");
 
 /** A lab host whose `powershell` is the simulated Windows of fake-powershell.js, with its own state file. */
 export interface LabWindows {
@@ -38,6 +40,7 @@ export async function labWindows(
   fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
   fs.chmodSync(path.join(dir, "powershell"), 0o755);
   fs.copyFileSync(FAKE_NETWORK, path.join(dir, "fake-windows-network.js"));
+  fs.cpSync(RULES_DIR, path.join(dir, "windows-51"), { recursive: true });
   const file = path.join(dir, "state.json");
   const driveRoot = opts.drives ? path.join(dir, "drives") : undefined;
   if (driveRoot) fs.mkdirSync(path.join(driveRoot, "C:"), { recursive: true });

@@ -1,0 +1,6 @@
+// The stand-in's rules for services (see index.js).
+
+/** @type {{ id: string, area: string, rule: string, source: string, rows: number[] }[]} */
+const RULES = [];
+
+module.exports = { RULES };
