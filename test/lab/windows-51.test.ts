@@ -1,6 +1,5 @@
 // The stand-in's rules table (test/lab/windows-51): every rule is named once, says what Windows does and cites the
 // upstream source it follows, so a test that relies on one can name it and a reader can check it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const win = require("./windows-51");
 
 interface Rule {
