@@ -12,6 +12,14 @@ const path = require("path");
 // Windows PowerShell 5.1's rules where they bite, as data with their sources (windows-51/index.js).
 const win = require(path.join(__dirname, "windows-51"));
 const state = process.env.FAKE_WINDOWS_STATE || path.join(__dirname, "state.json");
+// cmd.exe, Win32-OpenSSH's default shell, is given the exec request's command line (here: this program's argv, the
+// request has no quoting) and refuses a line past its limit without starting PowerShell (transport.cmd-line-limit).
+const cmdRefuses = win.execCommandLineProblem(["powershell", ...process.argv.slice(2)].join(" "));
+if (cmdRefuses) {
+  fs.appendFileSync(state + ".transport.log", "refused by cmd.exe: the command line is too long\n");
+  process.stderr.write(cmdRefuses + "\r\n");
+  process.exit(1);
+}
 const i = process.argv.indexOf("-EncodedCommand");
 if (i < 0) {
   process.stderr.write("only -EncodedCommand is supported\n");
@@ -385,6 +393,15 @@ async function startKubelet(host) {
   host.kubeletPid = child.pid;
 }
 /**
+ * What a script's pending-restart check finds: staged updates (`pendingRevision`) and the servicing markers
+ * (`rebootPending`); `pendingFileRenames` (PendingFileRenameOperations, which antivirus and drivers keep set) only
+ * for a script that reads that value (updates.pending-file-renames).
+ */
+const restartPending = (host, script) =>
+  !!host.pendingRevision ||
+  !!host.rebootPending ||
+  (!!host.pendingFileRenames && script.includes("PendingFileRenameOperations"));
+/**
  * Answers one script as the simulated host would: returns its exit code, output and error output. The state is read
  * afresh for every script (a runner process lives across steps) and saved by the handlers that change it.
  */
@@ -741,7 +758,8 @@ async function handle(script) {
     //   the host restarts;
     // - `updateFailure` ({ resultCode, hResult }): every update's install fails so;
     // - `failedUpdates` ({ <kb>: hResult }): those updates fail, the others install: SucceededWithErrors (3);
-    // - `rebootPending`: a restart already pending before any update (PendingFileRenameOperations and the like);
+    // - `rebootPending`: a restart already pending before any update (CBS RebootPending, WU RebootRequired);
+    // - `pendingFileRenames`: PendingFileRenameOperations set, as on many hosts for good (not a WUA restart);
     // - `taskHangs`: the install task runs until stopped (past its limit: on-demand tasks are not held to
     //   ExecutionTimeLimit).
     // A search-only task (`$searchOnly = $true`) reports what is applicable and changes nothing. The task finishes
@@ -815,7 +833,7 @@ async function handle(script) {
           state: running ? "Running" : "Ready",
           lastTaskResult: running ? 267009 : host.patchTaskStopped ? 267014 : 0,
           result: done ? host.patchResult : null,
-          rebootPending: !!host.pendingRevision || !!host.rebootPending,
+          rebootPending: restartPending(host, script),
         }) +
         "\r\n",
     );
@@ -825,7 +843,7 @@ async function handle(script) {
       "\uFEFF" +
         JSON.stringify({
           bootTime: host.bootTime || "2026-11-01T00:00:00.0000000Z",
-          rebootPending: !!host.pendingRevision || !!host.rebootPending,
+          rebootPending: restartPending(host, script),
         }) +
         "\r\n",
     );
@@ -885,14 +903,22 @@ const FRAME = "##windows-estate-runner:";
 if (!launched.includes(FRAME)) {
   handle(launched).then((r) => {
     process.stdout.write(r.stdout);
-    process.stderr.write(r.stderr);
+    // -EncodedCommand with stderr redirected: 5.1 writes its errors as CLIXML (transport.stderr-clixml).
+    process.stderr.write(r.stderr ? win.clixml(r.stderr) : "");
     process.exitCode = r.code;
   });
 } else {
   let buffered = "";
   let queue = Promise.resolve();
+  // How the runner ended, in `<state>.transport.log`: on its empty line, or at the end of its input (which an old
+  // Win32-OpenSSH may never pass on: with `ignoresEof` the stand-in waits on, as PowerShell would,
+  // transport.runner-eof).
+  const ended = (how) => {
+    fs.appendFileSync(state + ".transport.log", `runner ended: ${how}\n`);
+    process.exit(0);
+  };
   const answer = async (line) => {
-    if (line === "") process.exit(0);
+    if (line === "") ended("empty line");
     const r = await handle(Buffer.from(line, "base64").toString("utf16le"));
     process.stderr.write(r.stderr);
     if (r.reboot) process.exit(0);
@@ -909,5 +935,11 @@ if (!launched.includes(FRAME)) {
     buffered = lines.pop();
     for (const line of lines.map((l) => l.replace(/\r$/, ""))) queue = queue.then(() => answer(line));
   });
-  process.stdin.on("end", () => queue.then(() => process.exit(0)));
+  process.stdin.on("end", () =>
+    queue.then(() => {
+      if (!JSON.parse(fs.readFileSync(state, "utf8")).ignoresEof) ended("end of input");
+      // Still waiting for input that never comes; the lab gives up after a while so that no process outlives a test.
+      else setTimeout(() => ended("never (gave up waiting)"), 30_000);
+    }),
+  );
 }

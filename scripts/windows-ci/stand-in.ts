@@ -1,0 +1,65 @@
+/**
+ * The stand-in's Windows PowerShell 5.1 rules (test/lab/windows-51, plain CommonJS shared with the lab hosts) as typed
+ * functions for the Windows workflow's predictions. Each function is the one the stand-in applies (docs/testing.md),
+ * so a difference on real Windows is a wrong rule, not a wrong copy of it. A function an area module does not export
+ * yet is an error naming it.
+ */
+import * as path from "path";
+
+export interface StandInRule {
+  id: string;
+  area: string;
+  rule: string;
+  source: string;
+  rows: number[];
+}
+
+/** The agreed functions of the rule modules (/tmp/api.md, issue 31) this workflow predicts with. */
+export interface StandIn {
+  RULES: StandInRule[];
+  rule(id: string): StandInRule;
+  isTextContentType(contentType: string | undefined): boolean;
+  webContent(contentType: string | undefined, bytes: Buffer): string | Buffer;
+  legacyCommandLine(exe: string, args: readonly string[]): string;
+  crtParse(commandLine: string): string[];
+  scImagePath(argv: readonly string[]): string | Error;
+  encodeText(text: string, encoding: string): Buffer;
+  getContentLines(bytes: Buffer): string[];
+  sshdKeyLines(bytes: Buffer): string[];
+  netbiosName(dnsHostName: string): string;
+  kubeletDefaultNodeName(dnsHostName: string): string;
+  CMD_EXE_MAX_COMMAND_LINE: number;
+  execCommandLineProblem(commandLine: string): string | undefined;
+}
+
+export const RULES_DIR = path.join(__dirname, "..", "..", "test", "lab", "windows-51");
+
+const FUNCTIONS = [
+  "rule",
+  "isTextContentType",
+  "webContent",
+  "legacyCommandLine",
+  "crtParse",
+  "scImagePath",
+  "encodeText",
+  "getContentLines",
+  "sshdKeyLines",
+  "netbiosName",
+  "kubeletDefaultNodeName",
+  "execCommandLineProblem",
+] as const;
+
+/** The rule modules, checked to export what the predictions use. */
+export function standIn(dir: string = RULES_DIR): StandIn {
+  // Plain CommonJS without types: checked below.
+  const m: Record<string, unknown> = require(dir);
+  const missing: string[] = FUNCTIONS.filter((f) => typeof m[f] !== "function");
+  if (typeof m.CMD_EXE_MAX_COMMAND_LINE !== "number") missing.push("CMD_EXE_MAX_COMMAND_LINE");
+  if (!Array.isArray(m.RULES)) missing.push("RULES");
+  if (missing.length > 0)
+    throw new Error(
+      `the stand-in's rule modules (${path.relative(process.cwd(), dir)}) do not export ${missing.join(", ")}: ` +
+        "the Windows checks predict with them",
+    );
+  return m as unknown as StandIn; // every member checked above
+}
