@@ -12,6 +12,32 @@ const ADMINISTRATORS_SID = "*S-1-5-32-544";
 const SYSTEM_SID = "*S-1-5-18";
 
 /**
+ * The key file as Win32-OpenSSH's sshd reads it, into `$keyFileEncoding` (`utf-16le`, `utf-16be`, `utf-32`,
+ * `utf-8-bom`, `ascii`; "" without a file) and `$sshdLines` (its lines, trimmed). sshd reads bytes: its fopen skips a
+ * UTF-8 BOM and decodes nothing else (openssh-portable contrib/win32/win32compat/fileio.c w32_fopen_utf8), and its
+ * lines are C strings, so a UTF-16 file (what Windows PowerShell 5.1's `>` and Out-File write) shows it no key at all,
+ * silently (Win32-OpenSSH#2070). Get-Content decodes such a file by its BOM, so it cannot tell.
+ */
+const SSHD_KEY_VIEW = [
+  "$keyFileEncoding = ''",
+  "$sshdLines = @()",
+  "if (Test-Path -LiteralPath $keyFile) {",
+  "  $bytes = [System.IO.File]::ReadAllBytes($keyFile)",
+  "  $skip = 0",
+  "  $keyFileEncoding = 'ascii'",
+  "  if ($bytes.Length -ge 4 -and $bytes[0] -eq 0xFF -and $bytes[1] -eq 0xFE -and $bytes[2] -eq 0 -and $bytes[3] -eq 0) { $keyFileEncoding = 'utf-32' }",
+  "  elseif ($bytes.Length -ge 2 -and $bytes[0] -eq 0xFF -and $bytes[1] -eq 0xFE) { $keyFileEncoding = 'utf-16le' }",
+  "  elseif ($bytes.Length -ge 2 -and $bytes[0] -eq 0xFE -and $bytes[1] -eq 0xFF) { $keyFileEncoding = 'utf-16be' }",
+  "  elseif ($bytes.Length -ge 3 -and $bytes[0] -eq 0xEF -and $bytes[1] -eq 0xBB -and $bytes[2] -eq 0xBF) { $keyFileEncoding = 'utf-8-bom'; $skip = 3 }",
+  "  $text = [System.Text.Encoding]::UTF8.GetString($bytes, $skip, $bytes.Length - $skip)",
+  '  $sshdLines = @($text -split "`n" | ForEach-Object { ($_ -split "`0")[0].Trim() } | Where-Object { $_ })',
+  "}",
+];
+/** Key-file encodings sshd cannot read (see SSHD_KEY_VIEW). */
+export const SSHD_UNREADABLE = ["utf-16le", "utf-16be", "utf-32"] as const;
+const psList = (xs: readonly string[]) => `@(${xs.map(psQuote).join(", ")})`;
+
+/**
  * Reads everything the WindowsHost provider manages or checks, as one JSON object (see `parseProbe`). Read-only:
  * it is what `pulumi refresh` runs. `address` is the one the host is reached at, which the estate also lists in
  * `windows-instances`: its IPv4 (a DNS name resolved by the host) is the address WMCO's prerequisites are about.
@@ -24,8 +50,7 @@ export function probeScript(publicKey: string, address = ""): string {
     "$keyFile = Join-Path $env:ProgramData 'ssh\\administrators_authorized_keys'",
     "$config = Join-Path $env:ProgramData 'ssh\\sshd_config'",
     "$cv = Get-ItemProperty -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'",
-    "$lines = @()",
-    "if (Test-Path -LiteralPath $keyFile) { $lines = @(Get-Content -LiteralPath $keyFile) }",
+    ...SSHD_KEY_VIEW,
     "$aclOk = $false",
     "if (Test-Path -LiteralPath $keyFile) {",
     "  $acl = Get-Acl -LiteralPath $keyFile",
@@ -74,7 +99,8 @@ export function probeScript(publicKey: string, address = ""): string {
     "  osBuild = [string]$cv.CurrentBuildNumber",
     "  updateRevision = [int]$cv.UBR",
     "  productName = [string]$cv.ProductName",
-    "  keyAuthorized = [bool]($lines | Where-Object { $_.Trim() -eq $key })",
+    "  keyAuthorized = [bool]($sshdLines | Where-Object { $_ -eq $key })",
+    "  keyFileEncoding = $keyFileEncoding",
     "  keyFileAclOk = [bool]$aclOk",
     "  pubkeyAuthentication = Get-SshdSetting 'PubkeyAuthentication'",
     "  passwordAuthentication = Get-SshdSetting 'PasswordAuthentication'",
@@ -105,9 +131,14 @@ export function prepareScript(publicKey: string): string {
     "$config = Join-Path $sshDir 'sshd_config'",
     "$lines = @()",
     "if (Test-Path -LiteralPath $keyFile) { $lines = @(Get-Content -LiteralPath $keyFile) }",
-    "if (-not ($lines | Where-Object { $_.Trim() -eq $key })) {",
+    ...SSHD_KEY_VIEW,
+    // Rewritten when sshd would not find the key, or cannot read the file at all (UTF-16/32: Get-Content decodes it,
+    // so its other keys, read so, are kept); written as ASCII, which sshd reads.
+    `if (-not ($sshdLines | Where-Object { $_ -eq $key }) -or (${psList(SSHD_UNREADABLE)}) -contains $keyFileEncoding) {`,
+    "  $kept = @($lines)",
+    "  if (-not ($lines | Where-Object { $_.Trim() -eq $key })) { $kept += $key }",
     "  $tmp = $keyFile + '.windows-estate.tmp'",
-    "  Set-Content -LiteralPath $tmp -Value (@($lines) + $key) -Encoding ascii",
+    "  Set-Content -LiteralPath $tmp -Value $kept -Encoding ascii",
     "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
     "}",
     `icacls.exe $keyFile /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
@@ -148,7 +179,10 @@ export interface HostProbe {
   hostname: string;
   osBuild: string;
   productName: string;
+  /** Whether sshd would accept the key: it is a line of the key file as sshd reads it (see SSHD_KEY_VIEW). */
   keyAuthorized: boolean;
+  /** The key file's encoding as sshd sees it: `ascii`, `utf-8-bom` (both readable), `utf-16le`, `utf-16be`, `utf-32`; "" for none. */
+  keyFileEncoding: string;
   keyFileAclOk: boolean;
   pubkeyAuthentication: string;
   passwordAuthentication: string;
@@ -182,6 +216,7 @@ export function parseProbe(output: string): HostProbe {
     osBuild: String(raw.osBuild ?? ""),
     productName: String(raw.productName ?? ""),
     keyAuthorized: raw.keyAuthorized === true,
+    keyFileEncoding: String(raw.keyFileEncoding ?? ""),
     keyFileAclOk: raw.keyFileAclOk === true,
     pubkeyAuthentication: String(raw.pubkeyAuthentication ?? "").toLowerCase(),
     passwordAuthentication: String(raw.passwordAuthentication ?? "").toLowerCase(),
@@ -302,7 +337,12 @@ export function byohPrerequisites(p: HostProbe): PrerequisiteFindings {
 /** What still differs from a prepared host (used by diff after a refresh). */
 export function preparationDrift(p: HostProbe): string[] {
   const out: string[] = [];
-  if (!p.keyAuthorized) out.push("WMCO key not authorized");
+  if (!p.keyAuthorized)
+    out.push(
+      (SSHD_UNREADABLE as readonly string[]).includes(p.keyFileEncoding)
+        ? `WMCO key not authorized (administrators_authorized_keys is ${p.keyFileEncoding}, which sshd does not read)`
+        : "WMCO key not authorized",
+    );
   if (!p.keyFileAclOk) out.push("administrators_authorized_keys ACL");
   if (p.pubkeyAuthentication !== "yes" && p.pubkeyAuthentication !== "") out.push("PubkeyAuthentication");
   if (p.passwordAuthentication !== "no") out.push("PasswordAuthentication");

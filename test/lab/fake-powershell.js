@@ -416,17 +416,35 @@ async function handle(script) {
   const say = (t) => (stdout += t);
   const complain = (t) => (stderr += t);
   const finish = (code) => ({ code, stdout, stderr });
-  // Saves the simulated state. With `authorizedKeysFile`, the key list is also the real sshd's file: what a script
-  // authorizes or removes decides which keys the next login may use (written whole and renamed into place).
+  // Saves the simulated state. With `authorizedKeysFile`, the key list is also the real sshd's file, in the file's
+  // encoding (`authorizedKeysEncoding`, a Set-Content -Encoding value, default ascii): what a script authorizes or
+  // removes, and whether sshd can read it, decides which keys the next login may use (written whole and renamed into
+  // place). A UTF-8 BOM is left out there: Win32-OpenSSH's fopen skips it, the lab's sshd would not (windows-51/files.js).
   function save() {
     fs.writeFileSync(state, JSON.stringify(host));
     if (host.authorizedKeysFile) {
-      fs.writeFileSync(host.authorizedKeysFile + ".tmp", host.authorizedKeys.map((k) => k + "\n").join(""), {
-        mode: 0o600,
-      });
+      const text = host.authorizedKeys.map((k) => k + "\n").join("");
+      fs.writeFileSync(
+        host.authorizedKeysFile + ".tmp",
+        win.sshdStream(win.encodeText(text, host.authorizedKeysEncoding || "ascii")),
+        { mode: 0o600 },
+      );
       fs.renameSync(host.authorizedKeysFile + ".tmp", host.authorizedKeysFile);
     }
   }
+  // administrators_authorized_keys as bytes (undefined when there is none): the lines in their encoding, CRLF as 5.1
+  // writes them. A script that reads the bytes (`ReadAllBytes($keyFile)`: the probe and prepare) sees what sshd sees
+  // (win.sshdKeyLines); one that uses Get-Content sees the decoded lines (win.getContentLines).
+  const keyBytes = () =>
+    host.authorizedKeys.length === 0 && !host.authorizedKeysEncoding
+      ? undefined
+      : win.encodeText(host.authorizedKeys.map((k) => k + "\r\n").join(""), host.authorizedKeysEncoding || "ascii");
+  const readsBytes = script.includes("[System.IO.File]::ReadAllBytes($keyFile)");
+  const keyVisible = (k) => {
+    const b = keyBytes();
+    if (!b) return false;
+    return readsBytes ? win.sshdKeyLines(b).includes(k) : win.getContentLines(b).some((l) => l.trim() === k);
+  };
   const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
   // A Windows node of a vanilla cluster (providers/vanilla-node/scripts.ts): probe and each converge step.
   const svc = () => (host.services ||= {});
@@ -710,7 +728,15 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'prepared'")) {
-    if (!host.authorizedKeys.includes(key)) host.authorizedKeys.push(key);
+    // The key file is rewritten (as ASCII, the lines Get-Content reads kept) when the script finds the key missing,
+    // or the file in an encoding the script names as one sshd cannot read (`… -contains $keyFileEncoding`).
+    const encoding = win.keyFileEncoding(keyBytes());
+    const unreadable = readsBytes && new RegExp(`'${encoding}'[^\\n]*\\) -contains \\$keyFileEncoding`).test(script);
+    if (!keyVisible(key) || unreadable) {
+      const lines = keyBytes() ? win.getContentLines(keyBytes()) : [];
+      host.authorizedKeys = lines.some((l) => l.trim() === key) ? lines : [...lines, key];
+      host.authorizedKeysEncoding = "ascii";
+    }
     if (!script.includes("Set-Service -Name sshd -StartupType Automatic")) {
       complain("prepare no longer sets sshd to Automatic\n");
       return finish(3);
@@ -735,6 +761,8 @@ async function handle(script) {
     }
     const before = host.authorizedKeys.length;
     host.authorizedKeys = host.authorizedKeys.filter((k) => !retire.includes(k));
+    // Rewritten with Set-Content -Encoding ascii when a key went.
+    if (host.authorizedKeys.length < before) host.authorizedKeysEncoding = "ascii";
     save();
     say(`retired ${before - host.authorizedKeys.length}\r\n`);
   } else if (script.includes("169.254.169.254")) {
@@ -876,7 +904,7 @@ async function handle(script) {
     // Windows goes down: no answer follows, whichever way PowerShell was started.
     return { ...finish(0), reboot: true };
   } else if (script.includes("ConvertTo-Json -Compress")) {
-    const { authorizedKeys, ...rest } = host;
+    const { authorizedKeys: _keys, authorizedKeysEncoding: _encoding, ...rest } = host;
     // WMCO's BYOH prerequisites (providers/windows-host/scripts.ts probeScript): by default DNS holds a PTR record
     // naming the host and the address comes from DHCP, so nothing is required of the registry. A test sets
     // `ptrNames: []` for a missing record, `addressDhcp: "Disabled"` for a static address, and `deviceLessNicDisabled`.
@@ -887,7 +915,9 @@ async function handle(script) {
       addressDhcp: host.addressDhcp ?? "Enabled",
       deviceLessNicDisabled: host.deviceLessNicDisabled ?? -1,
     };
-    say("\uFEFF" + JSON.stringify({ ...rest, ...prerequisites, keyAuthorized: authorizedKeys.includes(key) }) + "\r\n");
+    // The key as the probe reads the file (keyVisible); the encoding it reports as sshd sees it.
+    const keyFile = readsBytes ? { keyFileEncoding: win.keyFileEncoding(keyBytes()) } : {};
+    say("\uFEFF" + JSON.stringify({ ...rest, ...prerequisites, ...keyFile, keyAuthorized: keyVisible(key) }) + "\r\n");
   } else {
     complain("unexpected script\n");
     return finish(1);

@@ -14,6 +14,8 @@ const bin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-windows-"));
 const state = path.join(bin, "state.json");
 fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
 fs.chmodSync(path.join(bin, "powershell"), 0o755);
+// The 5.1 rules it applies, loaded from beside it (as test/lab/lab-windows.ts copies them).
+fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
 const WMCO_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
 const fresh = freshWindowsState();
 
