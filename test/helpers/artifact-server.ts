@@ -128,9 +128,11 @@ const OCTET = "application/octet-stream";
  * dl.k8s.io's `<binary>.sha256` holds the bare hex digest; containerd's `.sha256sum` is sha256sum's `<hex>  <file>`
  * line (containerd Makefile `release`); the CNI plugins' `.sha256` is the same line (containernetworking/plugins
  * scripts/release.sh); flannel publishes none (its two executables are checked against pinned digests, so
- * `digests` gives theirs, to be configured or pinned by the test). GitHub serves release assets as
- * application/octet-stream, which Windows PowerShell returns as bytes; dl.k8s.io's checksum files are served as
- * text/plain here (their bucket's own type is not asserted), so both ways of reading a sum run. The archives hold
+ * `digests` gives theirs, to be configured or pinned by the test). GitHub serves every release asset, checksum files
+ * included, as application/octet-stream (cynative/cynative#148, checked against a live asset; elvisun/newsjack#41),
+ * which Windows PowerShell 5.1 returns as bytes (test/lab/windows-51/web.js); so are they served here. dl.k8s.io's
+ * checksum files are served as text/plain here (their bucket's own type is not checked from here), so both ways of
+ * reading a sum run. The archives hold
  * what the nodes use: containerd's `bin/` (extracted with its top folder stripped) and the CNI plugins the flannel
  * conf delegates to (plugins/windows_only.txt: win-bridge, win-overlay; and host-local). Several Kubernetes versions
  * (an upgrade's old and new) are served side by side, each release's binaries and sums of their own.

@@ -10,6 +10,8 @@ const http = require("http");
 const https = require("https");
 const crypto = require("crypto");
 const { execFileSync } = require("child_process");
+// Windows PowerShell 5.1's rules (windows-51/index.js): here, what Invoke-WebRequest's `.Content` is.
+const win = require(path.join(__dirname, "windows-51"));
 
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (b) => crypto.createHash("sha256").update(b).digest("hex");
@@ -84,23 +86,19 @@ async function webGet(url, host, redirects = 5) {
 }
 
 /**
- * Whether Windows PowerShell 5.1 makes a response's `.Content` a string: text/*, XML and JSON types (PowerShell
- * src/Microsoft.PowerShell.Commands.Utility/commands/utility/WebCmdlet/FullClr/ContentHelper.FullClr.cs CheckIsText;
- * the registry's perceived types aside). Anything else, such as GitHub's `application/octet-stream` release assets, is
- * a byte[].
+ * `$published` as the install script computes it from a checksum file's `.Content` (windows-51/web.js webContent:
+ * a string for a text type, a byte[] otherwise), by the lines the script holds (providers/vanilla-node/scripts.ts
+ * installScript):
+ * - `if ($content -is [byte[]]) { … ASCII.GetString($content) }`, then the first word of `[string]$content`: the text;
+ * - `((…).Content -split '\s+')[0]` (the line before issue 26): for a byte[] the first byte as a decimal number
+ *   (rule web.bytes-as-text);
+ * - otherwise the first word of `[string]$content`: for a byte[] again a decimal number.
  */
-function isText(contentType) {
-  const t = String(contentType || "")
-    .split(";")[0]
-    .trim()
-    .toLowerCase();
-  if (t === "") return false;
-  return (
-    t.startsWith("text/") ||
-    ["application/xml", "application/xml-external-parsed-entity", "application/xml-dtd"].includes(t) ||
-    t.endsWith("+xml") ||
-    ["application/json", "application/x-javascript", "application/javascript"].includes(t)
-  );
+function publishedSum(content, script) {
+  const decodes = /\$content -is \[byte\[\]\]/.test(script) && /ASCII\.GetString\(\$content\)/.test(script);
+  if (Buffer.isBuffer(content) && decodes) content = content.toString("ascii");
+  if (/\.Content -split '\\s\+'\)\[0\]/.test(script)) return (win.psSplitWhitespace(content)[0] || "").toLowerCase();
+  return (win.psString(content).trim().split(/\s+/)[0] || "").toLowerCase();
 }
 
 /**
@@ -116,13 +114,9 @@ async function installItem(it, { script, host, hostFile }) {
   if (it.sha) published = it.sha.toLowerCase();
   else {
     const sum = await webGet(it.sum, host);
-    let content;
-    if (isText(sum.headers["content-type"])) content = sum.body.toString("latin1");
-    else if (/\$content -is \[byte\[\]\]/.test(script) && /ASCII\.GetString\(\$content\)/.test(script))
-      content = sum.body.toString("ascii");
-    else content = [...sum.body].join(" ");
-    published = (content.trim().split(/\s+/)[0] || "").toLowerCase();
-    if (!/^[0-9a-f]{64}$/.test(published))
+    published = publishedSum(win.webContent(sum.headers["content-type"], sum.body), script);
+    // The script's own check of the sum's shape, when it has one (the script before issue 26 had none).
+    if (/-notmatch '\^\[0-9a-f\]\{64\}\$'/.test(script) && !/^[0-9a-f]{64}$/.test(published))
       throw new Error(`${it.name}: ${it.sum} holds no SHA-256; nothing was replaced`);
   }
   const actual = sha256(got.body);
@@ -705,4 +699,4 @@ async function runKubelet(stateFile, pemFile, caFile) {
 if (require.main === module && process.argv[2] === "--kubelet")
   runKubelet(process.argv[3], process.argv[4], process.argv[5]).then(() => process.exit(0));
 
-module.exports = { installItem, joinCluster, kubeletStarted, isText, detachedJwsValid, digestedName };
+module.exports = { installItem, publishedSum, joinCluster, kubeletStarted, detachedJwsValid, digestedName };
