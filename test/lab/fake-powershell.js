@@ -229,7 +229,9 @@ function commandLineOf(script, host) {
   if (!flags) return undefined;
   const removed = psArray(script, "removed") || [];
   const envFile = psString(script, "envFile");
-  const envText = envFile ? readHostText(host, envFile) : undefined;
+  // Merged only by a script that reads the file (`if (Test-Path -LiteralPath $envFile) { … }`).
+  const merges = envFile && script.includes("if (Test-Path -LiteralPath $envFile)");
+  const envText = merges ? readHostText(host, envFile) : undefined;
   if (envText !== undefined) {
     const extra = envText
       .trim()
@@ -242,6 +244,39 @@ function commandLineOf(script, host) {
     }
   }
   return flags;
+}
+
+/**
+ * The script's `sc.exe create|config kubelet binPath= $bin …` line run as Windows PowerShell 5.1 runs it
+ * (windows-51/native.js): `$bin` (the script's prefix + `$flags -join ' '`) and the other words become one command
+ * line with 5.1's legacy quoting, sc.exe splits it with its C runtime's rules and keeps binPath='s value as the
+ * service's ImagePath, or refuses (exit 1639) and changes nothing. `exists`: the script's Get-Service found the service
+ * (config), else it creates it. Undefined when the script has no such line.
+ */
+function scKubelet(script, flags, exists) {
+  const prefix = /^\$bin = ('(?:[^']|'')*') \+ \(\$flags -join ' '\)$/m.exec(script);
+  const lines = [...script.matchAll(/^\s*sc\.exe ((?:create|config) kubelet binPath= \$bin[^|\n]*)/gm)].map((m) =>
+    m[1].trim(),
+  );
+  const line = lines.find((l) => l.startsWith(exists ? "config" : "create")) || lines[0];
+  if (!prefix || !line) return undefined;
+  const bin = unquote(prefix[1]) + flags.join(" ");
+  const args = line.split(/\s+/).map((a) => (a === "$bin" ? bin : a));
+  const commandLine = win.legacyCommandLine("C:\\Windows\\system32\\sc.exe", args);
+  const imagePath = win.scImagePath(win.crtParse(commandLine));
+  return imagePath instanceof Error ? { commandLine, error: imagePath } : { commandLine, imagePath };
+}
+
+/**
+ * Keeps the kubelet service's ImagePath in its service controller record (`scm.kubelet.imagePath`); the kubelet
+ * starts from it: the service manager passes it as the command line, split as Go splits it (kube-log-runner and the
+ * kubelet are Go programs), and the kubelet's flags are what follows kubelet.exe.
+ */
+function setKubeletImagePath(host, imagePath) {
+  ((host.scm ||= {}).kubelet ||= {}).imagePath = imagePath;
+  const argv = win.crtParse(imagePath, { go: true });
+  const k = argv.findIndex((a) => /(^|\\)kubelet\.exe$/i.test(a));
+  host.kubeletFlags = k < 0 ? [] : argv.slice(k + 1);
 }
 
 /** A file on the host: from its drive folder when it has one, else from the state's `files` (path → text). */
@@ -302,6 +337,15 @@ function kubeletStart(flags, hostname) {
     const n = f.split("=")[0];
     if (GONE_KUBELET_FLAGS.includes(n)) return { error: `unknown flag: ${n}` };
   }
+  // pkg/kubelet/apis/config/validation/validation.go ValidateKubeletConfiguration: no enforcement without QoS
+  // cgroups, which Windows has not (--cgroups-per-qos=false); pflag reads an empty value as an empty list
+  // (spf13/pflag string_slice.go readAsCSV), any other value (a quote, a space) as a list of one or more.
+  const enforce = flagValue(flags, "--enforce-node-allocatable");
+  if (enforce !== undefined && enforce !== "" && flagValue(flags, "--cgroups-per-qos") === "false")
+    return {
+      error:
+        "invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true",
+    };
   const name = flagValue(flags, "--hostname-override") || hostname.toLowerCase();
   const labels = {};
   for (const kv of (flagValue(flags, "--node-labels") || "").split(",").filter(Boolean)) {
@@ -551,11 +595,16 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'kubelet service ok'")) {
+    // The service's command line goes through sc.exe as 5.1 passes it; the stored ImagePath is what the kubelet
+    // starts with, at the join and after (scKubelet). A refused sc.exe changes nothing; the script stops on its code.
+    const kubeletFlags = commandLineOf(script, host);
+    const sc = kubeletFlags && scKubelet(script, kubeletFlags, !!svc().kubelet);
+    if (sc && sc.error && script.includes("registering the kubelet service failed with"))
+      return finish((complain(`${sc.error.message}\r\nregistering the kubelet service failed with 1639\r\n`), 1));
     const running = svc().kubelet && svc().kubelet.status === "Running";
     svc().kubelet = { status: running ? "Running" : "Stopped", startType: "Automatic" };
-    // The service's command line is what the kubelet starts with, at the join and after (the join reads it here).
-    const flags = commandLineOf(script, host);
-    if (flags) host.kubeletFlags = flags;
+    if (sc && !sc.error) setKubeletImagePath(host, sc.imagePath);
+    else if (kubeletFlags && !sc) host.kubeletFlags = kubeletFlags;
     save();
     say("kubelet service ok\r\n");
     return finish(0);
@@ -626,9 +675,19 @@ async function handle(script) {
     fs.rmSync(join, { force: true });
     // The rest of the script: the same command line, now with kubeadm-flags.env merged, and the kubelet restarted.
     const flags = commandLineOf(script, host);
-    if (flags) host.kubeletFlags = flags;
-    svc().kubelet = { status: "Running", startType: "Automatic" };
-    await startKubelet(host);
+    const sc = flags && scKubelet(script, flags, true);
+    if (sc && sc.error && script.includes("updating the kubelet service after the join failed with")) {
+      save();
+      complain(`${sc.error.message}\r\nupdating the kubelet service after the join failed with 1639\r\n`);
+      return finish(1);
+    }
+    if (sc && !sc.error) setKubeletImagePath(host, sc.imagePath);
+    else if (flags && !sc) host.kubeletFlags = flags;
+    // Restart-Service: a kubelet that refuses its command line exits at once and its service stays stopped.
+    const refused = host.kubeletFlags ? kubeletStart(host.kubeletFlags, hostname).error : undefined;
+    svc().kubelet = { status: refused ? "Stopped" : "Running", startType: "Automatic" };
+    if (refused) host.kubeletError = refused;
+    else await startKubelet(host);
     save();
     say("joined\r\n");
     return finish(0);
