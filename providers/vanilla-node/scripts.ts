@@ -97,6 +97,15 @@ export function hostSettingsScript(vxlanPort: number): string {
  * anything is placed,
  * then moves it into place (or extracts it) and records its version. A mismatch stops with both hashes, nothing
  * replaced.
+ *
+ * Nothing is written over a file in use: Windows refuses to overwrite or delete the file of a running executable (it
+ * is mapped as an image section: learn.microsoft.com windows-hardware/drivers/ifs/executable-images), and
+ * `containerd-shim-runhcs-v1.exe` keeps running for the pods of undrained DaemonSets while containerd is stopped, so
+ * tar.exe extracting over it fails (libarchive archive_write_disk_windows.c restore_entry unlinks first). Windows
+ * does rename a running executable (restic internal/selfupdate/download_windows.go does the same): an archive is
+ * extracted into a folder beside its target, then each file that exists is renamed to `<file>.windows-estate-old`
+ * and the new one moved in (renames on one volume); a set-aside file is deleted at once, or by a later run while a
+ * process still runs from it. The version is recorded last, so a run that fails half-way is finished by the next.
  */
 export function installScript(items: readonly Download[], proxy = ""): string {
   const lines = [
@@ -107,6 +116,25 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     ...(proxy ? [`$web['Proxy'] = ${psQuote(proxy)}`] : []),
     `$versionsDir = ${psQuote(VERSIONS_DIR)}`,
     "New-Item -ItemType Directory -Force -Path $versionsDir | Out-Null",
+    // Sets the file at $dest aside (renamed, which Windows allows for a running executable) and moves $src there;
+    // when the move fails the old file is put back. Errors name the item, the file and the host.
+    "function Move-IntoPlace([string]$what, [string]$src, [string]$dest) {",
+    "  $old = $null",
+    "  if (Test-Path -LiteralPath $dest) {",
+    "    $old = $dest + '.windows-estate-old'",
+    "    if (Test-Path -LiteralPath $old) { Remove-Item -LiteralPath $old -Force -ErrorAction SilentlyContinue }",
+    "    if (Test-Path -LiteralPath $old) { $old = $dest + '.windows-estate-old-' + [guid]::NewGuid().ToString('N') }",
+    "    try { Move-Item -LiteralPath $dest -Destination $old }",
+    "    catch { throw ($what + ': ' + $dest + ' on ' + $env:COMPUTERNAME + ' could not be set aside: ' + $_.Exception.Message + '; the next run retries') }",
+    "  }",
+    "  try { Move-Item -LiteralPath $src -Destination $dest }",
+    "  catch {",
+    "    if ($old -and -not (Test-Path -LiteralPath $dest)) { Move-Item -LiteralPath $old -Destination $dest -ErrorAction SilentlyContinue }",
+    "    throw ($what + ': ' + $dest + ' on ' + $env:COMPUTERNAME + ' could not be replaced: ' + $_.Exception.Message + '; the next run retries')",
+    "  }",
+    // Gone at once unless a process still runs from it; then a later run deletes it.
+    "  if ($old) { Remove-Item -LiteralPath $old -Force -ErrorAction SilentlyContinue }",
+    "}",
     "$items = @(",
   ];
   items.forEach((d, i) =>
@@ -133,15 +161,27 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     "    Remove-Item -LiteralPath $tmp -Force",
     "    throw ($it.name + ': checksum mismatch, published ' + $published + ', downloaded ' + $actual + '; nothing was replaced')",
     "  }",
+    // Files an earlier run set aside, deleted when nothing runs from them any more (a running one stays).
+    "  if ($it.kind -eq 'tgz') { $aside = @(Get-ChildItem -LiteralPath $it.target -Recurse -File -Filter '*.windows-estate-old*' -ErrorAction SilentlyContinue) }",
+    "  else { $aside = @(Get-ChildItem -Path ($it.target + '.windows-estate-old*') -File -ErrorAction SilentlyContinue) }",
+    "  foreach ($f in $aside) { Remove-Item -LiteralPath $f.FullName -Force -ErrorAction SilentlyContinue }",
     "  if ($it.kind -eq 'tgz') {",
-    "    New-Item -ItemType Directory -Force -Path $it.target | Out-Null",
+    "    $stage = $it.target + '.windows-estate-new'",
+    "    if (Test-Path -LiteralPath $stage) { Remove-Item -LiteralPath $stage -Recurse -Force }",
+    "    New-Item -ItemType Directory -Force -Path $stage, $it.target | Out-Null",
     // Quoted: a bare `--` token means "end of parameters" to PowerShell's parser.
-    "    if ($it.strip) { tar.exe -xf $tmp -C $it.target '--strip-components=1' } else { tar.exe -xf $tmp -C $it.target }",
-    "    if ($LASTEXITCODE -ne 0) { throw ($it.name + ': tar.exe failed with ' + $LASTEXITCODE) }",
+    "    if ($it.strip) { tar.exe -xf $tmp -C $stage '--strip-components=1' } else { tar.exe -xf $tmp -C $stage }",
+    "    if ($LASTEXITCODE -ne 0) { throw ($it.name + ': tar.exe failed with ' + $LASTEXITCODE + ' extracting into ' + $stage + ' on ' + $env:COMPUTERNAME) }",
     "    Remove-Item -LiteralPath $tmp -Force",
+    "    foreach ($f in @(Get-ChildItem -LiteralPath $stage -Recurse -File)) {",
+    "      $dest = Join-Path $it.target $f.FullName.Substring($stage.Length + 1)",
+    "      New-Item -ItemType Directory -Force -Path (Split-Path -Parent $dest) | Out-Null",
+    "      Move-IntoPlace $it.name $f.FullName $dest",
+    "    }",
+    "    Remove-Item -LiteralPath $stage -Recurse -Force",
     "  } else {",
     "    New-Item -ItemType Directory -Force -Path (Split-Path -Parent $it.target) | Out-Null",
-    "    Move-Item -LiteralPath $tmp -Destination $it.target -Force",
+    "    Move-IntoPlace $it.name $tmp $it.target",
     "  }",
     "  Set-Content -LiteralPath (Join-Path $versionsDir ($it.name + '.version')) -Value $it.version -Encoding ascii",
     "}",
@@ -152,14 +192,19 @@ export function installScript(items: readonly Download[], proxy = ""): string {
 
 /**
  * containerd as a Windows service reading our config (containerd's `--register-service`; re-registered when it
- * exists, since registering twice fails), Automatic, started.
+ * exists, since registering twice fails), Automatic, started. Registering sets containerd's own recovery actions
+ * (cmd/containerd/command/service_windows.go registerService: restart after 15 s twice, then none; reset after a
+ * day), so none are added here. `Stop-Service -Force` also stops the services that depend on containerd (the kubelet:
+ * PowerShell Service.cs DoStopService); those that were running are started again after.
  */
 export function containerdServiceScript(configPath: string): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     "$exe = Join-Path $env:ProgramFiles 'containerd\\containerd.exe'",
     `$config = ${psQuote(configPath)}`,
+    "$dependents = @()",
     "if (Get-Service -Name containerd -ErrorAction SilentlyContinue) {",
+    "  $dependents = @(Get-Service -Name containerd -DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })",
     "  Stop-Service -Name containerd -Force",
     "  sc.exe delete containerd | Out-Null",
     "}",
@@ -167,19 +212,20 @@ export function containerdServiceScript(configPath: string): string {
     "if ($LASTEXITCODE -ne 0) { throw ('containerd --register-service failed with ' + $LASTEXITCODE) }",
     "Set-Service -Name containerd -StartupType Automatic",
     "Start-Service -Name containerd",
+    "foreach ($d in $dependents) { Start-Service -Name $d }",
     "Write-Output 'containerd ok'",
   ].join("\n");
 }
 
 /**
  * Where the node's own name goes in files shown before it is known (the join file's `nodeRegistration.name` without
- * `nodes[].name`); the provider puts the host's lower-case hostname there before the file reaches the host.
+ * `nodes[].name`); the provider puts the host's DNS host name, lower case, there before the file reaches the host.
  */
 export const HOSTNAME_PLACEHOLDER = "<hostname, lower case, read on the host>";
 
 /** What the kubelet registers with: its Node name, and the labels and taints it asks for at first registration. */
 export interface KubeletRegistration {
-  /** The Node name (`nodes[].name`, or the host's lower-case hostname). */
+  /** The Node name (`nodes[].name`, or the host's DNS host name in lower case: node-name.ts). */
   nodeName: string;
   /** The kubelet's `--node-ip` (`nodes[].nodeIp`, or the address the stack reaches): what the CNI and flanneld use. */
   nodeIp?: string;

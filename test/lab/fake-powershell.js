@@ -587,7 +587,12 @@ async function handle(script) {
   }
   if (script.includes("--register-service --config $config")) {
     const config = (/^\$config = '([^']*)'/m.exec(script) || [])[1];
+    // Stop-Service -Force stops the running dependents too; the script starts again those it stopped.
+    const stopped = svc().containerd ? win.stopService(host, "containerd", true) : [];
+    win.registerContainerd(host);
     svc().containerd = { status: "Running", startType: "Automatic" };
+    if (script.includes("foreach ($d in $dependents) { Start-Service -Name $d }"))
+      for (const d of stopped) if (d !== "containerd" && svc()[d]) svc()[d].status = "Running";
     host.containerdConfig = config;
     host.containerdRestarts = (host.containerdRestarts || 0) + 1;
     save();
@@ -601,6 +606,9 @@ async function handle(script) {
     const sc = kubeletFlags && scKubelet(script, kubeletFlags, !!svc().kubelet);
     if (sc && sc.error && script.includes("registering the kubelet service failed with"))
       return finish((complain(`${sc.error.message}\r\nregistering the kubelet service failed with 1639\r\n`), 1));
+    // Its dependencies and failure actions, from the script's sc.exe arguments (windows-51/services.js).
+    const registered = win.registerFromScript(host, "kubelet", script);
+    if (registered instanceof Error) return finish((complain(registered.message + "\r\n"), 1));
     const running = svc().kubelet && svc().kubelet.status === "Running";
     svc().kubelet = { status: running ? "Running" : "Stopped", startType: "Automatic" };
     if (sc && !sc.error) setKubeletImagePath(host, sc.imagePath);
@@ -750,7 +758,12 @@ async function handle(script) {
     const names = [...(/foreach \(\$s in @\((.*)\)\)/.exec(script) || ["", ""])[1].matchAll(/'([^']*)'/g)].map(
       (m) => m[1],
     );
-    for (const n of names) if (svc()[n]) svc()[n] = { ...svc()[n], status: "Stopped" };
+    // Stop-Service, -Force or not, with the dependents' rule (windows-51/services.js); a stop is no failure.
+    const force = script.includes("Stop-Service -Name $s -Force");
+    for (const n of names.filter((x) => svc()[x])) {
+      const stopped = win.stopService(host, n, force);
+      if (stopped instanceof Error) return finish((complain(stopped.message + "\r\n"), 1));
+    }
     host.stopped = [...(host.stopped || []), ...names];
     save();
     say("services stopped\r\n");
@@ -762,6 +775,14 @@ async function handle(script) {
     if (kubeletStarts) await startKubelet(host);
     save();
     say("services ok\r\n");
+    return finish(0);
+  }
+  // Test-only: a service's process killed (it ends without SERVICE_STOPPED). The service controller applies the
+  // service's failure actions (windows-51/services.js crash); the program never sends this.
+  const killed = /^Stop-Process -Name (\S+) -Force$/m.exec(script);
+  if (killed) {
+    say(win.crash(host, killed[1], Date.now()) + "\r\n");
+    save();
     return finish(0);
   }
   if (script.includes("(Get-CimInstance -ClassName Win32_BIOS).SerialNumber")) {

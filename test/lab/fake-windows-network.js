@@ -127,20 +127,48 @@ async function installItem(it, { script, host, hostFile }) {
   (host.fetched ||= {})[it.name] = { url: it.url, sha256: actual, bytes: got.body.length };
   if (!host.driveRoot) return;
   const target = hostFile(it.target);
-  if (it.kind === "tgz") {
-    const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "stand-in-")), path.basename(new URL(it.url).pathname));
-    fs.writeFileSync(tmp, got.body);
-    fs.mkdirSync(target, { recursive: true });
-    try {
-      execFileSync("tar", ["-xf", tmp, "-C", target, ...(it.strip ? ["--strip-components=1"] : [])], { stdio: "pipe" });
-    } catch (e) {
-      throw new Error(`${it.name}: tar.exe failed with ${e.status ?? 1}`);
-    } finally {
-      fs.rmSync(path.dirname(tmp), { recursive: true, force: true });
+  // Files in use (the state's `runningImages`): overwritten as the script does it, by tar.exe or Move-Item -Force
+  // over them, or set aside first (Move-IntoPlace); windows-51/services.js has Windows' rules for both.
+  const services = require(path.join(__dirname, "windows-51", "services.js"));
+  const setsAside = script.includes("Move-IntoPlace $it.name");
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "stand-in-"));
+  const tmp = path.join(tmpDir, path.basename(new URL(it.url).pathname));
+  fs.writeFileSync(tmp, got.body);
+  try {
+    if (setsAside) services.removeSetAside(it.target, it.kind, host, hostFile);
+    if (it.kind === "tgz") {
+      // Setting aside, the script extracts into `<target>.windows-estate-new` (emptied first, removed after).
+      const extracted = setsAside ? hostFile(`${it.target}.windows-estate-new`) : path.join(tmpDir, "extracted");
+      fs.rmSync(extracted, { recursive: true, force: true });
+      fs.mkdirSync(extracted, { recursive: true });
+      try {
+        execFileSync("tar", ["-xf", tmp, "-C", extracted, ...(it.strip ? ["--strip-components=1"] : [])], {
+          stdio: "pipe",
+        });
+      } catch (e) {
+        throw new Error(`${it.name}: tar.exe failed with ${e.status ?? 1}`);
+      }
+      fs.mkdirSync(target, { recursive: true });
+      if (setsAside) {
+        const files = services.filesUnder(extracted).map((rel) => ({
+          from: path.join(extracted, ...rel.split("\\")),
+          to: `${it.target}\\${rel}`,
+        }));
+        services.placeSettingAside(files, host, hostFile);
+        fs.rmSync(extracted, { recursive: true, force: true });
+      } else {
+        const errors = services.tarOver(extracted, it.target, host, hostFile);
+        if (errors.length > 0) throw new Error(`${errors.join("\r\n")}\r\n${it.name}: tar.exe failed with 1`);
+      }
+    } else if (setsAside) services.placeSettingAside([{ from: tmp, to: it.target }], host, hostFile);
+    else {
+      const refused = fs.existsSync(target) && services.imageProblem(host.runningImages, it.target, "delete");
+      if (refused) throw new Error(refused);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, got.body);
     }
-  } else {
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, got.body);
+  } finally {
+    fs.rmSync(tmpDir, { recursive: true, force: true });
   }
 }
 

@@ -49,7 +49,7 @@ test.each([
 
 test("the checksum is compared before anything is placed, and a mismatch names both hashes", () => {
   const s = installScript(items);
-  expect(s.indexOf("Get-FileHash")).toBeLessThan(s.indexOf("Move-Item"));
+  expect(s.indexOf("Get-FileHash")).toBeLessThan(s.indexOf("Move-IntoPlace $it.name"));
   expect(s.indexOf("Get-FileHash")).toBeLessThan(s.indexOf("tar.exe"));
   expect(s).toContain("checksum mismatch, published ' + $published + ', downloaded ' + $actual");
 });
@@ -68,7 +68,7 @@ test("a published checksum that arrives as bytes is decoded before it is read (W
   expect(split).toBeGreaterThan(decode);
   // A checksum file that holds no SHA-256 (an HTML error page, a redirect body) stops before anything is placed.
   expect(s.indexOf("-notmatch '^[0-9a-f]{64}$'")).toBeGreaterThan(split);
-  expect(s.indexOf("-notmatch '^[0-9a-f]{64}$'")).toBeLessThan(s.indexOf("Move-Item"));
+  expect(s.indexOf("-notmatch '^[0-9a-f]{64}$'")).toBeLessThan(s.indexOf("Move-IntoPlace $it.name"));
 });
 
 test("the kubelet is registered as the service kubeadm drives (`kubelet`, after containerd) and never with a removed flag", () => {

@@ -1,0 +1,275 @@
+import { spawn } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { DOWNLOADS, mirrored } from "../../facts/kubernetes";
+import {
+  containerdServiceScript,
+  Download,
+  installScript,
+  kubeletServiceScript,
+  startServicesScript,
+  stopServicesScript,
+} from "../../providers/vanilla-node/scripts";
+import { Artifact, ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
+import { freshWindowsState } from "./windows-state";
+
+// Audit rows 7 and 9 (issue 31) through the lab's PowerShell stand-in, run as hosts run it (`-EncodedCommand`):
+// services with the failure actions, dependencies and running executables Windows has (windows-51/services.js).
+const win = require("./windows-51");
+
+const STAND_IN = path.join(__dirname, "fake-powershell.js");
+const FRAME = "##windows-estate-runner:";
+const CONTAINERD_DIR = "C:\\Program Files\\containerd";
+const SHIM = `${CONTAINERD_DIR}\\containerd-shim-runhcs-v1.exe`;
+const OLD = "2.3.3";
+const NEW = "2.3.4";
+let dir: string;
+let mirror: ArtifactServer;
+let files: Record<string, Artifact>;
+
+/**
+ * Runs one script as the provider does, through the PowerShell runner (providers/ssh/powershell-runner.ts: one
+ * base64 script per line on standard input, one frame back), so no script meets cmd.exe's command-line limit.
+ */
+function run(script: string, state: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const boot = Buffer.from(FRAME, "utf16le").toString("base64");
+    const p = spawn(process.execPath, [STAND_IN, "-EncodedCommand", boot], {
+      env: { ...process.env, FAKE_WINDOWS_STATE: state },
+    });
+    let out = "";
+    p.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
+    p.on("error", reject);
+    p.on("close", () => {
+      const line = out.split("\r\n").find((l) => l.startsWith(FRAME));
+      if (!line) return reject(new Error(`no frame: ${out}`));
+      const f = JSON.parse(Buffer.from(line.slice(FRAME.length), "base64").toString("utf8"));
+      resolve({ code: f.ok ? 0 : 1, stdout: f.output, stderr: f.ok ? "" : f.error });
+    });
+    p.stdin.end(Buffer.from(script, "utf16le").toString("base64") + "\n\n");
+  });
+}
+
+function newHost(name: string) {
+  const root = fs.mkdtempSync(path.join(dir, `${name}-`));
+  fs.mkdirSync(path.join(root, "drives", "C:"), { recursive: true });
+  const state = path.join(root, "state.json");
+  fs.writeFileSync(
+    state,
+    JSON.stringify({
+      ...freshWindowsState(name),
+      driveRoot: path.join(root, "drives"),
+      trustedCaFiles: [mirror.caFile],
+    }),
+  );
+  const drive = (p: string) => path.join(root, "drives", "C:", ...p.replace(/^C:\\/, "").split("\\"));
+  const read = () => JSON.parse(fs.readFileSync(state, "utf8"));
+  const change = (f: (s: Record<string, unknown>) => void) => {
+    const s = read();
+    f(s);
+    fs.writeFileSync(state, JSON.stringify(s));
+  };
+  return { state, drive, read, change };
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "services-test-"));
+  // Two containerd releases side by side: the installed one and its upgrade.
+  files = {
+    ...releaseArtifacts({ kubernetes: "1.36.3", containerd: OLD }).files,
+    ...releaseArtifacts({ kubernetes: "1.36.3", containerd: NEW }).files,
+  };
+  mirror = await startArtifactServer(files);
+});
+afterAll(async () => {
+  await mirror?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+// ---- row 7: a service that dies is restarted only by its failure actions -----------------------------------------
+
+const REG = { nodeName: "win-svc", labels: {}, taints: [] };
+const crash = (name: string) => `$ErrorActionPreference = 'Stop'\nStop-Process -Name ${name} -Force`;
+
+/** A host with containerd registered and the kubelet registered by `kubeletScript`, both running. */
+async function servicesUp(name: string, kubeletScript = kubeletServiceScript(REG)) {
+  const h = newHost(name);
+  for (const s of [
+    containerdServiceScript("C:\\k\\containerd\\config.toml"),
+    kubeletScript,
+    startServicesScript(["containerd", "kubelet"]),
+  ]) {
+    const r = await run(s, h.state);
+    expect(r.code).toBe(0);
+  }
+  return h;
+}
+
+describe("service recovery (audit row 7)", () => {
+  test("a kubelet that dies is restarted with the failure actions its script sets, parsed from sc.exe failure's arguments", async () => {
+    expect(win.rule("services.sc-failure").rows).toContain(7);
+    expect(win.rule("services.failure-count").source).toContain("SERVICE_FAILURE_ACTIONS");
+    const h = await servicesUp("WIN-SVC-1");
+    expect(h.read().scm.kubelet).toMatchObject({
+      dependsOn: ["containerd"],
+      recovery: {
+        resetSeconds: 86400,
+        actions: [
+          { type: "restart", delayMs: 15000 },
+          { type: "restart", delayMs: 15000 },
+          { type: "restart", delayMs: 60000 },
+        ],
+      },
+    });
+    // Past the third action the last one repeats: the kubelet comes back every time.
+    for (let n = 1; n <= 4; n++) {
+      const r = await run(crash("kubelet"), h.state);
+      expect(r.stdout.trim()).toBe("restart");
+      expect(h.read().services.kubelet.status).toBe("Running");
+    }
+    expect(h.read().scm.kubelet.failures).toBe(4);
+  });
+
+  test("without the sc.exe failure line the service manager leaves a dead kubelet Stopped", async () => {
+    const without = kubeletServiceScript(REG)
+      .split("\n")
+      .filter((l) => !l.startsWith("sc.exe failure kubelet"))
+      .join("\n");
+    const h = await servicesUp("WIN-SVC-2", without);
+    const r = await run(crash("kubelet"), h.state);
+    expect(r.stdout.trim()).toBe("none");
+    expect(h.read().services.kubelet.status).toBe("Stopped");
+  });
+
+  test("sc.exe failure arguments sc.exe would refuse fail the kubelet service step", async () => {
+    const bad = kubeletServiceScript(REG).replace("actions= restart/15000/restart", "actions= restart/15000/restart/");
+    const h = newHost("WIN-SVC-3");
+    const r = await run(bad, h.state);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("actions= restart/15000/restart//15000/restart/60000 is not");
+  });
+
+  test("containerd restarts itself twice in a day, then stays Stopped (its own failure actions, no sc.exe failure)", async () => {
+    expect(containerdServiceScript("C:\\k\\containerd\\config.toml")).not.toContain("sc.exe failure");
+    expect(win.rule("services.containerd-recovery").source).toContain("service_windows.go registerService");
+    const h = await servicesUp("WIN-SVC-4");
+    expect((await run(crash("containerd"), h.state)).stdout.trim()).toBe("restart");
+    expect((await run(crash("containerd"), h.state)).stdout.trim()).toBe("restart");
+    expect((await run(crash("containerd"), h.state)).stdout.trim()).toBe("none");
+    expect(h.read().services.containerd.status).toBe("Stopped");
+    // A day without failure resets the count: the next crash is a first one again.
+    h.change((s) => {
+      const scm = s.scm as Record<string, { lastFailureAt: number }>;
+      scm.containerd.lastFailureAt -= 86_400_000;
+      (s.services as Record<string, { status: string }>).containerd.status = "Running";
+    });
+    expect((await run(crash("containerd"), h.state)).stdout.trim()).toBe("restart");
+  });
+
+  test("a deliberate stop (before binaries are replaced) is no failure: nothing restarts, nothing is counted", async () => {
+    expect(win.rule("services.stop-is-not-failure").rows).toContain(7);
+    const h = await servicesUp("WIN-SVC-5");
+    const r = await run(stopServicesScript(["kubelet", "containerd"]), h.state);
+    expect(r.code).toBe(0);
+    const s = h.read();
+    expect([s.services.kubelet.status, s.services.containerd.status]).toEqual(["Stopped", "Stopped"]);
+    expect(s.scm.kubelet.failures).toBeUndefined();
+    expect(s.scm.containerd.failures).toBeUndefined();
+  });
+
+  test("Stop-Service without -Force refuses while the kubelet depends on containerd; with -Force it stops the kubelet too", async () => {
+    expect(win.rule("services.stop-dependents").source).toContain("DoStopService");
+    const h = await servicesUp("WIN-SVC-6");
+    const noForce = stopServicesScript(["containerd"]).replace("Stop-Service -Name $s -Force", "Stop-Service -Name $s");
+    const refused = await run(noForce, h.state);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("because it has dependent services");
+    expect(h.read().services.containerd.status).toBe("Running");
+    expect((await run(stopServicesScript(["containerd"]), h.state)).code).toBe(0);
+    expect(h.read().services.kubelet.status).toBe("Stopped");
+  });
+
+  test("re-registering containerd (Stop-Service -Force stops the kubelet with it) starts the kubelet again", async () => {
+    const h = await servicesUp("WIN-SVC-7");
+    const r = await run(containerdServiceScript("C:\\k\\containerd\\config.toml"), h.state);
+    expect(r.code).toBe(0);
+    expect(h.read().services.kubelet.status).toBe("Running");
+    expect(h.read().services.containerd.status).toBe("Running");
+  });
+});
+
+// ---- row 9: an upgrade with containerd's shim still running ----------------------------------------------------
+
+function containerdDownload(version: string): Download {
+  const url = mirrored(DOWNLOADS.containerd(version), mirror.baseUrl);
+  return {
+    name: "containerd",
+    url,
+    checksumUrl: `${url}.sha256sum`,
+    kind: "tgz",
+    target: CONTAINERD_DIR,
+    strip: true,
+    version,
+  };
+}
+async function installed(h: ReturnType<typeof newHost>, version: string) {
+  const r = await run(installScript([containerdDownload(version)]), h.state);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+}
+/** The shim's bytes in a release's archive, as the mirror serves them (bin/ stripped on the host). */
+const shimOf = (h: ReturnType<typeof newHost>) => fs.readFileSync(h.drive(SHIM));
+
+describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", () => {
+  test("the new release is placed, the running shim renamed aside; a later run deletes it once it has ended", async () => {
+    expect(win.rule("services.image-locked").source).toContain("executable-images");
+    expect(win.rule("services.image-rename").rows).toContain(9);
+    const h = newHost("WIN-LOCK-1");
+    await installed(h, OLD);
+    const oldShim = shimOf(h);
+    // Pods of undrained DaemonSets keep their shim running after containerd stops.
+    h.change((s) => (s.runningImages = [SHIM]));
+    const r = await run(installScript([containerdDownload(NEW)]), h.state);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(h.read().versions.containerd).toBe(NEW);
+    expect(shimOf(h).equals(oldShim)).toBe(false);
+    expect(fs.readFileSync(h.drive(`${SHIM}.windows-estate-old`)).equals(oldShim)).toBe(true);
+    // The old shim runs on from its new name; nothing else was left behind.
+    expect(h.read().runningImages).toEqual([`${SHIM}.windows-estate-old`]);
+    expect(fs.existsSync(h.drive(`${CONTAINERD_DIR}.windows-estate-new`))).toBe(false);
+    // Still running at the next run: it stays. Ended: the run after deletes it.
+    expect((await run(installScript([containerdDownload(NEW)]), h.state)).code).toBe(0);
+    expect(fs.existsSync(h.drive(`${SHIM}.windows-estate-old`))).toBe(true);
+    h.change((s) => (s.runningImages = []));
+    expect((await run(installScript([containerdDownload(NEW)]), h.state)).code).toBe(0);
+    expect(fs.readdirSync(h.drive(CONTAINERD_DIR)).filter((n) => n.includes("windows-estate"))).toEqual([]);
+  });
+
+  test("tar.exe straight over the running shim fails as Windows' tar does: that entry refused, exit 1", async () => {
+    expect(win.rule("services.tar-over-image").source).toContain("restore_entry");
+    const h = newHost("WIN-LOCK-2");
+    await installed(h, OLD);
+    h.change((s) => (s.runningImages = [SHIM]));
+    // The install as it was before: tar.exe extracting into the target itself.
+    const overTarget = installScript([containerdDownload(NEW)]).replace(/Move-IntoPlace \$it\.name/g, "Move-Item");
+    const r = await run(overTarget, h.state);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("containerd-shim-runhcs-v1.exe: Can't unlink already-existing object");
+    expect(h.read().versions.containerd).toBe(OLD);
+  });
+
+  test("a run that stopped half-way (staging left, a file set aside but not replaced) is finished by the next", async () => {
+    const h = newHost("WIN-LOCK-3");
+    await installed(h, OLD);
+    fs.mkdirSync(h.drive(`${CONTAINERD_DIR}.windows-estate-new`), { recursive: true });
+    fs.writeFileSync(h.drive(`${CONTAINERD_DIR}.windows-estate-new\\containerd.exe`), "partial");
+    fs.renameSync(h.drive(SHIM), h.drive(`${SHIM}.windows-estate-old`));
+    const r = await run(installScript([containerdDownload(NEW)]), h.state);
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(h.drive(SHIM))).toBe(true);
+    expect(fs.existsSync(h.drive(`${SHIM}.windows-estate-old`))).toBe(false);
+    expect(h.read().versions.containerd).toBe(NEW);
+  });
+});
