@@ -26,8 +26,10 @@ export interface VanillaNodeArgs {
   context?: pulumi.Input<string>;
   /** Pause between checks, seconds. Default 5. */
   pollSeconds?: pulumi.Input<number>;
-  /** The Node's name when the stack sets it; default the hostname in lower case. */
+  /** The Node's name when the stack sets it; default the host's DNS host name in lower case. */
   nodeName?: pulumi.Input<string>;
+  /** The config key that names the node (`windows-estate:nodes[<i>].name`): errors about its name point there. */
+  nameKey?: string;
   /** Machine-wide proxy variables for containerd and the kubelet; stored as a secret (a URL may hold credentials). */
   proxy?: pulumi.Input<ProxyEnv>;
   /**
@@ -89,6 +91,7 @@ export class VanillaNode extends pulumi.dynamic.Resource {
         networkAgents: args.networkAgents,
         proxy: args.proxy === undefined ? undefined : pulumi.secret(args.proxy),
         nodeName: args.nodeName,
+        nameKey: args.nameKey,
         windowsServer: args.windowsServer,
         nodeIp: args.nodeIp,
         forceRemove: args.forceRemove,

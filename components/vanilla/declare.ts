@@ -301,6 +301,7 @@ export function declareVanilla(
           kubeconfig: access.kubeconfig ?? "",
           context: access.context,
           ...(n.name ? { nodeName: n.name } : {}),
+          nameKey: `windows-estate:nodes[${n.index}].name`,
           windowsServer: n.windowsServer,
           nodeIp: nodeIp.apply((ip) => (isIP(ip) === 4 ? ip : undefined)),
           ...(n.forceRemove ? { forceRemove: true } : {}),

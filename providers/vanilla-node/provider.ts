@@ -31,6 +31,7 @@ import { DISRUPTIVE_DOWNLOADS, NO_PROXY_ENV, NodeProbe, osMismatch, parseNodePro
 import { acquireLease, HeldSlot, slotFree } from "../day2/leases";
 import { holderIdentity, joinDay2Lock, LockShare } from "../day2/day2-lock";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
+import { kubeletNodeName, nodeNameError } from "./node-name";
 import { defined } from "../struct";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
 import { KEEP_CORDONED_ANNOTATION, UPGRADING_TO_ANNOTATION } from "../../facts/day2";
@@ -64,8 +65,10 @@ export interface VanillaNodeInputs {
   pollSeconds?: number;
   /** How long a node may take to be Ready after an upgrade (or to register after its join), seconds. Default 600. */
   readyTimeoutSeconds?: number;
-  /** The Node's name when the stack sets it (`nodes[].name`); default the hostname in lower case. */
+  /** The Node's name when the stack sets it (`nodes[].name`); default the host's DNS host name in lower case. */
   nodeName?: string;
+  /** The config key that names this node, as the stack writes it (`windows-estate:nodes[<i>].name`), for messages. */
+  nameKey?: string;
   /** Machine-wide proxy variables for containerd and the kubelet (and the downloads); default none. */
   proxy?: ProxyEnv;
   /**
@@ -101,7 +104,7 @@ export interface VanillaNodeInputs {
 }
 
 export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">, NodeProbe {
-  /** The Node's name: `nodes[].name`, or the hostname in lower case, as the kubelet registers it. */
+  /** The Node's name: `nodes[].name`, or the DNS host name in lower case, as the kubelet registers it. */
   nodeName: string;
   /** `vsphere://<uuid>` when `providerId: auto` set it. */
   providerId?: string;
@@ -220,13 +223,19 @@ interface FirstLook {
   probe: NodeProbe;
   hostKey: string;
   fingerprint: string;
+  /** The name a joined node registered under, from the last state (undefined: the one the probe gives). */
+  nodeName?: string;
 }
 
 /**
  * Runs what the node still needs, in order, in one connection and one PowerShell process (two when the Containers
  * feature needs a reboot: the reboot ends the first); a joined node being upgraded is cordoned and drained around it.
  */
-async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefined): Promise<VanillaNodeOutputs> {
+async function converge(
+  i: VanillaNodeInputs,
+  recordedHostKey: string | undefined,
+  last?: VanillaNodeOutputs,
+): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
   const api =
     i.kubeconfig !== undefined
@@ -234,11 +243,19 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
       : undefined;
   const phase1 = await withSession(i.connection, recordedHostKey, (s) =>
     withPowerShell(s, target, async (ps) => {
+      const p = await probe(ps, i);
       const first: FirstLook = {
-        probe: await probe(ps, i),
+        probe: p,
         hostKey: recordedHostKey ?? s.hostKey,
         fingerprint: s.hostKeyFingerprint,
+        // A joined node keeps the name it registered under (one joined before the DNS host name was read may have
+        // its NetBIOS name's); a name kubeadm would refuse stops here, before anything is written or joined.
+        nodeName: i.nodeName === undefined && p.joined && last?.nodeName ? last.nodeName : undefined,
       };
+      if (first.nodeName === undefined) {
+        const bad = nodeNameError(target, i.nodeName, p, i.nameKey ?? "nodes[].name");
+        if (bad) throw new Error(bad);
+      }
       const wrongOs = osMismatch(first.probe, i.windowsServer);
       if (wrongOs)
         throw new Error(
@@ -250,14 +267,14 @@ async function converge(i: VanillaNodeInputs, recordedHostKey: string | undefine
       if (!out.includes("reboot")) return { first, done: await theRest(i, first, api, ps, s) };
       progress(`${target}: the Containers feature needs a reboot`);
       // Restarted from this process; what is left runs in the one that sees the new boot time.
-      return { first, rebootedFrom: await restartFrom(ps, first.probe.hostname.toLowerCase() || target, { progress }) };
+      return { first, rebootedFrom: await restartFrom(ps, registeredName(i, first), { progress }) };
     }),
   );
   const { first } = phase1;
   let done = phase1.done;
   if (phase1.rebootedFrom !== undefined) {
     const pinned: SshConnection = { ...i.connection, hostKey: first.hostKey, trustOnFirstUse: false };
-    const node = registeredName(i, first) || target;
+    const node = registeredName(i, first);
     const back = await whenBack(
       pinned,
       first.hostKey,
@@ -461,7 +478,7 @@ async function finish(
   }
   // A new flanneld or kube-proxy runs once its pod on this node restarts (the DaemonSet recreates it at once).
   const restart = (i.networkAgents ?? []).filter((a) => replaced.includes(a.binary) && first.probe.joined);
-  if (restart.length > 0 && api) await restartAgents(api, i.nodeName ?? nodeName, restart);
+  if (restart.length > 0 && api) await restartAgents(api, nodeName, restart);
   let providerId: string | undefined;
   if (i.identity && api) {
     if (i.identity.providerIdAuto) {
@@ -471,14 +488,14 @@ async function finish(
           `${target}: providerId is auto, but the BIOS serial ${JSON.stringify(serial.trim().slice(0, 60))} is not a vSphere VM's (VMware-…); set providerId: none`,
         );
     }
-    await applyIdentity(api, i.nodeName ?? nodeName, { ...i.identity, providerId }, i);
+    await applyIdentity(api, nodeName, { ...i.identity, providerId }, i);
   }
   const left = pendingSteps(after, i.downloads, i.proxy);
   if (left.length > 0) throw new Error(`${target} still needs: ${left.map((l) => `${l.step} (${l.why})`).join("; ")}`);
   return {
     ...i,
     ...after,
-    nodeName: i.nodeName ?? after.hostname.toLowerCase(),
+    nodeName,
     ...(providerId ? { providerId } : {}),
     pendingSteps: [],
     hostKey: first.hostKey,
@@ -562,7 +579,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
   },
   async update(_id: string, olds: VanillaNodeOutputs, news: VanillaNodeInputs) {
     return {
-      outs: defined(news.forceRemove ? await removeWithoutHost(news, olds) : await converge(news, olds.hostKey)),
+      outs: defined(news.forceRemove ? await removeWithoutHost(news, olds) : await converge(news, olds.hostKey, olds)),
     };
   },
   async delete(_id: string, props: VanillaNodeOutputs) {
@@ -641,8 +658,14 @@ async function removeWithoutHost(i: VanillaNodeInputs, last?: VanillaNodeOutputs
   };
 }
 
-/** The Node's name: `nodes[].name` when the stack sets it (the kubelet registers it through --hostname-override), else
- * the host's hostname in lower case, as the kubelet registers by default. */
+/**
+ * The Node's name: `nodes[].name` when the stack sets it (the kubelet registers it through --hostname-override), else
+ * the one a joined node registered under, else the host's DNS host name in lower case, as the kubelet registers by
+ * default (never `$env:COMPUTERNAME`, the NetBIOS name: node-name.ts). Lower case either way, as kubeadm and the
+ * kubelet make it.
+ */
 function registeredName(i: Pick<VanillaNodeInputs, "nodeName">, first: FirstLook): string {
-  return i.nodeName ?? first.probe.hostname.toLowerCase();
+  return i.nodeName === undefined && first.nodeName
+    ? first.nodeName
+    : kubeletNodeName(i.nodeName, first.probe.dnsHostname);
 }

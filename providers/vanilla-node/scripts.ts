@@ -55,6 +55,11 @@ export function probeScript(names: readonly string[], vxlanPort: number): string
     "foreach ($v in @('HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY')) { $proxy[$v] = [string][Environment]::GetEnvironmentVariable($v, 'Machine') }",
     "[pscustomobject]@{",
     "  hostname = $env:COMPUTERNAME",
+    // The name the kubelet registers by default is Go's os.Hostname(), GetComputerNameEx(PhysicalDnsHostname): the DNS
+    // host name, whole and in its case. COMPUTERNAME is the NetBIOS name (upper case, cut to 15 characters). Winsock's
+    // gethostname, behind .NET's Dns.GetHostName, gives the DNS host name too (it differs from the physical one only
+    // inside a failover cluster's virtual server), without compiling a P/Invoke on each probe.
+    "  dnsHostname = [System.Net.Dns]::GetHostName()",
     "  proxy = $proxy",
     "  osBuild = [string]$os.BuildNumber",
     // The update revision, where the kubelet reads it too (kubernetes pkg/kubelet/winstats/version.go: UBR).

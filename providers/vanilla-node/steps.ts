@@ -7,7 +7,10 @@ import { Download, ProxyEnv } from "./scripts";
 import { WINDOWS_BUILDS } from "../../facts/kubernetes";
 
 export interface NodeProbe {
+  /** `$env:COMPUTERNAME`: the NetBIOS name (upper case, at most 15 characters), for messages only. */
   hostname: string;
+  /** The DNS host name, the one the kubelet registers by default (node-name.ts). */
+  dnsHostname: string;
   osBuild: string;
   /** The update build revision (UBR); 0 when unknown. */
   osRevision: number;
@@ -48,6 +51,7 @@ export function parseNodeProbe(output: string): NodeProbe {
     services[k] = { status: str(get(v, "status")) ?? "Missing", startType: str(get(v, "startType")) ?? "" };
   return {
     hostname: str(raw.hostname) ?? "",
+    dnsHostname: str(raw.dnsHostname) ?? "",
     osBuild: str(raw.osBuild) ?? "",
     osRevision: typeof raw.osRevision === "number" ? raw.osRevision : 0,
     containersFeature: str(raw.containersFeature) ?? "",

@@ -127,7 +127,6 @@ const dig = (o, ...keys) => keys.reduce((v, k) => (v && typeof v === "object" ? 
 // ValidateToken, ValidateDiscoveryTokenAPIServer; cmd/kubeadm/app/util/pubkeypin/pubkeypin.go Allow). A token is never
 // quoted back: kubeadm prints it, the stand-in says "<hidden>" (its messages reach the CLI's output).
 const TOKEN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** net.SplitHostPort's refusals for `host:port` (Go net/ipsock.go), or undefined when it splits. */
 function splitHostPortProblem(a) {
@@ -193,11 +192,9 @@ function readJoinFile(text) {
     errors.push(
       `the file is not a kubeadm.k8s.io/v1beta4 JoinConfiguration (apiVersion "${doc.apiVersion}", kind "${doc.kind}")`,
     );
-  // ValidateNodeRegistrationOptions: the name must be a DNS-1123 subdomain (validation.IsDNS1123Subdomain).
-  if (join.name !== undefined && !DNS1123_SUBDOMAIN.test(join.name))
-    errors.push(
-      `nodeRegistration.name: Invalid value: "${join.name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'`,
-    );
+  // ValidateNodeRegistrationOptions, after kubeadm's defaulting (rule names.kubeadm-node-name).
+  const nameProblem = join.name === undefined ? undefined : win.kubeadmNodeNameProblem(join.name);
+  if (nameProblem) errors.push(nameProblem);
   if (!doc.discovery || (!bt && !doc.discovery.file))
     errors.push('discovery: Invalid value: "": bootstrapToken or file must be set');
   if (join.endpoint === "") errors.push("discovery.bootstrapToken: Required value: APIServerEndpoint is not set");
@@ -346,7 +343,8 @@ function kubeletStart(flags, hostname) {
       error:
         "invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true",
     };
-  const name = flagValue(flags, "--hostname-override") || hostname.toLowerCase();
+  // Its host name is the DNS host name, lower-cased like an override (rule names.kubelet-node-name).
+  const name = win.kubeletNodeName(flagValue(flags, "--hostname-override"), hostname);
   const labels = {};
   for (const kv of (flagValue(flags, "--node-labels") || "").split(",").filter(Boolean)) {
     const [k, v = ""] = kv.split("=");
@@ -387,7 +385,7 @@ function kubeadmFlagsEnv(join, nodeName, hostname) {
       name: "register-with-taints",
       value: join.taints.map((t) => (t.value ? `${t.key}=${t.value}:${t.effect}` : `${t.key}:${t.effect}`)).join(","),
     });
-  if (nodeName !== hostname.toLowerCase()) base.push({ name: "hostname-override", value: nodeName });
+  if (nodeName !== win.kubeletDefaultNodeName(hostname)) base.push({ name: "hostname-override", value: nodeName });
   base.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const overridden = new Set(join.kubeletExtraArgs.map((a) => a.name));
   const args = [...base.filter((a) => !overridden.has(a.name)), ...join.kubeletExtraArgs].map(
@@ -403,7 +401,7 @@ function kubeadmFlagsEnv(join, nodeName, hostname) {
  */
 function kubeadmNodeName(join, hostname) {
   const override = [...join.kubeletExtraArgs].reverse().find((a) => a.name === "hostname-override");
-  return override ? override.value : join.name || hostname.toLowerCase();
+  return override ? override.value : win.kubeletNodeName(join.name, hostname);
 }
 
 /** Whether kubeadm's endpoint is one the stand-in can reach: the lab's API server listens on loopback only. */
@@ -500,7 +498,9 @@ async function handle(script) {
     say(
       "\uFEFF" +
         JSON.stringify({
-          hostname: host.hostname,
+          // $env:COMPUTERNAME and [System.Net.Dns]::GetHostName() (rules names.netbios, names.os-hostname).
+          hostname: win.netbiosName(host.hostname),
+          dnsHostname: host.hostname,
           osBuild: host.osBuild,
           osRevision: host.revision || host.updateRevision || 0,
           containersFeature: host.containersFeature || "Available",

@@ -9,6 +9,7 @@ import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { validateObject } from "../../helpers/schemas";
 import { get } from "../../../lib/json";
+const win = require("../../lab/windows-51");
 
 // Three vanilla Windows nodes converged by the VanillaNode provider in the real dynamic-provider plugin, over real
 // SSH to lab hosts (127.0.0.51-53:22) whose PowerShell is the lab's stand-in (it keeps features, firewall rules,
@@ -383,4 +384,26 @@ test("a host that will never answer: forceRemove deletes its Node through the AP
   expect((await plugin.diff(urn(l), "id", removed, inputs(l, { forceRemove: true }))).changes).toBe(false);
   await plugin.delete(urn(l), "id", removed);
   expect(nodes.events.slice(before)).toEqual(["win-van-1 deleted"]);
+});
+
+test("a host whose DNS host name is long and mixed case is cordoned, drained and uncordoned under it, not its NetBIOS name", async () => {
+  // $env:COMPUTERNAME is WIN-NODE-LONG-N (rule names.netbios); the kubelet registers the DNS host name in lower case
+  // (rule names.kubelet-node-name), and that Node is the one an upgrade must take out of service and back.
+  const dns = "Win-Node-Long-Name-01";
+  const l = await labWindows("127.0.0.57", dns);
+  try {
+    nodes.add(win.kubeletDefaultNodeName(dns), { address: l.host.host });
+    const created = await plugin.create(urn(l), inputs(l));
+    expect(created.outputs).toMatchObject({ nodeName: "win-node-long-name-01", hostname: win.netbiosName(dns) });
+    expect(win.netbiosName(dns)).toBe("WIN-NODE-LONG-N");
+    const before = nodes.events.length;
+    const updated = await plugin.update(urn(l), "id", created.outputs, inputs(l, { downloads: downloads("1.36.3") }));
+    expect(updated).toMatchObject({ pendingSteps: [], nodeName: "win-node-long-name-01" });
+    expect(nodes.events.slice(before)).toEqual([
+      "win-node-long-name-01 cordon +windows-estate.io/upgrading-to -windows-estate.io/was-unschedulable",
+      "win-node-long-name-01 uncordon -windows-estate.io/upgrading-to -windows-estate.io/was-unschedulable",
+    ]);
+  } finally {
+    await l.stop();
+  }
 });

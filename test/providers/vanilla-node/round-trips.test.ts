@@ -7,6 +7,8 @@ import { LabHost, startLabHost } from "../../lab/sshd";
 import { launchLog } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
 import { freshWindowsState } from "../../lab/windows-state";
+import { HOSTNAME_PLACEHOLDER } from "../../../providers/vanilla-node/scripts";
+const win = require("../../lab/windows-51");
 
 // What one VanillaNode operation costs a host, counted on a real sshd (logins) with the lab's PowerShell stand-in
 // (launches and the scripts each ran): a regression guard for issue 17's target of one PowerShell launch per host per
@@ -16,6 +18,8 @@ const bin = fs.mkdtempSync(path.join(os.tmpdir(), "vanilla-trips-"));
 const state = path.join(bin, "state.json");
 fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
 fs.chmodSync(path.join(bin, "powershell"), 0o755);
+// Its Windows PowerShell 5.1 rules go beside it, as lab-windows.ts copies them.
+fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
 
 let h: LabHost;
 beforeAll(async () => {
@@ -136,6 +140,50 @@ test("without nodes[].name the join file carries the host's own lower-case name,
   const joinConfig = offlineJoinConfig(undefined, placeholder);
   await cost(() => vanillaNodeProvider.create({ ...inputs(), joinConfig }));
   expect(JSON.parse(fs.readFileSync(state, "utf8"))).toMatchObject({ joined: true, joinedAs: "win-trips-3" });
+});
+
+test("a host whose DNS host name is long and mixed case joins under it in lower case, never under its NetBIOS name", async () => {
+  // $env:COMPUTERNAME is the NetBIOS name, WIN-NODE-LONG-N; the kubelet and kubeadm take the DNS host name, lower case.
+  const dns = "Win-Node-Long-Name-01";
+  expect(win.rule("names.netbios").rows).toContain(8);
+  expect(win.rule("names.kubelet-node-name").rows).toContain(8);
+  expect(win.netbiosName(dns)).toBe("WIN-NODE-LONG-N");
+  fs.writeFileSync(state, JSON.stringify(freshWindowsState(dns)));
+  const joinConfig = offlineJoinConfig(undefined, HOSTNAME_PLACEHOLDER);
+  const made = (await cost(() => vanillaNodeProvider.create({ ...inputs(), joinConfig }))).result;
+  expect(made.outs).toMatchObject({ nodeName: "win-node-long-name-01", hostname: "WIN-NODE-LONG-N", dnsHostname: dns });
+  const host = JSON.parse(fs.readFileSync(state, "utf8"));
+  expect(host).toMatchObject({ joined: true, joinedAs: win.kubeletDefaultNodeName(dns) });
+  expect(host.kubeletFlags).toContain("--hostname-override=win-node-long-name-01");
+});
+
+test("a host whose DNS host name kubeadm refuses stops after the probe, naming the host, the name and the key to set", async () => {
+  // kubeadm lower-cases nodeRegistration.name, then refuses what is not a DNS-1123 subdomain: '_' is not allowed.
+  expect(win.kubeadmNodeNameProblem("win_node_5")).toMatch(/^nodeRegistration\.name: Invalid value: "win_node_5"/);
+  fs.writeFileSync(state, JSON.stringify(freshWindowsState("Win_Node_5")));
+  const joinConfig = offlineJoinConfig(undefined, HOSTNAME_PLACEHOLDER);
+  const r = await cost(() =>
+    vanillaNodeProvider.create({ ...inputs(), joinConfig, nameKey: "windows-estate:nodes[4].name" }).then(
+      () => "created",
+      (e: Error) => e.message,
+    ),
+  );
+  expect(r.result).toBe(
+    `${h.user}@${h.host}:${h.port}: the host's DNS host name "Win_Node_5" (NetBIOS name "WIN_NODE_5") gives the Node name "win_node_5", which kubeadm refuses: a Node name must be a lowercase RFC 1123 subdomain: lower case letters, digits, '-' and '.', starting and ending with a letter or digit; set windows-estate:nodes[4].name to such a name (the kubelet then registers it through --hostname-override), or rename the host. Nothing was changed on the host`,
+  );
+  // Only the probe ran: no feature, firewall, download, service or join.
+  expect(r.launches).toEqual([["Get-WindowsFeature"]]);
+  const untouched = JSON.parse(fs.readFileSync(state, "utf8"));
+  expect([untouched.joins ?? 0, untouched.containersFeature ?? "Available"]).toEqual([0, "Available"]);
+  // With the key set, the same host joins under the declared name.
+  await cost(() =>
+    vanillaNodeProvider.create({
+      ...inputs(),
+      joinConfig: offlineJoinConfig(undefined, "win-node-5"),
+      nodeName: "win-node-5",
+    }),
+  );
+  expect(JSON.parse(fs.readFileSync(state, "utf8"))).toMatchObject({ joined: true, joinedAs: "win-node-5" });
 });
 
 test("a host that runs another Windows Server release is refused after the probe, before anything changes on it", async () => {
