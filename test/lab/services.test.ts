@@ -2,7 +2,7 @@ import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { DOWNLOADS, mirrored } from "../../facts/kubernetes";
+import { DOWNLOADS, FLANNEL_CNI_PLUGIN_VERSION, mirrored } from "../../facts/kubernetes";
 import {
   containerdServiceScript,
   Download,
@@ -27,6 +27,7 @@ const NEW = "2.3.4";
 let dir: string;
 let mirror: ArtifactServer;
 let files: Record<string, Artifact>;
+let flannelCniSha: string;
 
 /**
  * Runs one script as the provider does, through the PowerShell runner (providers/ssh/powershell-runner.ts: one
@@ -78,8 +79,10 @@ beforeAll(async () => {
   // Two containerd releases side by side: the installed one and its upgrade.
   files = {
     ...releaseArtifacts({ kubernetes: "1.36.3", containerd: OLD }).files,
-    ...releaseArtifacts({ kubernetes: "1.36.3", containerd: NEW }).files,
   };
+  const upgrade = releaseArtifacts({ kubernetes: "1.36.3", containerd: NEW });
+  Object.assign(files, upgrade.files);
+  flannelCniSha = upgrade.digests.flannelCni;
   mirror = await startArtifactServer(files);
 });
 afterAll(async () => {
@@ -258,6 +261,30 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("containerd-shim-runhcs-v1.exe: Can't unlink already-existing object");
     expect(h.read().versions.containerd).toBe(OLD);
+  });
+
+  test("a single file in use (a CNI plugin run for a pod sandbox) is set aside too; Move-Item -Force over it is refused", async () => {
+    const target = "C:\\opt\\cni\\bin\\flannel.exe";
+    const item: Download = {
+      name: "flannel-cni",
+      url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), mirror.baseUrl),
+      sha256: flannelCniSha,
+      kind: "file",
+      target,
+      version: FLANNEL_CNI_PLUGIN_VERSION,
+    };
+    const h = newHost("WIN-LOCK-4");
+    fs.mkdirSync(path.dirname(h.drive(target)), { recursive: true });
+    fs.writeFileSync(h.drive(target), "old plugin");
+    h.change((s) => (s.runningImages = [target]));
+    const moveForce = installScript([item]).replace(/Move-IntoPlace \$it\.name/g, "Move-Item");
+    const refused = await run(moveForce, h.state);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`Access to the path '${target}' is denied.`);
+    const r = await run(installScript([item]), h.state);
+    expect(r.stderr).toBe("");
+    expect(fs.readFileSync(h.drive(target)).equals(files[new URL(item.url).pathname].body)).toBe(true);
+    expect(fs.readFileSync(h.drive(`${target}.windows-estate-old`), "utf8")).toBe("old plugin");
   });
 
   test("a run that stopped half-way (staging left, a file set aside but not replaced) is finished by the next", async () => {
