@@ -7,6 +7,7 @@ import { unwrap } from "../../stacks/zod-issues";
 import { isObject, JsonObject } from "../../lib/json";
 import { ObjectDocs, readSourceDocs, readTopLevel, SourceDocs } from "./tsdoc";
 import { ARGS_FILE, libraryArgs } from "./library-args";
+import { WINDOWS_HOSTS_FILE, windowsHostsPage } from "./standin-rules";
 
 /** The project root, and the files this generator reads and writes (relative to it). */
 export const ROOT = path.resolve(__dirname, "..", "..");
@@ -293,12 +294,14 @@ export function referencePage(refs: readonly KeyReference[]): string {
   return out.join("\n") + "\n";
 }
 
-/** Both generated files, path (relative to the project) → text. */
+/** Every generated file, path (relative to the project) → text. */
 export function generated(): Map<string, string> {
   const refs = keyReferences();
   return new Map([
     [SCHEMA_FILE, JSON.stringify(stackFileSchema(refs), null, 2) + "\n"],
     [REFERENCE_FILE, referencePage(refs)],
     [ARGS_FILE, libraryArgs(refs)],
+    // Only its stand-in rules table is generated (test/lab/windows-51); the rest of the page is written by hand.
+    [WINDOWS_HOSTS_FILE, windowsHostsPage(ROOT)],
   ]);
 }

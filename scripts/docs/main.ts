@@ -7,7 +7,8 @@ import { messageOf } from "../../lib/errors";
 export const USAGE = `usage: npm run docs:config [-- --check]
 
 Generates the configuration reference (docs/configuration.md) and the stack-file JSON Schema
-(schema/stack-config.schema.json) from the zod schemas in stacks/schema/ and their TSDoc.
+(schema/stack-config.schema.json) from the zod schemas in stacks/schema/ and their TSDoc, and the
+PowerShell stand-in's rules table in docs/windows-hosts.md from test/lab/windows-51.
   --check   write nothing; exit 1 naming each file that is not what the schemas generate
 Exit codes: 0 ok (or up to date), 1 stale files or a generator error, 2 bad arguments.`;
 
