@@ -72,7 +72,7 @@ const RULES = [
     area: "services",
     rule: "tar.exe (libarchive's bsdtar) writing over an existing file first unlinks it; when that fails it reports \"Can't unlink already-existing object\" for the entry, extracts the rest and exits 1.",
     source:
-      "libarchive libarchive/archive_write_disk_windows.c restore_entry (CREATE_NEW, EEXIST, disk_unlink); tar/bsdtar.c (exit 1 after a failed entry)",
+      'libarchive libarchive/archive_write_disk_windows.c restore_entry (CREATE_NEW, EEXIST, disk_unlink); tar/read.c read_archive (the entry\'s error, return_value = 1), tar/bsdtar.c main ("Error exit delayed from previous errors")',
     rows: [9],
   },
 ];
@@ -271,13 +271,13 @@ function tarOver(extracted, target, host, hostFile) {
     const win = `${target}\\${rel}`;
     const dest = hostFile(win);
     if (fs.existsSync(dest) && imageRunning(host.runningImages, win)) {
-      errors.push(`tar.exe: ${rel.replace(/\\/g, "/")}: Can't unlink already-existing object: Permission denied`);
+      errors.push(`${rel.replace(/\\/g, "/")}: Can't unlink already-existing object: Permission denied`);
       continue;
     }
     fs.mkdirSync(path.dirname(dest), { recursive: true });
     fs.copyFileSync(path.join(extracted, ...rel.split("\\")), dest);
   }
-  if (errors.length > 0) errors.push("tar.exe: Error exit delayed from previous errors.");
+  if (errors.length > 0) errors.push("tar.exe: Error exit delayed from previous errors");
   return errors;
 }
 
