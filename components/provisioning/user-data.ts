@@ -22,6 +22,16 @@ export interface FirstBoot {
 
 /** Marker of the console line carrying the host's SSH key (for checking it against what was pinned). */
 export const HOST_KEY_CONSOLE_MARKER = "windows-estate-ssh-host-key:";
+/** Marker of the console line a failed first boot leaves: the step that failed, why, and the fix. */
+export const FIRST_BOOT_FAILED_CONSOLE_MARKER = "windows-estate-first-boot-failed:";
+
+/**
+ * How often first boot tries to install OpenSSH, and the wait between tries: WMCO's own user data (pkg/secrets/secrets.go
+ * generateUserDataWithPubKey) tries Add-WindowsCapability 10 times, 5 s apart, because the capability comes from
+ * Windows Update (Features on Demand) and "a network connection is not guaranteed at VM initialization".
+ */
+export const CAPABILITY_ATTEMPTS = 10;
+export const CAPABILITY_WAIT_SECONDS = 5;
 
 export function firstBootScript(o: FirstBoot): string {
   const rules = [
@@ -30,8 +40,35 @@ export function firstBootScript(o: FirstBoot): string {
   ];
   return [
     "$ErrorActionPreference = 'Stop'",
+    // The serial console (EC2 GetConsoleOutput, Azure boot diagnostics) is where an operator sees this host before
+    // SSH works: the host key and a failure are written there.
+    "function Send-ConsoleLine([string]$line) {",
+    "  try {",
+    "    $port = New-Object System.IO.Ports.SerialPort 'COM1', 115200",
+    "    $port.Open()",
+    "    $port.WriteLine($line)",
+    "    $port.Close()",
+    "  } catch { Write-Output ('no serial console: ' + $_.Exception.Message) }",
+    "}",
     // OpenSSH server from the Windows capability, started now and at every boot: WMCO reboots hosts and reconnects.
-    "if (-not (Get-Service -Name sshd -ErrorAction SilentlyContinue)) { Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0 | Out-Null }",
+    // The only step that needs the network; retried as WMCO does (CAPABILITY_ATTEMPTS). If it never succeeds the
+    // script stops before changing anything else, and says so on the console: user data runs once (EC2Launch v2
+    // without <persist>; Azure's Custom Script Extension once per settings), every step below is idempotent, so a
+    // recreated VM (or this script run again) finishes the job.
+    `$attempts = ${CAPABILITY_ATTEMPTS}`,
+    `$waitSeconds = ${CAPABILITY_WAIT_SECONDS}`,
+    "$attempt = 0",
+    "$installError = ''",
+    "while (-not (Get-Service -Name sshd -ErrorAction SilentlyContinue) -and $attempt -lt $attempts) {",
+    "  $attempt++",
+    "  try { Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0 | Out-Null }",
+    "  catch { $installError = $_.Exception.Message; if ($attempt -lt $attempts) { Start-Sleep -Seconds $waitSeconds } }",
+    "}",
+    "if (-not (Get-Service -Name sshd -ErrorAction SilentlyContinue)) {",
+    `  $failed = ${psQuote(FIRST_BOOT_FAILED_CONSOLE_MARKER + ' step "install OpenSSH.Server (Add-WindowsCapability)" failed ')} + $attempt + ' times, ' + $waitSeconds + ${psQuote(" s apart (")} + $installError + ${psQuote("). Nothing else was configured (no sshd, key or firewall rule). Fix: let the VM reach Windows Update (outbound HTTPS, or a WSUS or proxy that serves Features on Demand), then recreate the VM (pulumi up --replace on it): its user data runs only at first boot.")}`,
+    "  Send-ConsoleLine $failed",
+    "  throw $failed",
+    "}",
     "Set-Service -Name sshd -StartupType Automatic",
     "Start-Service -Name sshd",
     // Administrators' keys live in one file that only Administrators and SYSTEM may read (Win32-OpenSSH's rule;
@@ -50,12 +87,7 @@ export function firstBootScript(o: FirstBoot): string {
     // The host key, written to the serial console (EC2 GetConsoleOutput, Azure boot diagnostics) so the key pinned at
     // first contact can be checked against what the host itself says.
     "$hostKey = Get-Content -LiteralPath (Join-Path $env:ProgramData 'ssh\\ssh_host_ed25519_key.pub') -Raw",
-    "try {",
-    "  $port = New-Object System.IO.Ports.SerialPort 'COM1', 115200",
-    "  $port.Open()",
-    `  $port.WriteLine(${psQuote(HOST_KEY_CONSOLE_MARKER + " ")} + $hostKey.Trim())`,
-    "  $port.Close()",
-    "} catch { Write-Output ('no serial console: ' + $_.Exception.Message) }",
+    `Send-ConsoleLine (${psQuote(HOST_KEY_CONSOLE_MARKER + " ")} + $hostKey.Trim())`,
     // Last: the lower-case hostname, with the restart that applies it (sshd is Automatic, so it comes back).
     `if ([System.Net.Dns]::GetHostName() -cne ${psQuote(o.hostname)}) { Rename-Computer -NewName ${psQuote(o.hostname)} -Force -Restart }`,
   ].join("\n");

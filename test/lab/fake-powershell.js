@@ -488,6 +488,58 @@ async function handle(script) {
     return readsBytes ? win.sshdKeyLines(b).includes(k) : win.getContentLines(b).some((l) => l.trim() === k);
   };
   const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
+  // First boot (components/provisioning/user-data.ts firstBootScript), run as the script's own retry says: it tries
+  // Add-WindowsCapability `$attempts` times (1 without the variable), and the host fails the first
+  // `capabilityFailures` installs (no network yet). The waits `$waitSeconds` apart are recorded, not slept. Recorded:
+  // `capabilityAttempts`, `capabilityWaitSeconds`, `sshdInstalled`, the key file, `firstBootFirewallRules`,
+  // `serialConsole` (the lines written to COM1), `firstBootRuns`.
+  if (script.includes("Add-WindowsCapability -Online -Name OpenSSH.Server")) {
+    const num = (name) => Number((new RegExp(`^\\$${name} = (\\d+)$`, "m").exec(script) || [])[1]);
+    const attempts = num("attempts") || 1;
+    const wait = num("waitSeconds") || 0;
+    host.firstBootRuns = (host.firstBootRuns || 0) + 1;
+    let tries = 0;
+    let lastError = "";
+    while (!host.sshdInstalled && tries < attempts) {
+      tries++;
+      host.capabilityAttempts = (host.capabilityAttempts || 0) + 1;
+      if ((host.capabilityFailures || 0) > 0) {
+        host.capabilityFailures--;
+        lastError = "The remote procedure call failed."; // what Windows Update says with no network
+        if (tries < attempts) host.capabilityWaitSeconds = (host.capabilityWaitSeconds || 0) + wait;
+      } else host.sshdInstalled = true;
+    }
+    const serial = (host.serialConsole ||= []);
+    if (!host.sshdInstalled) {
+      // The script's failure line, its `$failed = '…' + $var + …` evaluated with the values it would have.
+      const vars = { attempt: String(tries), waitSeconds: String(wait), installError: lastError };
+      const failed = /^\s*\$failed = (.*)$/m.exec(script);
+      const message = failed
+        ? [...failed[1].matchAll(/'(?:[^']|'')*'|\$(\w+)/g)].map((m) => (m[1] ? vars[m[1]] : unquote(m[0]))).join("")
+        : `Add-WindowsCapability : ${lastError}`;
+      if (failed && script.includes("Send-ConsoleLine $failed")) serial.push(message);
+      save();
+      complain(message + "\r\n");
+      return finish(1);
+    }
+    host.sshdStartType = "Automatic";
+    const k = /^Set-Content -LiteralPath \$keys -Value ('(?:[^']|'')*') -Encoding (\w+)$/m.exec(script);
+    if (k) {
+      host.authorizedKeys = [unquote(k[1])];
+      host.authorizedKeysEncoding = k[2];
+    }
+    host.keyFileAclOk = script.includes(
+      "icacls.exe $keys /inheritance:r /grant '*S-1-5-32-544:F' /grant '*S-1-5-18:F'",
+    );
+    host.firstBootFirewallRules = [...script.matchAll(/New-NetFirewallRule -Name '([^']+)'/g)].map((m) => m[1]);
+    serial.push(
+      `windows-estate-ssh-host-key: ${host.sshHostKey || "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFirstBootLabHostKey"}`,
+    );
+    const rename = /Rename-Computer -NewName ('(?:[^']|'')*')/.exec(script);
+    if (rename) host.hostname = unquote(rename[1]);
+    save();
+    return finish(0);
+  }
   // A Windows node of a vanilla cluster (providers/vanilla-node/scripts.ts): probe and each converge step.
   const svc = () => (host.services ||= {});
   if (script.includes("$feature = Get-WindowsFeature -Name Containers")) {
