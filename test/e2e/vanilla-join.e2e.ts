@@ -25,8 +25,13 @@ import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
 const LAB = "e2e-vanilla-join";
 const ADDRESSES = ["127.0.0.61", "127.0.0.62"];
-/** The Node names: the first host's lower-case hostname, the second a declared name (`nodes[].name`). */
-const NODES = ["win-join-1", "winjoin-b"];
+/**
+ * The hosts' DNS host names: the first longer than 15 characters and mixed case, so its NetBIOS name ($env:COMPUTERNAME,
+ * WIN-JOIN-LONG-N) is not its DNS host name (test/lab/windows-51/names.js names.netbios).
+ */
+const HOSTNAMES = ["Win-Join-Long-Name-1", "WIN-JOIN-2"];
+/** The Node names: the first host's DNS host name in lower case (never its NetBIOS name), the second a declared name. */
+const NODES = ["win-join-long-name-1", "winjoin-b"];
 const SERVER = KUBERNETES_VERSION.replace(/^v/, "");
 
 let lab: LabInfo;
@@ -113,7 +118,7 @@ beforeAll(async () => {
   v = await startVanillaLab({
     lab: LAB,
     stack: "kubeadm-join",
-    hosts: ADDRESSES.map((address, i) => ({ address, hostname: `WIN-JOIN-${i + 1}` })),
+    hosts: ADDRESSES.map((address, i) => ({ address, hostname: HOSTNAMES[i] })),
     kubernetes: [SERVER],
     nodes: (base) => [
       { ...base[0], labels: { pool: "windows" } },

@@ -186,6 +186,20 @@ test("a host whose DNS host name kubeadm refuses stops after the probe, naming t
   expect(JSON.parse(fs.readFileSync(state, "utf8"))).toMatchObject({ joined: true, joinedAs: "win-node-5" });
 });
 
+test("a node joined under its NetBIOS name, before the DNS host name was read, keeps its Node name through an upgrade", async () => {
+  // Its kubelet registered --hostname-override=win-node-long-n; renaming it would register a second Node.
+  fs.writeFileSync(state, JSON.stringify(freshWindowsState("Win-Node-Long-Name-02")));
+  const joinConfig = offlineJoinConfig(undefined, HOSTNAME_PLACEHOLDER);
+  const made = (await cost(() => vanillaNodeProvider.create({ ...inputs(), joinConfig }))).result;
+  const olds = { ...made.outs, nodeName: "win-node-long-n" } as VanillaNodeOutputs;
+  const upgrade = { ...inputs(), joinConfig, downloads: releaseDownloads("1.36.3") };
+  const updated = (await cost(() => vanillaNodeProvider.update!("id", olds, upgrade))).result;
+  expect(updated.outs).toMatchObject({ nodeName: "win-node-long-n", pendingSteps: [] });
+  const host = JSON.parse(fs.readFileSync(state, "utf8"));
+  expect(host.kubeletFlags).toContain("--hostname-override=win-node-long-n");
+  expect(host.joins).toBe(1);
+});
+
 test("a host that runs another Windows Server release is refused after the probe, before anything changes on it", async () => {
   // Build numbers: facts/kubernetes.ts WINDOWS_BUILDS (2022 = 10.0.20348, 2025 = 10.0.26100). The RuntimeClass and
   // images follow the declared release, and a container's build must match the host's.
