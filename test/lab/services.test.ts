@@ -145,6 +145,18 @@ describe("service recovery (audit row 7)", () => {
     expect(h.read().services.kubelet.status).toBe("Stopped");
   });
 
+  test("sc.exe failure's arguments as sc.exe reads them: action/delay pairs, an empty action is none, reset= with actions=", () => {
+    expect(win.scFailure(["reset=", "60", "actions=", "restart/1000/run/5000//0/reboot/0"]).actions).toEqual([
+      { type: "restart", delayMs: 1000 },
+      { type: "run", delayMs: 5000 },
+      { type: "none", delayMs: 0 },
+      { type: "reboot", delayMs: 0 },
+    ]);
+    expect(win.scFailure(["reset=", "INFINITE", "actions=", '""'])).toEqual({ resetSeconds: Infinity, actions: [] });
+    expect(win.scFailure(["actions=", "restart/1000"])).toBeInstanceOf(Error);
+    expect(win.scFailure(["reset=", "60", "actions=", "restart/soon"])).toBeInstanceOf(Error);
+  });
+
   test("sc.exe failure arguments sc.exe would refuse fail the kubelet service step", async () => {
     const bad = kubeletServiceScript(REG).replace("actions= restart/15000/restart", "actions= restart/15000/restart/");
     const h = newHost("WIN-SVC-3");
