@@ -21,6 +21,7 @@ import { belowMinimum, MinimumRevisions, patchLevel, patchToken } from "./patch-
 import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
 import type { Blocker } from "./blockers";
 import { get, str } from "../../lib/json";
+import { readableStderr } from "../ssh/clixml";
 
 /** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
 export interface WindowsPatchingInputs extends DrainSettingsInput {
@@ -200,7 +201,9 @@ async function hostStatuses(
             async (x) => {
               const r = await x.exec(powershellCommand(hostStatusScript()));
               if (r.code !== 0)
-                throw new Error(`the status script failed (exit ${r.code}): ${r.stderr.trim().slice(-200)}`);
+                throw new Error(
+                  `the status script failed (exit ${r.code}): ${readableStderr(r.stderr).trim().slice(-200)}`,
+                );
               return parseHostStatus(r.stdout);
             },
           );

@@ -7,6 +7,7 @@ import { Session, withSession } from "../ssh/session";
 import { describeTarget, SshConnection, connectionProblems } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
 import { checksumScript, parseChecksums, pruneEmptyDirsScript, removeDirScript } from "./scripts";
+import { readableStderr } from "../ssh/clixml";
 
 export interface NodeFilesInputs {
   connection: SshConnection;
@@ -41,7 +42,7 @@ async function run(s: Session, script: string): Promise<string> {
   const r = await s.exec(s.style === "windows" ? powershellCommand(script) : script);
   if (r.code !== 0)
     throw new Error(
-      `a command on the host failed (exit ${r.code}): ${r.stderr.trim().split("\n").slice(-3).join(" ").slice(0, 500)}`,
+      `a command on the host failed (exit ${r.code}): ${readableStderr(r.stderr).trim().split("\n").slice(-3).join(" ").slice(0, 500)}`,
     );
   return r.stdout;
 }

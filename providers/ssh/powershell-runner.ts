@@ -12,6 +12,7 @@
  * reader. The lab's PowerShell stand-in speaks the same protocol; only a real Windows host proves PowerShell's side.
  */
 import { unreachableError } from "../errors";
+import { readableStderr } from "./clixml";
 import { powershellCommand } from "./powershell";
 import { RemoteProcess, Session } from "./session";
 
@@ -81,7 +82,7 @@ async function answer(p: RemoteProcess, target: string, what: string): Promise<{
     const line = await p.nextLine(`${what} (PowerShell)`);
     if (line === undefined) {
       // Flagged unreachable: the usual cause is the host going down under it (a restart expects exactly this).
-      const err = p.takeStderr().trim();
+      const err = readableStderr(p.takeStderr()).trim();
       throw unreachableError(
         `${target}: ${what} failed: PowerShell ended before answering${err ? `: ${err.slice(-300)}` : ""}`,
       );
@@ -91,7 +92,7 @@ async function answer(p: RemoteProcess, target: string, what: string): Promise<{
       stray.push(line);
       continue;
     }
-    const err = p.takeStderr().trim();
+    const err = readableStderr(p.takeStderr()).trim();
     if (!frame.ok) return { ok: false, text: `${frame.error.trim()}${err ? ` (${err.slice(-300)})` : ""}` };
     return { ok: true, text: [...stray, frame.output].join("\n") };
   }
@@ -121,6 +122,12 @@ export async function withPowerShell<T>(s: Session, target: string, fn: (ps: Pow
   try {
     return await fn(ps);
   } finally {
-    if (!broken) await p.end().catch(() => undefined);
+    if (!broken) {
+      // The empty line ends the runner by itself: Win32-OpenSSH older than 7.9 (Server 2019 ships 7.7) may not pass
+      // the channel's EOF on to PowerShell's standard input (ansible-documentation os_guide/windows_ssh.rst), and the
+      // runner would wait for it until the command timeout.
+      p.write("\n");
+      await p.end().catch(() => undefined);
+    }
   }
 }

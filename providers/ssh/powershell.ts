@@ -7,6 +7,26 @@ export function powershellCommand(script: string): string {
   return `powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand ${encoded}`;
 }
 
+/**
+ * The longest command line cmd.exe accepts (Microsoft KB830473, "Command prompt (Cmd.exe) command-line string
+ * limitation"). Win32-OpenSSH runs an exec request through its default shell, cmd.exe unless the host sets another,
+ * which refuses a longer line and runs nothing.
+ */
+export const CMD_EXE_MAX_COMMAND_LINE = 8191;
+
+/**
+ * Why a command line cannot be sent to a Windows host as one exec request, or undefined when it can. Long scripts go
+ * through the PowerShell runner's standard input (powershell-runner.ts), which has no such limit.
+ */
+export function commandLineProblem(command: string, target: string): string | undefined {
+  if (command.length <= CMD_EXE_MAX_COMMAND_LINE) return undefined;
+  return (
+    `${target}: not run: the command line is ${command.length} characters, more than the ${CMD_EXE_MAX_COMMAND_LINE} ` +
+    `cmd.exe (Win32-OpenSSH's default shell) accepts (Microsoft KB830473). This is a bug in windows-estate: a script ` +
+    `this long must be sent through the PowerShell runner; please report it`
+  );
+}
+
 /** A string as a PowerShell single-quoted literal: only `'` needs escaping (doubled). */
 export function psQuote(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;

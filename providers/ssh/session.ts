@@ -5,6 +5,7 @@ import { openClusterTunnel } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
 import { processSemaphore, sshCounters } from "./limits";
 import { toSftpPath } from "./paths";
+import { commandLineProblem } from "./powershell";
 import { DEFAULTS, describeTarget, SshConnection } from "./types";
 import { codeOf, messageOf } from "../../lib/errors";
 
@@ -26,7 +27,10 @@ export interface RemoteProcess {
   nextLine(what: string): Promise<string | undefined>;
   /** What the process printed on standard error since the last call. */
   takeStderr(): string;
-  /** Closes standard input and waits for the process to exit; resolves with its exit code (-1 when none came). */
+  /**
+   * Closes standard input and waits for the process to exit; resolves with its exit code (-1 when none came). A
+   * process that must end even when the server does not pass the EOF on is told so first (the runner's empty line).
+   */
   end(): Promise<number>;
 }
 
@@ -262,6 +266,8 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
     hostKeyFingerprint: fingerprint(presented),
     style,
     exec(command) {
+      const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
+      if (tooLong) return Promise.reject(permanent(tooLong));
       let channel: ClientChannel | undefined;
       const run = new Promise<CommandResult>((resolve, reject) => {
         client.exec(command, (err, stream) => {
@@ -286,6 +292,8 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       });
     },
     start(command) {
+      const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
+      if (tooLong) return Promise.reject(permanent(tooLong));
       return new Promise<RemoteProcess>((resolve, reject) =>
         client.exec(command, (err, stream) => {
           if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));

@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { powershellCommand } from "../ssh/powershell";
+import { withPowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { describeTarget, SshConnection } from "../ssh/types";
 import { retireKeysScript } from "./scripts";
@@ -18,15 +18,17 @@ export interface RetiredKeysInputs {
 async function retire(i: RetiredKeysInputs): Promise<{ retired: number }> {
   if (i.retire.length === 0) return { retired: 0 };
   const target = describeTarget(i.connection);
-  const removed = await withSession(i.connection, i.hostKey, async (s) => {
-    const r = await s.exec(powershellCommand(retireKeysScript(i.keep, i.retire)));
-    const m = /retired (\d+)/.exec(r.stdout);
-    if (r.code !== 0 || !m)
-      throw new Error(
-        `removing the old WMCO key from ${target} failed (exit ${r.code}): ${r.stderr.trim().slice(-300)}`,
-      );
-    return Number(m[1]);
-  });
+  // Through the runner's standard input, not as one command line: each retired RSA-4096 key adds about 2,700
+  // characters to the script's -EncodedCommand, and from the third on cmd.exe (Win32-OpenSSH's default shell) refuses
+  // the line (KB830473, providers/ssh/powershell.ts CMD_EXE_MAX_COMMAND_LINE).
+  const removed = await withSession(i.connection, i.hostKey, (s) =>
+    withPowerShell(s, target, async (ps) => {
+      const out = await ps.run("removing the old WMCO key", retireKeysScript(i.keep, i.retire));
+      const m = /retired (\d+)/.exec(out);
+      if (!m) throw new Error(`${target}: removing the old WMCO key failed: the script did not say what it removed`);
+      return Number(m[1]);
+    }),
+  );
   // The proof that the host is still reachable with the key WMCO now uses: a fresh login.
   await withSession(i.connection, i.hostKey, async () => undefined).catch((e: Error) => {
     throw new Error(`${target}: after removing the old key, logging in with the new WMCO key fails: ${e.message}`);

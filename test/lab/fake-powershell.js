@@ -14,7 +14,10 @@ const win = require(path.join(__dirname, "windows-51"));
 const state = process.env.FAKE_WINDOWS_STATE || path.join(__dirname, "state.json");
 // cmd.exe, Win32-OpenSSH's default shell, is given the exec request's command line (here: this program's argv, the
 // request has no quoting) and refuses a line past its limit without starting PowerShell (transport.cmd-line-limit).
-const cmdRefuses = win.execCommandLineProblem(["powershell", ...process.argv.slice(2)].join(" "));
+// Only under sshd (which sets SSH_CONNECTION): a test that starts the stand-in itself has no cmd.exe in between.
+const cmdRefuses =
+  process.env.SSH_CONNECTION !== undefined &&
+  win.execCommandLineProblem(["powershell", ...process.argv.slice(2)].join(" "));
 if (cmdRefuses) {
   fs.appendFileSync(state + ".transport.log", "refused by cmd.exe: the command line is too long\n");
   process.stderr.write(cmdRefuses + "\r\n");

@@ -14,6 +14,7 @@ import { Download, installScript, joinScript, kubeletServiceScript } from "../..
 import { nodesSchema } from "../../stacks/schema/kubernetes";
 import { Artifact, releaseArtifacts, startArtifactServer, ArtifactServer } from "../helpers/artifact-server";
 import { freshWindowsState } from "./windows-state";
+import { readableStderr } from "../../providers/ssh/clixml";
 import {
   patchStatusScript,
   startPatchTaskScript,
@@ -48,7 +49,8 @@ function run(script: string, state: string): Promise<{ code: number | null; stdo
     p.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
     p.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
     p.on("error", reject);
-    p.on("close", (code) => resolve({ code, stdout, stderr }));
+    // 5.1 writes errors to a redirected stderr as CLIXML (transport.stderr-clixml); read as the program reads them.
+    p.on("close", (code) => resolve({ code, stdout, stderr: readableStderr(stderr) }));
   });
 }
 

@@ -14,6 +14,8 @@ const bin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-reboot-"));
 const state = path.join(bin, "state.json");
 fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
 fs.chmodSync(path.join(bin, "powershell"), 0o755);
+// The stand-in loads its Windows PowerShell 5.1 rules from beside itself (test/lab/lab-windows.ts copies them too).
+fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
 
 let h: LabHost;
 beforeEach(async () => {

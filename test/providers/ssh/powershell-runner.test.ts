@@ -10,12 +10,15 @@ import {
 } from "../../../providers/ssh/powershell-runner";
 import { withSession } from "../../../providers/ssh/session";
 import { SshConnection } from "../../../providers/ssh/types";
+import { CMD_EXE_MAX_COMMAND_LINE, powershellCommand } from "../../../providers/ssh/powershell";
 import { rebootScript } from "../../../providers/day2/scripts";
 import { biosSerialScript } from "../../../providers/vanilla-node/scripts";
 import { probeScript } from "../../../providers/windows-host/scripts";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { launchLog } from "../../lab/lab-windows";
 import { freshWindowsState } from "../../lab/windows-state";
+
+const win = require("../../lab/windows-51");
 import { flowControlKeywords, powershellErrors } from "../../helpers/powershell-parser";
 import * as vanilla from "../../../providers/vanilla-node/scripts";
 import * as day2 from "../../../providers/day2/scripts";
@@ -29,6 +32,8 @@ const bin = fs.mkdtempSync(path.join(os.tmpdir(), "runner-"));
 const state = path.join(bin, "state.json");
 fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
 fs.chmodSync(path.join(bin, "powershell"), 0o755);
+// The stand-in loads its Windows PowerShell 5.1 rules from beside itself (test/lab/lab-windows.ts copies them too).
+fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
 
 let h: LabHost;
@@ -44,6 +49,7 @@ afterAll(async () => {
 beforeEach(() => {
   fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState("win-runner"), biosSerial: "VMware-42 1a 2b" }));
   fs.rmSync(state + ".log", { force: true });
+  fs.rmSync(state + ".transport.log", { force: true });
 });
 
 const target = () => `${h.host}:${h.port}`;
@@ -139,4 +145,52 @@ test.each(runnerScripts)("the %s script never uses exit, which would end the run
 
 test("the check can fail: a script with exit is found", async () => {
   expect(await flowControlKeywords("if ($done) { Write-Output 'x'; exit 0 }")).toEqual(["exit"]);
+});
+
+/** What the stand-in recorded of its transport: refusals by cmd.exe and how each runner ended. */
+const transportLog = () =>
+  fs.existsSync(state + ".transport.log")
+    ? fs
+        .readFileSync(state + ".transport.log", "utf8")
+        .trim()
+        .split("\n")
+    : [];
+
+test("the runner ends on its empty line, also where the server never passes EOF on (Win32-OpenSSH 7.7)", async () => {
+  expect(win.rule("transport.runner-eof").rows).toEqual([12]);
+  fs.writeFileSync(state, JSON.stringify({ ...JSON.parse(fs.readFileSync(state, "utf8")), ignoresEof: true }));
+  // A short command timeout: waiting for an EOF that never arrives would fail here, not hang the suite.
+  const out = await withSession({ ...conn, commandTimeoutSeconds: 5 }, undefined, (s) =>
+    withPowerShell(s, target(), (ps) => ps.run("reading the BIOS serial", biosSerialScript())),
+  );
+  expect(out.trim()).toBe("VMware-42 1a 2b");
+  // withPowerShell returns once the process has exited: the stand-in wrote how before exiting.
+  expect(transportLog()).toEqual(["runner ended: empty line"]);
+});
+
+test("a command line longer than cmd.exe takes is refused before it is sent, naming the host and its length", async () => {
+  expect(win.rule("transport.cmd-line-limit").rows).toEqual([10]);
+  expect(CMD_EXE_MAX_COMMAND_LINE).toBe(win.CMD_EXE_MAX_COMMAND_LINE);
+  const long = powershellCommand(`Write-Output '${"x".repeat(4000)}'`);
+  expect(long.length).toBeGreaterThan(CMD_EXE_MAX_COMMAND_LINE);
+  await expect(withSession(conn, undefined, (s) => s.exec(long))).rejects.toThrow(
+    `${target()}: not run: the command line is ${long.length} characters, more than the 8191 cmd.exe`,
+  );
+  await expect(withSession(conn, undefined, (s) => s.start(long))).rejects.toThrow(/not run: the command line is/);
+  expect(launchLog(state)).toEqual([]);
+  expect(transportLog()).toEqual([]);
+  // One that fits is sent.
+  const fits = powershellCommand(biosSerialScript());
+  expect(fits.length).toBeLessThanOrEqual(CMD_EXE_MAX_COMMAND_LINE);
+  expect((await withSession(conn, undefined, (s) => s.exec(fits))).stdout.trim()).toBe("VMware-42 1a 2b");
+});
+
+test("the stand-in refuses, as cmd.exe does, an exec command line past the limit, and runs nothing", async () => {
+  // A POSIX-style connection skips the program's own check, so the line reaches the host.
+  const long = powershellCommand(`Write-Output '${"x".repeat(4000)}'`);
+  const r = await withSession({ ...conn, pathStyle: "posix" }, undefined, (s) => s.exec(long));
+  expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({ code: 1, stderr: win.execCommandLineProblem(long) });
+  expect(r.stderr.trim()).toBe("The command line is too long.");
+  expect(launchLog(state)).toEqual([]);
+  expect(transportLog()).toEqual(["refused by cmd.exe: the command line is too long"]);
 });

@@ -11,6 +11,10 @@ import { FakeKube } from "../../helpers/fake-kube";
 import { validateObject } from "../../helpers/schemas";
 import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows } from "../../lab/lab-windows";
+import { powershellCommand } from "../../../providers/ssh/powershell";
+import { retireKeysScript } from "../../../providers/windows-host/scripts";
+
+const win = require("../../lab/windows-51");
 
 // Key rotation on BYOH hosts, each step as the engine runs it (the real dynamic-provider plugin): WindowsHost
 // authorizes the new key beside the old one; WmcoKeyAdopted waits for WMCO (BYOH Nodes' pub-key-hash, then
@@ -220,6 +224,42 @@ test("removing old keys never leaves a host without the new key: refused when th
       retire: [NEW.pub],
       __provider: text.retired,
     }),
-  ).rejects.toThrow(/removing the old WMCO key from .*127\.0\.0\.41:22 failed/);
+  ).rejects.toThrow(
+    /127\.0\.0\.41:22: removing the old WMCO key failed: the key to keep is not authorized; nothing was removed/,
+  );
   expect(authorized(l)).toEqual([NEW.pub]);
+});
+
+test("three retired RSA-4096 keys are removed: the script goes over the runner's stdin, not a command line cmd.exe refuses", async () => {
+  // Each retired RSA-4096 key adds about 2,700 characters to an -EncodedCommand line; cmd.exe (Win32-OpenSSH's default
+  // shell) takes at most 8,191 (KB830473), which the stand-in enforces (transport.cmd-line-limit).
+  expect(win.rule("transport.cmd-line-limit").rows).toContain(10);
+  const l = labs[1];
+  const rsa = ["rsa-a", "rsa-b", "rsa-c"].map((n) => {
+    const file = path.join(dir, n);
+    execFileSync("ssh-keygen", ["-q", "-t", "rsa", "-b", "4096", "-N", "", "-C", "", "-f", file]);
+    return fs.readFileSync(`${file}.pub`, "utf8").trim();
+  });
+  expect(powershellCommand(retireKeysScript(NEW.pub, rsa)).length).toBeGreaterThan(win.CMD_EXE_MAX_COMMAND_LINE);
+  const s = JSON.parse(fs.readFileSync(l.state, "utf8"));
+  fs.writeFileSync(l.state, JSON.stringify({ ...s, authorizedKeys: [NEW.pub, ...rsa] }));
+  fs.writeFileSync(l.host.authorizedKeysFile, [NEW.pub, ...rsa].map((k) => k + "\n").join(""));
+  const r = await plugin.create(URN("retired", "rsa"), {
+    connection: connection(l, NEW.priv),
+    hostKey: l.host.hostKeyLine,
+    keep: NEW.pub,
+    retire: rsa,
+    __provider: text.retired,
+  });
+  expect(r.outputs.retired).toBe(3);
+  expect(authorized(l)).toEqual([NEW.pub]);
+  // cmd.exe refused nothing on that host; each PowerShell runner ended on its empty line.
+  expect(
+    new Set(
+      fs
+        .readFileSync(l.state + ".transport.log", "utf8")
+        .trim()
+        .split("\n"),
+    ),
+  ).toEqual(new Set(["runner ended: empty line"]));
 });
