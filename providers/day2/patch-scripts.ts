@@ -177,13 +177,16 @@ export function stopPatchTaskScript(): string {
 }
 
 /**
- * `$pending`: whether Windows waits for a restart (day2-facts §3.3; read-only, works over SSH): component servicing,
- * Windows Update, or pending file renames.
+ * `$pending`: whether servicing waits for a restart (day2-facts §3.3; read-only, works over SSH): component servicing
+ * or Windows Update. Not `PendingFileRenameOperations`: antivirus, drivers and installers leave it set on many hosts
+ * for good, so counting it would drain and restart such a node on every patch run. Ansible's win_updates decides a
+ * restart from Windows Update alone (ansible-collections/ansible.windows plugins/modules/win_updates.ps1,
+ * `Install-WindowsUpdate`: `Microsoft.Update.SystemInfo` RebootRequired before and after the install), and lists
+ * pending renames only as one reason among others in win_reboot_info.ps1 (`Test-PendingFileRename`).
  */
 const PENDING_REBOOT = [
   "$pending = (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending') -or",
-  "  (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\WindowsUpdate\\Auto Update\\RebootRequired') -or",
-  "  [bool](Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager' -Name PendingFileRenameOperations -ErrorAction SilentlyContinue)",
+  "  (Test-Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\WindowsUpdate\\Auto Update\\RebootRequired')",
 ];
 
 /** The host's last boot (UTC) and whether a restart is pending: the inventory's SSH part. One JSON object. */

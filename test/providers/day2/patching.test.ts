@@ -11,6 +11,8 @@ import { DynamicPlugin } from "../../helpers/dynamic-plugin";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
 
+const win = require("../../lab/windows-51");
+
 // Patching as `pulumi up` runs it: the WindowsPatching provider, serialized by the SDK and run by the real
 // dynamic-provider plugin over gRPC, against six BYOH lab hosts (real sshd on 127.0.0.61-66:22; the simulated
 // PowerShell registers the SYSTEM task, reports it running then finished, installs the updates it was given, and
@@ -235,6 +237,21 @@ describe("six BYOH hosts below revision 2900, two at a time", () => {
     expect(hostStatus(refreshed.outputs)["byoh-2"]).toMatchObject({ rebootPending: false });
     setState(labs[1], { rebootPending: false });
   });
+
+  test("a status script that fails shows PowerShell's error as text, not as CLIXML", async () => {
+    // A host still starting fails every script; under -EncodedCommand its error arrives as CLIXML
+    // (transport.stderr-clixml), which the provider decodes.
+    expect(win.rule("transport.stderr-clixml").rows).toContain(11);
+    setState(labs[2], { upAt: Date.now() + 600_000 });
+    try {
+      const refreshed = await plugin.read(URN, "windows-patching", { ...inputs([]), patched: [] }, inputs([]));
+      expect(hostStatus(refreshed.outputs)["byoh-2"]).toEqual({
+        unreachable: "the status script failed (exit 1): the host is still starting",
+      });
+    } finally {
+      setState(labs[2], { upAt: undefined });
+    }
+  });
 });
 
 test("a node below the level with nothing applicable fails before the cordon, named with revision, minimum and cause", async () => {
@@ -288,6 +305,27 @@ test("a restart already pending goes ahead with nothing to install; the restart 
   expect(state(labs[0]).rebootPending).toBeUndefined();
   expect(ran(labs[0], "Restart-Computer -Force")).toBe(2);
   expect(nodes.nodes.get("byoh-0")?.spec.unschedulable).toBe(false);
+});
+
+test("PendingFileRenameOperations alone (antivirus, drivers keep it set) restarts nothing; a servicing restart still does", async () => {
+  expect(win.rule("updates.pending-file-renames").rows).toEqual([14]);
+  // byoh-4 is at the level with nothing to install; only the renames are pending, as on many hosts for good.
+  setState(labs[4], { availableUpdates: [], pendingFileRenames: true });
+  const restarts = ran(labs[4], "Restart-Computer -Force");
+  const events = nodes.events.length;
+  const out = await plugin.create(URN, inputs([["byoh-4"]]));
+  expect(out.outputs.patched).toEqual([]);
+  expect(ran(labs[4], "Restart-Computer -Force")).toBe(restarts);
+  expect(nodes.events.slice(events).filter((e) => e.startsWith("byoh-4 "))).toEqual([]);
+  expect(hostStatus(out.outputs)["byoh-4"]).toMatchObject({ rebootPending: false });
+  // Component servicing waiting for a restart (CBS RebootPending) is a restart due: the node is drained and restarted
+  // (a run with other settings: the one above left the node done for its own).
+  setState(labs[4], { rebootPending: true });
+  const again = await plugin.create(URN, inputs([["byoh-4"]], { "20348": 2950 }));
+  expect(again.outputs.patched).toEqual(["byoh-4"]);
+  expect(ran(labs[4], "Restart-Computer -Force")).toBe(restarts + 1);
+  expect(nodes.nodes.get("byoh-4")?.spec.unschedulable).toBe(false);
+  setState(labs[4], { pendingFileRenames: false });
 });
 
 test("SucceededWithErrors fails the node, naming each failed update (KB, title) with its HRESULT; WUA goes through the proxy", async () => {
