@@ -12,7 +12,7 @@ import { installScript, kubeletServiceScript } from "../../providers/vanilla-nod
 import { prepareScript, retireKeysScript } from "../../providers/windows-host/scripts";
 import { parsePrivateKey } from "../../stacks/key";
 import { sampleNode, SAMPLE_STACK } from "./sample";
-import { StandIn } from "./stand-in";
+import { StandIn, StandInAcl } from "./stand-in";
 
 /** One HTTP answer as the check needs it: the final response after redirects (Invoke-WebRequest follows them too). */
 export interface Fetched {
@@ -93,7 +93,7 @@ export interface RetireCase {
 export const CHECK_RULES = {
   checksum: ["web.content-is-bytes", "web.text-types", "web.bytes-as-text"],
   service: ["native.legacy-quoting", "native.exe-quoted", "native.crt-argv", "native.sc-binpath"],
-  keys: ["files.write-encoding", "files.get-content-decodes-bom", "files.sshd-reads-bytes"],
+  keys: ["files.write-encoding", "files.get-content-decodes-bom", "files.sshd-reads-bytes", "files.icacls-acl"],
   hostName: ["names.netbios", "names.os-hostname"],
   retire: ["transport.cmd-line-limit"],
 } as const;
@@ -109,7 +109,8 @@ export interface Predictions {
     key: string;
     lines: string;
     cases: KeyFileCase[];
-    acl: { protected: true; sids: string[] };
+    /** The ACL after the script's icacls line on the file it wrote (files.js newFileAcl → icacls → aclSids). */
+    acl: { protected: boolean; sids: string[] };
   };
   hostName: { dnsHostName: string; computerName: string; kubeletNodeName: string };
   retire: { limit: number; keep: string; retireKeys: string[]; cases: RetireCase[] };
@@ -285,6 +286,12 @@ export async function renderChecks(
   const prepare = prepareScript(key);
   files.set("prepare.ps1", prepare);
   const keyLines = linesBetween(prepare, /^\$ErrorActionPreference/, /could not restrict/, "the prepare script");
+  // Both cases leave a file the script wrote anew (moved into place), then its icacls lines in order.
+  const icaclsLines = [...prepare.matchAll(/^icacls\.exe \$keyFile (.*?) \| Out-Null$/gm)].map((m) => m[1]);
+  if (icaclsLines.length === 0) throw new Error("the prepare script no longer restricts the key file with icacls");
+  let acl: StandInAcl | Error = w.newFileAcl();
+  for (const line of icaclsLines) if (!(acl instanceof Error)) acl = w.icacls(acl, w.icaclsArgs(line));
+  if (acl instanceof Error) throw new Error(`the stand-in's icacls refuses the prepare script's line: ${acl.message}`);
   const after = w.encodeText(crlfLines([key]), "ascii");
   if (!w.sshdKeyLines(after).includes(key)) throw new Error("the stand-in's sshd reads no key from an ASCII file");
   const utf16 = w.encodeText(crlfLines([key]), "unicode");
@@ -333,7 +340,7 @@ export async function renderChecks(
         key,
         lines: keyLines.join("\n"),
         cases: keyCases,
-        acl: { protected: true, sids: ["S-1-5-18", "S-1-5-32-544"] },
+        acl: { protected: acl.protected, sids: w.aclSids(acl) },
       },
       hostName,
       retire: { limit: w.CMD_EXE_MAX_COMMAND_LINE, keep: key, retireKeys, cases: retireCases },

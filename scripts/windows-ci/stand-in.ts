@@ -14,6 +14,13 @@ export interface StandInRule {
   rows: number[];
 }
 
+/** A file's ACL as files.js models it: SIDs granted explicitly and by inheritance, and whether inheritance is cut. */
+export interface StandInAcl {
+  protected: boolean;
+  explicit: string[];
+  inherited: string[];
+}
+
 /** The agreed functions of the rule modules (/tmp/api.md, issue 31) this workflow predicts with. */
 export interface StandIn {
   RULES: StandInRule[];
@@ -26,6 +33,10 @@ export interface StandIn {
   encodeText(text: string, encoding: string): Buffer;
   getContentLines(bytes: Buffer): string[];
   sshdKeyLines(bytes: Buffer): string[];
+  newFileAcl(): StandInAcl;
+  icaclsArgs(line: string): string[];
+  icacls(acl: StandInAcl, args: readonly string[]): StandInAcl | Error;
+  aclSids(acl: StandInAcl): string[];
   netbiosName(dnsHostName: string): string;
   kubeletDefaultNodeName(dnsHostName: string): string;
   CMD_EXE_MAX_COMMAND_LINE: number;
@@ -44,6 +55,10 @@ const FUNCTIONS = [
   "encodeText",
   "getContentLines",
   "sshdKeyLines",
+  "newFileAcl",
+  "icaclsArgs",
+  "icacls",
+  "aclSids",
   "netbiosName",
   "kubeletDefaultNodeName",
   "execCommandLineProblem",

@@ -167,7 +167,14 @@ test("the workflow runs check.ps1 in Windows PowerShell 5.1 on windows-2022, wit
   const runs = job.steps.map((s) => s.run ?? "");
   // pwsh is PowerShell 7; `shell: powershell` and powershell.exe are Windows PowerShell 5.1.
   expect(job.steps.filter((s) => s.shell === "pwsh" || /\bpwsh\b/.test(s.run ?? ""))).toEqual([]);
-  const render = runs.findIndex((r) => r.includes("npm run --silent windows-ci:render -- --out"));
+  // The npm script's command, run without npm (whose `--` Windows PowerShell drops).
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  expect(pkg.scripts["windows-ci:render"]).toBe("ts-node --transpile-only scripts/windows-ci/render.ts");
+  const render = runs.findIndex((r) =>
+    r.includes("node node_modules/ts-node/dist/bin.js --transpile-only scripts/windows-ci/render.ts --out "),
+  );
   const check = runs.findIndex((r) =>
     r.includes("powershell.exe -NoProfile -ExecutionPolicy Bypass -File scripts\\windows-ci\\check.ps1"),
   );
