@@ -141,6 +141,9 @@ export function prepareScript(publicKey: string): string {
     "  Set-Content -LiteralPath $tmp -Value $kept -Encoding ascii",
     "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
     "}",
+    // Explicit ACEs an existing file carries survive /inheritance:r (icacls docs): /reset drops them first.
+    "icacls.exe $keyFile /reset | Out-Null",
+    "if ($LASTEXITCODE -ne 0) { throw 'icacls could not reset the ACL of administrators_authorized_keys' }",
     `icacls.exe $keyFile /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
     "if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys' }",
     // WMCO reboots the host while configuring it and must get back in; an sshd added with Add-WindowsCapability

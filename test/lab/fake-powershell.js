@@ -531,9 +531,11 @@ async function handle(script) {
       host.authorizedKeys = [unquote(k[1])];
       host.authorizedKeysEncoding = k[2];
     }
-    host.keyFileAclOk = script.includes(
-      "icacls.exe $keys /inheritance:r /grant '*S-1-5-32-544:F' /grant '*S-1-5-18:F'",
-    );
+    // A new file (Set-Content), restricted by the script's icacls line.
+    const icaclsLine = /^icacls\.exe \$keys (.*?) \| Out-Null$/m.exec(script);
+    const acl = win.newFileAcl(host.keyFileInheritedSids);
+    host.keyFileAcl = icaclsLine ? win.icacls(acl, win.icaclsArgs(icaclsLine[1])) : acl;
+    host.keyFileAclOk = !(host.keyFileAcl instanceof Error) && win.keyFileAclOk(host.keyFileAcl);
     host.firstBootFirewallRules = [...script.matchAll(/New-NetFirewallRule -Name '([^']+)'/g)].map((m) => m[1]);
     serial.push(
       `windows-estate-ssh-host-key: ${host.sshHostKey || "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFirstBootLabHostKey"}`,
@@ -867,11 +869,28 @@ async function handle(script) {
     // or the file in an encoding the script names as one sshd cannot read (`… -contains $keyFileEncoding`).
     const encoding = win.keyFileEncoding(keyBytes());
     const unreadable = readsBytes && new RegExp(`'${encoding}'[^\\n]*\\) -contains \\$keyFileEncoding`).test(script);
-    if (!keyVisible(key) || unreadable) {
+    const rewritten = !keyVisible(key) || unreadable;
+    if (rewritten) {
       const lines = keyBytes() ? win.getContentLines(keyBytes()) : [];
       host.authorizedKeys = lines.some((l) => l.trim() === key) ? lines : [...lines, key];
       host.authorizedKeysEncoding = "ascii";
     }
+    // Its ACL after the script's icacls lines, in order (win.icacls): a rewritten file starts from a new file's ACL, an existing
+    // one from `keyFileAcl` (or, without it, a restricted ACL when `keyFileAclOk`, else a new file's).
+    const icaclsLines = [...script.matchAll(/^icacls\.exe \$keyFile (.*?) \| Out-Null$/gm)].map((m) => m[1]);
+    const restricted = { protected: true, explicit: ["S-1-5-32-544", "S-1-5-18"], inherited: [] };
+    const before =
+      !rewritten && host.keyFileAcl
+        ? host.keyFileAcl
+        : !rewritten && host.keyFileAclOk
+          ? restricted
+          : win.newFileAcl(host.keyFileInheritedSids);
+    const acl = icaclsLines.reduce((a, l) => (a instanceof Error ? a : win.icacls(a, win.icaclsArgs(l))), before);
+    if (acl instanceof Error) {
+      complain(`${acl.message}\r\nicacls could not restrict administrators_authorized_keys\r\n`);
+      return finish(1);
+    }
+    host.keyFileAcl = acl;
     if (!script.includes("Set-Service -Name sshd -StartupType Automatic")) {
       complain("prepare no longer sets sshd to Automatic\n");
       return finish(3);
@@ -879,7 +898,7 @@ async function handle(script) {
     // The script restarts sshd only when its settings change, and says so.
     const restarted = host.pubkeyAuthentication !== "yes" || host.passwordAuthentication !== "no";
     Object.assign(host, {
-      keyFileAclOk: true,
+      keyFileAclOk: win.keyFileAclOk(acl),
       pubkeyAuthentication: "yes",
       passwordAuthentication: "no",
       firewallPorts: [22, 10250, 9182],

@@ -27,6 +27,14 @@ const RULES = [
       "PowerShell/openssh-portable contrib/win32/win32compat/fileio.c w32_fopen_utf8 ('read out UTF-8 BOM if present'); PowerShell/Win32-OpenSSH#2070, #1196 ('We support only UTF8 encoding')",
     rows: [5],
   },
+  {
+    id: "files.icacls-acl",
+    area: "files",
+    rule: "icacls /inheritance:r removes every inherited ACE and protects the ACL, /grant adds an explicit ACE for the SID (a '*' prefix names a SID), /reset puts back the inherited ACL and drops explicit ACEs; explicit ACEs a file already has survive /inheritance:r. A new file (the temporary one prepare moves into place) has only what its folder passes on.",
+    source:
+      "Microsoft Learn windows-commands/icacls (/inheritance:e|d|r, /grant, /reset); windowsserverdocs OpenSSH_KeyManagement.md (administrators_authorized_keys: Administrators and SYSTEM only)",
+    rows: [5],
+  },
 ];
 
 const BOMS = {
@@ -148,4 +156,73 @@ function keyFileEncoding(bytes) {
   );
 }
 
-module.exports = { RULES, encodeText, getContentLines, sshdKeyLines, sshdStream, bomEncoding, keyFileEncoding };
+const ADMINISTRATORS = "S-1-5-32-544";
+const SYSTEM = "S-1-5-18";
+/**
+ * What a new file under ProgramData\ssh inherits when the state does not say (`keyFileInheritedSids`): Administrators,
+ * SYSTEM and one more reader (BUILTIN\Users, as ProgramData passes it on), so a file nobody restricted is not OK.
+ */
+const DEFAULT_INHERITED = [SYSTEM, ADMINISTRATORS, "S-1-5-32-545"];
+
+/** A new file's ACL (`{ protected, explicit: SIDs, inherited: SIDs }`): inheritance on, nothing explicit. */
+function newFileAcl(inherited = DEFAULT_INHERITED) {
+  return { protected: false, explicit: [], inherited: [...inherited] };
+}
+
+/** The arguments of an `icacls.exe <file> …` line as icacls gets them (single-quoted PowerShell strings unquoted). */
+function icaclsArgs(line) {
+  return [...line.matchAll(/'((?:[^']|'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replace(/''/g, "'") : m[2],
+  );
+}
+
+/** The ACL after `icacls <file> <args>` (rule files.icacls-acl); an Error for arguments icacls refuses. */
+function icacls(acl, args) {
+  const out = { protected: acl.protected, explicit: [...acl.explicit], inherited: [...acl.inherited] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i].toLowerCase();
+    if (a === "/reset") {
+      out.explicit = [];
+      out.protected = false;
+    } else if (a === "/inheritance:r") {
+      out.inherited = [];
+      out.protected = true;
+    } else if (a === "/inheritance:d") {
+      out.explicit = [...new Set([...out.explicit, ...out.inherited])];
+      out.inherited = [];
+      out.protected = true;
+    } else if (a === "/inheritance:e") out.protected = false;
+    else if (a === "/grant" || a === "/grant:r") {
+      const m = /^\*?(S-[\d-]+):\(?[A-Z,()]+\)?$/i.exec(args[++i] || "");
+      if (!m) return new Error(`Invalid parameter "${args[i]}"`);
+      out.explicit = [...new Set([...out.explicit, m[1].toUpperCase()])];
+    } else return new Error(`Invalid parameter "${args[i]}"`);
+  }
+  return out;
+}
+
+/** The SIDs an ACL grants to: explicit, and inherited unless protected. */
+function aclSids(acl) {
+  return [...new Set([...acl.explicit, ...(acl.protected ? [] : acl.inherited)])].sort();
+}
+
+/** What the probe checks (sshd's rule): protected, and Administrators and SYSTEM only. */
+function keyFileAclOk(acl) {
+  const sids = aclSids(acl);
+  return acl.protected && sids.length === 2 && sids.includes(ADMINISTRATORS) && sids.includes(SYSTEM);
+}
+
+module.exports = {
+  newFileAcl,
+  icaclsArgs,
+  icacls,
+  aclSids,
+  keyFileAclOk,
+  RULES,
+  encodeText,
+  getContentLines,
+  sshdKeyLines,
+  sshdStream,
+  bomEncoding,
+  keyFileEncoding,
+};

@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { windowsHostProvider, WindowsHostInputs } from "../../../providers/windows-host/provider";
-import { parseProbe, probeScript } from "../../../providers/windows-host/scripts";
+import { parseProbe, prepareScript, probeScript } from "../../../providers/windows-host/scripts";
 import { withSession } from "../../../providers/ssh/session";
 import { withPowerShell } from "../../../providers/ssh/powershell-runner";
 import { labWindows, LabWindows } from "../../lab/lab-windows";
@@ -114,4 +114,37 @@ test("a readable key file that has the WMCO key (UTF-8 with a BOM, which Win32-O
   expect(await logsIn(WMCO.priv)).toBe(true);
   await windowsHostProvider.create(inputs());
   expect(JSON.parse(fs.readFileSync(w.state, "utf8")).authorizedKeysEncoding).toBe("utf8");
+});
+
+// The key file's ACL, as the script's icacls lines leave it (rule files.icacls-acl): the stand-in no longer reports it
+// restricted whatever icacls was given.
+test("the ACL is what the icacls lines make it: without /inheritance:r the inherited readers stay and the check after preparation refuses", async () => {
+  expect(win.rule("files.icacls-acl").rows).toContain(5);
+  keyFile([w.host.publicKey], "ascii");
+  const prepare = prepareScript(WMCO.pub);
+  const unprotected = prepare.replace("/inheritance:r ", "");
+  expect(unprotected).not.toBe(prepare);
+  const after = async (script: string) =>
+    withSession(connection(w.host.privateKey), undefined, (s) =>
+      withPowerShell(s, "win-enc-1", async (ps) => {
+        await ps.run("preparing", script);
+        return parseProbe(await ps.run("the probe", probeScript(WMCO.pub)));
+      }),
+    );
+  expect((await after(unprotected)).keyFileAclOk).toBe(false);
+  expect((await after(prepare)).keyFileAclOk).toBe(true);
+});
+
+test("a key file that already has the key but an extra explicit ACE (Authenticated Users) is repaired, not refused", async () => {
+  keyFile([WMCO.pub], "ascii");
+  const s = JSON.parse(fs.readFileSync(w.state, "utf8"));
+  const stray = { protected: false, explicit: ["S-1-5-11"], inherited: ["S-1-5-18", "S-1-5-32-544"] };
+  fs.writeFileSync(w.state, JSON.stringify({ ...s, keyFileAclOk: false, keyFileAcl: stray }));
+  const r = await windowsHostProvider.create(inputs());
+  expect(r.outs).toMatchObject({ keyAuthorized: true, keyFileAclOk: true });
+  expect(JSON.parse(fs.readFileSync(w.state, "utf8")).keyFileAcl).toEqual({
+    protected: true,
+    explicit: ["S-1-5-32-544", "S-1-5-18"],
+    inherited: [],
+  });
 });
