@@ -1055,8 +1055,9 @@ async function handle(script) {
       const listener = chain.find((p) => fs.readFileSync(`/proc/${p}/cmdline`, "utf8").includes("sshd_config"));
       if (listener) process.kill(listener, "SIGKILL");
     }
-    // Windows goes down: no answer follows, whichever way PowerShell was started.
-    return { ...finish(0), reboot: true };
+    // Windows goes down. Whether Restart-Computer's answer gets out first is a race (transport.restart-answer): by
+    // default none follows, whichever way PowerShell was started; with `restartAnswers` it is answered, then ends.
+    return { ...finish(0), reboot: true, answered: !!host.restartAnswers };
   } else if (script.includes("ConvertTo-Json -Compress")) {
     const { authorizedKeys: _keys, authorizedKeysEncoding: _encoding, ...rest } = host;
     // WMCO's BYOH prerequisites (providers/windows-host/scripts.ts probeScript): by default DNS holds a PTR record
@@ -1105,13 +1106,16 @@ if (!launched.includes(FRAME)) {
     if (line === "") ended("empty line");
     const r = await handle(Buffer.from(line, "base64").toString("utf16le"));
     process.stderr.write(r.stderr);
-    if (r.reboot) process.exit(0);
+    if (r.reboot) fs.appendFileSync(state + ".transport.log", `restart: ${r.answered ? "answered" : "no answer"}\n`);
+    if (r.reboot && !r.answered) process.exit(0);
     const frame = {
       ok: r.code === 0,
       output: r.stdout,
       error: r.code === 0 ? "" : r.stderr || `exit code ${r.code}`,
     };
-    process.stdout.write(FRAME + Buffer.from(JSON.stringify(frame), "utf8").toString("base64") + "\r\n");
+    const answerLine = FRAME + Buffer.from(JSON.stringify(frame), "utf8").toString("base64") + "\r\n";
+    // An answered restart: the answer gets out, then Windows goes down with the process.
+    process.stdout.write(answerLine, r.reboot ? () => process.exit(0) : undefined);
   };
   process.stdin.on("data", (d) => {
     buffered += d.toString("utf8");

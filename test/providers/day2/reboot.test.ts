@@ -8,6 +8,8 @@ import { sshCounters } from "../../../providers/ssh/limits";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
 
+const win = require("../../lab/windows-51");
+
 // The reboot against a real sshd whose `powershell` is the lab's stand-in: Restart-Computer gives the host a new boot
 // time; with `neverReturns` it takes the host's sshd down for good. What only Windows proves: a real restart.
 const bin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-reboot-"));
@@ -46,6 +48,30 @@ test("reboots: the boot time changes and the script that ran is Restart-Computer
   expect(launchLog(state)).toEqual([[bootTimeScript(), rebootScript()], [bootTimeScript()]]);
   expect(sshCounters().logins - logins).toBe(2);
   expect(lines).toEqual([`node win-1: restarting (booted ${r.before})`, `node win-1: back (booted ${r.after})`]);
+});
+
+/** What the stand-in recorded of its transport (restarts answered or not, how each runner ended). */
+const transportLog = () =>
+  fs.existsSync(state + ".transport.log")
+    ? fs
+        .readFileSync(state + ".transport.log", "utf8")
+        .trim()
+        .split("\n")
+    : [];
+
+test.each([
+  ["the connection drops before Restart-Computer answers", false, "restart: no answer"],
+  ["Restart-Computer answers before Windows goes down", true, "restart: answered"],
+])("reboots whichever comes first (WMCO RebootAndReinitialize tolerates both): %s", async (_n, answers, seen) => {
+  expect(win.rule("transport.restart-answer").rows).toEqual([13]);
+  fs.rmSync(state + ".transport.log", { force: true });
+  fs.writeFileSync(
+    state,
+    JSON.stringify({ ...freshWindowsState(), bootTime: "2026-11-01T00:00:00.0000000Z", restartAnswers: answers }),
+  );
+  const r = await rebootHost(conn(), h.hostKeyFingerprint, "win-1", opts);
+  expect(r.after).not.toBe(r.before);
+  expect(transportLog()[0]).toBe(seen);
 });
 
 test("a node that never comes back stops at the deadline, named, left cordoned", async () => {
