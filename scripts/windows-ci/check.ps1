@@ -180,6 +180,27 @@ try {
   Fail 'retire' $_.Exception.Message
 }
 
+# ---- 6. an error on stderr from an -EncodedCommand PowerShell: CLIXML, not text (row 11)
+try {
+  $psi = New-Object System.Diagnostics.ProcessStartInfo
+  $psi.FileName = Join-Path $env:SystemRoot 'System32\cmd.exe'
+  $psi.Arguments = '/c ' + $p.stderr.commandLine
+  $psi.UseShellExecute = $false
+  $psi.RedirectStandardOutput = $true
+  $psi.RedirectStandardError = $true
+  $proc = [System.Diagnostics.Process]::Start($psi)
+  $stderrTask = $proc.StandardError.ReadToEndAsync()
+  $out = $proc.StandardOutput.ReadToEnd()
+  $proc.WaitForExit()
+  $err = $stderrTask.Result
+  Same 'stderr' 'exit code of a script that throws' 1 $proc.ExitCode
+  Same 'stderr' 'first line of stderr' $p.stderr.header ($err -split "`r`n")[0]
+  if ($err.Contains($p.stderr.firstRecord)) { Pass 'stderr' ('the error''s first line as ' + $p.stderr.firstRecord) }
+  else { Fail 'stderr' ('the stand-in predicts ' + (Show $p.stderr.firstRecord) + ' in stderr, Windows wrote ' + (Show $err)) }
+} catch {
+  Fail 'stderr' $_.Exception.Message
+}
+
 Remove-Item -LiteralPath $work -Recurse -Force -ErrorAction SilentlyContinue
 if ($failures.Count -gt 0) {
   Write-Host ''

@@ -1,6 +1,6 @@
 /**
  * What the Windows workflow (.github/workflows/windows-powershell.yml) checks on real Windows PowerShell 5.1, and what
- * the lab's stand-in predicts for each (issue 31, audit rows 1, 2, 5, 6, 8, 10): the program's own script lines for a
+ * the lab's stand-in predicts for each (issue 31, audit rows 1, 2, 5, 6, 8, 10, 11): the program's own script lines for a
  * sample stack, and the predictions computed with the stand-in's rule functions (test/lab/windows-51). check.ps1 runs
  * the lines on Windows and fails on any difference. Nothing here needs a cluster; only the checksum check needs the
  * network (to learn each asset's real Content-Type and body), and it is given a fetcher so tests need none.
@@ -41,6 +41,8 @@ export const TEST_SERVICE = "windows-estate-ci-kubelet";
 export const KUBEADM_FLAGS_ENV =
   'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd ' +
   '--hostname-override=win-ci --pod-infra-container-image=registry.k8s.io/pause:3.10.2"';
+/** The error the stderr check throws: plain text, so its first CLIXML record is predictable exactly. */
+export const STDERR_MESSAGE = "windows-estate-ci: an error for the CLIXML check";
 /** How many retired keys the retire check tries: the audit measured 2 under the limit and 3 over it (row 10). */
 export const RETIRE_COUNTS = [1, 2, 3, 4];
 
@@ -96,6 +98,7 @@ export const CHECK_RULES = {
   keys: ["files.write-encoding", "files.get-content-decodes-bom", "files.sshd-reads-bytes", "files.icacls-acl"],
   hostName: ["names.netbios", "names.os-hostname"],
   retire: ["transport.cmd-line-limit"],
+  stderr: ["transport.stderr-clixml"],
 } as const;
 
 /** The predictions file check.ps1 reads (predictions.json). */
@@ -114,6 +117,11 @@ export interface Predictions {
   };
   hostName: { dnsHostName: string; computerName: string; kubeletNodeName: string };
   retire: { limit: number; keep: string; retireKeys: string[]; cases: RetireCase[] };
+  /**
+   * A script that throws, as one exec command line: its redirected stderr starts with `header` and holds `firstRecord`
+   * (transport.js clixml of the message: the error's first line as 5.1 writes it).
+   */
+  stderr: { commandLine: string; message: string; header: string; firstRecord: string };
 }
 
 export interface RenderOptions {
@@ -325,6 +333,17 @@ export async function renderChecks(
     };
   });
 
+  // An error on stderr from an -EncodedCommand PowerShell (row 11).
+  const xml = w.clixml(`${STDERR_MESSAGE}\r\n`);
+  const firstRecord = /<S S="Error">.*?<\/S>/.exec(xml)?.[0];
+  if (!firstRecord) throw new Error("the stand-in's clixml wrote no error record");
+  const stderr = {
+    commandLine: powershellCommand(`throw '${STDERR_MESSAGE}'`),
+    message: STDERR_MESSAGE,
+    header: xml.split("\r\n")[0],
+    firstRecord,
+  };
+
   const rules: Predictions["rules"] = {};
   for (const id of Object.values(CHECK_RULES).flat()) {
     const r = w.rule(id);
@@ -344,6 +363,7 @@ export async function renderChecks(
       },
       hostName,
       retire: { limit: w.CMD_EXE_MAX_COMMAND_LINE, keep: key, retireKeys, cases: retireCases },
+      stderr,
     },
     files,
   };

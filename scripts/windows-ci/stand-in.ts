@@ -41,6 +41,7 @@ export interface StandIn {
   kubeletDefaultNodeName(dnsHostName: string): string;
   CMD_EXE_MAX_COMMAND_LINE: number;
   execCommandLineProblem(commandLine: string): string | undefined;
+  clixml(errorText: string): string;
 }
 
 export const RULES_DIR = path.join(__dirname, "..", "..", "test", "lab", "windows-51");
@@ -62,6 +63,7 @@ const FUNCTIONS = [
   "netbiosName",
   "kubeletDefaultNodeName",
   "execCommandLineProblem",
+  "clixml",
 ] as const;
 
 /** The rule modules, checked to export what the predictions use. */

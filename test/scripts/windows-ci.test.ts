@@ -142,10 +142,21 @@ test("retire: the exec command line for 1 to 4 RSA-4096 keys against cmd.exe's 8
   ]);
 });
 
+test("stderr: a throwing -EncodedCommand script's first CLIXML record, as transport.js clixml writes it (row 11)", () => {
+  expect(p.stderr.commandLine).toMatch(
+    /^powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand /,
+  );
+  const encoded = p.stderr.commandLine.split(" ").at(-1) ?? "";
+  expect(Buffer.from(encoded, "base64").toString("utf16le")).toBe(`throw '${p.stderr.message}'`);
+  expect(p.stderr.header).toBe("#< CLIXML");
+  expect(p.stderr.firstRecord).toBe(`<S S="Error">${p.stderr.message}_x000D__x000A_</S>`);
+});
+
 test("check.ps1 is Windows PowerShell 5.1 that parses, and checks every part of the predictions", async () => {
   const script = fs.readFileSync(path.join(ROOT, "scripts", "windows-ci", "check.ps1"), "utf8");
   expect(await powershellErrors(script)).toEqual([]);
-  for (const part of ["checksum", "service", "keys", "hostName", "retire"]) expect(script).toContain(`$p.${part}.`);
+  for (const part of ["checksum", "service", "keys", "hostName", "retire", "stderr"])
+    expect(script).toContain(`$p.${part}.`);
   // PowerShell 7 operators the tree-sitter grammar would not flag in every position.
   const code = script
     .split("\n")
