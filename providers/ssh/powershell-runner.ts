@@ -123,9 +123,10 @@ export async function withPowerShell<T>(s: Session, target: string, fn: (ps: Pow
     return await fn(ps);
   } finally {
     if (!broken) {
-      // The empty line ends the runner by itself: Win32-OpenSSH older than 7.9 (Server 2019 ships 7.7) may not pass
-      // the channel's EOF on to PowerShell's standard input (ansible-documentation os_guide/windows_ssh.rst), and the
-      // runner would wait for it until the command timeout.
+      // The empty line ends the runner by itself, whether or not the server passes the channel's EOF on to
+      // PowerShell's standard input: Server 2019 ships Win32-OpenSSH 7.7.2.1, older than the 7.9 Ansible supports
+      // (ansible-documentation os_guide/windows_ssh.rst), and EOF handling there has had bugs (PowerShell/Win32-OpenSSH
+      // #563, #1613). Without it, a runner that never sees EOF waits until the command timeout.
       p.write("\n");
       await p.end().catch(() => undefined);
     }

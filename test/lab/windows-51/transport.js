@@ -13,8 +13,9 @@ const RULES = [
       "Win32-OpenSSH runs an exec request through the default shell, cmd.exe, which refuses a command line longer " +
       `than ${CMD_EXE_MAX_COMMAND_LINE} characters with "The command line is too long." and runs nothing.`,
     source:
-      'Microsoft KB830473 "Command prompt (Cmd.exe) command-line string limitation"; Win32-OpenSSH wiki ' +
-      '"DefaultShell" (cmd.exe unless HKLM\\SOFTWARE\\OpenSSH DefaultShell is set)',
+      'Microsoft KB830473 "Command prompt (Cmd.exe) command-line string limitation"; ansible/ansible-documentation ' +
+      'docs/docsite/rst/os_guide/windows_ssh.rst "Default Shell Configuration" (cmd.exe unless HKLM\\SOFTWARE\\OpenSSH ' +
+      "DefaultShell is set)",
     rows: [10],
   },
   {
@@ -34,11 +35,13 @@ const RULES = [
     id: "transport.runner-eof",
     area: "transport",
     rule:
-      "Win32-OpenSSH before 7.9 may not pass the channel's EOF on to the process's standard input, so a process " +
-      "that waits for the end of its input never ends; an explicit end-of-work line does.",
+      "Modelled, not measured: an sshd that never passes the channel's EOF on to the process's standard input, so a " +
+      "process waiting for the end of its input never ends and only an explicit end-of-work line ends it. Ansible " +
+      "supports Win32-OpenSSH 7.9 or later only, and Server 2019 ships 7.7.2.1; Win32-OpenSSH's EOF handling has " +
+      "had bugs (issues #563, #1613).",
     source:
-      "ansible/ansible-documentation docs/docsite/rst/os_guide/windows_ssh.rst (Win32-OpenSSH 7.9 or later is " +
-      "required); Windows Server 2019 ships Win32-OpenSSH 7.7.2.1",
+      "ansible/ansible-documentation docs/docsite/rst/os_guide/windows_ssh.rst (minimum 7.9.0.0; Server 2019 ships " +
+      "7.7.2.1); PowerShell/Win32-OpenSSH#563, #1613",
     rows: [12],
   },
   {
