@@ -55,20 +55,6 @@ const RULES = [
       "cmdExitNoStatus, then waits for SSH to become unreachable)",
     rows: [13],
   },
-  {
-    // Not transport, but read by the same scripts that cross it; kept here rather than in a module of its own.
-    id: "updates.pending-file-renames",
-    area: "updates",
-    rule:
-      "PendingFileRenameOperations (HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager) stays set on many " +
-      "hosts (antivirus, drivers, installers queue renames for the next boot); Windows Update's own restart state " +
-      "(ISystemInformation.RebootRequired, the CBS RebootPending and WU RebootRequired keys) does not include it.",
-    source:
-      "ansible-collections/ansible.windows plugins/modules/win_updates.ps1 Install-WindowsUpdate (RebootRequired " +
-      "from Microsoft.Update.SystemInfo only); plugins/modules/win_reboot_info.ps1 Test-PendingFileRename (a " +
-      "separate reason)",
-    rows: [14],
-  },
 ];
 
 /**
