@@ -342,7 +342,7 @@ export function preparationDrift(p: HostProbe): string[] {
   const out: string[] = [];
   if (!p.keyAuthorized)
     out.push(
-      (SSHD_UNREADABLE as readonly string[]).includes(p.keyFileEncoding)
+      SSHD_UNREADABLE.some((e) => e === p.keyFileEncoding)
         ? `WMCO key not authorized (administrators_authorized_keys is ${p.keyFileEncoding}, which sshd does not read)`
         : "WMCO key not authorized",
     );

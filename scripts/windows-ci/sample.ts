@@ -10,6 +10,7 @@ import { resolveKubernetes } from "../../components/vanilla/discover";
 import { expandNodes, JoinedNode } from "../../components/vanilla/hosts";
 import { NodePlan, vanillaNodePlan } from "../../components/vanilla/node-plan";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
+import { isObject } from "../../lib/json";
 import type { KubeletRegistration } from "../../providers/vanilla-node/scripts";
 import { NAMESPACE } from "../../stacks/schema";
 import { kubernetesSchema, nodesSchema } from "../../stacks/schema/kubernetes";
@@ -26,7 +27,8 @@ export interface Sample {
 /** The sample stack's first node and its plan; throws naming the stack file when the example no longer resolves. */
 export function sampleNode(root: string): Sample {
   const file = path.join(root, SAMPLE_STACK);
-  const config = (parse(fs.readFileSync(file, "utf8")) as { config: Record<string, unknown> }).config;
+  const doc: unknown = parse(fs.readFileSync(file, "utf8"));
+  const config = isObject(doc) && isObject(doc.config) ? doc.config : {};
   const k = kubernetesSchema.parse(config[`${NAMESPACE}:kubernetes`]);
   if (!k) throw new Error(`${SAMPLE_STACK} has no ${NAMESPACE}:kubernetes`);
   const nodes = expandNodes(nodesSchema.parse(config[`${NAMESPACE}:nodes`]));

@@ -66,17 +66,26 @@ const FUNCTIONS = [
   "clixml",
 ] as const;
 
+/** What the rule modules do not export of what the predictions use (empty when they export it all). */
+function missingMembers(m: Record<string, unknown>): string[] {
+  const missing: string[] = FUNCTIONS.filter((f) => typeof m[f] !== "function");
+  if (typeof m.CMD_EXE_MAX_COMMAND_LINE !== "number") missing.push("CMD_EXE_MAX_COMMAND_LINE");
+  if (!Array.isArray(m.RULES)) missing.push("RULES");
+  return missing;
+}
+
+/** The modules as the typed `StandIn`: every member is checked by missingMembers. */
+function isStandIn(m: Record<string, unknown>): m is Record<string, unknown> & StandIn {
+  return missingMembers(m).length === 0;
+}
+
 /** The rule modules, checked to export what the predictions use. */
 export function standIn(dir: string = RULES_DIR): StandIn {
   // Plain CommonJS without types: checked below.
   const m: Record<string, unknown> = require(dir);
-  const missing: string[] = FUNCTIONS.filter((f) => typeof m[f] !== "function");
-  if (typeof m.CMD_EXE_MAX_COMMAND_LINE !== "number") missing.push("CMD_EXE_MAX_COMMAND_LINE");
-  if (!Array.isArray(m.RULES)) missing.push("RULES");
-  if (missing.length > 0)
-    throw new Error(
-      `the stand-in's rule modules (${path.relative(process.cwd(), dir)}) do not export ${missing.join(", ")}: ` +
-        "the Windows checks predict with them",
-    );
-  return m as unknown as StandIn; // every member checked above
+  if (isStandIn(m)) return m;
+  throw new Error(
+    `the stand-in's rule modules (${path.relative(process.cwd(), dir)}) do not export ${missingMembers(m).join(", ")}: ` +
+      "the Windows checks predict with them",
+  );
 }
