@@ -790,7 +790,7 @@ export interface NodeArgs {
   aws?: NodeAwsArgs;
   /** Create the node as an Azure VM (instead of giving `address`); `name` is then required. */
   azure?: NodeAzureArgs;
-  /** The Node's name. Default: the host's hostname in lower case, as the kubelet registers it (component-helpers `GetHostname`), read from the host. */
+  /** The Node's name. Default: the host's DNS host name in lower case, as the kubelet registers it (Go's os.Hostname, component-helpers `GetHostname`), read from the host; never the NetBIOS `COMPUTERNAME`, which is cut to 15 characters. A host whose DNS host name kubeadm would refuse (e.g. with `_`) stops before any change, naming this key. */
   name?: string;
   /** SSH port. Default 22. */
   port?: number;
