@@ -135,11 +135,22 @@ foreach ($c in $p.keys.cases) {
 }
 
 # ---- 4. host names: the NetBIOS name from the DNS host name (row 8)
+# The prediction's DNS host name is what Node read (libuv uv_os_gethostname); here it is read as the probe reads it
+# ([System.Net.Dns]::GetHostName) and as the kubelet's os.Hostname reads it (golang/go src/os/sys_windows.go hostname:
+# GetComputerNameEx with ComputerNamePhysicalDnsHostname = 5), three separate readings of the one name.
 try {
-  $dns = [System.Net.Dns]::GetHostName()
-  Same 'hostName' '[System.Net.Dns]::GetHostName()' $p.hostName.dnsHostName $dns
+  Add-Type -Namespace WindowsEstateCi -Name Names -MemberDefinition @'
+[DllImport("kernel32.dll", CharSet = CharSet.Unicode, SetLastError = true)]
+public static extern bool GetComputerNameEx(int nameType, System.Text.StringBuilder buffer, ref uint size);
+'@
+  $size = [uint32]256
+  $buffer = New-Object System.Text.StringBuilder 256
+  if (-not [WindowsEstateCi.Names]::GetComputerNameEx(5, $buffer, [ref]$size)) { throw 'GetComputerNameEx(ComputerNamePhysicalDnsHostname) failed' }
+  $goName = $buffer.ToString().Trim()
+  Same 'hostName' '[System.Net.Dns]::GetHostName()' $p.hostName.dnsHostName ([System.Net.Dns]::GetHostName())
+  Same 'hostName' 'GetComputerNameEx(PhysicalDnsHostname), as Go os.Hostname' $p.hostName.dnsHostName $goName
   Same 'hostName' '$env:COMPUTERNAME' $p.hostName.computerName $env:COMPUTERNAME
-  Same 'hostName' 'the kubelet default node name (DNS host name, lower case)' $p.hostName.kubeletNodeName $dns.ToLowerInvariant()
+  Same 'hostName' 'the kubelet default node name (os.Hostname, trimmed, lower case)' $p.hostName.kubeletNodeName $goName.ToLowerInvariant()
 } catch {
   Fail 'hostName' $_.Exception.Message
 }

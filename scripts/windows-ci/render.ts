@@ -16,8 +16,8 @@ export const USAGE = `usage: npm run windows-ci:render -- --out <dir> [--dns-hos
 
 Renders the sample stack's generated scripts and what the PowerShell stand-in predicts Windows PowerShell 5.1 does
 with them into <dir> (predictions.json, install.ps1, kubelet-service.ps1, prepare.ps1), for
-scripts/windows-ci/check.ps1. --dns-host-name: the Windows host's [System.Net.Dns]::GetHostName() (default: this
-machine's host name). Exit codes: 0 written, 1 a failure (named), 2 bad arguments.`;
+scripts/windows-ci/check.ps1. --dns-host-name: the name to predict from (default: this machine's host name as Node
+reads it, which check.ps1 compares with two other readings on Windows). Exit codes: 0 written, 1 a failure (named), 2 bad arguments.`;
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
