@@ -6,13 +6,15 @@ const RULES = [
     id: "updates.pending-file-renames",
     area: "updates",
     rule:
-      "PendingFileRenameOperations (HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager) stays set on many " +
-      "hosts (antivirus, drivers, installers queue renames for the next boot); Windows Update's own restart state " +
-      "(ISystemInformation.RebootRequired, the CBS RebootPending and WU RebootRequired keys) does not include it.",
+      "PendingFileRenameOperations (HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager) is the queue of " +
+      "file moves any program asks for at the next boot (MoveFileEx with MOVEFILE_DELAY_UNTIL_REBOOT), not Windows " +
+      "Update's restart state; that is ISystemInformation.RebootRequired (with the CBS RebootPending and WU " +
+      "RebootRequired keys), which Ansible's win_updates reads alone to decide a restart.",
     source:
-      "ansible-collections/ansible.windows plugins/modules/win_updates.ps1 Install-WindowsUpdate (RebootRequired " +
-      "from Microsoft.Update.SystemInfo only); plugins/modules/win_reboot_info.ps1 Test-PendingFileRename (a " +
-      "separate reason)",
+      "Microsoft Learn winbase.h MoveFileExW (MOVEFILE_DELAY_UNTIL_REBOOT: the moves are stored in " +
+      "PendingFileRenameOperations); ansible-collections/ansible.windows plugins/modules/win_updates.ps1 " +
+      "Install-WindowsUpdate (RebootRequired from Microsoft.Update.SystemInfo only); plugins/modules/win_reboot_info.ps1 " +
+      "Test-PendingFileRename (a separate reason)",
     rows: [14],
   },
 ];
