@@ -59,10 +59,14 @@ export function firstBootScript(o: FirstBoot): string {
     `$waitSeconds = ${CAPABILITY_WAIT_SECONDS}`,
     "$attempt = 0",
     "$installError = ''",
+    // The wait follows the try/catch, not the catch alone: an install that returns without error but leaves no sshd
+    // service yet is retried after the same wait, never at once.
     "while (-not (Get-Service -Name sshd -ErrorAction SilentlyContinue) -and $attempt -lt $attempts) {",
     "  $attempt++",
+    "  $installError = 'Add-WindowsCapability returned, but there is no sshd service'",
     "  try { Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0 | Out-Null }",
-    "  catch { $installError = $_.Exception.Message; if ($attempt -lt $attempts) { Start-Sleep -Seconds $waitSeconds } }",
+    "  catch { $installError = $_.Exception.Message }",
+    "  if (-not (Get-Service -Name sshd -ErrorAction SilentlyContinue) -and $attempt -lt $attempts) { Start-Sleep -Seconds $waitSeconds }",
     "}",
     "if (-not (Get-Service -Name sshd -ErrorAction SilentlyContinue)) {",
     `  $failed = ${psQuote(FIRST_BOOT_FAILED_CONSOLE_MARKER + ' step "install OpenSSH.Server (Add-WindowsCapability)" failed ')} + $attempt + ' times, ' + $waitSeconds + ${psQuote(" s apart (")} + $installError + ${psQuote("). Nothing else was configured (no sshd, key or firewall rule). Fix: let the VM reach Windows Update (outbound HTTPS, or a WSUS or proxy that serves Features on Demand), then recreate the VM (pulumi up --replace on it): its user data runs only at first boot.")}`,

@@ -20,15 +20,11 @@ const script = firstBootScript({ publicKey: KEY, hostname: "winbyoh-1", tcpPorts
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "first-boot-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function run(state: string): Promise<{ code: number | null; stderr: string }> {
+function run(state: string, text = script): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(
-      process.execPath,
-      [STAND_IN, "-EncodedCommand", Buffer.from(script, "utf16le").toString("base64")],
-      {
-        env: { ...process.env, FAKE_WINDOWS_STATE: state },
-      },
-    );
+    const p = spawn(process.execPath, [STAND_IN, "-EncodedCommand", Buffer.from(text, "utf16le").toString("base64")], {
+      env: { ...process.env, FAKE_WINDOWS_STATE: state },
+    });
     let stderr = "";
     p.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
     p.on("error", reject);
@@ -44,8 +40,40 @@ function vm(name: string, failures: number): string {
 }
 const read = (state: string) => JSON.parse(fs.readFileSync(state, "utf8"));
 
-test("retried as WMCO retries: 10 attempts, 5 s apart (pkg/secrets/secrets.go generateUserDataWithPubKey)", () => {
-  expect([CAPABILITY_ATTEMPTS, CAPABILITY_WAIT_SECONDS]).toEqual([10, 5]);
+// WMCO's own user data (release-4.22 pkg/secrets/secrets.go generateUserDataWithPubKey) loops `while (-not $success
+// -and $attempt -lt 10)` with `Start-Sleep -Seconds 5` after a failure: a VM whose Windows Update answers by the tenth
+// try gets OpenSSH there, and so must it here. The numbers are WMCO's, not this program's constants.
+test("as patient as WMCO: Windows Update answering at the 10th try (9 failures, 5 s apart) still installs OpenSSH", async () => {
+  const state = vm("wmco", 9);
+  expect(await run(state)).toMatchObject({ code: 0 });
+  expect(read(state)).toMatchObject({ capabilityAttempts: 10, capabilityWaitSeconds: 9 * 5, sshdInstalled: true });
+});
+
+// The stand-in runs the script's own loop (fake-powershell.js firstBootInstall), so the retry is the script's: these
+// are the reviewer's mutations, each of which must break first boot.
+test("without the try/catch around Add-WindowsCapability the first failure ends first boot (no retry)", async () => {
+  const bare = script.replace(/^ {2}try \{ (Add-WindowsCapability [^}]*) \}\n {2}catch \{[^\n]*\}$/m, "  $1");
+  expect(bare).not.toBe(script);
+  const state = vm("bare", 1);
+  const r = await run(state, bare);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("The remote procedure call failed.");
+  expect(read(state)).toMatchObject({ capabilityAttempts: 1, authorizedKeys: [] });
+  expect(read(state).sshdInstalled).toBeUndefined();
+  // The script as it is, on the same kind of host, retries and finishes.
+  const fixed = vm("fixed", 1);
+  expect((await run(fixed)).code).toBe(0);
+});
+
+test("an install that returns without error but leaves no sshd service yet is retried after the same wait, not at once", async () => {
+  const state = vm("no-service", 0);
+  fs.writeFileSync(state, JSON.stringify({ ...read(state), capabilityNoService: 1 }));
+  expect(await run(state)).toMatchObject({ code: 0 });
+  expect(read(state)).toMatchObject({
+    capabilityAttempts: 2,
+    capabilityWaitSeconds: CAPABILITY_WAIT_SECONDS,
+    sshdInstalled: true,
+  });
 });
 
 test("one failed OpenSSH install (no network yet): the retry installs it and the host is set up", async () => {
