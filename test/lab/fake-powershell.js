@@ -587,17 +587,27 @@ async function handle(script) {
     }
   }
   // administrators_authorized_keys as bytes (undefined when there is none): the lines in their encoding, CRLF as 5.1
-  // writes them. A script that reads the bytes (`ReadAllBytes($keyFile)`: the probe and prepare) sees what sshd sees
-  // (win.sshdKeyLines); one that uses Get-Content sees the decoded lines (win.getContentLines).
+  // writes them.
   const keyBytes = () =>
     host.authorizedKeys.length === 0 && !host.authorizedKeysEncoding
       ? undefined
       : win.encodeText(host.authorizedKeys.map((k) => k + "\r\n").join(""), host.authorizedKeysEncoding || "ascii");
   const readsBytes = script.includes("[System.IO.File]::ReadAllBytes($keyFile)");
-  const keyVisible = (k) => {
+  // Whether the key is found where the script looks for it: `lookup` matches the script's lookup line and captures the
+  // variable it searches (the probe's `keyAuthorized = [bool]($v | …)`, prepare's `if (-not ($v | …)`); how the script
+  // fills that variable decides the lines: `$v = @($text -split …)` after `ReadAllBytes($keyFile)` is what sshd sees
+  // (win.sshdKeyLines), `$v = @(Get-Content -LiteralPath $keyFile)` the decoded lines (win.getContentLines), a
+  // variable never filled is $null (no key). An Error for a lookup or a filling the stand-in has no model of.
+  const keyVisible = (k, lookup) => {
+    const v = (lookup.exec(script) || [])[1];
+    if (!v) return new Error(`no key lookup matching ${lookup}`);
+    const fills = [...script.matchAll(new RegExp(`\\$${v} = (.*)$`, "gm"))].map((m) => m[1]).filter((f) => f !== "@()");
     const b = keyBytes();
-    if (!b) return false;
-    return readsBytes ? win.sshdKeyLines(b).includes(k) : win.getContentLines(b).some((l) => l.trim() === k);
+    if (fills.length === 0 || !b) return false;
+    if (fills.every((f) => f.startsWith("@(Get-Content -LiteralPath $keyFile)")))
+      return win.getContentLines(b).some((l) => l.trim() === k);
+    if (readsBytes && fills.every((f) => f.startsWith("@($text -split "))) return win.sshdKeyLines(b).includes(k);
+    return new Error(`no model of how $${v} is filled: ${fills.join(" / ")}`);
   };
   const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
   // First boot (components/provisioning/user-data.ts firstBootScript): the script's statements up to the one that
@@ -978,7 +988,12 @@ async function handle(script) {
     // or the file in an encoding the script names as one sshd cannot read (`… -contains $keyFileEncoding`).
     const encoding = win.keyFileEncoding(keyBytes());
     const unreadable = readsBytes && new RegExp(`'${encoding}'[^\\n]*\\) -contains \\$keyFileEncoding`).test(script);
-    const rewritten = !keyVisible(key) || unreadable;
+    const found = keyVisible(key, /^if \(-not \(\$(\w+) \| Where-Object/m);
+    if (found instanceof Error) {
+      complain(`the stand-in: ${found.message}\r\n`);
+      return finish(1);
+    }
+    const rewritten = !found || unreadable;
     if (rewritten) {
       const lines = keyBytes() ? win.getContentLines(keyBytes()) : [];
       host.authorizedKeys = lines.some((l) => l.trim() === key) ? lines : [...lines, key];
@@ -1179,9 +1194,16 @@ async function handle(script) {
       addressDhcp: host.addressDhcp ?? "Enabled",
       deviceLessNicDisabled: host.deviceLessNicDisabled ?? -1,
     };
-    // The key as the probe reads the file (keyVisible); the encoding it reports as sshd sees it.
+    // The key as the probe's `keyAuthorized =` line reads the file (keyVisible); the encoding as sshd sees it.
     const keyFile = readsBytes ? { keyFileEncoding: win.keyFileEncoding(keyBytes()) } : {};
-    say("\uFEFF" + JSON.stringify({ ...rest, ...prerequisites, ...keyFile, keyAuthorized: keyVisible(key) }) + "\r\n");
+    const keyAuthorized = script.includes("keyAuthorized =")
+      ? keyVisible(key, /^\s*keyAuthorized = \[bool\]\(\$(\w+) \| Where-Object/m)
+      : undefined;
+    if (keyAuthorized instanceof Error) {
+      complain(`the stand-in: ${keyAuthorized.message}\r\n`);
+      return finish(1);
+    }
+    say("\uFEFF" + JSON.stringify({ ...rest, ...prerequisites, ...keyFile, keyAuthorized }) + "\r\n");
   } else {
     complain("unexpected script\n");
     return finish(1);
