@@ -109,8 +109,8 @@ export function hostSettingsScript(vxlanPort: number): string {
  * tar.exe extracting over it fails (libarchive archive_write_disk_windows.c restore_entry unlinks first). Windows
  * does rename a running executable (restic internal/selfupdate/download_windows.go does the same): an archive is
  * extracted into a folder beside its target, then each file that exists is renamed to `<file>.windows-estate-old`
- * and the new one moved in (renames on one volume); a set-aside file is deleted at once, or by a later run while a
- * process still runs from it. The version is recorded last, so a run that fails half-way is finished by the next.
+ * and the new one moved in (renames on one volume); a set-aside file is deleted at once, or, while a process still
+ * runs from it, by the next install of that item (the next version change: this step runs only then). The version is recorded last, so a run that fails half-way is finished by the next.
  */
 export function installScript(items: readonly Download[], proxy = ""): string {
   const lines = [
@@ -122,7 +122,7 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     `$versionsDir = ${psQuote(VERSIONS_DIR)}`,
     "New-Item -ItemType Directory -Force -Path $versionsDir | Out-Null",
     // Sets the file at $dest aside (renamed, which Windows allows for a running executable) and moves $src there;
-    // when the move fails the old file is put back. Errors name the item, the file and the host.
+    // when the move fails the old file is put back. Errors name the item and the file (the runner names the host).
     "function Move-IntoPlace([string]$what, [string]$src, [string]$dest) {",
     "  $old = $null",
     "  if (Test-Path -LiteralPath $dest) {",
@@ -130,14 +130,14 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     "    if (Test-Path -LiteralPath $old) { Remove-Item -LiteralPath $old -Force -ErrorAction SilentlyContinue }",
     "    if (Test-Path -LiteralPath $old) { $old = $dest + '.windows-estate-old-' + [guid]::NewGuid().ToString('N') }",
     "    try { Move-Item -LiteralPath $dest -Destination $old }",
-    "    catch { throw ($what + ': ' + $dest + ' on ' + $env:COMPUTERNAME + ' could not be set aside: ' + $_.Exception.Message + '; the next run retries') }",
+    "    catch { throw ($what + ': ' + $dest + ' could not be set aside: ' + $_.Exception.Message + '; the next run retries') }",
     "  }",
     "  try { Move-Item -LiteralPath $src -Destination $dest }",
     "  catch {",
     "    if ($old -and -not (Test-Path -LiteralPath $dest)) { Move-Item -LiteralPath $old -Destination $dest -ErrorAction SilentlyContinue }",
-    "    throw ($what + ': ' + $dest + ' on ' + $env:COMPUTERNAME + ' could not be replaced: ' + $_.Exception.Message + '; the next run retries')",
+    "    throw ($what + ': ' + $dest + ' could not be replaced: ' + $_.Exception.Message + '; the next run retries')",
     "  }",
-    // Gone at once unless a process still runs from it; then a later run deletes it.
+    // Gone at once unless a process still runs from it; then the next install of this item deletes it.
     "  if ($old) { Remove-Item -LiteralPath $old -Force -ErrorAction SilentlyContinue }",
     "}",
     "$items = @(",
@@ -164,9 +164,10 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     "  $actual = (Get-FileHash -LiteralPath $tmp -Algorithm SHA256).Hash.ToLowerInvariant()",
     "  if ($published -ne $actual) {",
     "    Remove-Item -LiteralPath $tmp -Force",
-    "    throw ($it.name + ': checksum mismatch, published ' + $published + ', downloaded ' + $actual + '; nothing was replaced')",
+    "    throw ($it.name + ': checksum mismatch, published ' + $published + ', downloaded ' + $actual + '; nothing was replaced. A mirror (kubernetes.artifacts.baseUrl) must serve the files as published; a pinned SHA-256 (kubernetes.flannel.flanneldSha256, cniSha256) must be that of the file it serves')",
     "  }",
-    // Files an earlier run set aside, deleted when nothing runs from them any more (a running one stays).
+    // Files an earlier install of this item set aside, deleted when nothing runs from them any more (a running one
+    // stays). Only here: this step runs when a version changes, so a set-aside file waits for the item's next upgrade.
     "  if ($it.kind -eq 'tgz') { $aside = @(Get-ChildItem -LiteralPath $it.target -Recurse -File -Filter '*.windows-estate-old*' -ErrorAction SilentlyContinue) }",
     "  else { $aside = @(Get-ChildItem -Path ($it.target + '.windows-estate-old*') -File -ErrorAction SilentlyContinue) }",
     "  foreach ($f in $aside) { Remove-Item -LiteralPath $f.FullName -Force -ErrorAction SilentlyContinue }",
@@ -176,7 +177,7 @@ export function installScript(items: readonly Download[], proxy = ""): string {
     "    New-Item -ItemType Directory -Force -Path $stage, $it.target | Out-Null",
     // Quoted: a bare `--` token means "end of parameters" to PowerShell's parser.
     "    if ($it.strip) { tar.exe -xf $tmp -C $stage '--strip-components=1' } else { tar.exe -xf $tmp -C $stage }",
-    "    if ($LASTEXITCODE -ne 0) { throw ($it.name + ': tar.exe failed with ' + $LASTEXITCODE + ' extracting into ' + $stage + ' on ' + $env:COMPUTERNAME) }",
+    "    if ($LASTEXITCODE -ne 0) { throw ($it.name + ': tar.exe failed with ' + $LASTEXITCODE + ' extracting into ' + $stage) }",
     "    Remove-Item -LiteralPath $tmp -Force",
     "    foreach ($f in @(Get-ChildItem -LiteralPath $stage -Recurse -File)) {",
     "      $dest = Join-Path $it.target $f.FullName.Substring($stage.Length + 1)",
@@ -200,23 +201,33 @@ export function installScript(items: readonly Download[], proxy = ""): string {
  * exists, since registering twice fails), Automatic, started. Registering sets containerd's own recovery actions
  * (cmd/containerd/command/service_windows.go registerService: restart after 15 s twice, then none; reset after a
  * day), so none are added here. `Stop-Service -Force` also stops the services that depend on containerd (the kubelet:
- * PowerShell Service.cs DoStopService); those that were running are started again after.
+ * PowerShell Service.cs DoStopService); those that were running, read before the stop, are started again after. A
+ * step that fails leaves them stopped (they cannot start without containerd) and says so: the next up starts them.
+ * `sc.exe delete` of a service that something still holds open only marks it for deletion (1072, DeleteService in
+ * winsvc.h), and registering again then fails: both are checked, naming the fix.
  */
 export function containerdServiceScript(configPath: string): string {
   return [
     "$ErrorActionPreference = 'Stop'",
     "$exe = Join-Path $env:ProgramFiles 'containerd\\containerd.exe'",
     `$config = ${psQuote(configPath)}`,
+    "$existing = [bool](Get-Service -Name containerd -ErrorAction SilentlyContinue)",
     "$dependents = @()",
-    "if (Get-Service -Name containerd -ErrorAction SilentlyContinue) {",
-    "  $dependents = @(Get-Service -Name containerd -DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })",
-    "  Stop-Service -Name containerd -Force",
-    "  sc.exe delete containerd | Out-Null",
+    "if ($existing) { $dependents = @(Get-Service -Name containerd -DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name }) }",
+    "try {",
+    "  if ($existing) {",
+    "    Stop-Service -Name containerd -Force",
+    "    sc.exe delete containerd | Out-Null",
+    "    if ($LASTEXITCODE -ne 0) { throw ('sc.exe delete containerd failed with ' + $LASTEXITCODE + ' (1072: marked for deletion while something holds it open): close services.msc or restart the host, then run up again') }",
+    "  }",
+    "  & $exe --register-service --config $config",
+    "  if ($LASTEXITCODE -ne 0) { throw ('containerd --register-service failed with ' + $LASTEXITCODE + ' (its message is above); if the containerd service is marked for deletion, close services.msc or restart the host, then run up again') }",
+    "  Set-Service -Name containerd -StartupType Automatic",
+    "  Start-Service -Name containerd",
+    "} catch {",
+    "  if ($dependents) { throw ($_.Exception.Message + '; stopped with containerd and not started again: ' + ($dependents -join ', ') + ' (the next up starts them)') }",
+    "  throw",
     "}",
-    "& $exe --register-service --config $config",
-    "if ($LASTEXITCODE -ne 0) { throw ('containerd --register-service failed with ' + $LASTEXITCODE) }",
-    "Set-Service -Name containerd -StartupType Automatic",
-    "Start-Service -Name containerd",
     "foreach ($d in $dependents) { Start-Service -Name $d }",
     "Write-Output 'containerd ok'",
   ].join("\n");
@@ -292,7 +303,7 @@ export function kubeletServiceScript(r: KubeletRegistration): string {
     "} else {",
     "  sc.exe create kubelet binPath= $bin depend= containerd start= auto | Out-Null",
     "}",
-    "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE) }",
+    "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE + ' (`net helpmsg ' + $LASTEXITCODE + '` on the host says why; 1072: the kubelet service is marked for deletion, close services.msc or restart the host), then run up again') }",
     // A kubelet that dies is restarted by the service manager, as containerd registers itself (containerd
     // cmd/containerd/command/service_windows.go: restart after 15 s, reset after a day) and Kubernetes' GCE Windows
     // nodes register the kubelet (cluster/gce/windows/k8s-node-setup.psm1). A deliberate stop (before its binaries are

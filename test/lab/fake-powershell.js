@@ -34,6 +34,28 @@ fs.appendFileSync(state + ".log", "#launch\n");
 
 /** A PowerShell single-quoted literal's value (providers/ssh/powershell.ts psQuote doubles `'`). */
 const unquote = (q) => q.slice(1, -1).replace(/''/g, "'");
+/**
+ * The message of a script line's `throw (<a> + <b> + …)`, its terms evaluated: '…' literals, `$name` (and
+ * `$_.Exception.Message`) from `vars`, `($name -join ', ')` of an array there. Undefined when the line has no such throw.
+ */
+function psThrown(line, vars) {
+  const m = /throw \((.*)\)\s*\}?\s*$/.exec(line);
+  if (!m) return undefined;
+  const terms = m[1].match(/'(?:[^']|'')*'|\(\$\w+ -join '(?:[^']|'')*'\)|\$[\w.]+/g) || [];
+  return terms
+    .map((t) => {
+      if (t.startsWith("'")) return unquote(t);
+      const join = /^\(\$(\w+) -join ('(?:[^']|'')*')\)$/.exec(t);
+      if (join) return (vars[join[1]] || []).join(unquote(join[2]));
+      return String(vars[t.slice(1)] ?? "");
+    })
+    .join("");
+}
+
+/** The install script's own words for a checksum mismatch (its `checksum mismatch` throw line), with `vars`. */
+const mismatch = (script, vars) =>
+  psThrown(script.split("\n").find((l) => l.includes("checksum mismatch")) || "", vars) ||
+  `${vars["it.name"]}: checksum mismatch, published ${vars.published}, downloaded ${vars.actual}; nothing was replaced`;
 /** The values of `$name = '…'` and `$name = @('…', …)` lines of a script. */
 const psString = (script, name) => {
   const m = new RegExp(`^\\$${name} = ('(?:[^']|'')*')`, "m").exec(script);
@@ -741,13 +763,13 @@ async function handle(script) {
         return finish(1);
       }
       if (host.badChecksum === it.name) {
-        complain(`${it.name}: checksum mismatch, published aaaa, downloaded bbbb; nothing was replaced\r\n`);
+        complain(`${mismatch(script, { "it.name": it.name, published: "aaaa", actual: "bbbb" })}\r\n`);
         save();
         return finish(1);
       }
       if (reachable(new URL(it.url).host) && (!it.sum || reachable(new URL(it.sum).host))) {
         try {
-          await network().installItem(it, { script, host, hostFile: (p) => hostFile(host, p) });
+          await network().installItem(it, { script, host, hostFile: (p) => hostFile(host, p), mismatch });
         } catch (e) {
           complain(e.message + "\r\n");
           save();
@@ -762,13 +784,46 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("--register-service --config $config")) {
+    // Run as the script's lines say, in their order (providers/vanilla-node/scripts.ts containerdServiceScript): the
+    // dependents are those running where `$dependents =` reads them (after Stop-Service -Force stopped them: none);
+    // sc.exe delete exits 1072 on a host whose containerd is `markedForDelete` (DeleteService), and registering again
+    // then fails; each check and the catch's words are the script's own (psThrown).
     const config = (/^\$config = '([^']*)'/m.exec(script) || [])[1];
-    // Stop-Service -Force stops the running dependents too; the script starts again those it stopped.
-    const stopped = svc().containerd ? win.stopService(host, "containerd", true) : [];
+    const lines = script.split(/\r?\n/);
+    const at = (re) => lines.findIndex((l) => re.test(l));
+    const readDeps = at(/\$dependents = @\(Get-Service -Name containerd -DependentServices/);
+    const stop = at(/^\s*Stop-Service -Name containerd -Force\b/);
+    const running = () => win.dependentsOf(host, "containerd").filter((d) => svc()[d].status === "Running");
+    const existed = !!svc().containerd;
+    let dependents = existed && readDeps >= 0 && (stop < 0 || readDeps < stop) ? running() : [];
+    if (existed && stop >= 0) win.stopService(host, "containerd", true);
+    if (existed && readDeps > stop && stop >= 0) dependents = running();
+    const checked = (re) => {
+      const k = at(re);
+      return k >= 0 && /\$LASTEXITCODE -ne 0/.test(lines[k + 1] || "") ? lines[k + 1] : undefined;
+    };
+    let error;
+    const exitCode = (code, re, words) => {
+      const check = checked(re);
+      if (code !== 0 && !error) error = check ? psThrown(check, { LASTEXITCODE: code }) : words;
+    };
+    if (existed) {
+      exitCode(host.containerdMarkedForDelete ? 1072 : 0, /^\s*sc\.exe delete containerd\b/, undefined);
+      if (!host.containerdMarkedForDelete) delete svc().containerd;
+    }
+    if (!error) exitCode(host.containerdMarkedForDelete ? 1 : 0, /--register-service --config \$config/, undefined);
+    if (error === undefined && host.containerdMarkedForDelete) error = "Cannot start service containerd.";
+    if (error !== undefined) {
+      const onError = lines.find((l) => /^\s*if \(\$dependents\) \{ throw/.test(l));
+      if (onError && dependents.length > 0)
+        error = psThrown(onError, { "_.Exception.Message": error, dependents: dependents });
+      save();
+      return finish((complain(error + "\r\n"), 1));
+    }
     win.registerContainerd(host);
     svc().containerd = { status: "Running", startType: "Automatic" };
-    if (script.includes("foreach ($d in $dependents) { Start-Service -Name $d }"))
-      for (const d of stopped) if (d !== "containerd" && svc()[d]) svc()[d].status = "Running";
+    if (at(/^\s*foreach \(\$d in \$dependents\) \{ Start-Service -Name \$d \}/) >= 0)
+      for (const d of dependents) if (svc()[d]) svc()[d].status = "Running";
     host.containerdConfig = config;
     host.containerdRestarts = (host.containerdRestarts || 0) + 1;
     save();
@@ -780,8 +835,9 @@ async function handle(script) {
     // starts with, at the join and after (scKubelet). A refused sc.exe changes nothing; the script stops on its code.
     const kubeletFlags = commandLineOf(script, host);
     const sc = kubeletFlags && scKubelet(script, kubeletFlags, !!svc().kubelet);
-    if (sc && sc.error && script.includes("registering the kubelet service failed with"))
-      return finish((complain(`${sc.error.message}\r\nregistering the kubelet service failed with 1639\r\n`), 1));
+    const check = script.split("\n").find((l) => l.includes("registering the kubelet service failed with"));
+    if (sc && sc.error && check)
+      return finish((complain(`${sc.error.message}\r\n${psThrown(check, { LASTEXITCODE: 1639 })}\r\n`), 1));
     // Its dependencies and failure actions, from the script's sc.exe arguments (windows-51/services.js).
     const registered = win.registerFromScript(host, "kubelet", script);
     if (registered instanceof Error) return finish((complain(registered.message + "\r\n"), 1));

@@ -108,7 +108,7 @@ function publishedSum(content, script) {
  * script reads it: a byte[] `.Content` is decoded only if the script decodes it; otherwise PowerShell's [string] of a
  * byte[] is its numbers joined by spaces, so the "sum" is a decimal byte (issue 26 item 2).
  */
-async function installItem(it, { script, host, hostFile }) {
+async function installItem(it, { script, host, hostFile, mismatch }) {
   const got = await webGet(it.url, host);
   let published;
   if (it.sha) published = it.sha.toLowerCase();
@@ -120,25 +120,29 @@ async function installItem(it, { script, host, hostFile }) {
       throw new Error(`${it.name}: ${it.sum} holds no SHA-256; nothing was replaced`);
   }
   const actual = sha256(got.body);
-  if (published !== actual)
-    throw new Error(
-      `${it.name}: checksum mismatch, published ${published}, downloaded ${actual}; nothing was replaced`,
-    );
+  if (published !== actual) throw new Error(mismatch(script, { "it.name": it.name, published, actual }));
   (host.fetched ||= {})[it.name] = { url: it.url, sha256: actual, bytes: got.body.length };
   if (!host.driveRoot) return;
   const target = hostFile(it.target);
-  // Files in use (the state's `runningImages`): overwritten as the script does it, by tar.exe or Move-Item -Force
-  // over them, or set aside first (Move-IntoPlace); windows-51/services.js has Windows' rules for both.
+  // Files in use (the state's `runningImages`): placed as the script's own lines place them, with Windows' rules for
+  // each (windows-51/services.js): tar.exe into the target or into a staging folder, then each file moved by
+  // `Move-IntoPlace` as its body says (moveIntoPlaceOf), or a file moved by `Move-Item … -Force`.
   const services = require(path.join(__dirname, "windows-51", "services.js"));
-  const setsAside = script.includes("Move-IntoPlace $it.name");
+  const how = services.moveIntoPlaceOf(script);
+  if (how instanceof Error) throw how;
+  const staged = /tar\.exe -xf \$tmp -C \$stage\b/.test(script);
+  const cleansUp = /Get-ChildItem[^\n]*'\*\.windows-estate-old\*'/.test(script);
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "stand-in-"));
   const tmp = path.join(tmpDir, path.basename(new URL(it.url).pathname));
   fs.writeFileSync(tmp, got.body);
+  const placed = (err) => {
+    if (err) throw new Error(`${it.name}: ${err.message}`);
+  };
   try {
-    if (setsAside) services.removeSetAside(it.target, it.kind, host, hostFile);
+    if (cleansUp) services.removeSetAside(it.target, it.kind, host, hostFile);
     if (it.kind === "tgz") {
-      // Setting aside, the script extracts into `<target>.windows-estate-new` (emptied first, removed after).
-      const extracted = setsAside ? hostFile(`${it.target}.windows-estate-new`) : path.join(tmpDir, "extracted");
+      // Staged, the script extracts into `<target>.windows-estate-new` (emptied first, removed after).
+      const extracted = staged ? hostFile(`${it.target}.windows-estate-new`) : path.join(tmpDir, "extracted");
       fs.rmSync(extracted, { recursive: true, force: true });
       fs.mkdirSync(extracted, { recursive: true });
       try {
@@ -149,23 +153,26 @@ async function installItem(it, { script, host, hostFile }) {
         throw new Error(`${it.name}: tar.exe failed with ${e.status ?? 1}`);
       }
       fs.mkdirSync(target, { recursive: true });
-      if (setsAside) {
+      if (staged) {
+        if (!how || !script.includes("Move-IntoPlace $it.name $f.FullName $dest"))
+          throw new Error("the stand-in finds no Move-IntoPlace of the staged files");
         const files = services.filesUnder(extracted).map((rel) => ({
           from: path.join(extracted, ...rel.split("\\")),
           to: `${it.target}\\${rel}`,
         }));
-        services.placeSettingAside(files, host, hostFile);
+        placed(services.placeFiles(files, how, host, hostFile));
         fs.rmSync(extracted, { recursive: true, force: true });
       } else {
         const errors = services.tarOver(extracted, it.target, host, hostFile);
         if (errors.length > 0) throw new Error(`${errors.join("\r\n")}\r\n${it.name}: tar.exe failed with 1`);
       }
-    } else if (setsAside) services.placeSettingAside([{ from: tmp, to: it.target }], host, hostFile);
+    } else if (how && script.includes("Move-IntoPlace $it.name $tmp $it.target"))
+      placed(services.placeFiles([{ from: tmp, to: it.target }], how, host, hostFile));
     else {
-      const refused = fs.existsSync(target) && services.imageProblem(host.runningImages, it.target, "delete");
-      if (refused) throw new Error(refused);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, got.body);
+      const move = /^\s*Move-Item -LiteralPath \$tmp -Destination \$it\.target\b.*$/m.exec(script);
+      if (!move) throw new Error("the stand-in finds no move of $tmp to $it.target");
+      const force = { setsAside: false, force: /\s-Force\b/.test(move[0]) };
+      placed(services.placeFiles([{ from: tmp, to: it.target }], force, host, hostFile));
     }
   } finally {
     fs.rmSync(tmpDir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import {
   stopServicesScript,
 } from "../../providers/vanilla-node/scripts";
 import { Artifact, ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
+import { installScriptBefore31 } from "../fixtures/install-script-21b8001";
 import { freshWindowsState } from "./windows-state";
 
 // Audit rows 7 and 9 (issue 31) through the lab's PowerShell stand-in, run as hosts run it (`-EncodedCommand`):
@@ -214,6 +215,41 @@ describe("service recovery (audit row 7)", () => {
   });
 });
 
+describe("re-registering containerd reads its dependents before the stop and says what a failure left stopped", () => {
+  const script = containerdServiceScript("C:\\k\\containerd\\config.toml");
+  const lines = script.split("\n");
+  const readDeps = lines.findIndex((l) =>
+    l.includes("$dependents = @(Get-Service -Name containerd -DependentServices"),
+  );
+  const stop = lines.findIndex((l) => l.includes("Stop-Service -Name containerd -Force"));
+
+  test("`$dependents` read after Stop-Service (none run then) leaves the kubelet Stopped: the stand-in follows the order", async () => {
+    expect(readDeps).toBeGreaterThan(0);
+    expect(stop).toBeGreaterThan(readDeps);
+    const late = lines.filter((_, k) => k !== readDeps);
+    late.splice(stop, 0, lines[readDeps].replace(/^if \(\$existing\) \{ (.*) \}$/, "    $1"));
+    const h = await servicesUp("WIN-SVC-8");
+    const r = await run(late.join("\n"), h.state);
+    expect(r.code).toBe(0);
+    expect(h.read().services.kubelet.status).toBe("Stopped");
+  });
+
+  test("a containerd marked for deletion: sc.exe delete's 1072 is the error, with the fix and the kubelet left stopped", async () => {
+    const h = await servicesUp("WIN-SVC-9");
+    h.change((s) => (s.containerdMarkedForDelete = true));
+    const r = await run(script, h.state);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("sc.exe delete containerd failed with 1072");
+    expect(r.stderr).toContain("close services.msc or restart the host, then run up again");
+    expect(r.stderr).toContain("stopped with containerd and not started again: kubelet (the next up starts them)");
+    expect(h.read().services.kubelet.status).toBe("Stopped");
+    // Without the check the same host fails later, at the registration (its exit code 1), as the review saw.
+    const unchecked = lines.filter((l) => !l.includes("sc.exe delete containerd failed with")).join("\n");
+    const later = await run(unchecked, h.state);
+    expect(later.stderr).toContain("containerd --register-service failed with 1 (its message is above)");
+  });
+});
+
 // ---- row 9: an upgrade with containerd's shim still running ----------------------------------------------------
 
 function containerdDownload(version: string): Download {
@@ -267,8 +303,8 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
     const h = newHost("WIN-LOCK-2");
     await installed(h, OLD);
     h.change((s) => (s.runningImages = [SHIM]));
-    // The install as it was before: tar.exe extracting into the target itself.
-    const overTarget = installScript([containerdDownload(NEW)]).replace(/Move-IntoPlace \$it\.name/g, "Move-Item");
+    // The install as it was before issue 31 (test/fixtures/install-script-21b8001.ts): tar.exe into the target itself.
+    const overTarget = installScriptBefore31([containerdDownload(NEW)]);
     const r = await run(overTarget, h.state);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("containerd-shim-runhcs-v1.exe: Can't unlink already-existing object");
@@ -289,7 +325,9 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
     fs.mkdirSync(path.dirname(h.drive(target)), { recursive: true });
     fs.writeFileSync(h.drive(target), "old plugin");
     h.change((s) => (s.runningImages = [target]));
-    const moveForce = installScript([item]).replace(/Move-IntoPlace \$it\.name/g, "Move-Item");
+    // Before issue 31 (test/fixtures/install-script-21b8001.ts): `Move-Item -LiteralPath $tmp … -Force`.
+    const moveForce = installScriptBefore31([item]);
+    expect(moveForce).toContain("Move-Item -LiteralPath $tmp -Destination $it.target -Force");
     const refused = await run(moveForce, h.state);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`Access to the path '${target}' is denied.`);
@@ -297,6 +335,34 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
     expect(r.stderr).toBe("");
     expect(fs.readFileSync(h.drive(target)).equals(files[new URL(item.url).pathname].body)).toBe(true);
     expect(fs.readFileSync(h.drive(`${target}.windows-estate-old`), "utf8")).toBe("old plugin");
+  });
+
+  test("the stand-in reads Move-IntoPlace's body: reduced to `Move-Item … -Force`, the upgrade fails on the running shim", async () => {
+    const body = /^function Move-IntoPlace\(.*\{\n[\s\S]*?\n\}$/m;
+    const script = installScript([containerdDownload(NEW)]);
+    expect(script).toMatch(body);
+    const forceOnly = script.replace(
+      body,
+      "function Move-IntoPlace([string]$what, [string]$src, [string]$dest) {\n  Move-Item -LiteralPath $src -Destination $dest -Force\n}",
+    );
+    const h = newHost("WIN-LOCK-5");
+    await installed(h, OLD);
+    h.change((s) => (s.runningImages = [SHIM]));
+    const r = await run(forceOnly, h.state);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Access to the path '${SHIM}' is denied.`);
+    expect(h.read().versions.containerd).toBe(OLD);
+    // The rename aside moved after the move in: the same refusal.
+    const lines = script.split("\n");
+    const aside = lines.findIndex((l) => l.includes("try { Move-Item -LiteralPath $dest -Destination $old }"));
+    const place = lines.findIndex((l) => l.includes("try { Move-Item -LiteralPath $src -Destination $dest }"));
+    expect(aside).toBeGreaterThan(0);
+    expect(place).toBeGreaterThan(aside);
+    const reordered = [...lines];
+    [reordered[aside], reordered[place]] = [lines[place], lines[aside]];
+    const again = await run(reordered.join("\n"), h.state);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("Cannot create a file when that file already exists.");
   });
 
   test("a run that stopped half-way (staging left, a file set aside but not replaced) is finished by the next", async () => {

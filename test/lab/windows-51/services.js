@@ -282,27 +282,69 @@ function tarOver(extracted, target, host, hostFile) {
 }
 
 /**
- * The install script's placing of new files (providers/vanilla-node/scripts.ts installScript, `Move-IntoPlace`): each
- * file that exists is first renamed to `<file>.windows-estate-old` (a running image too: services.image-rename), an
- * older such file deleted first when nothing runs from it, else a unique name taken; then the new file (`from`, a
- * file on the lab machine) is moved in, and the set-aside one deleted unless a process runs from it.
+ * What the install script's `Move-IntoPlace` function (providers/vanilla-node/scripts.ts installScript) does, read
+ * from its body line by line, or undefined when the script has no such function:
+ * - `setsAside`: `$old = $dest + '.windows-estate-old'` and `Move-Item -LiteralPath $dest -Destination $old` come
+ *   before the move of `$src` to `$dest` (a rename, allowed for a running image: services.image-rename);
+ * - `clearsOld`: a `Remove-Item -LiteralPath $old` before that rename (an older set-aside file deleted first);
+ * - `unique`: a GUID name taken when that older file is still there;
+ * - `force`: the move of `$src` to `$dest` has `-Force` (Move-Item then deletes the file in place first);
+ * - `removesOld`: a `Remove-Item -LiteralPath $old` after that move.
  */
-function placeSettingAside(files, host, hostFile) {
+function moveIntoPlaceOf(script) {
+  const m = /^function Move-IntoPlace\b[^\n]*\{\n([\s\S]*?)\n\}$/m.exec(script);
+  if (!m) return undefined;
+  const lines = m[1].split("\n");
+  const at = (re) => lines.findIndex((l) => re.test(l));
+  const last = (re) => lines.length - 1 - [...lines].reverse().findIndex((l) => re.test(l));
+  const named = at(/\$old = \$dest \+ '\.windows-estate-old'/);
+  const aside = at(/Move-Item -LiteralPath \$dest -Destination \$old\b/);
+  const place = at(/Move-Item -LiteralPath \$src -Destination \$dest\b/);
+  if (place < 0) return new Error("the stand-in finds no move of $src to $dest in Move-IntoPlace");
+  const setsAside = named >= 0 && aside > named && aside < place;
+  const removeOld = /Remove-Item -LiteralPath \$old\b/;
+  return {
+    setsAside,
+    clearsOld: setsAside && at(removeOld) >= 0 && at(removeOld) < aside,
+    unique: setsAside && at(/\$old = \$dest \+ '\.windows-estate-old-' \+ \[guid\]/) >= 0,
+    force: /(^|\s)-Force\b/.test(lines[place]),
+    removesOld: setsAside && at(removeOld) >= 0 && last(removeOld) > place,
+  };
+}
+
+/**
+ * Places new files as `how` (moveIntoPlaceOf) says: each `{ from, to }` (`from` a file on the lab machine, `to` a
+ * Windows path) moved to `to`. A file in place is renamed aside when the script does so (a running image too:
+ * services.image-rename); otherwise Move-Item without -Force refuses an existing destination, and with -Force it
+ * deletes it first, which Windows refuses for a running image (services.image-locked). Returns an Error in .NET's and
+ * the script's words at the first refusal (the files before it are placed), else undefined.
+ */
+function placeFiles(files, how, host, hostFile) {
   for (const { from, to } of files) {
     const dest = hostFile(to);
     let old;
-    if (fs.existsSync(dest)) {
+    if (fs.existsSync(dest) && how.setsAside) {
       old = `${to}.windows-estate-old`;
-      if (fs.existsSync(hostFile(old)) && !imageRunning(host.runningImages, old)) fs.rmSync(hostFile(old));
-      if (fs.existsSync(hostFile(old))) old = `${to}.windows-estate-old-${Date.now().toString(16)}`;
+      if (how.clearsOld && fs.existsSync(hostFile(old)) && !imageRunning(host.runningImages, old))
+        fs.rmSync(hostFile(old));
+      if (fs.existsSync(hostFile(old))) {
+        if (!how.unique) return new Error(`Cannot create a file when that file already exists.`);
+        old = `${to}.windows-estate-old-${Date.now().toString(16)}`;
+      }
       fs.renameSync(dest, hostFile(old));
       host.runningImages = renameImage(host.runningImages, to, old);
     }
+    if (fs.existsSync(dest)) {
+      if (!how.force) return new Error(`Cannot create a file when that file already exists.`);
+      const refused = imageProblem(host.runningImages, to, "delete");
+      if (refused) return new Error(refused);
+    }
     fs.mkdirSync(path.dirname(dest), { recursive: true });
     fs.copyFileSync(from, dest);
-    // The script then deletes the set-aside file unless a process runs from it.
-    if (old !== undefined && !imageRunning(host.runningImages, old)) fs.rmSync(hostFile(old), { force: true });
+    if (old !== undefined && how.removesOld && !imageRunning(host.runningImages, old))
+      fs.rmSync(hostFile(old), { force: true });
   }
+  return undefined;
 }
 
 /**
@@ -340,6 +382,7 @@ module.exports = {
   renameImage,
   filesUnder,
   tarOver,
-  placeSettingAside,
+  moveIntoPlaceOf,
+  placeFiles,
   removeSetAside,
 };

@@ -71,11 +71,40 @@ test("a published checksum that arrives as bytes is decoded before it is read (W
   expect(s.indexOf("-notmatch '^[0-9a-f]{64}$'")).toBeLessThan(s.indexOf("Move-IntoPlace $it.name"));
 });
 
+test("a checksum mismatch names the config keys that set the download source and the pins", () => {
+  expect(installScript(items)).toMatch(
+    /checksum mismatch.*kubernetes\.artifacts\.baseUrl.*kubernetes\.flannel\.flanneldSha256/,
+  );
+});
+
+test("containerd's re-registration: sc.exe delete checked, dependents read before the stop, a failure says what stays stopped", () => {
+  const lines = containerdServiceScript("C:\\k\\containerd\\config.toml").split("\n");
+  const at = (t: string) => lines.findIndex((l) => l.includes(t));
+  expect(at("$dependents = @(Get-Service -Name containerd -DependentServices")).toBeLessThan(
+    at("Stop-Service -Name containerd"),
+  );
+  expect(lines[at("sc.exe delete containerd | Out-Null") + 1]).toMatch(
+    /^\s*if \(\$LASTEXITCODE -ne 0\) \{ throw \('sc\.exe delete containerd failed with ' .*run up again'\) \}$/,
+  );
+  expect(lines[at("--register-service --config $config") + 1]).toContain("run up again");
+  // Every failing step inside the try, whose catch names the dependents left stopped; they start only after it.
+  expect(at("try {")).toBeLessThan(at("Stop-Service -Name containerd"));
+  expect(at("} catch {")).toBeGreaterThan(at("Start-Service -Name containerd"));
+  expect(lines[at("} catch {") + 1]).toContain("(the next up starts them)");
+  expect(at("foreach ($d in $dependents) { Start-Service -Name $d }")).toBeGreaterThan(at("} catch {"));
+});
+
+test("Move-IntoPlace's messages leave the host to the runner (no NetBIOS COMPUTERNAME)", () => {
+  const s = installScript(items);
+  expect(s.slice(s.indexOf("function Move-IntoPlace"), s.indexOf("$items = @("))).not.toContain("COMPUTERNAME");
+});
+
 test("the kubelet is registered as the service kubeadm drives (`kubelet`, after containerd) and never with a removed flag", () => {
   const s = kubeletServiceScript(REG);
   expect(s).toContain("sc.exe create kubelet binPath= $bin depend= containerd start= auto");
-  expect(s).toContain(
-    "if ($LASTEXITCODE -ne 0) { throw ('registering the kubelet service failed with ' + $LASTEXITCODE) }",
+  // The failure names the fix (sc.exe's own words go to Out-Null).
+  expect(s).toMatch(
+    /^if \(\$LASTEXITCODE -ne 0\) \{ throw \('registering the kubelet service failed with ' \+ \$LASTEXITCODE \+ .*restart the host\), then run up again'\) \}$/m,
   );
   // Restarted by the service manager when it dies, as containerd registers itself (service_windows.go: 15 s).
   expect(s).toContain("sc.exe failure kubelet reset= 86400 actions= restart/15000/restart/15000/restart/60000");
