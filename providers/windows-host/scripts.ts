@@ -33,6 +33,37 @@ const SSHD_KEY_VIEW = [
   '  $sshdLines = @($text -split "`n" | ForEach-Object { ($_ -split "`0")[0].Trim() } | Where-Object { $_ })',
   "}",
 ];
+/**
+ * Whether the key file's ACL is what sshd requires, into `$aclOk`: protected (nothing inherited) and granting
+ * Administrators and SYSTEM only (Win32-OpenSSH's check of administrators_authorized_keys; windowsserverdocs
+ * OpenSSH_KeyManagement.md). False without a file.
+ */
+const KEY_FILE_ACL_VIEW = [
+  "$aclOk = $false",
+  "if (Test-Path -LiteralPath $keyFile) {",
+  "  $acl = Get-Acl -LiteralPath $keyFile",
+  "  $sids = @($acl.Access | ForEach-Object { $_.IdentityReference.Translate([System.Security.Principal.SecurityIdentifier]).Value } | Sort-Object -Unique)",
+  "  $aclOk = $acl.AreAccessRulesProtected -and ($sids.Count -eq 2) -and ($sids -contains 'S-1-5-32-544') -and ($sids -contains 'S-1-5-18')",
+  "}",
+];
+/**
+ * Replaces the key file with `$kept` (ASCII, which sshd reads) so that it is never, even for a moment, readable by
+ * anyone but Administrators and SYSTEM: the new file gets its ACL while it is still `.tmp` (a fresh file: it inherits
+ * from ProgramData\ssh, which /inheritance:r drops, and carries nothing explicit; one a failed run left behind has
+ * only what these lines gave it, as Set-Content keeps an existing file's ACL), then is moved over the live one. A
+ * move within a volume is a rename, and renames keep the file's own ACL, the new folder's is not applied (a Windows
+ * maintainer in microsoft/winfile#276; Explorer re-applies it, Move-Item does not), so the live file only ever has
+ * the restricted ACL. `/reset` is never run
+ * on the live file: it would put the inherited readers back (icacls docs) until the next icacls, and sshd refuses
+ * the file meanwhile ("bad permissions").
+ */
+const REPLACE_KEY_FILE = [
+  "  $tmp = $keyFile + '.windows-estate.tmp'",
+  "  Set-Content -LiteralPath $tmp -Value $kept -Encoding ascii",
+  `  icacls.exe $tmp /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
+  "  if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys; unchanged' }",
+  "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
+];
 /** Key-file encodings sshd cannot read (see SSHD_KEY_VIEW). */
 export const SSHD_UNREADABLE = ["utf-16le", "utf-16be", "utf-32"] as const;
 const psList = (xs: readonly string[]) => `@(${xs.map(psQuote).join(", ")})`;
@@ -51,12 +82,7 @@ export function probeScript(publicKey: string, address = ""): string {
     "$config = Join-Path $env:ProgramData 'ssh\\sshd_config'",
     "$cv = Get-ItemProperty -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion'",
     ...SSHD_KEY_VIEW,
-    "$aclOk = $false",
-    "if (Test-Path -LiteralPath $keyFile) {",
-    "  $acl = Get-Acl -LiteralPath $keyFile",
-    "  $sids = @($acl.Access | ForEach-Object { $_.IdentityReference.Translate([System.Security.Principal.SecurityIdentifier]).Value } | Sort-Object -Unique)",
-    "  $aclOk = $acl.AreAccessRulesProtected -and ($sids.Count -eq 2) -and ($sids -contains 'S-1-5-32-544') -and ($sids -contains 'S-1-5-18')",
-    "}",
+    ...KEY_FILE_ACL_VIEW,
     "function Get-SshdSetting([string]$name) {",
     "  if (-not (Test-Path -LiteralPath $config)) { return '' }",
     "  $m = Select-String -LiteralPath $config -Pattern ('^\\s*' + $name + '\\s+(\\S+)') | Select-Object -First 1",
@@ -117,8 +143,8 @@ export function probeScript(publicKey: string, address = ""): string {
 }
 
 /**
- * Prepares the host for WMCO, idempotently: authorizes the WMCO key for administrators (file written whole, then
- * moved into place, ACL limited to Administrators and SYSTEM as sshd requires), key-only sshd, firewall rules
+ * Prepares the host for WMCO, idempotently: authorizes the WMCO key for administrators (file written whole with its
+ * ACL limited to Administrators and SYSTEM as sshd requires, then moved into place: REPLACE_KEY_FILE), key-only sshd, firewall rules
  * for WMCO's ports. Restarts sshd only when its configuration changed (then prints `prepared, sshd restarted`, else
  * `prepared`); the running session survives the restart.
  */
@@ -132,20 +158,15 @@ export function prepareScript(publicKey: string): string {
     "$lines = @()",
     "if (Test-Path -LiteralPath $keyFile) { $lines = @(Get-Content -LiteralPath $keyFile) }",
     ...SSHD_KEY_VIEW,
-    // Rewritten when sshd would not find the key, or cannot read the file at all (UTF-16/32: Get-Content decodes it,
-    // so its other keys, read so, are kept); written as ASCII, which sshd reads.
-    `if (-not ($sshdLines | Where-Object { $_ -eq $key }) -or (${psList(SSHD_UNREADABLE)}) -contains $keyFileEncoding) {`,
+    ...KEY_FILE_ACL_VIEW,
+    // Replaced (REPLACE_KEY_FILE) when sshd would not find the key, cannot read the file at all (UTF-16/32:
+    // Get-Content decodes it, so its other keys, read so, are kept), or its ACL is not sshd's: an existing file's
+    // explicit ACEs survive /inheritance:r (icacls docs), a new file carries none. A file already right is not touched.
+    `if (-not ($sshdLines | Where-Object { $_ -eq $key }) -or (${psList(SSHD_UNREADABLE)}) -contains $keyFileEncoding -or -not $aclOk) {`,
     "  $kept = @($lines)",
     "  if (-not ($lines | Where-Object { $_.Trim() -eq $key })) { $kept += $key }",
-    "  $tmp = $keyFile + '.windows-estate.tmp'",
-    "  Set-Content -LiteralPath $tmp -Value $kept -Encoding ascii",
-    "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
+    ...REPLACE_KEY_FILE,
     "}",
-    // Explicit ACEs an existing file carries survive /inheritance:r (icacls docs): /reset drops them first.
-    "icacls.exe $keyFile /reset | Out-Null",
-    "if ($LASTEXITCODE -ne 0) { throw 'icacls could not reset the ACL of administrators_authorized_keys' }",
-    `icacls.exe $keyFile /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
-    "if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys' }",
     // WMCO reboots the host while configuring it and must get back in; an sshd added with Add-WindowsCapability
     // starts Manual (WMCO's own user data sets Automatic: pkg/secrets/secrets.go).
     "Set-Service -Name sshd -StartupType Automatic",
@@ -356,8 +377,8 @@ export function preparationDrift(p: HostProbe): string[] {
 
 /**
  * Key rotation's last step: removes the retired WMCO keys from `administrators_authorized_keys`, only once the new
- * key (`keep`) is authorized, so the host never holds zero usable keys. Written whole and moved into place, ASCII
- * (sshd ignores UTF-16, Win32-OpenSSH #2070), ACL limited to Administrators and SYSTEM. Prints `retired <n>`.
+ * key (`keep`) is authorized, so the host never holds zero usable keys. Replaced as prepare replaces it
+ * (REPLACE_KEY_FILE: ASCII, as sshd ignores UTF-16, Win32-OpenSSH #2070; restricted before the move). Prints `retired <n>`.
  */
 export function retireKeysScript(keep: string, retire: readonly string[]): string {
   return [
@@ -372,11 +393,7 @@ export function retireKeysScript(keep: string, retire: readonly string[]): strin
     "if (-not ($kept | Where-Object { $_.Trim() -eq $key })) { throw 'the new WMCO key is not authorized; nothing was removed' }",
     "$removed = $lines.Count - $kept.Count",
     "if ($removed -gt 0) {",
-    "  $tmp = $keyFile + '.windows-estate.tmp'",
-    "  Set-Content -LiteralPath $tmp -Value $kept -Encoding ascii",
-    "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
-    `  icacls.exe $keyFile /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
-    "  if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys' }",
+    ...REPLACE_KEY_FILE,
     "}",
     "Write-Output ('retired ' + $removed)",
   ].join("\n");

@@ -95,7 +95,13 @@ export interface RetireCase {
 export const CHECK_RULES = {
   checksum: ["web.content-is-bytes", "web.text-types", "web.bytes-as-text"],
   service: ["native.legacy-quoting", "native.exe-quoted", "native.crt-argv", "native.sc-binpath"],
-  keys: ["files.write-encoding", "files.get-content-decodes-bom", "files.sshd-reads-bytes", "files.icacls-acl"],
+  keys: [
+    "files.write-encoding",
+    "files.get-content-decodes-bom",
+    "files.sshd-reads-bytes",
+    "files.icacls-acl",
+    "files.rename-keeps-acl",
+  ],
   hostName: ["names.netbios", "names.os-hostname"],
   retire: ["transport.cmd-line-limit"],
   stderr: ["transport.stderr-clixml"],
@@ -112,7 +118,7 @@ export interface Predictions {
     key: string;
     lines: string;
     cases: KeyFileCase[];
-    /** The ACL after the script's icacls line on the file it wrote (files.js newFileAcl → icacls → aclSids). */
+    /** The ACL after the script's icacls lines on the file it wrote, moved into place (files.js newFileAcl → icacls → aclSids). */
     acl: { protected: boolean; sids: string[] };
   };
   hostName: { dnsHostName: string; computerName: string; kubeletNodeName: string };
@@ -288,14 +294,25 @@ export async function renderChecks(
     ],
   };
 
-  // administrators_authorized_keys: the prepare script's lines up to its icacls check.
+  // administrators_authorized_keys: the prepare script's lines up to the end of the block that replaces the file
+  // (restricted as a temporary file, then moved into place).
   const keys = o.rsaKeys ?? rsa4096Keys(Math.max(...RETIRE_COUNTS) + 1);
   const key = keys[0];
   const prepare = prepareScript(key);
   files.set("prepare.ps1", prepare);
-  const keyLines = linesBetween(prepare, /^\$ErrorActionPreference/, /could not restrict/, "the prepare script");
-  // Both cases leave a file the script wrote anew (moved into place), then its icacls lines in order.
-  const icaclsLines = [...prepare.matchAll(/^icacls\.exe \$keyFile (.*?) \| Out-Null$/gm)].map((m) => m[1]);
+  const upToMove = linesBetween(
+    prepare,
+    /^\$ErrorActionPreference/,
+    /^\s*Move-Item .* -Destination \$keyFile /,
+    "the prepare script",
+  );
+  const keyLines = [
+    ...upToMove,
+    ...linesBetween(prepare.split("\n").slice(upToMove.length).join("\n"), /^/, /^\}$/, "the prepare script"),
+  ];
+  // Both cases leave a file the script wrote anew: its icacls lines in order on the temporary file, then the move,
+  // which keeps that ACL (files.rename-keeps-acl); and any icacls line on the live file after.
+  const icaclsLines = [...prepare.matchAll(/^\s*icacls\.exe \$(?:tmp|keyFile) (.*?) \| Out-Null$/gm)].map((m) => m[1]);
   if (icaclsLines.length === 0) throw new Error("the prepare script no longer restricts the key file with icacls");
   let acl: StandInAcl | Error = w.newFileAcl();
   for (const line of icaclsLines) if (!(acl instanceof Error)) acl = w.icacls(acl, w.icaclsArgs(line));

@@ -632,6 +632,18 @@ async function handle(script) {
     return new Error(`no model of how $${v} is filled: ${fills.join(" / ")}`);
   };
   const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
+  // The steps of a script that touch the key file's ACL, in order (for win.aclThroughSteps): Set-Content of `$tmp` (a
+  // new file), icacls on `$tmp` or `$keyFile`, the Move-Item of `$tmp` onto `$keyFile`. Those of the lines between
+  // `from` and `to` (a block) only when `runs`.
+  const keyFileSteps = (lines, from, to, runs) =>
+    lines.flatMap((l, i) => {
+      if (i > from && i < to && !runs) return [];
+      const ic = /^\s*icacls\.exe \$(tmp|keyFile) (.*?) \| Out-Null$/.exec(l);
+      if (/^\s*Set-Content -LiteralPath \$tmp /.test(l)) return [{ op: "new-tmp" }];
+      if (ic) return [{ op: "icacls", target: ic[1] === "tmp" ? "tmp" : "live", args: win.icaclsArgs(ic[2]) }];
+      if (/^\s*Move-Item -LiteralPath \$tmp -Destination \$keyFile -Force$/.test(l)) return [{ op: "move" }];
+      return [];
+    });
   // First boot (components/provisioning/user-data.ts firstBootScript): the script's statements up to the one that
   // installs OpenSSH are run as written (firstBootInstall: its loop, try/catch, conditions and sleeps), so a retry
   // the script does not hold is not made. The host fails the first `capabilityFailures` installs (no network yet);
@@ -1040,37 +1052,41 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'prepared'")) {
-    // The key file is rewritten (as ASCII, the lines Get-Content reads kept) when the script finds the key missing,
-    // or the file in an encoding the script names as one sshd cannot read (`… -contains $keyFileEncoding`).
+    // The key file is replaced (as ASCII, the lines Get-Content reads kept) when the script's rewrite test says so:
+    // the key missing where it looks (keyVisible), the file in an encoding it names as one sshd cannot read
+    // (`… -contains $keyFileEncoding`), or, when the test has `-not $aclOk`, an ACL that is not sshd's.
+    // The live file's ACL before: `keyFileAcl`, else a restricted one when `keyFileAclOk`, else a new file's.
+    const before =
+      keyBytes() === undefined
+        ? undefined
+        : host.keyFileAcl || (host.keyFileAclOk ? win.restrictedAcl() : win.newFileAcl(host.keyFileInheritedSids));
+    const lines = script.split("\n");
+    const test = lines.findIndex((l) => /^if \(-not \(\$\w+ \| Where-Object/.test(l));
+    const end = lines.findIndex((l, i) => i > test && l === "}");
     const encoding = win.keyFileEncoding(keyBytes());
     const unreadable = readsBytes && new RegExp(`'${encoding}'[^\\n]*\\) -contains \\$keyFileEncoding`).test(script);
     const found = keyVisible(key, /^if \(-not \(\$(\w+) \| Where-Object/m);
-    if (found instanceof Error) {
-      complain(`the stand-in: ${found.message}\r\n`);
+    if (found instanceof Error || test < 0 || end < 0) {
+      complain(`the stand-in: ${found instanceof Error ? found.message : "no rewrite test in prepare"}\r\n`);
       return finish(1);
     }
-    const rewritten = !found || unreadable;
+    const aclTested = / -or -not \$aclOk\) \{$/.test(lines[test]);
+    const rewritten = !found || unreadable || (aclTested && !(before && win.keyFileAclOk(before)));
+    // Its ACL through the script's steps, in order (win.aclThroughSteps: rules files.icacls-acl,
+    // files.rename-keeps-acl); the rewrite block's steps only when it runs. `keyFileAclLoosened` counts the steps
+    // that left the live file readable by others where it was restricted or absent before.
+    const acl = win.aclThroughSteps(before, keyFileSteps(lines, test, end, rewritten), host.keyFileInheritedSids);
+    if (acl.error) {
+      complain(`${acl.error.message}\r\nicacls could not restrict administrators_authorized_keys\r\n`);
+      return finish(1);
+    }
     if (rewritten) {
-      const lines = keyBytes() ? win.getContentLines(keyBytes()) : [];
-      host.authorizedKeys = lines.some((l) => l.trim() === key) ? lines : [...lines, key];
+      const kept = keyBytes() ? win.getContentLines(keyBytes()) : [];
+      host.authorizedKeys = kept.some((l) => l.trim() === key) ? kept : [...kept, key];
       host.authorizedKeysEncoding = "ascii";
     }
-    // Its ACL after the script's icacls lines, in order (win.icacls): a rewritten file starts from a new file's ACL, an existing
-    // one from `keyFileAcl` (or, without it, a restricted ACL when `keyFileAclOk`, else a new file's).
-    const icaclsLines = [...script.matchAll(/^icacls\.exe \$keyFile (.*?) \| Out-Null$/gm)].map((m) => m[1]);
-    const restricted = { protected: true, explicit: ["S-1-5-32-544", "S-1-5-18"], inherited: [] };
-    const before =
-      !rewritten && host.keyFileAcl
-        ? host.keyFileAcl
-        : !rewritten && host.keyFileAclOk
-          ? restricted
-          : win.newFileAcl(host.keyFileInheritedSids);
-    const acl = icaclsLines.reduce((a, l) => (a instanceof Error ? a : win.icacls(a, win.icaclsArgs(l))), before);
-    if (acl instanceof Error) {
-      complain(`${acl.message}\r\nicacls could not restrict administrators_authorized_keys\r\n`);
-      return finish(1);
-    }
-    host.keyFileAcl = acl;
+    if (acl.loosened) host.keyFileAclLoosened = (host.keyFileAclLoosened || 0) + acl.loosened;
+    host.keyFileAcl = acl.live;
     if (!script.includes("Set-Service -Name sshd -StartupType Automatic")) {
       complain("prepare no longer sets sshd to Automatic\n");
       return finish(3);
@@ -1078,7 +1094,7 @@ async function handle(script) {
     // The script restarts sshd only when its settings change, and says so.
     const restarted = host.pubkeyAuthentication !== "yes" || host.passwordAuthentication !== "no";
     Object.assign(host, {
-      keyFileAclOk: win.keyFileAclOk(acl),
+      keyFileAclOk: !!acl.live && win.keyFileAclOk(acl.live),
       pubkeyAuthentication: "yes",
       passwordAuthentication: "no",
       firewallPorts: [22, 10250, 9182],
@@ -1095,8 +1111,22 @@ async function handle(script) {
     }
     const before = host.authorizedKeys.length;
     host.authorizedKeys = host.authorizedKeys.filter((k) => !retire.includes(k));
-    // Rewritten with Set-Content -Encoding ascii when a key went.
-    if (host.authorizedKeys.length < before) host.authorizedKeysEncoding = "ascii";
+    // Rewritten with Set-Content -Encoding ascii when a key went, its ACL through the `if ($removed -gt 0)` block's
+    // steps (as prepare's: `keyFileAclLoosened`).
+    const removed = host.authorizedKeys.length < before;
+    if (removed) host.authorizedKeysEncoding = "ascii";
+    const lines = script.split("\n");
+    const from = lines.indexOf("if ($removed -gt 0) {");
+    const to = lines.findIndex((l, i) => i > from && l === "}");
+    const was =
+      host.keyFileAcl || (host.keyFileAclOk ? win.restrictedAcl() : win.newFileAcl(host.keyFileInheritedSids));
+    const acl = win.aclThroughSteps(was, keyFileSteps(lines, from, to, removed), host.keyFileInheritedSids);
+    if (acl.error) {
+      complain(`${acl.error.message}\r\nicacls could not restrict administrators_authorized_keys\r\n`);
+      return finish(1);
+    }
+    if (acl.loosened) host.keyFileAclLoosened = (host.keyFileAclLoosened || 0) + acl.loosened;
+    Object.assign(host, { keyFileAcl: acl.live, keyFileAclOk: win.keyFileAclOk(acl.live) });
     save();
     say(`retired ${before - host.authorizedKeys.length}\r\n`);
   } else if (script.includes("169.254.169.254")) {

@@ -98,10 +98,14 @@ test("service: $bin from the script's lines, through 5.1's quoting and sc.exe's 
   expect(quoted.imagePath).toContain('--enforce-node-allocatable=" --resolv-conf="');
 });
 
-test("keys: the prepare script's lines to its icacls check; a UTF-16 file Get-Content reads and sshd does not (row 5)", () => {
+test("keys: the prepare script's lines to its key file's replacement; a UTF-16 file Get-Content reads and sshd does not (row 5)", () => {
   expect(p.keys.key).toBe(keys[0]);
   expect(p.keys.lines).toContain("$key = '" + keys[0] + "'");
-  expect(p.keys.lines.split("\n").at(-1)).toContain("icacls could not restrict");
+  // Up to the end of the block that restricts the temporary file and moves it into place.
+  expect(p.keys.lines.split("\n").slice(-2)).toEqual([
+    expect.stringMatching(/^ {2}Move-Item -LiteralPath \$tmp /),
+    "}",
+  ]);
   const [fresh, utf16] = p.keys.cases;
   const ascii = Buffer.from(`${keys[0]}\r\n`, "latin1");
   for (const c of [fresh, utf16]) {

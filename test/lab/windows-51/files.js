@@ -35,6 +35,14 @@ const RULES = [
       "Microsoft Learn windows-commands/icacls (/inheritance:e|d|r, /grant, /reset); windowsserverdocs OpenSSH_KeyManagement.md (administrators_authorized_keys: Administrators and SYSTEM only)",
     rows: [5],
   },
+  {
+    id: "files.rename-keeps-acl",
+    area: "files",
+    rule: "A file moved within a volume (Move-Item, a rename) keeps its own ACL: the destination folder's inheritable ACEs are not applied to it, and a file it replaces lends it nothing. So a file restricted while it is still a temporary file is restricted the moment it takes the live name; icacls on the live file afterwards leaves a window with whatever the move brought.",
+    source:
+      "microsoft/winfile#276 (a Windows maintainer: renames do not manipulate ACLs, the parent's ACL is ignored; Explorer re-applies it with SetNamedSecurityInfo); Microsoft Learn windows-commands/icacls (/reset)",
+    rows: [5],
+  },
 ];
 
 const BOMS = {
@@ -169,6 +177,11 @@ function newFileAcl(inherited = DEFAULT_INHERITED) {
   return { protected: false, explicit: [], inherited: [...inherited] };
 }
 
+/** The ACL sshd requires of administrators_authorized_keys: protected, Administrators and SYSTEM explicit. */
+function restrictedAcl() {
+  return { protected: true, explicit: [ADMINISTRATORS, SYSTEM], inherited: [] };
+}
+
 /** The arguments of an `icacls.exe <file> …` line as icacls gets them (single-quoted PowerShell strings unquoted). */
 function icaclsArgs(line) {
   return [...line.matchAll(/'((?:[^']|'')*)'|(\S+)/g)].map((m) =>
@@ -212,7 +225,40 @@ function keyFileAclOk(acl) {
   return acl.protected && sids.length === 2 && sids.includes(ADMINISTRATORS) && sids.includes(SYSTEM);
 }
 
+/**
+ * The ACL of a live file through a script's steps, in order (rules files.icacls-acl, files.rename-keeps-acl). `live`
+ * is its ACL before (undefined: no file); each step is `{ op: "new-tmp" }` (a fresh temporary file: what its folder
+ * passes on, `inherited`), `{ op: "icacls", target: "tmp" | "live", args }` or `{ op: "move" }` (the temporary file
+ * takes the live name with its own ACL). Returns `{ live, loosened }`: the ACL after, and how many steps left the live
+ * file readable by others (keyFileAclOk false) where it was restricted or absent just before; or `{ error }` for
+ * arguments icacls refuses or a step on a file that is not there (the steps after it do not run).
+ */
+function aclThroughSteps(live, steps, inherited) {
+  let tmp;
+  let loosened = 0;
+  for (const s of steps) {
+    const wasOk = live === undefined || keyFileAclOk(live);
+    if (s.op === "new-tmp") tmp = newFileAcl(inherited);
+    else if (s.op === "move") {
+      if (!tmp) return { error: new Error("Move-Item: Cannot find path because it does not exist.") };
+      live = tmp;
+      tmp = undefined;
+    } else if (s.op === "icacls") {
+      const target = s.target === "tmp" ? tmp : live;
+      if (!target) return { error: new Error("The system cannot find the file specified.") };
+      const next = icacls(target, s.args);
+      if (next instanceof Error) return { error: next };
+      if (s.target === "tmp") tmp = next;
+      else live = next;
+    }
+    if (wasOk && live !== undefined && !keyFileAclOk(live)) loosened++;
+  }
+  return { live, loosened };
+}
+
 module.exports = {
+  aclThroughSteps,
+  restrictedAcl,
   newFileAcl,
   icaclsArgs,
   icacls,

@@ -13,8 +13,12 @@ const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKeyLookupTestKeyOnlyAAAAAAAAAA
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "key-lookup-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** A host whose key file holds KEY as Out-File/`>` writes it in Windows PowerShell 5.1 (UTF-16LE): sshd reads no key. */
-const utf16Host = (name: string) => newHost(dir, name, { authorizedKeys: [KEY], authorizedKeysEncoding: "unicode" });
+/**
+ * A host whose key file holds KEY as Out-File/`>` writes it in Windows PowerShell 5.1 (UTF-16LE): sshd reads no key. Its
+ * ACL is already sshd's, so only the key lookup can make prepare replace it.
+ */
+const utf16Host = (name: string) =>
+  newHost(dir, name, { authorizedKeys: [KEY], authorizedKeysEncoding: "unicode", keyFileAclOk: true });
 
 /** The probe as it was before issue 31: the key looked up in Get-Content's lines. */
 function getContentProbe(): string {
