@@ -44,14 +44,6 @@ const RULES = [
     rows: [7],
   },
   {
-    id: "services.restart-dependents",
-    area: "services",
-    rule: "Restart-Service starts again every service its stop stopped: the service and, with -Force, the dependents that were running.",
-    source:
-      "PowerShell Service.cs RestartServiceCommand.ProcessRecord (DoStartService for each of DoStopService's list)",
-    rows: [7],
-  },
-  {
     id: "services.image-locked",
     area: "services",
     rule: "The file of a running executable is mapped as an image section: opening it for writing fails with a sharing violation and deleting it fails with access denied, whatever share mode anyone asked for.",
@@ -62,9 +54,9 @@ const RULES = [
   {
     id: "services.image-rename",
     area: "services",
-    rule: "Renaming a running executable within its volume succeeds (only the directory entry changes, the mapping holds no handle); the process runs on, and the renamed file can be deleted once it ends.",
+    rule: "Renaming a running executable within its volume succeeds; the process runs on, and the renamed file can be deleted once it ends.",
     source:
-      "learn.microsoft.com windows-hardware/drivers/ifs/executable-images (no handle is needed for the mapping); restic internal/selfupdate/download_windows.go removeResticBinary",
+      "restic internal/selfupdate/download_windows.go removeResticBinary (renames its own running binary aside, then writes the new one in its place)",
     rows: [9],
   },
   {
@@ -209,15 +201,6 @@ function stopService(host, name, force) {
     s.status = "Stopped";
     stopped.push(name);
   }
-  return stopped;
-}
-
-/** Restart-Service (services.restart-dependents): what the stop stopped is started again. Returns it, or an Error. */
-function restartService(host, name, force) {
-  const stopped = stopService(host, name, force);
-  if (stopped instanceof Error) return stopped;
-  for (const n of stopped) host.services[n].status = "Running";
-  host.services[name].status = "Running";
   return stopped;
 }
 
@@ -368,18 +351,12 @@ function removeSetAside(target, kind, host, hostFile) {
 
 module.exports = {
   RULES,
-  CONTAINERD_RECOVERY,
   scFailure,
-  scFailureInScript,
   registerFromScript,
   registerContainerd,
   dependentsOf,
   crash,
   stopService,
-  restartService,
-  imageRunning,
-  imageProblem,
-  renameImage,
   filesUnder,
   tarOver,
   moveIntoPlaceOf,
