@@ -61,7 +61,7 @@ const REPLACE_KEY_FILE = [
   "  $tmp = $keyFile + '.windows-estate.tmp'",
   "  Set-Content -LiteralPath $tmp -Value $kept -Encoding ascii",
   `  icacls.exe $tmp /inheritance:r /grant '${ADMINISTRATORS_SID}:F' /grant '${SYSTEM_SID}:F' | Out-Null`,
-  "  if ($LASTEXITCODE -ne 0) { throw 'icacls could not restrict administrators_authorized_keys; unchanged' }",
+  "  if ($LASTEXITCODE -ne 0) { throw ('icacls could not restrict the new administrators_authorized_keys (exit ' + $LASTEXITCODE + '); the live file is unchanged. Fix: connect as a member of Administrators') }",
   "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
 ];
 /** Key-file encodings sshd cannot read (see SSHD_KEY_VIEW). */

@@ -52,6 +52,11 @@ function psThrown(line, vars) {
     .join("");
 }
 
+/** The key-file scripts' own words when icacls cannot restrict the new file (their `icacls could not` throw line). */
+const icaclsRefused = (script) =>
+  psThrown(script.split("\n").find((l) => l.includes("icacls could not restrict")) || "", { LASTEXITCODE: 5 }) ||
+  "the stand-in: no icacls check in the script";
+
 /** The install script's own words for a checksum mismatch (its `checksum mismatch` throw line), with `vars`. */
 const mismatch = (script, vars) =>
   psThrown(script.split("\n").find((l) => l.includes("checksum mismatch")) || "", vars) ||
@@ -1077,7 +1082,7 @@ async function handle(script) {
     // that left the live file readable by others where it was restricted or absent before.
     const acl = win.aclThroughSteps(before, keyFileSteps(lines, test, end, rewritten), host.keyFileInheritedSids);
     if (acl.error) {
-      complain(`${acl.error.message}\r\nicacls could not restrict administrators_authorized_keys\r\n`);
+      complain(`${acl.error.message}\r\n${icaclsRefused(script)}\r\n`);
       return finish(1);
     }
     if (rewritten) {
@@ -1122,7 +1127,7 @@ async function handle(script) {
       host.keyFileAcl || (host.keyFileAclOk ? win.restrictedAcl() : win.newFileAcl(host.keyFileInheritedSids));
     const acl = win.aclThroughSteps(was, keyFileSteps(lines, from, to, removed), host.keyFileInheritedSids);
     if (acl.error) {
-      complain(`${acl.error.message}\r\nicacls could not restrict administrators_authorized_keys\r\n`);
+      complain(`${acl.error.message}\r\n${icaclsRefused(script)}\r\n`);
       return finish(1);
     }
     if (acl.loosened) host.keyFileAclLoosened = (host.keyFileAclLoosened || 0) + acl.loosened;

@@ -137,13 +137,12 @@ test("retire: the exec command line for 1 to 4 RSA-4096 keys against cmd.exe's 8
     expect(c.commandLine).toMatch(/^powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand /);
     expect(c.length).toBe(c.commandLine.length);
   }
-  // The audit's measurement: two keys fit, three do not.
-  expect(p.retire.cases.map((c) => c.refused)).toEqual([
-    null,
-    null,
-    "The command line is too long.",
-    "The command line is too long.",
-  ]);
+  // cmd.exe refuses a line past 8191 characters (Microsoft KB830473) with its own words; the cases reach both sides
+  // of the limit (one key fits, four RSA-4096 keys do not: the audit measured about 10 000 characters at three), so the
+  // Windows run checks a line cmd.exe takes and one it refuses.
+  for (const c of p.retire.cases) expect(c.refused).toBe(c.length > 8191 ? "The command line is too long." : null);
+  expect(p.retire.cases[0].refused).toBeNull();
+  expect(p.retire.cases[3].refused).toBe("The command line is too long.");
 });
 
 test("stderr: a throwing -EncodedCommand script's first CLIXML record, as transport.js clixml writes it (row 11)", () => {

@@ -72,7 +72,12 @@ test("icacls refusing the temporary file stops prepare with the live file as it 
   const h = newHost(dir, "refused", { authorizedKeys: [OLD], keyFileAclOk: true, keyFileAcl: RESTRICTED });
   const bad = prepareScript(KEY).replace(/^( {2}icacls\.exe \$tmp .*)'\*S-1-5-18:F'/m, "$1'*S-1-5-18'");
   expect(bad).not.toBe(prepareScript(KEY));
-  expect((await runScript(bad, h.state)).ok).toBe(false);
+  const r = await runScript(bad, h.state);
+  expect(r.ok).toBe(false);
+  // The script's own words: what failed, that the live file is unchanged, and the fix.
+  expect(r.error).toMatch(
+    /icacls could not restrict the new administrators_authorized_keys \(exit \d+\); the live file is unchanged\. Fix: connect as a member of Administrators/,
+  );
   expect(h.read()).toMatchObject({ authorizedKeys: [OLD], keyFileAcl: RESTRICTED });
 });
 
