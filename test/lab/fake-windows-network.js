@@ -618,9 +618,20 @@ function asNodeOf(host, pem, ca) {
  * The node Lease as the kubelet keeps it (pkg/kubelet/kubelet.go: k8s.io/component-helpers/apimachinery/lease
  * controller.go ensureLease/newLease, with pkg/kubelet/util/nodelease.go SetNodeOwnerFunc): kube-node-lease/<name>,
  * held by the node, 40 s (NodeLeaseDurationSeconds' default), renewTime now, owned by its Node; created if missing,
- * else renewed.
+ * else renewed. An update refused with a conflict (another writer got there first: the kubelet process of the
+ * service's previous start, still on its last tick) is retried on the Lease read again, up to five times, as the lease
+ * controller's retryUpdateLease does (IsConflict → backoffEnsureLease, maxUpdateRetries).
  */
 async function renewNodeLease(host, asNode, nodeUid) {
+  for (let attempt = 1; ; attempt++) {
+    const r = await renewNodeLeaseOnce(host, asNode, nodeUid);
+    if (r.status === 200 || r.status === 201) return;
+    if (r.status !== 409 || attempt >= 5) throw new Error(`the kubelet's node Lease was refused: ${statusMessage(r)}`);
+  }
+}
+
+/** One read and create-or-update of the node Lease; the API server's answer to the write. */
+async function renewNodeLeaseOnce(host, asNode, nodeUid) {
   const name = host.cluster.kubeletNodeName;
   const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
   const current = await asNode("GET", `${leases}/${encodeURIComponent(name)}`);
@@ -647,8 +658,7 @@ async function renewNodeLease(host, asNode, nodeUid) {
     const lease = JSON.parse(current.body.toString("utf8"));
     r = await asNode("PUT", `${leases}/${encodeURIComponent(name)}`, { ...lease, spec: { ...lease.spec, ...spec } });
   }
-  if (r.status !== 200 && r.status !== 201)
-    throw new Error(`the kubelet's node Lease was refused: ${statusMessage(r)}`);
+  return r;
 }
 
 /**
@@ -704,6 +714,18 @@ async function kubeletStarted(host, { readHostText }) {
   return heartbeat;
 }
 
+/** The host's state while this process is still its running kubelet (the state file says so), else undefined. */
+function stillTheKubelet(stateFile) {
+  let host;
+  try {
+    host = JSON.parse(fs.readFileSync(stateFile, "utf8"));
+  } catch {
+    return undefined;
+  }
+  const kubelet = (host.services || {}).kubelet;
+  return kubelet && kubelet.status === "Running" && host.kubeletPid === process.pid ? host : undefined;
+}
+
 /**
  * The running kubelet, as a process of its own (started by the stand-in with its service, `--kubelet <state> <pem>
  * <ca>`): renews its node Lease every `nodeLeaseRenewSeconds` (default 10: a quarter of the 40 s lease,
@@ -714,15 +736,12 @@ async function kubeletStarted(host, { readHostText }) {
 async function runKubelet(stateFile, pemFile, caFile) {
   const until = Date.now() + 3_600_000;
   for (;;) {
-    let host;
-    try {
-      host = JSON.parse(fs.readFileSync(stateFile, "utf8"));
-    } catch {
-      return;
-    }
-    const kubelet = (host.services || {}).kubelet;
-    if (!kubelet || kubelet.status !== "Running" || host.kubeletPid !== process.pid || Date.now() > until) return;
-    await pause((host.nodeLeaseRenewSeconds || 10) * 1000);
+    const before = stillTheKubelet(stateFile);
+    if (!before || Date.now() > until) return;
+    await pause((before.nodeLeaseRenewSeconds || 10) * 1000);
+    // Asked again after the wait: a kubelet whose service stopped or restarted meanwhile writes nothing more.
+    const host = stillTheKubelet(stateFile);
+    if (!host) return;
     try {
       await renewNodeLease(host, asNodeOf(host, fs.readFileSync(pemFile, "utf8"), fs.readFileSync(caFile, "utf8")));
     } catch {
