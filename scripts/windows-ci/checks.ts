@@ -178,9 +178,9 @@ function quoted(line: string): string[] {
 /**
  * `$bin` as the kubelet command-line lines compute it (providers/vanilla-node/scripts.ts kubeletCommandLineLines):
  * `$flags`, plus each kubeadm-flags.env flag whose name it lacks and `$removed` does not list, after the
- * kube-log-runner prefix. The same reading as the stand-in's (fake-powershell.js commandLineOf).
+ * kube-log-runner prefix, merged by the stand-in's own function (native.js mergeKubeadmFlags).
  */
-export function binOf(lines: readonly string[], envFile: string | null): string {
+export function binOf(w: StandIn, lines: readonly string[], envFile: string | null): string {
   const line = (prefix: string) => {
     const l = lines.find((x) => x.startsWith(prefix));
     if (!l) throw new Error(`the kubelet service lines no longer set ${prefix.trim()}`);
@@ -191,18 +191,8 @@ export function binOf(lines: readonly string[], envFile: string | null): string 
   const binLine = line("$bin = ");
   const m = /^\$bin = '((?:[^']|'')*)' \+ \(\$flags -join ' '\)$/.exec(binLine);
   if (!m) throw new Error(`the kubelet service script's $bin is no longer '<runner>' + ($flags -join ' '): ${binLine}`);
-  if (envFile !== null) {
-    const extra = envFile
-      .trim()
-      .replace(/^KUBELET_KUBEADM_ARGS="?/, "")
-      .replace(/"$/, "");
-    const have = flags.map((f) => f.split("=")[0]);
-    for (const f of extra.split(/\s+/).filter(Boolean)) {
-      const n = f.split("=")[0];
-      if (!have.includes(n) && !removed.includes(n)) flags.push(f);
-    }
-  }
-  return m[1].replace(/''/g, "'") + flags.join(" ");
+  const merged = envFile !== null ? w.mergeKubeadmFlags(flags, removed, envFile) : flags;
+  return m[1].replace(/''/g, "'") + merged.join(" ");
 }
 
 function serviceCase(
@@ -280,8 +270,8 @@ export async function renderChecks(
   const serviceScript = kubeletServiceScript(sample.registration(w.kubeletDefaultNodeName(o.dnsHostName)));
   files.set("kubelet-service.ps1", serviceScript);
   const binLines = linesBetween(serviceScript, /^\$flags = @\(/, /^\$bin = /, "the kubelet service script");
-  const created = binOf(binLines, null);
-  const joined = binOf(binLines, KUBEADM_FLAGS_ENV);
+  const created = binOf(w, binLines, null);
+  const joined = binOf(w, binLines, KUBEADM_FLAGS_ENV);
   // The form the program wrote before row 2's fix: empty values as `""`, which 5.1 passes unescaped.
   const quotedEmpty = created.replace(/(--enforce-node-allocatable=|--resolv-conf=)(?= |$)/g, '$1""');
   const service = {

@@ -29,6 +29,7 @@ export interface StandIn {
   webContent(contentType: string | undefined, bytes: Buffer): string | Buffer;
   legacyCommandLine(exe: string, args: readonly string[]): string;
   crtParse(commandLine: string): string[];
+  mergeKubeadmFlags(flags: readonly string[], removed: readonly string[], envText: string): string[];
   scImagePath(argv: readonly string[]): string | Error;
   encodeText(text: string, encoding: string): Buffer;
   getContentLines(bytes: Buffer): string[];
@@ -52,6 +53,7 @@ const FUNCTIONS = [
   "webContent",
   "legacyCommandLine",
   "crtParse",
+  "mergeKubeadmFlags",
   "scImagePath",
   "encodeText",
   "getContentLines",

@@ -368,18 +368,7 @@ function commandLineOf(script, host) {
   // Merged only by a script that reads the file (`if (Test-Path -LiteralPath $envFile) { … }`).
   const merges = envFile && script.includes("if (Test-Path -LiteralPath $envFile)");
   const envText = merges ? readHostText(host, envFile) : undefined;
-  if (envText !== undefined) {
-    const extra = envText
-      .trim()
-      .replace(/^KUBELET_KUBEADM_ARGS="?/, "")
-      .replace(/"$/, "");
-    const have = flags.map((f) => f.split("=")[0]);
-    for (const f of extra.split(/\s+/).filter(Boolean)) {
-      const n = f.split("=")[0];
-      if (!have.includes(n) && !removed.includes(n)) flags.push(f);
-    }
-  }
-  return flags;
+  return envText !== undefined ? win.mergeKubeadmFlags(flags, removed, envText) : flags;
 }
 
 /**

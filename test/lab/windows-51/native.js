@@ -171,4 +171,22 @@ function scImagePath(argv) {
   return imagePath;
 }
 
-module.exports = { RULES, legacyCommandLine, crtParse, scImagePath };
+/**
+ * The kubelet's flags after the command-line lines merge kubeadm-flags.env (providers/vanilla-node/scripts.ts
+ * kubeletCommandLineLines): `flags`, plus each of the file's flags whose name `flags` lacks and `removed` does not
+ * list. What the script computes, not a Windows rule: shared by the stand-in and the Windows CI's predictions.
+ */
+function mergeKubeadmFlags(flags, removed, envText) {
+  const extra = envText
+    .trim()
+    .replace(/^KUBELET_KUBEADM_ARGS="?/, "")
+    .replace(/"$/, "");
+  const have = flags.map((f) => f.split("=")[0]);
+  const added = extra
+    .split(/\s+/)
+    .filter(Boolean)
+    .filter((f) => !have.includes(f.split("=")[0]) && !removed.includes(f.split("=")[0]));
+  return [...flags, ...added];
+}
+
+module.exports = { RULES, legacyCommandLine, crtParse, scImagePath, mergeKubeadmFlags };
