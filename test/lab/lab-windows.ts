@@ -93,6 +93,15 @@ export function launchLog(stateFile: string): string[][] {
     .map((l) => l.split("\n#---\n").filter((s) => s.trim() !== ""));
 }
 
+/**
+ * What the stand-in at `stateFile` recorded of its transport (`<state>.transport.log`): restarts answered or not,
+ * refusals by cmd.exe, how each runner ended.
+ */
+export function transportLog(stateFile: string): string[] {
+  const log = stateFile + ".transport.log";
+  return fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n") : [];
+}
+
 /** The scripts the simulated host ran, in order, whichever launch ran them. */
 export function scriptsRun(w: LabWindows): string[] {
   return launchLog(w.state).flat();

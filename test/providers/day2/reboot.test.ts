@@ -3,7 +3,7 @@ import * as os from "os";
 import * as path from "path";
 import { rebootHost } from "../../../providers/day2/reboot";
 import { bootTimeScript, rebootScript } from "../../../providers/day2/scripts";
-import { launchLog } from "../../lab/lab-windows";
+import { launchLog, transportLog } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
@@ -50,15 +50,6 @@ test("reboots: the boot time changes and the script that ran is Restart-Computer
   expect(lines).toEqual([`node win-1: restarting (booted ${r.before})`, `node win-1: back (booted ${r.after})`]);
 });
 
-/** What the stand-in recorded of its transport (restarts answered or not, how each runner ended). */
-const transportLog = () =>
-  fs.existsSync(state + ".transport.log")
-    ? fs
-        .readFileSync(state + ".transport.log", "utf8")
-        .trim()
-        .split("\n")
-    : [];
-
 test.each([
   ["the connection drops before Restart-Computer answers", false, "restart: no answer"],
   ["Restart-Computer answers before Windows goes down", true, "restart: answered"],
@@ -71,7 +62,7 @@ test.each([
   );
   const r = await rebootHost(conn(), h.hostKeyFingerprint, "win-1", opts);
   expect(r.after).not.toBe(r.before);
-  expect(transportLog()[0]).toBe(seen);
+  expect(transportLog(state)[0]).toBe(seen);
 });
 
 test("a node that never comes back stops at the deadline, named, left cordoned", async () => {

@@ -15,7 +15,7 @@ import { rebootScript } from "../../../providers/day2/scripts";
 import { biosSerialScript } from "../../../providers/vanilla-node/scripts";
 import { probeScript } from "../../../providers/windows-host/scripts";
 import { LabHost, startLabHost } from "../../lab/sshd";
-import { launchLog } from "../../lab/lab-windows";
+import { launchLog, transportLog } from "../../lab/lab-windows";
 import { freshWindowsState } from "../../lab/windows-state";
 
 const win = require("../../lab/windows-51");
@@ -147,15 +147,6 @@ test("the check can fail: a script with exit is found", async () => {
   expect(await flowControlKeywords("if ($done) { Write-Output 'x'; exit 0 }")).toEqual(["exit"]);
 });
 
-/** What the stand-in recorded of its transport: refusals by cmd.exe and how each runner ended. */
-const transportLog = () =>
-  fs.existsSync(state + ".transport.log")
-    ? fs
-        .readFileSync(state + ".transport.log", "utf8")
-        .trim()
-        .split("\n")
-    : [];
-
 test("the runner ends on its empty line, also where the server never passes EOF on (Win32-OpenSSH 7.7)", async () => {
   expect(win.rule("transport.runner-eof").rows).toEqual([12]);
   fs.writeFileSync(state, JSON.stringify({ ...JSON.parse(fs.readFileSync(state, "utf8")), ignoresEof: true }));
@@ -165,7 +156,7 @@ test("the runner ends on its empty line, also where the server never passes EOF 
   );
   expect(out.trim()).toBe("VMware-42 1a 2b");
   // withPowerShell returns once the process has exited: the stand-in wrote how before exiting.
-  expect(transportLog()).toEqual(["runner ended: empty line"]);
+  expect(transportLog(state)).toEqual(["runner ended: empty line"]);
 });
 
 test("a command line longer than cmd.exe takes is refused before it is sent, naming the host and its length", async () => {
@@ -178,7 +169,7 @@ test("a command line longer than cmd.exe takes is refused before it is sent, nam
   );
   await expect(withSession(conn, undefined, (s) => s.start(long))).rejects.toThrow(/not run: the command line is/);
   expect(launchLog(state)).toEqual([]);
-  expect(transportLog()).toEqual([]);
+  expect(transportLog(state)).toEqual([]);
   // One that fits is sent.
   const fits = powershellCommand(biosSerialScript());
   expect(fits.length).toBeLessThanOrEqual(CMD_EXE_MAX_COMMAND_LINE);
@@ -192,5 +183,5 @@ test("the stand-in refuses, as cmd.exe does, an exec command line past the limit
   expect({ code: r.code, stderr: r.stderr.trim() }).toEqual({ code: 1, stderr: win.execCommandLineProblem(long) });
   expect(r.stderr.trim()).toBe("The command line is too long.");
   expect(launchLog(state)).toEqual([]);
-  expect(transportLog()).toEqual(["refused by cmd.exe: the command line is too long"]);
+  expect(transportLog(state)).toEqual(["refused by cmd.exe: the command line is too long"]);
 });
