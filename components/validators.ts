@@ -10,7 +10,7 @@ import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
 import { MirrorWriter, validateMirrors } from "./mirrors/validate";
 import { validateDay2, validatePatching } from "./day2/validate";
-import { templateKeyIssues } from "./key/rotation";
+import { templateKeyIssues, unstatedTemplateKeys } from "./key/rotation";
 
 /**
  * Which WMCO the support rules follow: `operator.startingCSV` with `installPlanApproval: Manual` (with Automatic OLM
@@ -59,10 +59,18 @@ const machineSets: Validator = (cfg, ctx) => {
     : { errors: [] };
 };
 
-// vSphere Machines authorize the template's key, never the user data's: the stack's key must be one it holds.
-const templateKeys: Validator = (cfg, ctx) => ({
-  errors: cfg.machineSets ? templateKeyIssues(cfg.machineSets, ctx.wmcoKey) : [],
-});
+// vSphere Machines authorize the template's key, never the user data's: the stack's key must be one it holds. Without
+// discovery at preview/up (whatever synth's own offline run does) a key change goes unseen: warned where unstated.
+const templateKeys: Validator = (cfg, ctx) => {
+  const cluster = cfg.cluster && asOpenShift(cfg.cluster);
+  return {
+    errors: cfg.machineSets ? templateKeyIssues(cfg.machineSets, ctx.wmcoKey) : [],
+    warnings:
+      cfg.machineSets && cluster
+        ? unstatedTemplateKeys(cfg.machineSets, ctx.wmcoKey, discoveryEnabled(cluster, false))
+        : [],
+  };
+};
 
 const vanilla: Validator = (cfg, ctx) => {
   if (!cfg.cluster || !isVanilla(cfg.cluster.platform)) return { errors: [] };

@@ -99,6 +99,35 @@ export function templateKeyIssues(sets: readonly MachineSetConfig[], key: Parsed
 }
 
 /**
+ * Without discovery (`cluster.discovery: false`, or render mode) the program never reads the key WMCO uses now, so it
+ * cannot refuse a key change for a vSphere set that does not say what its template holds (vsphereRotationIssues needs
+ * the cluster): warned, from the config alone, for each such set. `discovery` is the stack's own setting at
+ * preview/up (synth judges the stack, not its own offline run). The stack's fingerprint is named when known.
+ */
+export function unstatedTemplateKeys(
+  sets: readonly MachineSetConfig[],
+  key: ParsedKey | undefined,
+  discovery: boolean,
+): ConfigIssue[] {
+  if (discovery) return [];
+  const fingerprint = key?.fingerprint ?? "SHA256:<fingerprint of the key the template holds>";
+  return sets.flatMap((set, i): ConfigIssue[] =>
+    set.vsphere && !set.vsphere.templateKeys
+      ? [
+          {
+            path: `machineSets[${i}].vsphere.templateKeys`,
+            message:
+              `is not set, and with discovery off the program cannot see a change of the WMCO key: a vSphere Machine ` +
+              `gets its key from the template ${set.vsphere.template}, so a new key the template lacks would make WMCO ` +
+              "replace this set's Machines in a loop, unrefused. Once the template holds the stack's key, say so: " +
+              `templateKeys: ["${fingerprint}"] (docs/day2.md#vsphere-templates-and-key-rotation)`,
+          },
+        ]
+      : [],
+  );
+}
+
+/**
  * At preview/up, when the key is changing: each vSphere set must state (templateKeys, checked above to hold the new
  * key) that its template holds the new key; otherwise the rotation would replace its Machines for ever.
  */

@@ -7,6 +7,7 @@ import { resourceRules, ResourceView, stackRules } from "../../policy/rules";
 import { PROJECT_DIR } from "../../scripts/synth/main";
 import { schemaFileFor, validateAgainstSchema, validateObject } from "../helpers/schemas";
 import { readTree, scratch } from "../helpers/stack";
+import { parsePrivateKey } from "../../stacks/key";
 
 // Every example stack (one per platform, plus BYOH-only) synthesizes, every object is valid against its schema,
 // and the policy pack finds nothing to object to.
@@ -260,6 +261,17 @@ test("a rendered WMCO estate leaves the key Secret out and says how to create it
       "cloud-private-key",
     );
   }
+});
+
+test("the vSphere example (discovery off) says, as docs/day2.md does, that templateKeys is needed, with the key's fingerprint", () => {
+  const fingerprint = parsePrivateKey(fs.readFileSync(key.keyPath, "utf8")).fingerprint;
+  const warnings = (logs.get("vsphere") ?? "").split("\n").filter((l) => l.includes("vsphere.templateKeys"));
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toMatch(/^warning: windows-estate:machineSets\[0\]\.vsphere\.templateKeys: is not set/);
+  expect(warnings[0]).toContain(`templateKeys: ["${fingerprint}"]`);
+  // The example shows the line to set, commented out (its value is the user's key's fingerprint).
+  const example = fs.readFileSync(path.join(PROJECT_DIR, "stacks", "examples", "Pulumi.vsphere.yaml"), "utf8");
+  expect(example).toMatch(/^\s+# templateKeys: \["SHA256:<your WMCO key's fingerprint>"\]$/m);
 });
 
 test("offline, the hosts.toml preview says it covers this stack's mirror sets only", () => {

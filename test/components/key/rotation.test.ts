@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from "crypto";
+import * as fs from "fs";
 import * as path from "path";
 import { parsePrivateKey, ParsedKey } from "../../../stacks/key";
 import { MachineSetConfig, machineSetsSchema } from "../../../stacks/schema/machinesets";
@@ -9,6 +10,7 @@ import {
   keyChange,
   resolveIpv4,
   templateKeyIssues,
+  unstatedTemplateKeys,
   upgradeRotationIssues,
   userDataPublicKey,
   vsphereRotationIssues,
@@ -122,6 +124,66 @@ describe("vSphere templates (the key is the template's: docs/vsphere-golden-imag
       s.cleanup();
     }
   }, 60_000);
+});
+
+describe("a vSphere set that does not say what its template holds (docs/day2.md: without discovery, set templateKeys)", () => {
+  test("is warned only when the stack has discovery off, naming the set, its template and the stack's fingerprint", () => {
+    const issues = unstatedTemplateKeys([vsphereSet()], nextKey, false);
+    expect(issues.map((i) => i.path)).toEqual(["machineSets[0].vsphere.templateKeys"]);
+    expect(issues[0].message).toContain("golden/win2022");
+    expect(issues[0].message).toContain(`templateKeys: ["${nextKey.fingerprint}"]`);
+    // With discovery at preview/up the rotation itself is refused (vsphereRotationIssues): nothing to warn.
+    expect(unstatedTemplateKeys([vsphereSet()], nextKey, true)).toEqual([]);
+    expect(unstatedTemplateKeys([vsphereSet([nextKey.fingerprint])], nextKey, false)).toEqual([]);
+    expect(unstatedTemplateKeys([{ ...vsphereSet(), vsphere: undefined }], nextKey, false)).toEqual([]);
+    // An encrypted key under synth: the fix is still shown, with where its fingerprint comes from.
+    expect(unstatedTemplateKeys([vsphereSet()], undefined, false)[0].message).toContain('templateKeys: ["SHA256:<');
+  });
+
+  /** A vSphere stack as the example writes it, with `cluster` and `vsphere` extras. */
+  const stack = (dir: string, keyPath: string, cluster: object, vsphere: object) =>
+    writeStack(dir, "vs", {
+      cluster: { platform: "VSphere", infrastructureId: "ocp-vs-4hd8w", ...cluster },
+      privateKeyPath: keyPath,
+      machineSets: [
+        {
+          name: "winvs",
+          vsphere: {
+            template: "golden/win2022",
+            server: "vc",
+            datacenter: "DC1",
+            datastore: "ds",
+            folder: "/DC1/vm",
+            resourcePool: "/DC1/host/C/Resources",
+            networkName: "net",
+            ...vsphere,
+          },
+        },
+      ],
+    });
+
+  test("synth judges the stack's own discovery (synth itself is always offline) and still renders", async () => {
+    const s = scratch();
+    try {
+      const fingerprint = parsePrivateKey(fs.readFileSync(s.keyPath, "utf8")).fingerprint;
+      const synth = async (cluster: object, vsphere: object) => {
+        const r = await runSynth([
+          ...["--stack", "vs", "--config-file", stack(s.dir, s.keyPath, cluster, vsphere)],
+          ...["--out", path.join(s.dir, "out"), "--quiet"],
+        ]);
+        expect(r.code).toBe(0);
+        return r.stdout.split("\n").filter((l) => l.startsWith("warning: windows-estate:machineSets[0].vsphere"));
+      };
+      const off = await synth({ discovery: false }, {});
+      expect(off).toHaveLength(1);
+      expect(off[0]).toContain(`templateKeys: ["${fingerprint}"]`);
+      expect(await synth({ render: "rendered", renderKeySecret: true }, {})).toHaveLength(1); // render: discovery off
+      expect(await synth({}, {})).toEqual([]);
+      expect(await synth({ discovery: false }, { templateKeys: [fingerprint] })).toEqual([]);
+    } finally {
+      s.cleanup();
+    }
+  }, 120_000);
 });
 
 describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address match)", () => {
