@@ -42,6 +42,12 @@ export const TOP_LEVEL_KEYS = {
   patching: patchingSchema,
   kubernetes: kubernetesSchema,
   nodes: nodesSchema,
+  /**
+   * Whether the GitHub workflows preview and update this stack (`npm run gitops:stacks` lists it; docs/gitops.md). The
+   * program itself does not read it. Default true; false for a stack that has no cluster the pipeline could reach,
+   * such as the built-in `dev` stack that `npm start` renders offline.
+   */
+  pipeline: z.boolean().default(true),
 } as const;
 
 export type TopLevelKey = keyof typeof TOP_LEVEL_KEYS;
@@ -62,6 +68,7 @@ export const TOP_LEVEL_KEY_NAMES = [
   "patching",
   "kubernetes",
   "nodes",
+  "pipeline",
 ] as const satisfies readonly TopLevelKey[];
 type Missing = Exclude<TopLevelKey, (typeof TOP_LEVEL_KEY_NAMES)[number]>;
 const _allListed: Missing extends never ? true : never = true;
@@ -85,4 +92,5 @@ export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set([
   "nodes",
   "privateKey",
   "privateKeyPath",
+  "pipeline",
 ]);

@@ -3,7 +3,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parse } from "yaml";
-import { projectStacks, secretClashes, secretName, touchedStacks } from "../../scripts/gitops/stacks";
+import { matrix, projectStacks, secretClashes, secretName, touchedStacks } from "../../scripts/gitops/stacks";
+import type { StackFacts } from "../../scripts/gitops/stack-file";
 
 // Which stacks the workflows run and where each one's kubeconfig comes from. GitHub secret names allow only
 // alphanumerics and underscores (GitHub docs, "Naming your secrets"), so `prod-east` cannot be `KUBECONFIG_prod-east`.
@@ -35,6 +36,18 @@ test("a change to a stack file touches that stack; a change to the program touch
   expect(touchedStacks(stacks)).toEqual(stacks);
 });
 
+test("the matrix keeps the stacks meant for the pipeline, with their secret and clouds", () => {
+  const facts = new Map<string, StackFacts>([
+    ["dev", { pipeline: false, aws: false, azure: true, warnings: [] }],
+    ["prod-east", { pipeline: true, aws: true, azure: false, warnings: [] }],
+    ["prod-west", { pipeline: true, aws: false, azure: true, warnings: [] }],
+  ]);
+  expect(matrix(["dev", "prod-east", "prod-west"], facts)).toEqual([
+    { stack: "prod-east", secret: "KUBECONFIG_PROD_EAST", aws: true, azure: false },
+    { stack: "prod-west", secret: "KUBECONFIG_PROD_WEST", aws: false, azure: true },
+  ]);
+});
+
 test("two stacks that would share a secret are an error naming both", () => {
   expect(secretClashes(["prod-east", "prod.east", "dev"])).toEqual([
     "stacks prod-east, prod.east would share the secret KUBECONFIG_PROD_EAST: rename one",
@@ -49,7 +62,8 @@ describe("the scripts the workflows run", () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "gitops-"));
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  test("the pick step's command prints the matrix of this repository's stacks", () => {
+  test("the pick step's command leaves the dev stack out: a fresh clone's first merge runs no pulumi up", () => {
+    // Pulumi.dev.yaml is the only stack file the repository ships; it sets windows-estate:pipeline: false.
     fs.writeFileSync(path.join(tmp, "changed.txt"), "Pulumi.dev.yaml\n");
     const out = execFileSync(
       "npm",
@@ -59,7 +73,7 @@ describe("the scripts the workflows run", () => {
         encoding: "utf8",
       },
     );
-    expect(JSON.parse(out)).toEqual([{ stack: "dev", secret: "KUBECONFIG_DEV" }]);
+    expect(JSON.parse(out)).toEqual([]);
   });
 
   test.each(["preview.yml", "up.yml"])(
