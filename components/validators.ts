@@ -10,6 +10,7 @@ import { byohVersionIssues, validateByoh } from "./byoh/validate";
 import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
 import { MirrorWriter, validateMirrors } from "./mirrors/validate";
 import { validateDay2, validatePatching } from "./day2/validate";
+import { hostedRunnerIssues } from "./provisioning/runner-reach";
 import { templateKeyIssues, unstatedTemplateKeys } from "./key/rotation";
 
 /**
@@ -119,6 +120,10 @@ const day2: Validator = (cfg) => ({
   errors: [...validateDay2(cfg.cluster, cfg.nodeAccess, cfg.reboot), ...validatePatching(cfg.cluster, cfg.patching)],
 });
 
+// Where `pulumi up` runs decides what it can reach: a GitHub-hosted runner cannot reach the private addresses of the
+// VMs a stack creates. Never offline: synth runs on hosted runners too and reaches nothing.
+const runnerReach: Validator = (cfg, ctx) => ({ errors: ctx.offline ? [] : hostedRunnerIssues(cfg, process.env) });
+
 export const DOMAIN_VALIDATORS: readonly Validator[] = [
   cluster,
   byoh,
@@ -127,4 +132,5 @@ export const DOMAIN_VALIDATORS: readonly Validator[] = [
   mirrors,
   day2,
   vanilla,
+  runnerReach,
 ];
