@@ -31,6 +31,14 @@ function changeSummary(output: string): string[] {
   return out;
 }
 
+/**
+ * The first line of a preview's comment: hidden in the rendered comment, it is how the workflow finds the comment of
+ * this stack to edit on the next run instead of adding another (.github/workflows/preview.yml, job `comment`).
+ */
+export function commentMarker(stack: string): string {
+  return `<!-- windows-estate-preview:${stack} -->`;
+}
+
 /** The report of one `pulumi preview` or `pulumi up` of `stack`, from its output and exit status. */
 export function report(command: "preview" | "up", stack: string, output: string, status: number): Report {
   const changes = changeSummary(output);
@@ -44,7 +52,8 @@ export function report(command: "preview" | "up", stack: string, output: string,
     : changes.length > 0
       ? changes.join(", ")
       : "no changes";
-  const head = `### \`pulumi ${command}\` of stack \`${stack}\`: ${summary}\n`;
+  const marker = command === "preview" ? `${commentMarker(stack)}\n` : "";
+  const head = `${marker}### \`pulumi ${command}\` of stack \`${stack}\`: ${summary}\n`;
   const policy = violations.length
     ? `\n**Policy violations**\n\n${violations.map((v) => `- \`${v}\``).join("\n")}\n`
     : "";

@@ -44,7 +44,10 @@ afterAll(() => stopLab(LAB));
 test("the pull-request preview reports what the stack would create, with the diff, and no secret", () => {
   const r = gitops("preview");
   expect(r.status).toBe(0);
-  expect(r.report).toMatch(/^### `pulumi preview` of stack `lab`: \d+ to create\n/);
+  // The first line is the marker the comment job finds the stack's comment by, to edit it on the next run.
+  expect(r.report).toMatch(
+    /^<!-- windows-estate-preview:lab -->\n### `pulumi preview` of stack `lab`: \d+ to create\n/,
+  );
   expect(r.report).toContain("<details><summary>Output</summary>");
   expect(r.report).toMatch(/\+ kubernetes:machine\.openshift\.io\/v1beta1:MachineSet: \(create\)/);
   // The pack ran (pulumi preview --diff lists the packs it ran; a violation would fail the run, see below).
@@ -59,7 +62,9 @@ test("the merge's up reports what it created; the next preview reports no change
   expect(up.report).not.toContain(pem.split("\n")[1]);
   const again = gitops("preview");
   expect(again.status).toBe(0);
-  expect(again.report).toMatch(/^### `pulumi preview` of stack `lab`: \d+ unchanged\n/);
+  expect(again.report).toMatch(
+    /^<!-- windows-estate-preview:lab -->\n### `pulumi preview` of stack `lab`: \d+ unchanged\n/,
+  );
 });
 
 test("a pull request with a bad config gets a failed report naming the key and the fix, and a failing status", () => {
@@ -67,6 +72,8 @@ test("a pull request with a bad config gets a failed report naming the key and t
   stack.writeConfig(config);
   const r = gitops("preview");
   expect(r.status).not.toBe(0);
-  expect(r.report).toMatch(/^### `pulumi preview` of stack `lab`: failed \(exit \d+\)\n/);
+  expect(r.report).toMatch(
+    /^<!-- windows-estate-preview:lab -->\n### `pulumi preview` of stack `lab`: failed \(exit \d+\)\n/,
+  );
   expect(r.report).toContain("windows-estate:machineSets[0].name");
 });

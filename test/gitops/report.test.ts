@@ -18,7 +18,17 @@ const PREVIEW = [
 test("the summary line is the CLI's change summary", () => {
   const r = report("preview", "lab", PREVIEW, 0);
   expect(r.summary).toBe("17 to create, 1 to update, 3 unchanged");
-  expect(r.markdown.split("\n")[0]).toBe("### `pulumi preview` of stack `lab`: 17 to create, 1 to update, 3 unchanged");
+  // The first line is the marker the comment job finds this stack's comment by (test/gitops/comment.test.ts).
+  expect(r.markdown.split("\n").slice(0, 2)).toEqual([
+    "<!-- windows-estate-preview:lab -->",
+    "### `pulumi preview` of stack `lab`: 17 to create, 1 to update, 3 unchanged",
+  ]);
+});
+
+test("the up report goes to the job summary: no comment marker", () => {
+  expect(report("up", "lab", PREVIEW, 0).markdown.split("\n")[0]).toBe(
+    "### `pulumi up` of stack `lab`: 17 to create, 1 to update, 3 unchanged",
+  );
 });
 
 test("a failed run says so with its exit status and lists policy violations", () => {

@@ -73,17 +73,19 @@ test.each(workflows)("%s prepares the SSH test lab before npm test", (file) => {
   }
 });
 
-test("the pull-request preview runs the gitops script (policy pack enforced, see scripts/gitops) and posts its report", () => {
+test("the pull-request preview runs the gitops script (policy pack enforced, see scripts/gitops) and keeps its report", () => {
   const wf = parse(fs.readFileSync(path.join(workflowsDir, "preview.yml"), "utf8")) as Workflow;
-  const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+  const steps = wf.jobs.preview.steps;
   const preview = steps.findIndex((s) =>
     /npm run --silent gitops -- preview --stack "\$STACK" --out "\$RUNNER_TEMP\/comment\.md"/.test(s.run ?? ""),
   );
-  const comment = steps.findIndex((s) =>
-    /gh pr comment "\$PR" --body-file "\$RUNNER_TEMP\/comment\.md"/.test(s.run ?? ""),
+  // Uploaded even when the preview fails, for the comment job (test/gitops/comment.test.ts), which posts it.
+  const upload = steps.findIndex(
+    (s) => s.uses === "actions/upload-artifact@v4" && s.with?.name === "preview-report-${{ matrix.stack }}",
   );
-  expect({ preview: preview >= 0, comment: comment > preview }).toEqual({ preview: true, comment: true });
-  expect((steps[comment] as Step & { if?: string }).if).toBe("always()");
+  expect({ preview: preview >= 0, upload: upload > preview }).toEqual({ preview: true, upload: true });
+  expect((steps[upload] as Step & { if?: string }).if).toBe("always()");
+  expect(steps[upload].with?.path).toBe("${{ runner.temp }}/comment.md");
 });
 
 test("main runs up through the gitops script into the job summary", () => {
