@@ -37,7 +37,7 @@ export class KeyRejected extends Error {
 /** RSA below this is refused: WMCO only logs a warning, but a weak key guards every Windows node. */
 export const MIN_RSA_BITS = 2048;
 
-const GENERATE_HINT = "generate one with `ssh-keygen -t ed25519 -N '' -f wmco-key` (no passphrase)";
+const GENERATE_HINT = "generate one with `ssh-keygen -t ed25519 -N '' -f ~/.ssh/wmco` (no passphrase)";
 
 /**
  * Parses a private key the way WMCO will (golang.org/x/crypto/ssh ParsePrivateKey) and refuses what WMCO cannot
