@@ -97,6 +97,8 @@ describe("the scripts the workflows run", () => {
       const missing = run("");
       expect(missing.status).toBe(1);
       expect(missing.stdout).toContain("the repository secret KUBECONFIG_PROD_EAST is missing or empty");
+      // A stack not meant for the pipeline is kept out with the marker, named in the message.
+      expect(missing.stdout).toContain("windows-estate:pipeline: false in Pulumi.prod-east.yaml");
       // GitHub hands a secret without its trailing newline; the step writes the file with one.
       const given = run("apiVersion: v1\nkind: Config");
       expect(given.status).toBe(0);
