@@ -17,6 +17,8 @@ export interface Program {
   stamps: Record<string, string>;
   /** A step before `go build` (the provider's embedded schema); given the module's folder. */
   prepare?: "kubernetes-schema";
+  /** A tool the e2e suite runs on its own (a linter), not part of a running lab: `start` does not need it. */
+  standalone?: true;
 }
 
 export const PULUMI_VERSION = "v3.248.0";
@@ -34,6 +36,8 @@ export const PULUMI_YAML_VERSION = "v1.38.1";
  * plugin is older than the SDK asks for (docs/lab.md).
  */
 export const KUBERNETES_PROVIDER_VERSION = "4.24.2-0.20260115033456-f47bc2d6f199";
+/** actionlint (github.com/rhysd/actionlint, lab/tools/actionlint/go.mod): the e2e suite lints every workflow with it. */
+export const ACTIONLINT_VERSION = "v1.7.12";
 
 const kubeStamps: Record<string, string> = {
   // hack/lib/version.sh kube::version::ldflags sets these; without gitVersion /version says v0.0.0-master and
@@ -97,6 +101,16 @@ export const PROGRAMS: readonly Program[] = [
     what: `pulumi-resource-kubernetes ${KUBERNETES_PROVIDER_VERSION}`,
     stamps: { "github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version": KUBERNETES_PROVIDER_VERSION },
     prepare: "kubernetes-schema",
+  },
+  {
+    name: "actionlint",
+    module: "actionlint",
+    target: "github.com/rhysd/actionlint/cmd/actionlint",
+    what: `actionlint ${ACTIONLINT_VERSION}`,
+    // actionlint's .goreleaser.yaml sets this -X to the release's version (goreleaser's {{.Version}}, the tag
+    // without its v); `actionlint -version` prints it.
+    stamps: { "github.com/rhysd/actionlint.version": ACTIONLINT_VERSION.replace(/^v/, "") },
+    standalone: true,
   },
 ];
 

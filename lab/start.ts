@@ -44,7 +44,7 @@ function userPath(): string[] {
 function builtLab(goVersion: string): { bins: Map<string, string>; crdDir: string } {
   const bins = new Map<string, string>();
   const missing: string[] = [];
-  for (const p of PROGRAMS) {
+  for (const p of PROGRAMS.filter((x) => !x.standalone)) {
     const file = programPath(p, goVersion);
     if (fs.existsSync(file)) bins.set(p.name, file);
     else missing.push(p.name);

@@ -1,4 +1,4 @@
-import { spawnSync } from "child_process";
+import { execFileSync, spawnSync } from "child_process";
 import * as path from "path";
 import ensureSshd from "../lab/global-setup";
 
@@ -9,6 +9,8 @@ import ensureSshd from "../lab/global-setup";
 export default function globalSetup(): void {
   // The BYOH and vanilla hosts are loopback OpenSSH servers (test/lab/sshd.ts), as in `npm test`.
   ensureSshd();
+  // actionlint checks the workflows' scripts with shellcheck (actionlint.e2e.ts).
+  execFileSync("bash", [path.join(__dirname, "..", "lab", "ensure-shellcheck.sh")], { stdio: "inherit" });
   const root = path.resolve(__dirname, "..", "..");
   const r = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "lab/cli.ts", "build"], {
     cwd: root,
