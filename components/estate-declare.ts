@@ -120,6 +120,7 @@ export function declareEstate(
             hosts: toCreate,
             cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
             publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
+            wmco: true,
           },
           child,
         )
@@ -131,7 +132,9 @@ export function declareEstate(
           `${name}-byoh`,
           {
             hosts: byohHosts,
-            ...(created ? { created: { addresses: created.addresses, vms: created.vms } } : {}),
+            ...(created
+              ? { created: { addresses: created.addresses, vms: created.vms, nodeNames: created.nodeNames } }
+              : {}),
             path: hop,
             namespace: operator.namespace,
             wmcoPublicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),

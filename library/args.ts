@@ -319,15 +319,15 @@ export interface MirrorsArgs {
 export interface ByohAwsArgs {
   /** EC2 instance type. Default `m5a.large` (WMCO's docs' example). */
   instanceType?: string;
-  /** The subnet the VM joins: one the cluster's nodes can reach on 22, 10250 and 9182. */
+  /** The subnet the VM joins: one the cluster's nodes can reach on 22, 10250 and 9182, with a route out for first boot (OpenSSH comes from Windows Update) and image pulls (a NAT gateway, as the installer gives private subnets). */
   subnetId: string;
-  /** Security groups: the cluster's node group, so WMCO and the kubelet ports are allowed. */
+  /** Security groups: the cluster's node group (Name tag `<infrastructureId>-node`, `<infrastructureId>-worker-sg` on older installs; WMCO's MachineSets use it), which admits the cluster's own traffic to 22, 10250 and 9182. */
   securityGroupIds: string[];
   /** A pinned AMI. Default: the newest Amazon Windows Server AMI for `windowsServer`, pinned at the first up. */
   ami?: string;
   /** Root volume size, GiB. Default 120. */
   volumeSize?: number;
-  /** An IAM instance profile name. Default: none. */
+  /** An IAM instance profile name. Default on OpenShift: the Linux workers' profile (discovery at preview/up), else `<infrastructureId>-worker-profile`, which WMCO's own Windows machines use (hack/machineset.sh) and the ECR credential provider WMCO configures needs. Default on Kubernetes: none. */
   iamInstanceProfile?: string;
   /** An EC2 key pair name (only for the Administrator password; SSH uses the WMCO key). Default: none. */
   keyName?: string;
@@ -363,11 +363,15 @@ export interface ByohAzureArgs {
   networkResourceGroup?: string;
   /** VM size. Default `Standard_D2s_v3` (WMCO's docs' example). */
   vmSize?: string;
+  /** The cluster's public load balancer (by name, in `resourceGroup`): the NIC joins its IPv4 backend pools, the outbound path WMCO's Azure MachineSets use (`publicLoadBalancer`, copied from the Linux workers). First boot needs a way out (OpenSSH from Windows Update, then the registries). Default: the Linux workers' (discovery at preview/up); `""` states that the subnet has its own (a NAT gateway, a firewall route) and joins none. */
+  publicLoadBalancer?: string;
+  /** OS disk size, GiB. Default 128, as WMCO's Azure MachineSets (the smalldisk image has 30). Azure can grow it, never shrink it, and takes at most 1023 here (its OSDisk.diskSizeGB). */
+  osDiskSizeGB?: number;
   /** Marketplace image. Default: Windows Server Datacenter smalldisk for `windowsServer`, version `latest`. */
   image?: ByohAzureImageArgs;
-  /** The VM's administrator (Azure requires one). WMCO logs in as this user: it is the `windows-instances` username. */
+  /** The VM's administrator (Azure requires one). WMCO logs in as this user: it is the `windows-instances` username. Azure refuses its reserved names (`administrator`, `admin`, `user`, …), more than 20 characters and a final `.`. */
   adminUsername?: string;
-  /** Name of a secret stack config key (in this namespace) holding the admin password. Required. */
+  /** Name of a secret stack config key (in this namespace) holding the admin password. Required. Azure's rules: 8 to 123 characters, three of lower case, upper case, digit and special character, none of its known-weak values. */
   adminPasswordSecret: string;
 }
 
@@ -698,15 +702,15 @@ export interface KubernetesArgs {
 export interface NodeAwsArgs {
   /** EC2 instance type. Default `m5a.large` (WMCO's docs' example). */
   instanceType?: string;
-  /** The subnet the VM joins: one the cluster's nodes can reach on 22, 10250 and 9182. */
+  /** The subnet the VM joins: one the cluster's nodes can reach on 22, 10250 and 9182, with a route out for first boot (OpenSSH comes from Windows Update) and image pulls (a NAT gateway, as the installer gives private subnets). */
   subnetId: string;
-  /** Security groups: the cluster's node group, so WMCO and the kubelet ports are allowed. */
+  /** Security groups: the cluster's node group (Name tag `<infrastructureId>-node`, `<infrastructureId>-worker-sg` on older installs; WMCO's MachineSets use it), which admits the cluster's own traffic to 22, 10250 and 9182. */
   securityGroupIds: string[];
   /** A pinned AMI. Default: the newest Amazon Windows Server AMI for `windowsServer`, pinned at the first up. */
   ami?: string;
   /** Root volume size, GiB. Default 120. */
   volumeSize?: number;
-  /** An IAM instance profile name. Default: none. */
+  /** An IAM instance profile name. Default on OpenShift: the Linux workers' profile (discovery at preview/up), else `<infrastructureId>-worker-profile`, which WMCO's own Windows machines use (hack/machineset.sh) and the ECR credential provider WMCO configures needs. Default on Kubernetes: none. */
   iamInstanceProfile?: string;
   /** An EC2 key pair name (only for the Administrator password; SSH uses the WMCO key). Default: none. */
   keyName?: string;
@@ -742,11 +746,15 @@ export interface NodeAzureArgs {
   networkResourceGroup?: string;
   /** VM size. Default `Standard_D2s_v3` (WMCO's docs' example). */
   vmSize?: string;
+  /** The cluster's public load balancer (by name, in `resourceGroup`): the NIC joins its IPv4 backend pools, the outbound path WMCO's Azure MachineSets use (`publicLoadBalancer`, copied from the Linux workers). First boot needs a way out (OpenSSH from Windows Update, then the registries). Default: the Linux workers' (discovery at preview/up); `""` states that the subnet has its own (a NAT gateway, a firewall route) and joins none. */
+  publicLoadBalancer?: string;
+  /** OS disk size, GiB. Default 128, as WMCO's Azure MachineSets (the smalldisk image has 30). Azure can grow it, never shrink it, and takes at most 1023 here (its OSDisk.diskSizeGB). */
+  osDiskSizeGB?: number;
   /** Marketplace image. Default: Windows Server Datacenter smalldisk for `windowsServer`, version `latest`. */
   image?: NodeAzureImageArgs;
-  /** The VM's administrator (Azure requires one). WMCO logs in as this user: it is the `windows-instances` username. */
+  /** The VM's administrator (Azure requires one). WMCO logs in as this user: it is the `windows-instances` username. Azure refuses its reserved names (`administrator`, `admin`, `user`, …), more than 20 characters and a final `.`. */
   adminUsername?: string;
-  /** Name of a secret stack config key (in this namespace) holding the admin password. Required. */
+  /** Name of a secret stack config key (in this namespace) holding the admin password. Required. Azure's rules: 8 to 123 characters, three of lower case, upper case, digit and special character, none of its known-weak values. */
   adminPasswordSecret: string;
 }
 

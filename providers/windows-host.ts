@@ -11,6 +11,11 @@ export interface WindowsHostArgs {
   wmcoPrivateKey?: pulumi.Input<string>;
   /** The Windows Server version the host must run (`byoh[i].windowsServer`). Default: not checked. */
   expectedWindowsServer?: pulumi.Input<"2019" | "2022" | "2025">;
+  /**
+   * The Node name WMCO gives the host where it is not the hostname: on AWS the instance's private DNS name (WMCO's
+   * kubelet takes its metadata `local-hostname`). The PTR check compares the record with it. Default: the hostname.
+   */
+  nodeName?: pulumi.Input<string>;
 }
 
 /**
@@ -42,6 +47,7 @@ export class WindowsHost extends pulumi.dynamic.Resource {
         wmcoPublicKey: args.wmcoPublicKey,
         wmcoPrivateKey: args.wmcoPrivateKey === undefined ? undefined : pulumi.secret(args.wmcoPrivateKey),
         expectedWindowsServer: args.expectedWindowsServer,
+        ...(args.nodeName === undefined ? {} : { nodeName: args.nodeName }),
         hostname: undefined,
         osBuild: undefined,
         windowsServer: undefined,

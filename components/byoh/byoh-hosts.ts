@@ -13,7 +13,12 @@ export interface ByohHostsArgs {
   /** The validated `windows-estate:byoh` entries, expanded to hosts (`expandByoh`). */
   hosts: readonly ByohHost[];
   /** Addresses of the hosts this stack creates (their private IPs), by host key; and the VMs they wait for. */
-  created?: { addresses: Record<string, pulumi.Input<string>>; vms: Record<string, pulumi.Resource[]> };
+  created?: {
+    addresses: Record<string, pulumi.Input<string>>;
+    vms: Record<string, pulumi.Resource[]>;
+    /** The Node names WMCO gives created hosts where it is not their hostname (AWS: the private DNS name). */
+    nodeNames?: Record<string, pulumi.Input<string>>;
+  };
   /** The hop to the hosts (`windows-estate:nodeAccess`): a jump host or the cluster relay; none means direct. */
   path?: NodePath;
   /** WMCO's namespace, where `windows-instances` lives. */
@@ -99,6 +104,7 @@ export class ByohHosts extends pulumi.ComponentResource {
           wmcoPublicKey: pulumi.output(args.wmcoPublicKey).apply((k) => k ?? ""),
           wmcoPrivateKey: args.wmcoPrivateKey,
           expectedWindowsServer: e.windowsServer,
+          ...(args.created?.nodeNames?.[h.key] ? { nodeName: args.created.nodeNames[h.key] } : {}),
         },
         {
           parent: this,

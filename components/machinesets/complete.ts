@@ -1,7 +1,7 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { discoverCluster } from "./discover";
-import { identityIssues, mergeDiscovered } from "./discovery";
+import { identityIssues, mergeDiscovered, mergeDiscoveredHosts } from "./discovery";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
 import { isMarked, machineImage } from "../../providers/day2/machine-rollout-plan";
 import { get, objects, str, stringMap } from "../../lib/json";
@@ -82,6 +82,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       ...cfg,
       cluster: { ...cfg.cluster, region: merged.cluster.region },
       machineSets: merged.machineSets,
+      byoh: mergeDiscoveredHosts(cfg.byoh, facts),
       registriesWithCredentials: facts.registriesWithCredentials,
       warnings: [...cfg.warnings, ...warnings, ...rotation.warnings],
       discovered: {

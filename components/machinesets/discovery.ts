@@ -1,6 +1,7 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { OpenShiftClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
+import type { ByohHostConfig } from "../../stacks/schema/byoh";
 
 import { get, JsonObject as Obj, obj, objects, parseJson, str, stringMap } from "../../lib/json";
 
@@ -197,4 +198,22 @@ export function mergeDiscovered(
     return s;
   });
   return { cluster: merged, machineSets: out };
+}
+
+/**
+ * Fills what a `byoh[]` entry that creates its VM left out from the Linux workers, as WMCO's MachineSets copy them
+ * (hack/machineset.sh): on AWS the instance profile, on Azure the public load balancer (the NIC's way out). Config
+ * always wins, `""` included (Azure: no load balancer, the subnet has its own way out).
+ */
+export function mergeDiscoveredHosts(hosts: readonly ByohHostConfig[], facts: ClusterFacts): ByohHostConfig[] {
+  const w = facts.workerSpecs[0];
+  return hosts.map((h) => ({
+    ...h,
+    ...(h.aws
+      ? { aws: { ...h.aws, iamInstanceProfile: h.aws.iamInstanceProfile ?? str(get(w, "iamInstanceProfile", "id")) } }
+      : {}),
+    ...(h.azure
+      ? { azure: { ...h.azure, publicLoadBalancer: h.azure.publicLoadBalancer ?? str(get(w, "publicLoadBalancer")) } }
+      : {}),
+  }));
 }

@@ -230,6 +230,7 @@ export function declareVanilla(
               cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
               publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
               udpPorts: [resolved.flannel.port],
+              wmco: false,
             },
             child,
           )

@@ -26,6 +26,8 @@ export interface WindowsHostInputs {
   wmcoPrivateKey?: string;
   /** The Windows Server version the stack declares for this host; the host must run it. */
   expectedWindowsServer?: WindowsServer;
+  /** The Node name WMCO gives the host where it is not its hostname (AWS: the private DNS name); see WindowsHostArgs. */
+  nodeName?: string;
   /** The serialized provider the engine stores with the resource (set by the dynamic-provider host). */
   __provider?: string;
 }
@@ -96,7 +98,7 @@ async function prepare(
     ...inputs,
     ...result.probe,
     windowsServer: versionOfBuild(result.probe.osBuild) ?? "",
-    prerequisiteWarnings: byohPrerequisites(result.probe).warnings,
+    prerequisiteWarnings: byohPrerequisites(result.probe, inputs.nodeName).warnings,
     hostKey: result.hostKey,
     hostKeyFingerprint: result.hostKeyFingerprint,
   };
@@ -135,7 +137,8 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
     const keyChanged =
       olds.wmcoPublicKey !== news.wmcoPublicKey ||
       olds.wmcoPrivateKey !== news.wmcoPrivateKey ||
-      olds.expectedWindowsServer !== news.expectedWindowsServer;
+      olds.expectedWindowsServer !== news.expectedWindowsServer ||
+      olds.nodeName !== news.nodeName;
     const connectionChanged = JSON.stringify(olds.connection) !== JSON.stringify(news.connection);
     // New provider code (this program upgraded) re-applies the preparation, idempotently.
     const codeChanged = olds.__provider !== news.__provider;
@@ -166,7 +169,7 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
           ...last,
           ...p,
           windowsServer: versionOfBuild(p.osBuild) ?? "",
-          prerequisiteWarnings: byohPrerequisites(p).warnings,
+          prerequisiteWarnings: byohPrerequisites(p, props.nodeName).warnings,
         }),
       };
     } catch (e) {

@@ -64,6 +64,28 @@ const REPLACE_KEY_FILE = [
   "  if ($LASTEXITCODE -ne 0) { throw ('icacls could not restrict the new administrators_authorized_keys (exit ' + $LASTEXITCODE + '); the live file is unchanged. Fix: connect as a member of Administrators') }",
   "  Move-Item -LiteralPath $tmp -Destination $keyFile -Force",
 ];
+/**
+ * Key-only sshd: `PubkeyAuthentication yes` and `PasswordAuthentication no` in `$config` (sshd_config), each line set
+ * where it is (commented or not) or added at the top; written as a temporary file and moved into place, and only when
+ * it changes. Sets `$configChanged`; sshd reads its config at start, so the caller restarts it. WMCO's user data makes
+ * the same two settings (pkg/secrets/secrets.go generateUserDataWithPubKey). Shared with first boot
+ * (components/provisioning/user-data.ts).
+ */
+export const SSHD_KEY_ONLY_CONFIG = [
+  "$text = ''",
+  "if (Test-Path -LiteralPath $config) { $text = [System.IO.File]::ReadAllText($config) }",
+  "$before = $text",
+  "foreach ($pair in @(@('PubkeyAuthentication', 'yes'), @('PasswordAuthentication', 'no'))) {",
+  "  $pattern = '(?m)^\\s*#?\\s*' + $pair[0] + '\\s+\\S+\\s*$'",
+  "  if ($text -match $pattern) { $text = [regex]::Replace($text, $pattern, $pair[0] + ' ' + $pair[1]) }",
+  "  else { $text = $pair[0] + ' ' + $pair[1] + \"`r`n\" + $text }",
+  "}",
+  "$configChanged = $text -ne $before",
+  "if ($configChanged) {",
+  "  [System.IO.File]::WriteAllText($config + '.windows-estate.tmp', $text)",
+  "  Move-Item -LiteralPath ($config + '.windows-estate.tmp') -Destination $config -Force",
+  "}",
+];
 /** Key-file encodings sshd cannot read (see SSHD_KEY_VIEW). */
 export const SSHD_UNREADABLE = ["utf-16le", "utf-16be", "utf-32"] as const;
 const psList = (xs: readonly string[]) => `@(${xs.map(psQuote).join(", ")})`;
@@ -170,18 +192,9 @@ export function prepareScript(publicKey: string): string {
     // WMCO reboots the host while configuring it and must get back in; an sshd added with Add-WindowsCapability
     // starts Manual (WMCO's own user data sets Automatic: pkg/secrets/secrets.go).
     "Set-Service -Name sshd -StartupType Automatic",
-    "$text = ''",
-    "if (Test-Path -LiteralPath $config) { $text = [System.IO.File]::ReadAllText($config) }",
-    "$before = $text",
     "$restarted = $false",
-    "foreach ($pair in @(@('PubkeyAuthentication', 'yes'), @('PasswordAuthentication', 'no'))) {",
-    "  $pattern = '(?m)^\\s*#?\\s*' + $pair[0] + '\\s+\\S+\\s*$'",
-    "  if ($text -match $pattern) { $text = [regex]::Replace($text, $pattern, $pair[0] + ' ' + $pair[1]) }",
-    "  else { $text = $pair[0] + ' ' + $pair[1] + \"`r`n\" + $text }",
-    "}",
-    "if ($text -ne $before) {",
-    "  [System.IO.File]::WriteAllText($config + '.windows-estate.tmp', $text)",
-    "  Move-Item -LiteralPath ($config + '.windows-estate.tmp') -Destination $config -Force",
+    ...SSHD_KEY_ONLY_CONFIG,
+    "if ($configChanged) {",
     "  Restart-Service -Name sshd",
     "  $restarted = $true",
     "}",
@@ -272,6 +285,8 @@ export interface HostExpectations {
    * (pkg/windows/windows.go `ContainerdServiceName`); that is only a problem before WMCO arrives.
    */
   firstPreparation: boolean;
+  /** The Node name WMCO gives the host where it is not the hostname (AWS: the private DNS name). */
+  nodeName?: string;
 }
 
 /** Why WMCO would refuse or break on this host; empty when it can be configured. */
@@ -304,7 +319,7 @@ export function hostProblems(p: HostProbe, x: HostExpectations): string[] {
       );
     }
   }
-  out.push(...byohPrerequisites(p).problems);
+  out.push(...byohPrerequisites(p, x.nodeName).problems);
   return out;
 }
 
@@ -323,7 +338,9 @@ export function reverseName(ipv4: string): string {
  * The BYOH prerequisites the host itself can show (docs/byoh-instance-pre-requisites.md, release-4.18 to master), from
  * the probe. Pure.
  *
- * - A PTR record for the address "which resolves to the instance hostname". A missing or foreign record is a warning,
+ * - A PTR record for the address "which resolves to the instance hostname": the Node name, which is the hostname except
+ *   where WMCO overrides it (`nodeName`: on AWS the private DNS name from instance metadata, pkg/services/services.go
+ *   getHostnameCmd, which the VPC's own PTR record names). A missing or foreign record is a warning,
  *   not a refusal: the host asks its own DNS servers, WMCO asks from its pod; and WMCO's CSR approver, when the reverse
  *   lookup fails or does not match, falls back to logging in and running `hostname` (pkg/csr/csr.go
  *   `validateNodeName` → `matchesDNS`, then `validateWithHostName`).
@@ -331,22 +348,26 @@ export function reverseName(ipv4: string): string {
  *   `DeviceLessNicDisabled` = 1. Missing, it refuses a host WMCO has not joined yet (before it is listed in
  *   `windows-instances`); on a joined host it is a warning, so that a running node's updates (a key rotation) go on.
  */
-export function byohPrerequisites(p: HostProbe): PrerequisiteFindings {
+export function byohPrerequisites(p: HostProbe, nodeName?: string): PrerequisiteFindings {
   const problems: string[] = [];
   const warnings: string[] = [];
   const hostname = p.hostname.toLowerCase();
+  const node = nodeName?.toLowerCase().replace(/\.$/, "");
   const ip = p.wmcoIPv4;
   if (ip) {
     const names = p.ptrNames.map((n) => n.toLowerCase().replace(/\.$/, ""));
     const why =
       "WMCO's BYOH prerequisites require a PTR record for the address that resolves to the hostname (docs/byoh-instance-pre-requisites.md); without a match its CSR approver falls back to logging in to read the hostname (pkg/csr/csr.go validateNodeName)";
+    // With a Node name WMCO sets itself (AWS), its CSR approver accepts a record that contains it (matchesDNS).
+    const target = node ? node : `${hostname}.<your domain>`;
+    const matches = (n: string) => (node ? n.includes(node) : n.split(".")[0] === hostname);
     if (names.length === 0)
       warnings.push(
-        `DNS gives no PTR record for ${ip} (asked by the host ${hostname}): ${why}; add a PTR record ${reverseName(ip)} → ${hostname}.<your domain> to your DNS`,
+        `DNS gives no PTR record for ${ip} (asked by the host ${hostname}): ${why}; add a PTR record ${reverseName(ip)} → ${target} to your DNS`,
       );
-    else if (!names.some((n) => n.split(".")[0] === hostname))
+    else if (!names.some(matches))
       warnings.push(
-        `the PTR record for ${ip} names ${names.join(", ")}, not the host's name ${hostname}: ${why}; point ${reverseName(ip)} at ${hostname}.<your domain>`,
+        `the PTR record for ${ip} names ${names.join(", ")}, not ${node ? `the Node name WMCO gives the host, ${node}` : `the host's name ${hostname}`}: ${why}; point ${reverseName(ip)} at ${target}`,
       );
   }
   const version = versionOfBuild(p.osBuild);

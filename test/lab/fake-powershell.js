@@ -72,115 +72,6 @@ const psArray = (script, name) => {
 };
 
 /**
- * The statements of PowerShell text as first boot writes them: split at line breaks and `;` outside quotes, braces
- * and parentheses, so `while (…) { … }`, `if (…) { … }`, `try { … }` and `catch { … }` stay whole.
- */
-function psStatements(text) {
-  const out = [];
-  let cur = "";
-  let depth = 0;
-  let quoted = false;
-  for (const c of text) {
-    if (c === "'") quoted = !quoted;
-    else if (!quoted && "{(".includes(c)) depth++;
-    else if (!quoted && "})".includes(c)) depth--;
-    else if (!quoted && depth === 0 && (c === "\n" || c === ";")) {
-      out.push(cur.trim());
-      cur = "";
-      continue;
-    }
-    cur += c;
-  }
-  out.push(cur.trim());
-  return out.filter(Boolean);
-}
-/** `kw (cond) { body }` / `kw { body }` split into its condition and body; undefined for another statement. */
-function psBlock(statement, kw) {
-  if (!statement.startsWith(kw)) return undefined;
-  let i = kw.length;
-  let cond = "";
-  const rest = statement.slice(i).trimStart();
-  let body = rest;
-  if (rest.startsWith("(")) {
-    let depth = 0;
-    for (i = 0; i < rest.length; i++) {
-      if (rest[i] === "(") depth++;
-      else if (rest[i] === ")" && --depth === 0) break;
-    }
-    cond = rest.slice(1, i);
-    body = rest.slice(i + 1).trimStart();
-  }
-  const m = /^\{([\s\S]*)\}$/.exec(body);
-  return m ? { cond: cond.trim(), body: m[1] } : undefined;
-}
-/**
- * Runs first boot's statements up to the one that installs OpenSSH, as written: `$x = 1` / `$x = '…'`, `$x++`,
- * `while`/`if` on `-not (Get-Service -Name sshd …)` and `$a -lt $b` joined by `-and`, `try`/`catch`, Start-Sleep,
- * Add-WindowsCapability (failing while `host.capabilityFailures` lasts: a terminating error, as with
- * $ErrorActionPreference = 'Stop'). Returns the variables, and `uncaught` (an error no catch took) or `unmodelled`
- * (a statement it has no model of). Function definitions are skipped.
- */
-function firstBootInstall(script, host) {
-  const vars = {};
-  const sshd = () => !!host.sshdInstalled;
-  const value = (t) => (/^\$\w+$/.test(t) ? vars[t.slice(1)] : /^\d+$/.test(t) ? Number(t) : NaN);
-  const test = (cond) =>
-    cond.split(/\s+-and\s+/).every((term) => {
-      if (/^-not \(Get-Service -Name sshd -ErrorAction SilentlyContinue\)$/.test(term)) return !sshd();
-      const lt = /^(\S+) -lt (\S+)$/.exec(term);
-      if (lt) return value(lt[1]) < value(lt[2]);
-      throw { unmodelled: term };
-    });
-  const install = () => {
-    host.capabilityAttempts = (host.capabilityAttempts || 0) + 1;
-    if ((host.capabilityFailures || 0) > 0) {
-      host.capabilityFailures--;
-      throw { error: "The remote procedure call failed." }; // what Windows Update says with no network
-    }
-    if ((host.capabilityNoService || 0) > 0) host.capabilityNoService--;
-    else host.sshdInstalled = true;
-  };
-  const exec = (statements, caught) => {
-    for (let i = 0; i < statements.length; i++) {
-      const st = statements[i];
-      let b;
-      let m;
-      if ((b = psBlock(st, "while"))) {
-        while (test(b.cond)) exec(psStatements(b.body), caught);
-      } else if ((b = psBlock(st, "if"))) {
-        if (test(b.cond)) exec(psStatements(b.body), caught);
-      } else if ((b = psBlock(st, "try"))) {
-        const handler = psBlock(statements[i + 1] || "", "catch");
-        if (handler) i++;
-        try {
-          exec(psStatements(b.body), caught);
-        } catch (e) {
-          if (!handler || !e.error) throw e;
-          exec(psStatements(handler.body), e.error);
-        }
-      } else if ((m = /^\$(\w+)\+\+$/.exec(st))) vars[m[1]] = (vars[m[1]] || 0) + 1;
-      else if ((m = /^\$(\w+) = (\d+)$/.exec(st))) vars[m[1]] = Number(m[2]);
-      else if ((m = /^\$(\w+) = ('(?:[^']|'')*')$/.exec(st))) vars[m[1]] = unquote(m[2]);
-      else if ((m = /^\$(\w+) = \$_\.Exception\.Message$/.exec(st)) && caught !== undefined) vars[m[1]] = caught;
-      else if ((m = /^Start-Sleep -Seconds (\S+)$/.exec(st)))
-        host.capabilityWaitSeconds = (host.capabilityWaitSeconds || 0) + value(m[1]);
-      else if (/^Add-WindowsCapability -Online -Name OpenSSH\.Server~~~~0\.0\.1\.0 \| Out-Null$/.test(st)) install();
-      else if (!st.startsWith("function ")) throw { unmodelled: st };
-    }
-  };
-  const top = psStatements(script);
-  const last = top.findIndex((st) => st.includes("Add-WindowsCapability"));
-  try {
-    exec(top.slice(0, last + 1));
-  } catch (e) {
-    if (e.unmodelled) return { vars, unmodelled: e.unmodelled };
-    if (e.error) return { vars, uncaught: e.error };
-    throw e;
-  }
-  return { vars };
-}
-
-/**
  * Where a Windows path of this host lives on the lab machine. A host with a `driveRoot` (test/lab/lab-windows.ts,
  * `drives`) has its drives under it, the same place its SFTP server writes `/C:/…` (test/lab/sftp-drive.js); other
  * paths (the POSIX paths of the tests that use them) are used as they are.
@@ -638,59 +529,15 @@ async function handle(script) {
       if (/^\s*Move-Item -LiteralPath \$tmp -Destination \$keyFile -Force$/.test(l)) return [{ op: "move" }];
       return [];
     });
-  // First boot (components/provisioning/user-data.ts firstBootScript): the script's statements up to the one that
-  // installs OpenSSH are run as written (firstBootInstall: its loop, try/catch, conditions and sleeps), so a retry
-  // the script does not hold is not made. The host fails the first `capabilityFailures` installs (no network yet);
-  // the next `capabilityNoService` return without error but leave no sshd service yet. Sleeps are recorded, not
-  // slept. Recorded: `capabilityAttempts`, `capabilityWaitSeconds`, `sshdInstalled`, the key file,
-  // `firstBootFirewallRules`, `serialConsole` (the lines written to COM1), `firstBootRuns`.
+  // First boot (components/provisioning/user-data.ts firstBootScript): one boot's run, every statement in the
+  // script's own order (windows-51/boot.js, which says what it models); the host's state records what a login could
+  // reach after each step (`firstBootEvents`), the serial console lines, and `firstBootRuns`.
   if (script.includes("Add-WindowsCapability -Online -Name OpenSSH.Server")) {
     host.firstBootRuns = (host.firstBootRuns || 0) + 1;
-    const run = firstBootInstall(script, host);
-    if (run.unmodelled) {
-      complain(`the stand-in has no model of ${JSON.stringify(run.unmodelled)}\r\n`);
-      return finish(1);
-    }
-    const vars = run.vars;
-    if (run.uncaught) {
-      // A terminating error nothing catches ends the script ($ErrorActionPreference = 'Stop').
-      save();
-      complain(`Add-WindowsCapability : ${run.uncaught}\r\n`);
-      return finish(1);
-    }
-    const serial = (host.serialConsole ||= []);
-    if (!host.sshdInstalled) {
-      // The script's failure line, its `$failed = '…' + $var + …` evaluated with the values it would have.
-      const failed = /^\s*\$failed = (.*)$/m.exec(script);
-      const message = failed
-        ? [...failed[1].matchAll(/'(?:[^']|'')*'|\$(\w+)/g)]
-            .map((m) => (m[1] ? String(vars[m[1]] ?? "") : unquote(m[0])))
-            .join("")
-        : `no sshd after ${vars.attempt} attempts`;
-      if (failed && script.includes("Send-ConsoleLine $failed")) serial.push(message);
-      save();
-      complain(message + "\r\n");
-      return finish(1);
-    }
-    host.sshdStartType = "Automatic";
-    const k = /^Set-Content -LiteralPath \$keys -Value ('(?:[^']|'')*') -Encoding (\w+)$/m.exec(script);
-    if (k) {
-      host.authorizedKeys = [unquote(k[1])];
-      host.authorizedKeysEncoding = k[2];
-    }
-    // A new file (Set-Content), restricted by the script's icacls line.
-    const icaclsLine = /^icacls\.exe \$keys (.*?) \| Out-Null$/m.exec(script);
-    const acl = win.newFileAcl(host.keyFileInheritedSids);
-    host.keyFileAcl = icaclsLine ? win.icacls(acl, win.icaclsArgs(icaclsLine[1])) : acl;
-    host.keyFileAclOk = !(host.keyFileAcl instanceof Error) && win.keyFileAclOk(host.keyFileAcl);
-    host.firstBootFirewallRules = [...script.matchAll(/New-NetFirewallRule -Name '([^']+)'/g)].map((m) => m[1]);
-    serial.push(
-      `windows-estate-ssh-host-key: ${host.sshHostKey || "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFirstBootLabHostKey"}`,
-    );
-    const rename = /Rename-Computer -NewName ('(?:[^']|'')*')/.exec(script);
-    if (rename) host.hostname = unquote(rename[1]);
+    const run = win.runFirstBoot(script, host);
     save();
-    return finish(0);
+    complain(run.stderr);
+    return finish(run.code);
   }
   // A Windows node of a vanilla cluster (providers/vanilla-node/scripts.ts): probe and each converge step.
   const svc = () => (host.services ||= {});

@@ -338,9 +338,14 @@ describe("BYOH hosts created on AWS and Azure", () => {
       vpcSecurityGroupIds: ["sg-0123456789abcdef0"],
       rootBlockDevice: { volumeSize: 128, encrypted: true },
       tags: { Name: "winbyoh-1", "kubernetes.io/cluster/ocp-aws-9kq2z": "owned" },
+      // WMCO's machines' profile (hack/machineset.sh `${infraID}-worker-profile`), the default offline; IMDSv1 kept for
+      // WMCO's kubelet (pkg/services/services.go getHostnameCmd reads local-hostname without a token).
+      iamInstanceProfile: "ocp-aws-9kq2z-worker-profile",
+      metadataOptions: { httpTokens: "optional" },
     });
     const userData = files.get("cloud/aws_ec2_instance_Instance-estate-byoh-vms-winbyoh-1.user-data.txt") ?? "";
-    const script = userData.replace(/^<powershell>\n/, "").replace(/<\/powershell>\n$/, "");
+    expect(userData.endsWith("\n</powershell>\n<persist>true</persist>\n")).toBe(true);
+    const script = userData.replace(/^<powershell>\n/, "").replace(/\n<\/powershell>\n<persist>true<\/persist>\n$/, "");
     expect(await powershellErrors(script)).toEqual([]);
     expect(script).toContain("Rename-Computer -NewName 'winbyoh-1'");
     expect(userData).not.toMatch(/PRIVATE KEY/);
@@ -366,7 +371,13 @@ describe("BYOH hosts created on AWS and Azure", () => {
       vmName: "winbyoh-az",
       resourceGroupName: "ocp-az-4m8wd-rg",
       osProfile: { adminPassword: "<redacted: secret>" },
-      storageProfile: { imageReference: { sku: "2022-datacenter-smalldisk", version: "latest" } },
+      // hack/machineset.sh: the smalldisk image (30 GiB) with `diskSizeGB: 128` and boot diagnostics on managed
+      // storage, where the first-boot console lines go (audit rows 9, 10).
+      storageProfile: {
+        imageReference: { sku: "2022-datacenter-smalldisk", version: "latest" },
+        osDisk: { diskSizeGB: 128 },
+      },
+      diagnosticsProfile: { bootDiagnostics: { enabled: true } },
     });
     const nic = parse(
       files.get("cloud/azure-native_network_NetworkInterface-estate-byoh-vms-winbyoh-az-nic.yaml") ?? "",
@@ -374,6 +385,10 @@ describe("BYOH hosts created on AWS and Azure", () => {
     expect(JSON.stringify(nic)).toContain(
       "/resourceGroups/ocp-az-4m8wd-rg/providers/Microsoft.Network/virtualNetworks/ocp-az-4m8wd-vnet/subnets/ocp-az-4m8wd-worker-subnet",
     );
+    // Its way out (audit row 7): the cluster's public load balancer's pools, read at preview and up, shown as such.
+    expect(nic.ipConfigurations[0].loadBalancerBackendAddressPools).toEqual([
+      { id: "<the IPv4 backend pools of load balancer ocp-az-4m8wd, read at preview and up>" },
+    ]);
     // The first-boot script itself carries no secret: shown as a stack output.
     const firstBoot = outputs.get("byoh-azure")?.byohVmFirstBoot as Record<string, string>;
     expect(firstBoot["winbyoh-az"]).toContain("Set-LocalUser -Name 'capi' -PasswordNeverExpires $true");

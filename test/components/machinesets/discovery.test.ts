@@ -1,4 +1,9 @@
-import { identityIssues, linuxWorkerSpecs, mergeDiscovered } from "../../../components/machinesets/discovery";
+import {
+  identityIssues,
+  linuxWorkerSpecs,
+  mergeDiscovered,
+  mergeDiscoveredHosts,
+} from "../../../components/machinesets/discovery";
 import { resolveNutanix } from "../../../components/machinesets/resolve";
 import { nutanixProviderSpec } from "../../../components/machinesets/nutanix";
 import { OpenShiftClusterConfig } from "../../../stacks/schema/cluster";
@@ -157,4 +162,35 @@ test("a Nutanix worker's project given by name is kept by name and rendered as t
   const resolved = resolveNutanix(block);
   if (!resolved) throw new Error("the Nutanix block did not resolve");
   expect(nutanixProviderSpec(resolved).project).toEqual(worker.project);
+});
+
+// Issue 41 item 3: a VM the stack creates gets what WMCO's MachineSets copy from the Linux workers (hack/machineset.sh):
+// the instance profile on AWS, the public load balancer (its way out) on Azure. Config always wins, "" included.
+test("created BYOH hosts take the workers' instance profile (AWS) and public load balancer (Azure) unless configured", () => {
+  const aws = {
+    name: "winbyoh",
+    count: 1,
+    windowsServer: "2022",
+    aws: { subnetId: "subnet-0a", securityGroupIds: ["sg-0a"] },
+  };
+  const facts = (spec: Record<string, unknown>) => ({
+    workerSpecs: linuxWorkerSpecs({ items: [workerMs(spec)] }),
+  });
+  const awsFacts = facts({ kind: "AWSMachineProviderConfig", iamInstanceProfile: { id: "ocp-x-worker-profile" } });
+  const [filled, kept, byAddress] = mergeDiscoveredHosts(
+    [aws, { ...aws, aws: { ...aws.aws, iamInstanceProfile: "mine" } }, { address: "10.0.0.5" }] as never,
+    awsFacts,
+  );
+  expect(filled.aws?.iamInstanceProfile).toBe("ocp-x-worker-profile");
+  expect(kept.aws?.iamInstanceProfile).toBe("mine");
+  expect(byAddress).toEqual({ address: "10.0.0.5" });
+
+  const az = { name: "w", azure: { subscriptionId: "s", adminPasswordSecret: "p" } };
+  const azFacts = facts({ kind: "AzureMachineProviderSpec", publicLoadBalancer: "ocp-x" });
+  const [lb, none] = mergeDiscoveredHosts(
+    [az, { ...az, azure: { ...az.azure, publicLoadBalancer: "" } }] as never,
+    azFacts,
+  );
+  expect(lb.azure?.publicLoadBalancer).toBe("ocp-x");
+  expect(none.azure?.publicLoadBalancer).toBe("");
 });

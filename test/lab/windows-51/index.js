@@ -3,7 +3,7 @@
 // exporting `RULES` (the table: id, area, what Windows does, source, audit row) and the functions that apply them, so a
 // test reads the rule it relies on and the stand-in applies the same function. Plain CommonJS with no dependencies: it
 // is copied beside the hosts' `powershell` (test/lab/lab-windows.ts) and runs there.
-const AREAS = ["web", "native", "files", "names", "services", "transport", "updates"];
+const AREAS = ["web", "native", "files", "names", "services", "transport", "updates", "boot"];
 
 const modules = AREAS.map((a) => require(`./${a}.js`));
 

@@ -143,6 +143,28 @@ describe("BYOH prerequisites the host can show", () => {
     expect(byohPrerequisites({ ...base, ptrNames: ["WIN-BYOH-1.Corp.Example"] }).warnings).toEqual([]);
   });
 
+  // Audit row 8 (issue 41): on AWS WMCO names the Node after instance metadata's `local-hostname`
+  // (pkg/services/services.go getHostnameCmd), and its CSR approver accepts a PTR record that contains the Node name
+  // (pkg/csr/csr.go matchesDNS); the VPC's own record is that name, so a VM this stack created must not be warned.
+  test("on AWS the record is compared with the Node name WMCO gives the host (the private DNS name), not the computer name", () => {
+    const aws = { ...base, hostname: "winbyoh-1", ptrNames: ["ip-10-0-0-42.us-east-2.compute.internal."] };
+    const nodeName = "ip-10-0-0-42.us-east-2.compute.internal";
+    expect(byohPrerequisites(aws, nodeName)).toEqual({ problems: [], warnings: [] });
+    // Without the Node name (the code before the fix) every AWS host was warned.
+    expect(byohPrerequisites(aws).warnings).toHaveLength(1);
+    // A record that names something else, or none, still warns, naming the record to add for the Node name.
+    expect(byohPrerequisites({ ...aws, ptrNames: ["winbyoh-1.corp.example"] }, nodeName).warnings).toEqual([
+      expect.stringMatching(
+        /names winbyoh-1\.corp\.example, not the Node name WMCO gives the host, ip-10-0-0-42\.us-east-2\.compute\.internal: .*point 42\.0\.0\.10\.in-addr\.arpa at ip-10-0-0-42\.us-east-2\.compute\.internal$/,
+      ),
+    ]);
+    expect(byohPrerequisites({ ...aws, ptrNames: [] }, nodeName).warnings).toEqual([
+      expect.stringMatching(
+        /add a PTR record 42\.0\.0\.10\.in-addr\.arpa → ip-10-0-0-42\.us-east-2\.compute\.internal to your DNS$/,
+      ),
+    ]);
+  });
+
   test("no PTR record, or one naming another host, is a warning with the record to add; never a refusal (pkg/csr/csr.go validateNodeName falls back to the hostname)", () => {
     const missing = byohPrerequisites({ ...base, ptrNames: [] });
     expect(missing.problems).toEqual([]);
