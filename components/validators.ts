@@ -11,6 +11,7 @@ import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/valida
 import { MirrorWriter, validateMirrors } from "./mirrors/validate";
 import { validateDay2, validatePatching } from "./day2/validate";
 import { hostedRunnerIssues } from "./provisioning/runner-reach";
+import { clouds } from "./provisioning/validate-clouds";
 import { templateKeyIssues, unstatedTemplateKeys } from "./key/rotation";
 
 /**
@@ -133,4 +134,5 @@ export const DOMAIN_VALIDATORS: readonly Validator[] = [
   day2,
   vanilla,
   runnerReach,
+  clouds,
 ];

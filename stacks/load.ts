@@ -177,6 +177,11 @@ export interface ValidatorContext {
   secretKeys: ReadonlySet<string>;
   /** The WMCO key's public half, when it could be read (not under synth with an encrypted key). */
   wmcoKey?: ParsedKey;
+  /**
+   * The text of a secret config key of this namespace (`byohAdminPassword`) for a check of its form, undefined when it
+   * is not set or not decrypted (synth). A check must never put it in a message.
+   */
+  secretText(key: string): string | undefined;
 }
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
 
@@ -372,7 +377,16 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
 
   const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
   for (const validate of opts.validators) {
-    const r = validate(parsed, { offline: opts.offline, secretKeys: raw.secretKeys, wmcoKey: privateKey?.parsed });
+    const r = validate(parsed, {
+      offline: opts.offline,
+      secretKeys: raw.secretKeys,
+      wmcoKey: privateKey?.parsed,
+      secretText: (key) => {
+        const full = `${NAMESPACE}:${key}`;
+        const text = raw.secretKeys.has(full) ? raw.values[full] : undefined;
+        return text === UNDECRYPTED_SECRET ? undefined : text;
+      },
+    });
     errors.push(...r.errors);
     warnings.push(...(r.warnings ?? []));
   }

@@ -118,6 +118,45 @@ const cases: Case[] = [
     paths: ["byoh[0].azure.adminPasswordSecret"],
     says: /pulumi config set --secret windows-estate:byohAdminPassword/,
   },
+  // Issue 41 audit row 11: Azure's OSProfile.adminUsername "Disallowed values" and "Max-length (Windows): 20".
+  ...[
+    ["administrator", /"administrator" is a name Azure reserves for Windows VMs/],
+    ["Admin", /"Admin" is a name Azure reserves for Windows VMs/],
+    ["a-very-long-admin-name", /is 22 characters, Azure takes at most 20/],
+  ].map(([adminUsername, says]): Case => ({
+    name: `an Azure admin name Azure refuses: ${String(adminUsername)}`,
+    config: {
+      ...good(),
+      byoh: [
+        {
+          name: "w",
+          azure: {
+            subscriptionId: "00000000-1111-2222-3333-444444444444",
+            adminPasswordSecret: "byohAdminPassword",
+            adminUsername,
+          },
+        },
+      ],
+    },
+    paths: ["byoh[0].azure.adminUsername"],
+    says: says as RegExp,
+  })),
+  {
+    name: "an AWS cluster region that is no region code",
+    config: { ...good(), cluster: { ...cluster, platform: "AWS", region: "Ohio" } },
+    paths: ["cluster.region"],
+    says: /is not an AWS region code \(like us-east-2\)/,
+  },
+  {
+    name: "an AWS MachineSet zone outside the cluster's region",
+    config: {
+      ...good(),
+      cluster: { ...cluster, platform: "AWS", region: "us-east-2" },
+      machineSets: [{ aws: { availabilityZone: "us-east-1a" }, replicas: 1 }],
+    },
+    paths: ["machineSets[0].aws.availabilityZone"],
+    says: /is not an Availability Zone of us-east-2/,
+  },
   {
     name: "a BYOH host given by address without a username",
     config: { ...good(), byoh: [{ address: "10.0.0.5", trustOnFirstUse: true }] },
