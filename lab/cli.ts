@@ -3,6 +3,7 @@ import { startApiserver, stopApiserver } from "./apiserver";
 import { build } from "./build";
 import { PROGRAMS } from "./programs";
 import { LabError } from "./errors";
+import { nextSteps } from "./next-steps";
 import { allRecords, readRecord, running } from "./record";
 import { LabPlatform, start } from "./start";
 import { stop } from "./stop";
@@ -122,7 +123,7 @@ async function main(argv: string[]): Promise<void> {
             Object.entries(info.env)
               .map(([k, v]) => `export ${k}='${v}'`)
               .join("\n") +
-            `\nthen: pulumi login && pulumi stack init <name> && pulumi up\nStop it with: npm run lab -- stop${name === "default" ? "" : ` --name ${name}`}\n`,
+            `\n${nextSteps(name, platform, values["infrastructure-name"])}\n`,
         );
       }
       return;
