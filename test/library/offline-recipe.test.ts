@@ -1,6 +1,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import * as ts from "typescript";
 
 // docs/library.md, "Render and test your program offline": its `offline.ts` and `index.test.ts` blocks, as they are
 // written there, beside the TypeScript sample (examples/typescript/index.ts, as it is), run by jest as a library user's
@@ -39,6 +40,35 @@ process.env.KUBECONFIG = path.join(project, "no-kubeconfig");
 test("the section has the helper and the test, and nothing else to run", () => {
   expect([...blocks.keys()].sort()).toEqual(["index.test.ts", "offline.ts"]);
 });
+
+// This suite transpiles only (jest.config.js: diagnostics off); a user's ts-jest type-checks (its default), so a block
+// that does not compile fails there. Checked here with the sample's own tsconfig, each module resolved as the user's
+// node_modules would resolve it.
+test("the blocks and the sample type-check with the sample's tsconfig, as ts-jest checks them for a user", () => {
+  const sample = path.join(ROOT, "examples", "typescript");
+  const json = ts.readConfigFile(path.join(sample, "tsconfig.json"), (f) => ts.sys.readFile(f)).config;
+  const { options } = ts.parseJsonConfigFileContent(json, ts.sys, project);
+  const installed = (pkg: string) => [path.join(ROOT, "node_modules", pkg)];
+  const files = ["index.ts", ...blocks.keys()].map((f) => path.join(project, f));
+  const program = ts.createProgram(files, {
+    ...options,
+    noEmit: true,
+    baseUrl: project,
+    typeRoots: [path.join(ROOT, "node_modules", "@types")],
+    paths: {
+      "windows-estate": [path.join(ROOT, "library", "index.ts")],
+      "@pulumi/pulumi": installed("@pulumi/pulumi"),
+      "@jest/globals": installed("@jest/globals"),
+    },
+  });
+  const problems = files.flatMap((f) =>
+    [
+      ...program.getSyntacticDiagnostics(program.getSourceFile(f)),
+      ...program.getSemanticDiagnostics(program.getSourceFile(f)),
+    ].map((d) => `${path.basename(f)}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`),
+  );
+  expect(problems).toEqual([]);
+}, 120_000);
 
 // The doc's test file, registering its beforeAll and tests here.
 require(path.join(project, "index.test.ts"));
