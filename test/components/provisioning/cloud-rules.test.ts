@@ -11,6 +11,10 @@ import { DOMAIN_VALIDATORS } from "../../../components/validators";
 import { ConfigErrors, loadAnyConfig } from "../../../stacks/load";
 import { UNDECRYPTED_SECRET } from "../../../stacks/offline";
 import { scratch } from "../../helpers/stack";
+import * as fs from "fs";
+import * as path from "path";
+import { CLOUD_SDK, installCommand, sdkInstalled, sdkVersion } from "../../../components/provisioning/cloud-sdk";
+import { PROJECT_DIR } from "../../../scripts/synth/main";
 
 // Audit row 11 and issue 41 item 4: what Azure and AWS would refuse at `up` is refused offline, naming the key.
 // Expected values are the clouds' own words: the Azure Compute REST API's OSProfile (as @pulumi/azure-native 3.28.0
@@ -194,4 +198,21 @@ describe("the admin password is checked where Pulumi hands it decrypted (preview
     expect(load("an-Azure-admin-password-0123")).not.toThrow();
     expect(load(UNDECRYPTED_SECRET)).not.toThrow();
   });
+});
+
+// Issue 41 item 6: @pulumi/aws and @pulumi/azure-native (220 MB together) are optional peer dependencies, installed
+// by the stacks and programs that create VMs on that cloud; this repository installs them as dev dependencies.
+test("the cloud SDKs are optional peers at the versions the tests run with, and the install command names that version", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_DIR, "package.json"), "utf8"));
+  for (const cloud of ["aws", "azure"] as const) {
+    const name = CLOUD_SDK[cloud];
+    expect(pkg.dependencies[name]).toBeUndefined();
+    expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true });
+    const installed = JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`), "utf8")).version;
+    expect(pkg.peerDependencies[name]).toBe(installed);
+    expect(pkg.devDependencies[name]).toBe(installed);
+    expect(sdkVersion(cloud)).toBe(installed);
+    expect(installCommand(cloud, sdkVersion(cloud))).toBe(`npm install ${name}@${installed}`);
+    expect(sdkInstalled(cloud)).toBe(true);
+  }
 });
