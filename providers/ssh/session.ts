@@ -186,6 +186,12 @@ async function connectVia(
   }
 }
 
+/** What a long connection wait says: the host, how long of how long, and why the last attempt failed. */
+export function waitingLine(target: string, waitedMs: number, deadlineMs: number, lastError: string): string {
+  const m = (ms: number) => `${Math.floor(ms / 60_000)}m${String(Math.floor((ms % 60_000) / 1000)).padStart(2, "0")}s`;
+  return `${target}: not reachable over SSH yet, still trying (${m(waitedMs)} of ${m(deadlineMs)}): ${lastError}`;
+}
+
 /**
  * Runs `fn` with one connection to the host, retrying the connection with backoff until the deadline, and always
  * closing it. At most a bounded number of connections per process are open at once.
@@ -197,7 +203,9 @@ export async function withSession<T>(
 ): Promise<T> {
   const release = await processSemaphore().acquire();
   const target = describeTarget(c);
-  const deadline = Date.now() + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
+  const started = Date.now();
+  const deadline = started + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
+  let reported = started;
   let conn: Awaited<ReturnType<typeof connectVia>> | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
@@ -215,6 +223,11 @@ export async function withSession<T>(
             : unreachableError(
                 `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`,
               );
+        }
+        // A long wait says how it goes (the dynamic provider's stderr is the engine's diagnostics for the resource).
+        if (Date.now() - reported >= secs(c.progressSeconds, DEFAULTS.progressSeconds)) {
+          reported = Date.now();
+          console.error(waitingLine(target, reported - started, deadline - started, messageOf(e)));
         }
         await new Promise((r) => setTimeout(r, wait));
       }

@@ -31,6 +31,11 @@ export interface SshConnection {
   /** Per-command timeout, seconds. Default 300. */
   commandTimeoutSeconds?: number;
   /**
+   * While connecting keeps failing, how often to say so (the host, the time waited of the deadline, the last
+   * error), seconds. Default 60: a new VM's first boot (rename, restart, OpenSSH from Windows Update) takes minutes.
+   */
+  progressSeconds?: number;
+  /**
    * `windows` (default): paths like `C:\k\…`, commands through PowerShell. `posix`: paths like `/srv/…`, commands
    * through sh; used by the test lab's Linux sshd.
    */
@@ -61,6 +66,7 @@ export const DEFAULTS = {
   connectTimeoutSeconds: 15,
   deadlineSeconds: 120,
   commandTimeoutSeconds: 300,
+  progressSeconds: 60,
 } as const;
 
 /** Where a connection goes, for messages: never includes credentials. */
