@@ -131,7 +131,7 @@ export const machineSetNameLimit: ResourceRule = {
 export const noImdsV2Required: ResourceRule = {
   name: "windows-aws-imds-optional",
   description:
-    "AWS Windows machines must not require IMDSv2: WMCO's user data and EC2Launch need the instance metadata without a token.",
+    "AWS Windows machines must not require IMDSv2: WMCO's kubelet reads its Node name from the instance metadata without a token (pkg/services/services.go getHostnameCmd).",
   enforcementLevel: "mandatory",
   validate(r, report) {
     const ms = windowsMachineSet(r);
