@@ -15,7 +15,7 @@ const ROOT = path.resolve(__dirname, "..", "..");
 const HELP = `npm run gitops -- preview|up --stack <name> [--out <file>]
 
 What the pull-request and main workflows run (.github/workflows/preview.yml, up.yml): \`pulumi preview --diff\` or
-\`pulumi up --yes --skip-preview\` of the stack, with the Pulumi CLI on PATH and the policy pack (policy/) enforced,
+\`pulumi up --yes --skip-preview --refresh\` of the stack, with the Pulumi CLI on PATH and the policy pack (policy/) enforced,
 its output printed as it comes; then a one-line summary, and the Markdown report appended to --out.
 
 Options:
@@ -26,6 +26,15 @@ Options:
 Exit codes: the Pulumi CLI's own (0: the preview or update succeeded and the policy pack passed), 127 the CLI could
 not be started, 2 a wrong command line.
 `;
+
+/**
+ * The CLI's command for each workflow. `up` refreshes first, as the Kubernetes Operator's Stack does (deploy/stack.yaml
+ * `refresh: true`): what drifted on the hosts and in the cluster since the last run is converged by this one, and a
+ * host that cannot be reached is named by this run rather than left to a later one (WindowsHost `unreachable`).
+ */
+export function pulumiCommand(command: "preview" | "up"): string[] {
+  return command === "preview" ? ["preview", "--diff"] : ["up", "--yes", "--skip-preview", "--refresh"];
+}
 
 /** A wrong command line: one line naming it and where the usage is, exit 2. */
 function fail(message: string): never {
@@ -53,7 +62,7 @@ async function main(): Promise<void> {
     fail(`the first argument is preview or up, got ${command ?? "nothing"}`);
   if (positionals.length > 1) fail(`one command at a time, got: ${positionals.join(" ")}`);
   if (!values.stack) fail("--stack <name> is required");
-  const args = command === "preview" ? ["preview", "--diff"] : ["up", "--yes", "--skip-preview"];
+  const args = pulumiCommand(command);
   const cli = spawn(
     "pulumi",
     [
@@ -88,4 +97,4 @@ async function main(): Promise<void> {
   process.exit(status);
 }
 
-void main();
+if (require.main === module) void main();

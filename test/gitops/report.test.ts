@@ -1,4 +1,8 @@
+import * as fs from "fs";
+import * as path from "path";
 import { COMMENT_LIMIT, report } from "../../scripts/gitops/report";
+import { pulumiCommand } from "../../scripts/gitops/main";
+import { PROJECT_DIR } from "../../scripts/synth/main";
 
 // The report the workflows post, from the CLI's text. The "Resources:" lines are the CLI's change summary (pulumi
 // pkg/backend/display: `+ 17 to create`, `~ 1 to update`, `2 unchanged`); the e2e suite checks the real CLI's output
@@ -53,4 +57,13 @@ test("a huge output is cut from the top to fit a comment, keeping the end; backt
   expect(r.markdown).toContain("+ 1 to create");
   expect(r.markdown).toMatch(/… \(cut: the first \d+ characters\)/);
   expect(r.markdown.match(/```/g)).toHaveLength(2);
+});
+
+// Audit row 16 (issue 41): the workflow's `up` refreshes first, as the Kubernetes Operator's Stack does
+// (deploy/stack.yaml `refresh: true`), so drift since the last run is converged by this one.
+test("the workflows' up refreshes before it converges; the preview does not touch the hosts", () => {
+  expect(pulumiCommand("up")).toEqual(["up", "--yes", "--skip-preview", "--refresh"]);
+  expect(pulumiCommand("preview")).toEqual(["preview", "--diff"]);
+  const stack = fs.readFileSync(path.join(PROJECT_DIR, "deploy", "stack.yaml"), "utf8");
+  expect(stack).toMatch(/^\s+refresh: true$/m);
 });
