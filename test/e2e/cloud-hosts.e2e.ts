@@ -1,10 +1,14 @@
+import { execFileSync, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { startLab, stopLab } from "./lab";
+import { PROJECT_DIR, startLab, stopLab } from "./lab";
 import { playedCloudPlugins } from "./played-cloud/plugins";
 import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+
+/** The last commit before issue 41 changed how VMs are declared: stacks made by it are upgraded below. */
+const BEFORE = "a4e686b";
 
 // Issue 41 item 2 (audit row 5): first-boot data is first boot only. Through the real CLI, with the played cloud
 // plugins (test/e2e/played-cloud: what pulumi-aws and azure-native document of a change, Azure's 409 on customData):
@@ -31,17 +35,24 @@ beforeAll(() => {
 }, 900_000);
 afterAll(() => stopLab(LAB));
 
-/** The example stack with its VMs created through the played cloud: the stack, and its cloud resources' URNs. */
-function created(example: "byoh-aws" | "byoh-azure"): { stack: Stack; cloud: { urn: string; type: string }[] } {
+/**
+ * The example stack with its VMs created through the played cloud by the program in `where` (default: this
+ * version): the stack, and its cloud resources' URNs.
+ */
+function created(
+  example: "byoh-aws" | "byoh-azure",
+  where = dir,
+  stackName: string = example,
+): { stack: Stack; cloud: { urn: string; type: string }[] } {
   const env = { PATH: `${playedCloudPlugins()}:${lab.env.PATH}`, PLAYED_CLOUD_LOG: cloudLog };
-  const config = exampleConfig(dir, `stacks/examples/Pulumi.${example}.yaml`, true);
+  const config = exampleConfig(where, `stacks/examples/Pulumi.${example}.yaml`, true);
   if (example === "byoh-aws") {
     // A pinned AMI: nothing to look up (PinnedAmi calls EC2 itself, which the played plugin is not).
     const [entry] = config["windows-estate:byoh"] as { aws: Record<string, unknown> }[];
     entry.aws.ami = "ami-0123456789abcdef0";
   }
   delete config["windows-estate:byohAdminPassword"]; // encrypted with the example's own passphrase
-  const stack = new Stack(dir, example, lab, env);
+  const stack = new Stack(where, stackName, lab, env);
   stack.init(config);
   if (example === "byoh-azure") {
     const set = stack.pulumi(["config", "set", "--secret", "windows-estate:byohAdminPassword", PASSWORD]);
@@ -163,5 +174,46 @@ describe.each(["byoh-aws", "byoh-azure"] as const)("%s", (example) => {
       undoScript();
       undo();
     }
+  });
+});
+
+/** The project as it was at `commit` (its tracked files), node_modules beside, built. */
+function projectAt(commit: string): string {
+  const at = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "e2e-before-")), "windows-estate");
+  fs.mkdirSync(at);
+  const tar = execFileSync("git", ["archive", "--format=tar", commit], {
+    cwd: PROJECT_DIR,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  execFileSync("tar", ["-x", "-C", at], { input: tar });
+  fs.symlinkSync(path.join(PROJECT_DIR, "node_modules"), path.join(at, "node_modules"));
+  const build = spawnSync("npm", ["run", "--silent", "build"], { cwd: at, encoding: "utf8", timeout: 600_000 });
+  if (build.status !== 0) throw new Error(`npm run build of ${commit} failed: ${build.stdout}${build.stderr}`);
+  writeWmcoKey(at);
+  return at;
+}
+
+// An edit to a stack never destroys what it did not mean to: VMs created by the program before issue 41 are updated
+// in place by this one (instance profile, boot diagnostics), never replaced, their first-boot data left alone.
+describe("VMs created before issue 41, previewed by this version", () => {
+  let before: string;
+  beforeAll(() => {
+    before = projectAt(BEFORE);
+  }, 900_000);
+
+  test.each(["byoh-aws", "byoh-azure"] as const)("%s: nothing is replaced or deleted", (example) => {
+    const stackName = `${example}-upgrade`;
+    const { cloud } = created(example, before, stackName);
+    // The same stack (the lab's backend), its file as the user has it, now run by this version of the program.
+    fs.copyFileSync(path.join(before, `Pulumi.${stackName}.yaml`), path.join(dir, `Pulumi.${stackName}.yaml`));
+    fs.copyFileSync(path.join(before, ".dev", "wmco-dev-key.pem"), path.join(dir, ".dev", "wmco-dev-key.pem"));
+    const now = new Stack(dir, stackName, lab, { PATH: `${playedCloudPlugins()}:${lab.env.PATH}` });
+    const p = now.previewJson(["--show-sames"]);
+    if (p.status !== 0) throw new Error(`preview failed: ${p.stdout.slice(-3000)}${p.stderr.slice(-1500)}`);
+    const ops = new Map(p.steps.map((s) => [s.urn, s.op]));
+    for (const c of cloud) expect(`${c.urn}: ${ops.get(c.urn)}`).toMatch(/: (same|update)$/);
+    expect(p.steps.filter((s) => /^(replace|delete|delete-replaced|create-replacement|discard)/.test(s.op))).toEqual(
+      [],
+    );
   });
 });
