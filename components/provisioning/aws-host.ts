@@ -8,7 +8,8 @@ import { Instance } from "@pulumi/aws/ec2/instance";
 import { awsAmiFilter } from "../machinesets/images";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 import { WMCO_MACHINE } from "../../facts/clouds";
-import type { CloudHostParts, CloudHostsContext, CloudHost } from "./cloud-hosts";
+import { providerFor } from "./host-context";
+import type { CloudHostParts, CloudHostsContext, CloudHost } from "./host-context";
 
 export function awsHost(
   h: Extract<CloudHost, { kind: "aws" }>,
@@ -17,18 +18,18 @@ export function awsHost(
 ): CloudHostParts {
   const { parent, name } = ctx;
   const region = h.aws.region ?? ctx.cluster.region ?? "";
-  // One explicit provider per region, shared by the component's hosts.
-  let provider = ctx.providers.get(`aws/${region}`);
-  if (!provider) {
-    // skipCredentialsValidation skips only the STS call: credentials are still resolved, at preview too
-    // (aws-sdk-go-base GetAwsConfig; pulumi/pulumi-aws#3971), so previews need read-only credentials (docs/gitops.md).
-    provider = new AwsProvider(
-      `${name}-aws-${region}`,
-      { region, skipCredentialsValidation: true, skipRequestingAccountId: true },
-      { parent },
-    );
-    ctx.providers.set(`aws/${region}`, provider);
-  }
+  // skipCredentialsValidation skips only the STS call: credentials are still resolved, at preview too
+  // (aws-sdk-go-base GetAwsConfig; pulumi/pulumi-aws#3971), so previews need read-only credentials (docs/gitops.md).
+  const provider = providerFor(
+    ctx,
+    `aws/${region}`,
+    () =>
+      new AwsProvider(
+        `${name}-aws-${region}`,
+        { region, skipCredentialsValidation: true, skipRequestingAccountId: true },
+        { parent },
+      ),
+  );
   const filter = awsAmiFilter(h.windowsServer);
   const ami =
     h.aws.ami ??

@@ -9,7 +9,8 @@ import { VirtualMachine, VirtualMachineExtension } from "@pulumi/azure-native/co
 import { NetworkInterface, getLoadBalancerOutput } from "@pulumi/azure-native/network";
 import { azureImage } from "../machinesets/images";
 import { AZURE_RUN_CUSTOM_DATA } from "./user-data";
-import type { CloudHost, CloudHostParts, CloudHostsContext } from "./cloud-hosts";
+import { providerFor } from "./host-context";
+import type { CloudHost, CloudHostParts, CloudHostsContext } from "./host-context";
 import { azureOutboundWarning } from "./cloud-rules";
 import { isOffline } from "../../stacks/offline";
 
@@ -32,15 +33,11 @@ export function azureHost(
   const infra = ctx.cluster.infrastructureId;
   const location = a.location ?? ctx.cluster.region ?? "";
   const group = a.resourceGroup ?? `${infra}-rg`;
-  let provider = ctx.providers.get(`azure/${a.subscriptionId}/${location}`);
-  if (!provider) {
-    provider = new AzureProvider(
-      `${name}-azure-${[...ctx.providers.keys()].filter((k) => k.startsWith("azure/")).length}`,
-      { subscriptionId: a.subscriptionId, location },
-      { parent },
-    );
-    ctx.providers.set(`azure/${a.subscriptionId}/${location}`, provider);
-  }
+  const provider = providerFor(
+    ctx,
+    `azure/${a.subscriptionId}/${location}`,
+    (index) => new AzureProvider(`${name}-azure-${index}`, { subscriptionId: a.subscriptionId, location }, { parent }),
+  );
   const subnetId = [
     `/subscriptions/${a.subscriptionId}/resourceGroups/${a.networkResourceGroup ?? group}`,
     `providers/Microsoft.Network/virtualNetworks/${a.vnet ?? `${infra}-vnet`}`,

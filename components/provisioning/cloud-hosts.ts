@@ -1,45 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { AwsProvisioning, AzureProvisioning } from "../../stacks/schema/provisioning";
-import type { WindowsServer } from "../../facts/wmco";
+import { CloudHost, CloudHostsContext } from "./host-context";
 import { awsUserData, firstBootScript, FirstBoot } from "./user-data";
 import { cloudSdk } from "./cloud-sdk";
 
-/** A Windows VM to create: its stable key (also its lower-case hostname), Windows Server version and cloud block. */
-export type CloudHost =
-  | { kind: "aws"; key: string; hostname: string; windowsServer: WindowsServer; aws: AwsProvisioning }
-  | { kind: "azure"; key: string; hostname: string; windowsServer: WindowsServer; azure: AzureProvisioning };
-
-/** The VM an expanded `byoh[]`/`nodes[]` host stands for: none for a host given by address. */
-export function cloudHostOf(
-  key: string,
-  windowsServer: WindowsServer,
-  e: { aws?: AwsProvisioning; azure?: AzureProvisioning },
-): CloudHost[] {
-  if (e.aws) return [{ kind: "aws", key, hostname: key, windowsServer, aws: e.aws }];
-  if (e.azure) return [{ kind: "azure", key, hostname: key, windowsServer, azure: e.azure }];
-  return [];
-}
-
-/** What each cloud's module (aws-host.ts, azure-host.ts) is given. */
-export interface CloudHostsContext {
-  parent: pulumi.ComponentResource;
-  name: string;
-  cluster: { infrastructureId: string; region?: string };
-  /** WMCO configures these hosts (OpenShift), rather than this program joining them (Kubernetes). */
-  wmco: boolean;
-  /** The explicit providers made so far, by cloud and region or subscription, shared by the hosts. */
-  providers: Map<string, pulumi.ProviderResource>;
-}
-
-/** What each cloud's module declares for a host. */
-export interface CloudHostParts {
-  /** The private IPv4 address. */
-  address: pulumi.Output<string>;
-  /** What a prepared host waits for: the VM (and on Azure the extension that ran first boot). */
-  resources: pulumi.Resource[];
-  /** The Node name WMCO will give the host, where it is not the hostname (AWS: the private DNS name). */
-  nodeName?: pulumi.Output<string>;
-}
+export { cloudHostOf } from "./host-context";
+export type { CloudHost } from "./host-context";
 
 export interface CloudHostsArgs {
   /** The hosts to create (`byoh[]` or `nodes[]` entries with an aws or azure block, expanded by `count`). */

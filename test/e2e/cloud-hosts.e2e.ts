@@ -4,8 +4,8 @@ import * as os from "os";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { PROJECT_DIR, startLab, stopLab } from "./lab";
-import { playedCloudPlugins } from "./played-cloud/plugins";
-import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { playedCloudPlugins, playedCloudStack } from "./played-cloud/plugins";
+import { PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
 
 /** The last commit before issue 41 changed how VMs are declared: stacks made by it are upgraded below. */
 const BEFORE = "a4e686b";
@@ -19,7 +19,6 @@ const BEFORE = "a4e686b";
 // stop/start), which Azure refuses.
 
 const LAB = "e2e-cloud-hosts";
-const PASSWORD = "an-Azure-admin-password-0123";
 let lab: LabInfo;
 let dir: string;
 let cloudLog: string;
@@ -44,20 +43,7 @@ function created(
   where = dir,
   stackName: string = example,
 ): { stack: Stack; cloud: { urn: string; type: string }[] } {
-  const env = { PATH: `${playedCloudPlugins()}:${lab.env.PATH}`, PLAYED_CLOUD_LOG: cloudLog };
-  const config = exampleConfig(where, `stacks/examples/Pulumi.${example}.yaml`, true);
-  if (example === "byoh-aws") {
-    // A pinned AMI: nothing to look up (PinnedAmi calls EC2 itself, which the played plugin is not).
-    const [entry] = config["windows-estate:byoh"] as { aws: Record<string, unknown> }[];
-    entry.aws.ami = "ami-0123456789abcdef0";
-  }
-  delete config["windows-estate:byohAdminPassword"]; // encrypted with the example's own passphrase
-  const stack = new Stack(where, stackName, lab, env);
-  stack.init(config);
-  if (example === "byoh-azure") {
-    const set = stack.pulumi(["config", "set", "--secret", "windows-estate:byohAdminPassword", PASSWORD]);
-    if (set.status !== 0) throw new Error(`pulumi config set failed: ${set.stderr}`);
-  }
+  const stack = playedCloudStack(where, example, lab, { stackName, env: { PLAYED_CLOUD_LOG: cloudLog }, pinAmi: true });
   const p = stack.previewJson();
   if (p.status !== 0) throw new Error(`preview of ${example} failed: ${p.stdout.slice(-3000)}${p.stderr.slice(-1500)}`);
   const cloud = p.steps

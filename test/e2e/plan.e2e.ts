@@ -3,7 +3,7 @@ import * as path from "path";
 import { stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { startLab, stopLab } from "./lab";
-import { playedCloudPlugins } from "./played-cloud/plugins";
+import { EXAMPLE_ADMIN_PASSWORD, playedCloudStack } from "./played-cloud/plugins";
 import { diagnosticMessages, exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // What the engine is asked to do, read from the real CLI's own plan (`pulumi preview --json`: every step's
@@ -230,20 +230,11 @@ test("render mode leaves cloud-private-key out and says how to create it; render
 
 describe("the stacks that create their BYOH VMs (AWS, Azure), against played cloud plugins", () => {
   // pulumi-resource-aws and -azure-native are not built here: test/e2e/played-cloud serves previews in their place.
-  const PASSWORD = "an-Azure-admin-password-0123";
+  const PASSWORD = EXAMPLE_ADMIN_PASSWORD;
   const runs = new Map<string, PlanStep[]>();
   beforeAll(() => {
-    const env = { PATH: `${playedCloudPlugins()}:${lab.env.PATH}` };
-    for (const name of ["byoh-aws", "byoh-azure"]) {
-      const config = exampleConfig(dir, `stacks/examples/Pulumi.${name}.yaml`, true);
-      delete config["windows-estate:byohAdminPassword"]; // encrypted with the example's own passphrase
-      const stack = new Stack(dir, name, lab, env);
-      stack.init(config);
-      if (name === "byoh-azure") {
-        const set = stack.pulumi(["config", "set", "--secret", "windows-estate:byohAdminPassword", PASSWORD]);
-        if (set.status !== 0) throw new Error(`pulumi config set failed: ${set.stderr}`);
-      }
-      const p = stack.previewJson();
+    for (const name of ["byoh-aws", "byoh-azure"] as const) {
+      const p = playedCloudStack(dir, name, lab).previewJson();
       if (p.status !== 0)
         throw new Error(`preview of ${name} failed: ${p.stdout.slice(-3000)}${p.stderr.slice(-1500)}`);
       runs.set(name, p.steps);
