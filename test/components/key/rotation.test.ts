@@ -58,6 +58,28 @@ describe("the key WMCO uses now, from windows-user-data", () => {
   });
 });
 
+/** A vSphere stack as the example writes it, with `cluster` and `vsphere` extras. */
+const stack = (dir: string, keyPath: string, cluster: object, vsphere: object) =>
+  writeStack(dir, "vs", {
+    cluster: { platform: "VSphere", infrastructureId: "ocp-vs-4hd8w", ...cluster },
+    privateKeyPath: keyPath,
+    machineSets: [
+      {
+        name: "winvs",
+        vsphere: {
+          template: "golden/win2022",
+          server: "vc",
+          datacenter: "DC1",
+          datastore: "ds",
+          folder: "/DC1/vm",
+          resourcePool: "/DC1/host/C/Resources",
+          networkName: "net",
+          ...vsphere,
+        },
+      },
+    ],
+  });
+
 describe("vSphere templates (the key is the template's: docs/vsphere-golden-image.md)", () => {
   test("the stack's key listed by fingerprint or as a key line passes", () => {
     expect(templateKeyIssues([vsphereSet([nextKey.fingerprint])], nextKey)).toEqual([]);
@@ -98,25 +120,7 @@ describe("vSphere templates (the key is the template's: docs/vsphere-golden-imag
   test("synth refuses a template that holds another key, from the config alone (exit 2)", async () => {
     const s = scratch();
     try {
-      const file = writeStack(s.dir, "vs", {
-        cluster: { platform: "VSphere", infrastructureId: "ocp-vs-4hd8w", discovery: false },
-        privateKeyPath: s.keyPath,
-        machineSets: [
-          {
-            name: "winvs",
-            vsphere: {
-              template: "golden/win2022",
-              server: "vc",
-              datacenter: "DC1",
-              datastore: "ds",
-              folder: "/DC1/vm",
-              resourcePool: "/DC1/host/C/Resources",
-              networkName: "net",
-              templateKeys: [oldKey.fingerprint],
-            },
-          },
-        ],
-      });
+      const file = stack(s.dir, s.keyPath, { discovery: false }, { templateKeys: [oldKey.fingerprint] });
       const r = await runSynth(["--stack", "vs", "--config-file", file, "--out", path.join(s.dir, "out"), "--quiet"]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("windows-estate:machineSets[0].vsphere.templateKeys");
@@ -139,28 +143,6 @@ describe("a vSphere set that does not say what its template holds (docs/day2.md:
     // An encrypted key under synth: the fix is still shown, with where its fingerprint comes from.
     expect(unstatedTemplateKeys([vsphereSet()], undefined, false)[0].message).toContain('templateKeys: ["SHA256:<');
   });
-
-  /** A vSphere stack as the example writes it, with `cluster` and `vsphere` extras. */
-  const stack = (dir: string, keyPath: string, cluster: object, vsphere: object) =>
-    writeStack(dir, "vs", {
-      cluster: { platform: "VSphere", infrastructureId: "ocp-vs-4hd8w", ...cluster },
-      privateKeyPath: keyPath,
-      machineSets: [
-        {
-          name: "winvs",
-          vsphere: {
-            template: "golden/win2022",
-            server: "vc",
-            datacenter: "DC1",
-            datastore: "ds",
-            folder: "/DC1/vm",
-            resourcePool: "/DC1/host/C/Resources",
-            networkName: "net",
-            ...vsphere,
-          },
-        },
-      ],
-    });
 
   test("synth judges the stack's own discovery (synth itself is always offline) and still renders", async () => {
     const s = scratch();
