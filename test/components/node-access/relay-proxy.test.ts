@@ -1,0 +1,180 @@
+import { ChildProcess, spawn } from "child_process";
+import * as net from "net";
+import * as path from "path";
+
+// The relay program itself (components/node-access/relay-proxy.js), run with node as the relay pod runs it, relaying
+// to a TCP echo server on loopback in place of a node's sshd. What a drain or a rollout does to a relay pod is what
+// the kubelet does: SIGTERM, then SIGKILL at the grace period.
+
+const SCRIPT = path.join(__dirname, "..", "..", "..", "components", "node-access", "relay-proxy.js");
+
+let echo: net.Server;
+let echoPort: number;
+beforeAll(async () => {
+  echo = net.createServer((s) => s.pipe(s));
+  await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+  echoPort = (echo.address() as net.AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => echo.close(() => resolve())));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+interface Relay {
+  proc: ChildProcess;
+  port: number;
+  log: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const p of started.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+});
+
+async function startRelay(env: Record<string, string> = {}): Promise<Relay> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [SCRIPT], {
+    env: { ...process.env, RELAY_PORT: String(port), RELAY_ALLOWED_PORTS: String(echoPort), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  started.push(proc);
+  let out = "";
+  proc.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    proc.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
+  const deadline = Date.now() + 10_000;
+  while (!out.includes("listening")) {
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`the relay did not start: ${out}`);
+    await sleep(20);
+  }
+  return { proc, port, log: () => out, exited };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The promise's value, or "still waiting" after `ms`: a failure says what did not happen instead of timing out. */
+function within<T>(p: Promise<T>, ms: number): Promise<T | "still waiting"> {
+  return Promise.race([p, sleep(ms).then(() => "still waiting" as const)]);
+}
+
+/** A TCP connection to the relay, with everything it received so far. */
+interface Conn {
+  socket: net.Socket;
+  received: () => string;
+  closed: Promise<number>;
+}
+
+function connectTcp(port: number): Promise<Conn> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let data = "";
+    socket.on("data", (d: Buffer) => (data += d.toString("latin1")));
+    const closed = new Promise<number>((r) => socket.once("close", () => r(Date.now())));
+    socket.once("connect", () => resolve({ socket, received: () => data, closed }));
+    socket.once("error", reject);
+  });
+}
+
+async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** A tunnel through the relay to the echo server, as the SSH layer opens one. */
+async function openTunnel(port: number): Promise<Conn> {
+  const c = await connectTcp(port);
+  c.socket.write(`CONNECT 127.0.0.1:${echoPort} HTTP/1.1\r\nHost: 127.0.0.1:${echoPort}\r\n\r\n`);
+  await until("the relay's 200", () => c.received().includes("\r\n\r\n"));
+  expect(c.received()).toMatch(/^HTTP\/1\.1 200 /);
+  return c;
+}
+
+/** Sends a line through a tunnel and waits for the echo server to send it back. */
+async function roundTrip(c: Conn, text: string): Promise<void> {
+  c.socket.write(text);
+  await until(`"${text}" echoed`, () => c.received().endsWith(text));
+}
+
+/** A new TCP connection to the relay: refused once it has stopped listening. */
+function tryConnect(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, "127.0.0.1");
+    s.once("connect", () => {
+      s.destroy();
+      resolve("accepted");
+    });
+    s.once("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+  });
+}
+
+test("after SIGTERM an open tunnel keeps working and new connections are refused; at the stop deadline the relay closes the tunnel still open, names it, and exits", async () => {
+  const relay = await startRelay({ RELAY_DRAIN_SECONDS: "2" });
+  const tunnel = await openTunnel(relay.port);
+  await roundTrip(tunnel, "before ");
+  const signalled = Date.now();
+  relay.proc.kill("SIGTERM");
+  await sleep(300);
+  expect(await tryConnect(relay.port)).toBe("ECONNREFUSED");
+  // The session in flight goes on: its SSH traffic still flows both ways.
+  await roundTrip(tunnel, "during ");
+  await sleep(700);
+  await roundTrip(tunnel, "still ");
+  expect(relay.proc.exitCode).toBeNull();
+  // The relay's own deadline (just under the pod's grace period): the tunnel is closed, named in the log, and the
+  // relay exits by itself rather than being killed.
+  const closedAt = await within(tunnel.closed, 4000);
+  const exit = await within(relay.exited, 1000);
+  expect(exit).toMatchObject({ code: 0, signal: null });
+  expect(typeof closedAt === "number" && closedAt - signalled).toBeGreaterThanOrEqual(1900);
+  expect(relay.log()).toContain(`stop deadline (2s) reached: closing the tunnel to 127.0.0.1:${echoPort}, open for `);
+  expect(relay.log()).toContain("its session is lost");
+}, 20_000);
+
+test("a CONNECT whose request arrives after SIGTERM, on a connection accepted before, is answered 503 and not relayed", async () => {
+  const relay = await startRelay({ RELAY_DRAIN_SECONDS: "5" });
+  const keep = await openTunnel(relay.port); // keeps the relay draining rather than exiting at once
+  const late = await connectTcp(relay.port);
+  // Half a request line: the connection is busy (not idle), so stopping the server leaves it open.
+  late.socket.write(`CONNECT 127.0.0.1:${echoPort} HTTP/1.1\r\n`);
+  await sleep(200);
+  relay.proc.kill("SIGTERM");
+  await sleep(300);
+  late.socket.write(`Host: 127.0.0.1:${echoPort}\r\n\r\n`);
+  await within(late.closed, 2000);
+  expect(late.received()).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\nX-Relay-Error: the relay is stopping/);
+  await roundTrip(keep, "unaffected ");
+  keep.socket.end();
+  expect(await within(relay.exited, 2000)).toMatchObject({ code: 0, signal: null });
+}, 20_000);
+
+test("a stopping relay exits as soon as its last tunnel ends, and at once when none is open", async () => {
+  const relay = await startRelay({ RELAY_DRAIN_SECONDS: "30" });
+  const tunnel = await openTunnel(relay.port);
+  relay.proc.kill("SIGTERM");
+  await sleep(300);
+  await roundTrip(tunnel, "last words ");
+  const ended = Date.now();
+  tunnel.socket.end();
+  const exit = await relay.exited;
+  expect(exit).toMatchObject({ code: 0, signal: null });
+  expect(exit.at - ended).toBeLessThan(2000);
+
+  const idle = await startRelay({ RELAY_DRAIN_SECONDS: "30" });
+  const signalled = Date.now();
+  idle.proc.kill("SIGTERM");
+  const idleExit = await idle.exited;
+  expect(idleExit).toMatchObject({ code: 0, signal: null });
+  expect(idleExit.at - signalled).toBeLessThan(2000);
+}, 20_000);
