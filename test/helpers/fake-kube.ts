@@ -55,11 +55,43 @@ export class FakeKube {
   private server?: http.Server;
   readonly token = "test-token-" + Math.random().toString(36).slice(2);
 
-  /** Port-forward targets: `<namespace>/<pod>:<port>` → a local TCP port standing in for the pod's port (-1: forbidden). */
+  /**
+   * Port-forward targets: `<namespace>/<pod>:<port>` → a local TCP port standing in for the pod's port. A pod exists
+   * when it has at least one entry; a port-forward to a pod without one is answered 404, as the registry's pod lookup
+   * does (pkg/registry/core/pod/strategy.go `PortForwardLocation`).
+   */
   readonly portForwards = new Map<string, number>();
   /** Every port-forward asked for, as `<namespace>/<pod>:<port>` (refused ones too). */
   readonly portForwardRequests: string[] = [];
+  /** Every port-forward upgraded to a WebSocket: its key, the subprotocol chosen, and when the stand-in saw it close. */
+  readonly portForwardSessions: { key: string; protocol: string; closed: Promise<void> }[] = [];
+  /**
+   * How many bytes the stand-in's kubelet reads from the pod's port at a time (default 32 KiB, Go's io.Copy buffer).
+   * Each read becomes one data frame, and the frames of one read reach the client in one TCP write: the API server
+   * proxies the kubelet's stream as bytes (apimachinery pkg/util/proxy/upgradeaware.go), so frame boundaries never
+   * follow what the pod wrote, and frames sent apart can arrive in one read.
+   */
+  portForwardReadBytes = 32 * 1024;
+  /** Awaited before a port-forward is upgraded: an API server or kubelet that is slow to answer. */
+  portForwardHold?: () => Promise<void>;
   private readonly sockets = new Set<net.Socket>();
+  /**
+   * Who each bearer token is and which verbs RBAC grants it on `pods/portforward` (nothing else is authorized per
+   * verb here). The stand-in's own token is a user with both.
+   */
+  private readonly identities = new Map<string, { user: string; portForward: ReadonlySet<"get" | "create"> }>([
+    [this.token, { user: "tester", portForward: new Set(["get", "create"] as const) }],
+  ]);
+
+  /**
+   * Another identity the stand-in knows, holding `portForwardVerbs` on `pods/portforward`; returns its token for
+   * `kubeconfig(token)`. A Role with only `get` is what sufficed before Kubernetes 1.35.
+   */
+  identity(user: string, portForwardVerbs: ("get" | "create")[]): string {
+    const token = `${user}-token-${Math.random().toString(36).slice(2)}`;
+    this.identities.set(token, { user, portForward: new Set(portForwardVerbs) });
+    return token;
+  }
 
   route(path: string, r: Route): this {
     this.routes.set(path, r);
@@ -193,8 +225,15 @@ export class FakeKube {
       req.on("end", () => {
         const n = (this.hits.get(path) ?? 0) + 1;
         this.hits.set(path, n);
-        if (req.headers.authorization !== `Bearer ${this.token}`)
+        if (!this.identities.has((req.headers.authorization ?? "").replace(/^Bearer /, "")))
           return this.reply(res, 401, { kind: "Status", code: 401, reason: "Unauthorized" });
+        const pf = portForwardPath.exec(path);
+        if (pf) {
+          // Without an upgrade the registry still authorizes and finds the pod, then the proxy refuses it.
+          const refused = this.portForwardRefusal(req, pf[1], pf[2]);
+          if (refused) return this.reply(res, refused.code, refused);
+          return this.reply(res, 400, kubeStatus(400, "BadRequest", "Upgrade request required"));
+        }
         const r = this.routes.get(path);
         if (!r) return this.reply(res, 404, { kind: "Status", code: 404, reason: "NotFound" });
         const { status, body, headers } = r(n, {
@@ -232,56 +271,119 @@ export class FakeKube {
   }
 
   /**
-   * `GET /api/v1/namespaces/{ns}/pods/{pod}/portforward?ports=N` upgraded to a WebSocket, as the API server and
-   * kubelet serve it (kubernetes pkg/kubelet/cri/streaming/portforward/websocket.go, `v4.channel.k8s.io`): per port a
-   * data channel (0) and an error channel (1), each opened by a frame holding the port (uint16, little endian);
-   * every later frame is the channel byte plus payload. The pod's port is a local TCP port here.
+   * Why the API server refuses a port-forward to `ns/pod` before any upgrade, in its order, or undefined: the token
+   * (401), RBAC's `get` from the request's method (the authorization filter; apiserver
+   * pkg/endpoints/handlers/responsewriters/errors.go `forbiddenMessage`), the `create` check the pod registry adds for
+   * WebSocket upgrades (1.35+, gate AuthorizePodWebsocketUpgradeCreatePermission, kubernetes PR #134577:
+   * pkg/registry/core/pod/rest/subresources.go `PortForwardREST.Connect`, authorize.go `ensureAuthorizedForVerb`, whose
+   * message carries RBAC's reason, empty for a plain denial), then the pod itself (404).
+   */
+  private portForwardRefusal(req: http.IncomingMessage, ns: string, pod: string): KubeStatus | undefined {
+    const who = this.identities.get((req.headers.authorization ?? "").replace(/^Bearer /, ""));
+    if (!who) return kubeStatus(401, "Unauthorized", "Unauthorized");
+    const forbidden = (why: string) =>
+      kubeStatus(403, "Forbidden", `pods ${JSON.stringify(pod)} is forbidden: ${why}`, { name: pod, kind: "pods" });
+    // A WebSocket upgrade is a GET, which the filter authorizes as `get` (SPDY's POST is `create`).
+    const verb = req.method === "POST" ? "create" : "get";
+    if (!who.portForward.has(verb))
+      return forbidden(
+        `User ${JSON.stringify(who.user)} cannot ${verb} resource "pods/portforward" in API group "" in the namespace ${JSON.stringify(ns)}`,
+      );
+    if (!who.portForward.has("create")) return forbidden("");
+    if (![...this.portForwards.keys()].some((k) => k.startsWith(`${ns}/${pod}:`)))
+      return kubeStatus(404, "NotFound", `pods ${JSON.stringify(pod)} not found`, { name: pod, kind: "pods" });
+    return undefined;
+  }
+
+  /**
+   * `GET /api/v1/namespaces/{ns}/pods/{pod}/portforward?ports=N` upgraded to a WebSocket. Refusals come first, as
+   * JSON Status bodies before any upgrade (`portForwardRefusal`). Then, as in 1.36 for a client that asks no tunneling
+   * subprotocol, the API server proxies the upgrade to the kubelet, which answers as kubelet
+   * pkg/cri/streaming/portforward/websocket.go `handleWebSocketStreams` does: subprotocols "", `v4.channel.k8s.io`
+   * and `v4.base64.channel.k8s.io`, the first the client lists that is one of them (wsstream conn.go `handshake`),
+   * anything else refused 403 with no body (golang.org/x/net/websocket server.go `newServerConn`); per port a data
+   * channel (0) and an error channel (1), each opened by a frame holding the port (uint16, little endian), then the
+   * channel byte (base64: the channel digit) plus payload. The pod's port is a local TCP port here.
    */
   private portForward(req: http.IncomingMessage, socket: import("stream").Duplex, head: Buffer): void {
-    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward\?ports=(\d+)$/.exec(req.url ?? "");
-    const refuse = (status: number, text: string) => {
-      socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Length: 0\r\n\r\n`);
+    const raw = (code: number, text: string, body?: KubeStatus) => {
+      const payload = body ? JSON.stringify(body) : "";
+      socket.end(
+        `HTTP/1.1 ${code} ${text}\r\n${body ? "Content-Type: application/json\r\n" : ""}Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+      );
     };
-    if (!m) return refuse(404, "Not Found");
-    if (req.headers.authorization !== `Bearer ${this.token}`) return refuse(401, "Unauthorized");
-    const key = `${m[1]}/${m[2]}:${m[3]}`;
-    this.portForwardRequests.push(key);
-    const port = Number(m[3]);
+    const [path, query = ""] = (req.url ?? "").split("?");
+    const m = portForwardPath.exec(path);
+    const ports = new URLSearchParams(query).get("ports");
+    if (!m)
+      return raw(404, "Not Found", kubeStatus(404, "NotFound", "the server could not find the requested resource"));
+    const [, ns, pod] = m;
+    this.portForwardRequests.push(`${ns}/${pod}:${ports}`);
+    const refused = this.portForwardRefusal(req, ns, pod);
+    if (refused) return raw(refused.code, http.STATUS_CODES[refused.code] ?? "", refused);
+    if (!ports || !/^\d+$/.test(ports) || Number(ports) < 1 || Number(ports) > 65535)
+      return raw(
+        400,
+        "Bad Request",
+        kubeStatus(400, "BadRequest", `unable to parse ${JSON.stringify(ports)} as a port`),
+      );
+    const key = `${ns}/${pod}:${ports}`;
+    const port = Number(ports);
+    const offered = String(req.headers["sec-websocket-protocol"] ?? "")
+      .split(",")
+      .map((p) => p.trim())
+      .filter((p) => p !== "");
+    const kubeletProtocols = ["v4.channel.k8s.io", "v4.base64.channel.k8s.io"];
+    const chosen = offered.length === 0 ? "" : offered.find((p) => kubeletProtocols.includes(p));
+    if (chosen === undefined) return raw(403, "Forbidden");
+    const base64 = chosen === "v4.base64.channel.k8s.io";
     const local = this.portForwards.get(key);
-    // -1: the identity lacks pods/portforward (RBAC answers 403 before any upgrade).
-    if (local === -1) return refuse(403, "Forbidden");
-    const wss = new WebSocketServer({
-      noServer: true,
-      handleProtocols: (protocols) => (protocols.has("v4.channel.k8s.io") ? "v4.channel.k8s.io" : false),
-    });
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      const portBytes = Buffer.from([port & 0xff, port >> 8]);
-      ws.send(Buffer.concat([Buffer.from([0]), portBytes]));
-      ws.send(Buffer.concat([Buffer.from([1]), portBytes]));
-      const fail = (why: string) => {
-        ws.send(Buffer.concat([Buffer.from([1]), Buffer.from(why)]));
-        ws.close();
-      };
-      if (local === undefined) return fail(`error forwarding port ${port} to pod ${m[2]}: no such pod port`);
-      const tcp = net.connect(local, "127.0.0.1");
-      this.sockets.add(tcp);
-      const pending: Buffer[] = [];
-      let open = false;
-      tcp.on("connect", () => {
-        open = true;
-        for (const p of pending) tcp.write(p);
+    const wss = new WebSocketServer({ noServer: true, handleProtocols: () => chosen || false });
+    const upgrade = () =>
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        let closed!: () => void;
+        this.portForwardSessions.push({ key, protocol: chosen, closed: new Promise<void>((r) => (closed = r)) });
+        ws.on("close", () => closed());
+        const frame = (channel: number, data: Buffer) =>
+          base64
+            ? ws.send(String.fromCharCode(48 + channel) + data.toString("base64"))
+            : ws.send(Buffer.concat([Buffer.from([channel]), data]));
+        const portBytes = Buffer.from([port & 0xff, port >> 8]);
+        frame(0, portBytes);
+        frame(1, portBytes);
+        const fail = (why: string) => {
+          frame(1, Buffer.from(why));
+          ws.close();
+        };
+        if (local === undefined) return fail(`error forwarding port ${port} to pod ${pod}: no such pod port`);
+        const tcp = net.connect(local, "127.0.0.1");
+        this.sockets.add(tcp);
+        const pending: Buffer[] = [];
+        let open = false;
+        tcp.on("connect", () => {
+          open = true;
+          for (const p of pending) tcp.write(p);
+        });
+        tcp.on("data", (d: Buffer) => {
+          // One TCP write for the frames of one read (see portForwardReadBytes).
+          (socket as net.Socket).cork();
+          for (let i = 0; i < d.length; i += this.portForwardReadBytes)
+            frame(0, d.subarray(i, i + this.portForwardReadBytes));
+          process.nextTick(() => (socket as net.Socket).uncork());
+        });
+        tcp.on("error", (e) => fail(`error forwarding port ${port} to pod ${pod}: ${e.message}`));
+        tcp.on("close", () => ws.close());
+        ws.on("message", (data: Buffer, isBinary: boolean) => {
+          const channel = base64 && !isBinary ? data[0] - 48 : data[0];
+          if (channel !== 0) return;
+          const payload = base64 ? Buffer.from(data.subarray(1).toString("latin1"), "base64") : data.subarray(1);
+          if (open) tcp.write(payload);
+          else pending.push(payload);
+        });
+        ws.on("close", () => tcp.destroy());
       });
-      tcp.on("data", (d: Buffer) => ws.send(Buffer.concat([Buffer.from([0]), d])));
-      tcp.on("error", (e) => fail(`error forwarding port ${port} to pod ${m[2]}: ${e.message}`));
-      tcp.on("close", () => ws.close());
-      ws.on("message", (data: Buffer) => {
-        if (data[0] !== 0) return;
-        const payload = data.subarray(1);
-        if (open) tcp.write(payload);
-        else pending.push(payload);
-      });
-      ws.on("close", () => tcp.destroy());
-    });
+    if (this.portForwardHold) void this.portForwardHold().then(upgrade);
+    else upgrade();
   }
 
   async stop(): Promise<void> {
@@ -319,5 +421,22 @@ export function budgetRefusal(name: string, desiredHealthy: number, currentHealt
       ],
     },
     code: 429,
+  };
+}
+
+const portForwardPath = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/portforward$/;
+
+/** A metav1.Status as the API server writes a refusal (apimachinery pkg/api/errors/errors.go). */
+type KubeStatus = ReturnType<typeof kubeStatus>;
+function kubeStatus(code: number, reason: string, message: string, details?: { name: string; kind: string }) {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
   };
 }

@@ -74,7 +74,6 @@ beforeAll(async () => {
     },
   }));
   kube.portForwards.set(`${NS}/${POD}:${RELAY_PORT}`, relayPort);
-  kube.portForwards.set(`${NS}/${POD}:9`, -1);
   await kube.start();
   providerText = (
     await serializedProviderOf(
@@ -162,7 +161,15 @@ test("no ready relay pod: the error names the namespace, the selector and the fi
 });
 
 test("an identity without pods/portforward gets the RBAC it needs named, at once", async () => {
-  await expect(plugin.create(URN, inputs({ cluster: tunnel({ port: 9 }) }))).rejects.toThrow(
+  const none = kube.kubeconfig(kube.identity("ci-runner", []));
+  await expect(plugin.create(URN, inputs({ cluster: tunnel({ kubeconfig: none }) }))).rejects.toThrow(
+    /refused a port-forward to relay pod .*: the identity needs get and create on pods\/portforward/,
+  );
+});
+
+test("a Role with only get on pods/portforward (enough before Kubernetes 1.35) is refused at once, RBAC named", async () => {
+  const getOnly = kube.kubeconfig(kube.identity("ci-runner", ["get"]));
+  await expect(plugin.create(URN, inputs({ cluster: tunnel({ kubeconfig: getOnly }) }))).rejects.toThrow(
     /refused a port-forward to relay pod .*: the identity needs get and create on pods\/portforward/,
   );
 });
