@@ -15,6 +15,7 @@ import { WmcoOperator } from "./operator/operator";
 import { WindowsRuntimeClasses } from "./scheduling/runtime-classes";
 import { NodeRelay } from "./node-access/relay";
 import { nodePath } from "./node-access/path";
+import { relayReplicas } from "./node-access/placement";
 import { RollingReboot } from "../providers/rolling-reboot";
 import { describeRollout, planRollout, resolveMaxUnavailable } from "../providers/day2/batches";
 import { outsideWindow } from "../providers/day2/maintenance-window";
@@ -87,19 +88,24 @@ export function declareEstate(
   const access = clusterAccess(cfg.cluster);
 
   const operator = new WmcoOperator(`${name}-operator`, { operator: cfg.operator, access }, child);
-  // Node access through the cluster: the relay runs beside the operator, and every node session waits for it.
+  // Node access through the cluster: the relay runs beside the operator. Everything that opens node sessions depends
+  // on all its objects (relay.ready): created after them, and on destroy deleted before any of them goes.
   const relay =
     cfg.nodeAccess.via === "cluster" && access
       ? new NodeRelay(
           `${name}-node-relay`,
           {
             namespace: operator.namespace,
+            platform: "openshift",
             image: cfg.nodeAccess.bastionImage ?? RELAY_IMAGE,
+            replicas: relayReplicas(cfg.nodeAccess.relayReplicas, cfg.discovered?.relayNodes),
+            connectTimeoutSeconds: cfg.nodeAccess.connectTimeoutSeconds,
             subjects: cfg.nodeAccess.portForwardSubjects,
           },
           { ...child, dependsOn: [operator] },
         )
       : undefined;
+  const relayReady = relay?.ready ?? [];
   const hop = nodePath(cfg);
 
   // Key rotation without lockout, in the order WMCO needs (day2-facts §4.2): every BYOH host authorizes the key
@@ -142,7 +148,7 @@ export function declareEstate(
             access,
             keepUntilDeconfigured: afterKey,
           },
-          { ...child, dependsOn: relay ? [operator, relay.ready] : [operator] },
+          { ...child, dependsOn: [operator, ...relayReady] },
         )
       : undefined;
   // The Secret waits for the running operator: WMCO only starts watching it once its CSV has succeeded, and a
@@ -309,7 +315,7 @@ export function declareEstate(
     operator,
     key,
     ...sets,
-    ...(relay ? [relay.ready] : []),
+    ...relayReady,
     ...(keyAdopted ? [keyAdopted] : []),
     ...(joined ? [joined] : []),
   ];

@@ -3,7 +3,10 @@
  * keeps its own progress in, and what WMCO records on Windows Nodes that day-2 operations read.
  */
 
-/** The relay Deployment (and its pods' `app.kubernetes.io/name` label) in the WMCO namespace. */
+/**
+ * The relay Deployment (and its pods' `app.kubernetes.io/name` label), in the WMCO namespace on OpenShift and in
+ * `RELAY_VANILLA_NAMESPACE` on a vanilla cluster.
+ */
 export const RELAY_NAME = "windows-estate-node-relay";
 /** Selector of the relay pods, as the SSH layer looks them up. */
 export const RELAY_SELECTOR = `app.kubernetes.io/name=${RELAY_NAME}`;
@@ -16,6 +19,52 @@ export const RELAY_PORT = 2222;
 export const RELAY_IMAGE = "registry.access.redhat.com/ubi9/nodejs-22-minimal:latest";
 /** The only port the relay opens on a node: WMCO's own SSH port (pkg/windows/connectivity.go `sshPort`). */
 export const RELAY_ALLOWED_PORTS = [22];
+
+/**
+ * The relay's own namespace on a vanilla cluster (declared by the program, Pod Security `restricted` enforced). Not
+ * kube-system: a port-forward grant there reaches its hostNetwork pods (static control-plane pods, kube-proxy), that
+ * is the node's loopback. On OpenShift the relay runs in WMCO's namespace.
+ */
+export const RELAY_VANILLA_NAMESPACE = "windows-estate-node-relay";
+
+/**
+ * The user and group the relay runs as where the platform assigns none (vanilla clusters): the default image's own
+ * user (sclorg/s2i-nodejs-container 22-minimal/Dockerfile.rhel9 `USER 1001`, which owns the image's app root). Pod
+ * Security `restricted` requires a non-root user (runAsNonRoot), and the kubelet can only check a numeric one, so it
+ * is set here rather than taken from the image. OpenShift's restricted-v2 SCC assigns a UID from the namespace's
+ * `openshift.io/sa.scc.uid-range` (MustRunAsRange) and refuses others: left unset there.
+ */
+export const RELAY_RUN_AS = 1001;
+
+/** Relay pods: two, so a drain or a node failure leaves one serving (one on a cluster with one Linux node for it). */
+export const RELAY_REPLICAS = 2;
+
+/**
+ * How long a relay pod may take to stop (`terminationGracePeriodSeconds`): the longest remote command, the SSH
+ * layer's per-command timeout (providers/ssh/types.ts `DEFAULTS.commandTimeoutSeconds`, 300 s), plus a minute, so a
+ * command in flight through a pod that is drained or rolled finishes before the kubelet kills it.
+ */
+export const RELAY_TERMINATION_GRACE_SECONDS = 360;
+/**
+ * The relay's own deadline after SIGTERM: it closes the tunnels still open then (naming each in its log) and exits,
+ * ten seconds before the kubelet's SIGKILL at the grace period.
+ */
+export const RELAY_DRAIN_SECONDS = RELAY_TERMINATION_GRACE_SECONDS - 10;
+
+/**
+ * The readiness probe: an exec probe (the relay listens on the pod's loopback only, and the kubelet's tcpSocket and
+ * httpGet probes dial the pod IP: kubernetes pkg/kubelet/prober/prober.go `runProbe`), which starts a `node`
+ * process each time: on a busy node with the relay's small CPU request that takes longer than the kubelet's default
+ * 1 s timeout. 5 s per try and 3 failures in a row (30 s) before the pod counts as not ready.
+ */
+export const RELAY_READINESS = { periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 } as const;
+
+/**
+ * DNS the relay may ask (a node given by name is resolved in the pod): port 53, and on OpenShift also 5353, where
+ * the cluster DNS pods listen behind the `dns-default` Service's port 53 (openshift/cluster-dns-operator
+ * assets/dns/daemonset.yaml `containerPort: 5353`), and a policy sees the DNS pod's own port behind the Service.
+ */
+export const RELAY_DNS_PORTS = { kubernetes: [53], openshift: [53, 5353] } as const;
 
 /** Windows Nodes: `kubernetes.io/os=windows` (k8s.io/api core/v1 `LabelOSStable`), as WMCO selects them. */
 export const WINDOWS_NODE_SELECTOR = "kubernetes.io/os=windows";

@@ -83,6 +83,8 @@ export interface EstateConfig {
     machines?: { name: string; machineSet: string; image: string; deleting: boolean; marked?: boolean }[];
     /** `spec.replicas` of each MachineSet by name (a surge rollout under way keeps the live value declared). */
     machineSetReplicas?: Record<string, number>;
+    /** How many Linux nodes the node relay can be scheduled on (components/node-access/placement.ts). */
+    relayNodes?: number;
   };
   /** Things worth saying that do not stop the run. */
   warnings: ConfigIssue[];

@@ -15,6 +15,7 @@ import { format, NEWEST_WMCO } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
 import { rotationIssues } from "../key/rotation";
 import { clusterMirrorIssues } from "../mirrors/registry-mirrors";
+import { noRelayNodeWarning, relayNodeCount } from "../node-access/placement";
 
 /**
  * With discovery on, asks the cluster for what the MachineSet config left out, checks the kubeconfig reaches the
@@ -77,6 +78,9 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   const mirrorSets = clusterMirrorIssues(cfg, facts.mirrorSets);
   warnings.push(...mirrorSets.warnings);
   const proxy = proxySummary(facts.proxy);
+  const relayNodes = relayNodeCount(facts.linuxNodes);
+  const noRelayNode = cfg.nodeAccess.via === "cluster" ? noRelayNodeWarning(relayNodes) : undefined;
+  if (noRelayNode) warnings.push({ path: "nodeAccess.via", message: noRelayNode });
   return {
     config: {
       ...cfg,
@@ -108,6 +112,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
         })),
         machines: machineRows(facts.machines),
         machineSetReplicas: replicasOf(facts.machineSets),
+        ...(relayNodes !== undefined ? { relayNodes } : {}),
         runtimeClasses: runtimeClassViews(facts.runtimeClasses),
         mirrorSets: facts.mirrorSets,
         wmco: wmco

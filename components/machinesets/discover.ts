@@ -28,6 +28,7 @@ export async function discoverCluster(
     machines,
     runtimeClasses,
     serverVersion,
+    linuxNodes,
   ] = await Promise.all([
     get("/apis/config.openshift.io/v1/infrastructures/cluster"),
     get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets"),
@@ -44,6 +45,8 @@ export async function discoverCluster(
     get("/apis/node.k8s.io/v1/runtimeclasses"),
     // What WMCO's pkg/cluster/config.go `validateK8sVersion` reads (discovery ServerVersion), with the same timeout.
     get("/version"),
+    // Where the node relay can run (components/node-access/placement.ts): one page is plenty to tell one from two.
+    get(`/api/v1/nodes?limit=500&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`),
   ]);
   return {
     infrastructure,
@@ -59,6 +62,7 @@ export async function discoverCluster(
     machines,
     runtimeClasses,
     serverVersion,
+    linuxNodes,
   };
 }
 

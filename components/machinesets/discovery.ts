@@ -31,6 +31,8 @@ export interface ClusterFacts {
   machineSets?: Obj;
   /** `node.k8s.io/v1` RuntimeClasses, for the inventory's RuntimeClass check. */
   runtimeClasses?: Obj;
+  /** The `kubernetes.io/os=linux` NodeList (first 500): where the node relay can be scheduled. */
+  linuxNodes?: Obj;
 }
 
 /** The registry names of a `kubernetes.io/dockerconfigjson` Secret, without reading out any credential. */

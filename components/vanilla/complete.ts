@@ -6,6 +6,7 @@ import { discoverVanilla, resolveKubernetes, VanillaFacts } from "./discover";
 import { flannelBackendIssues, planNetConf } from "./flannel-backend";
 import { flannelFixCommand } from "./objects";
 import { ResolvedKubernetes } from "./node-plan";
+import { noRelayNodeWarning } from "../node-access/placement";
 
 export interface CompletedVanilla {
   config: VanillaEstateConfig;
@@ -39,6 +40,8 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
     render: cfg.cluster.render !== undefined,
   });
   if (facts) issues.push(...flannelIssues(facts, cfg.kubernetes.flannel));
+  const noRelayNode = cfg.nodeAccess.via === "cluster" ? noRelayNodeWarning(facts?.relayNodes) : undefined;
+  if (noRelayNode) warnings.push({ path: "nodeAccess.via", message: noRelayNode });
   const discovered = facts?.windowsNodes
     ? { windowsNodes: vanillaInventory(facts.windowsNodes, cfg.nodes) }
     : undefined;

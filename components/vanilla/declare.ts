@@ -25,7 +25,8 @@ import {
   vanillaNodePlan,
 } from "./node-plan";
 import { NodeRelay } from "../node-access/relay";
-import { RELAY_IMAGE } from "../../facts/day2";
+import { RELAY_IMAGE, RELAY_VANILLA_NAMESPACE } from "../../facts/day2";
+import { relayReplicas } from "../node-access/placement";
 import { WINDOWS_BUILDS, WINDOWS_NETWORK, WINDOWS_TAINT } from "../../facts/kubernetes";
 import { isOffline } from "../../stacks/offline";
 import { isIP } from "net";
@@ -204,19 +205,27 @@ export function declareVanilla(
           NO_PROXY: nodeNoProxy(p.noProxy, resolved),
         }
       : undefined;
-    // Through the cluster: the relay runs in kube-system on a vanilla cluster.
+    // Through the cluster: the relay runs in a namespace of its own (a port-forward grant in kube-system would reach
+    // its hostNetwork pods). Everything that opens node sessions depends on all its objects (relay.ready): the files
+    // and the node are created after them and deleted before any of them, so a destroy's `kubeadm reset` still gets
+    // through.
     const relay =
       cfg.nodeAccess.via === "cluster"
         ? new NodeRelay(
             `${name}-node-relay`,
             {
-              namespace: "kube-system",
+              namespace: RELAY_VANILLA_NAMESPACE,
+              createNamespace: true,
+              platform: "kubernetes",
               image: cfg.nodeAccess.bastionImage ?? RELAY_IMAGE,
+              replicas: relayReplicas(cfg.nodeAccess.relayReplicas, facts?.relayNodes),
+              connectTimeoutSeconds: cfg.nodeAccess.connectTimeoutSeconds,
               subjects: cfg.nodeAccess.portForwardSubjects,
             },
             child,
           )
         : undefined;
+    const relayReady = relay?.ready ?? [];
     const converged: pulumi.Resource[] = [];
     const connections: Record<string, ReturnType<typeof nodeConnection>> = {};
     // Nodes this stack creates on AWS or Azure: VMs ready for SSH with the stack's key, VXLAN open.
@@ -280,7 +289,7 @@ export function declareVanilla(
               ),
               ...(n.forceRemove ? { hostGone: true } : {}),
             },
-            { ...child, dependsOn: vms },
+            { ...child, dependsOn: [...vms, ...relayReady] },
           ),
       );
       const node = new VanillaNode(
@@ -319,7 +328,7 @@ export function declareVanilla(
           },
         },
         // The files first (containerd is registered with its config), and flannel's backend fixed.
-        { ...child, dependsOn: [...files, ...flannelPatch, ...(relay ? [relay.ready] : [])] },
+        { ...child, dependsOn: [...files, ...flannelPatch, ...relayReady] },
       );
       converged.push(node);
       if (n.forceRemove) return; // never patched: its host does not answer

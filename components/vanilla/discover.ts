@@ -24,6 +24,7 @@ import { ResolvedKubernetes } from "./node-plan";
 import { WindowsNode, windowsNodes } from "../../providers/day2/inventory";
 import { RuntimeClassView, runtimeClassViews } from "../day2/inventory";
 import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
+import { relayNodeCount } from "../node-access/placement";
 
 export interface VanillaFacts {
   serverVersion?: string;
@@ -44,6 +45,8 @@ export interface VanillaFacts {
   flannelRestartedFor?: string;
   /** How many Linux Nodes the cluster has (those whose flanneld a backend change restarts), when the API said. */
   linuxNodes?: number;
+  /** How many of them the node relay can be scheduled on (components/node-access/placement.ts), when known. */
+  relayNodes?: number;
   /** The cluster's Windows Nodes (`kubernetes.io/os=windows`), for the inventory and patching. */
   windowsNodes?: WindowsNode[];
   /** The cluster's RuntimeClasses (name, node selector), for the inventory's RuntimeClass check. */
@@ -74,7 +77,10 @@ export function parseVanillaFacts(o: {
   flannelConfig?: unknown;
   windowsNodes?: unknown;
   runtimeClasses?: unknown;
-  /** A `limit=1` list of the Linux Nodes: its item plus `metadata.remainingItemCount` is the count. */
+  /**
+   * A list of the Linux Nodes (one page): its items plus `metadata.remainingItemCount` is the count; their taints say
+   * where the relay can run.
+   */
   linuxNodes?: unknown;
   /** flannel's Linux DaemonSet (kube-flannel/kube-flannel-ds). */
   flannelDaemonSet?: unknown;
@@ -122,6 +128,8 @@ export function parseVanillaFacts(o: {
   const more = str(get(o.linuxNodes, "metadata", "continue"));
   if (o.linuxNodes !== undefined && (typeof remaining === "number" || !more))
     facts.linuxNodes = listed + (typeof remaining === "number" ? remaining : 0);
+  const relayNodes = relayNodeCount(o.linuxNodes);
+  if (relayNodes !== undefined) facts.relayNodes = relayNodes;
   return facts;
 }
 
@@ -136,7 +144,7 @@ export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts>
       api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
       api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
       api.get("/apis/node.k8s.io/v1/runtimeclasses"),
-      api.get(`/api/v1/nodes?limit=1&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`),
+      api.get(`/api/v1/nodes?limit=500&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`),
       api.get("/apis/apps/v1/namespaces/kube-flannel/daemonsets/kube-flannel-ds"),
     ]);
   return parseVanillaFacts({

@@ -14,6 +14,12 @@ export interface DeclaredResource {
   parent?: string;
   custom: boolean;
   inputs: Record<string, unknown>;
+  /**
+   * The keys of the resources it depends on, as the SDK sends them to the engine (explicit `dependsOn`, a component
+   * expanded to its resources, and the resources its inputs come from): what the engine orders creation and
+   * deletion by.
+   */
+  dependsOn: string[];
 }
 
 export interface ProgramRun {
@@ -23,6 +29,11 @@ export interface ProgramRun {
 }
 
 const keyOf = (type: string, name: string) => `${type}::${name}`;
+/** `urn:pulumi:<stack>::<project>::<parent types>$<type>::<name>` → `type::name`. */
+function keyOfUrn(urn: string): string {
+  const [, , qualifiedType, ...name] = urn.split("::");
+  return keyOf(qualifiedType.split("$").pop() ?? qualifiedType, name.join("::"));
+}
 
 /** An Output's value once resolved (mocks run as an update, so every value is known). */
 function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
@@ -31,9 +42,10 @@ function valueOf<T>(o: pulumi.Output<T>): Promise<T> {
 
 /**
  * Runs the real program under Pulumi's mock runtime (public APIs only: `setMocks`, a stack transformation to learn
- * each resource's parent, `pulumi.isSecret`): every resource is recorded with its inputs and its parent, nothing is
- * sent anywhere. Resources' outputs echo their inputs, as a fresh `up` would. Dependencies between resources are
- * not recorded here: the real CLI's plan shows them (test/e2e/plan.e2e.ts).
+ * each resource's parent, `pulumi.isSecret`, `runtime.getMonitor`): every resource is recorded with its inputs, its
+ * parent and the dependencies the SDK registers it with, nothing is sent anywhere. Resources' outputs echo their
+ * inputs, as a fresh `up` would. How the real engine then orders a plan is shown through the CLI
+ * (test/e2e/plan.e2e.ts).
  */
 export async function runProgram(
   programPath: string,
@@ -48,6 +60,7 @@ export async function runProgram(
   const byKey = new Map<string, DeclaredResource>();
   const parents = new Map<string, string | undefined>();
   const keys = new Map<pulumi.Resource, string>();
+  const dependencies = new Map<string, string[]>();
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
@@ -59,6 +72,7 @@ export async function runProgram(
           parent: parents.get(key),
           custom: args.custom ?? true,
           inputs: args.inputs,
+          dependsOn: dependencies.get(key) ?? [],
         });
         return { id: str(get(args.inputs, "metadata", "name")) ?? `${args.name}-id`, state: args.inputs };
       },
@@ -72,6 +86,16 @@ export async function runProgram(
     stack,
     false,
   );
+  // The dependencies travel in the registration request, not in what the mocks see: read them on the way.
+  type Registration = { getType(): string; getName(): string; getDependenciesList(): string[] };
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: Registration, callback: unknown): unknown;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    dependencies.set(keyOf(req.getType(), req.getName()), req.getDependenciesList().map(keyOfUrn));
+    return register(req, callback);
+  };
   // The program runs inside a root Stack, as the language host runs it (`runInPulumiStack`, public). A stack
   // transformation sees every resource, parents first, before it is registered: enough to learn the tree.
   const outputs: ProgramRun["outputs"] = {};
@@ -108,7 +132,7 @@ export async function runProgram(
   for (const [key, parent] of parents) {
     if (byKey.has(key)) continue;
     const [type, name] = [key.slice(0, key.indexOf("::")), key.slice(key.indexOf("::") + 2)];
-    byKey.set(key, { type, name, key, parent, custom: false, inputs: {} });
+    byKey.set(key, { type, name, key, parent, custom: false, inputs: {}, dependsOn: dependencies.get(key) ?? [] });
   }
   return { resources: [...byKey.values()], outputs };
 }

@@ -35,12 +35,23 @@ export const nodeAccessSchema = z
   .strictObject({
     /**
      * `direct` (default): SSH to the node's address. `jumpHost`: through `jumpHost`. `cluster`: through the
-     * Kubernetes API, a port-forward to a relay pod the program declares in the WMCO namespace.
+     * Kubernetes API, a port-forward to a relay pod the program declares in the WMCO namespace (on a kubeadm cluster
+     * in its own namespace, `windows-estate-node-relay`).
      */
     via: z.enum(["direct", "jumpHost", "cluster"]).default("direct"),
     jumpHost: jumpHost.optional(),
-    /** The relay pod's image (`via: cluster`); a Node.js runtime. Default: UBI 9 Node.js 22 minimal. */
+    /**
+     * The relay pod's image (`via: cluster`): a Node.js runtime whose `node` runs as any numeric non-root user (on a
+     * kubeadm cluster the pod runs as UID and GID 1001, the default image's user; OpenShift assigns one from the
+     * namespace's range). Default: UBI 9 Node.js 22 minimal.
+     */
     bastionImage: z.string().min(1).optional(),
+    /**
+     * How many relay pods (`via: cluster`), spread one per Linux node, with a disruption budget keeping one serving.
+     * Default: 2, or 1 when discovery finds a single Linux node the relay can be scheduled on (two there would make a
+     * drain of that node wait forever on the budget). Set 1 for such a cluster when discovery is off.
+     */
+    relayReplicas: z.number().int().min(1).max(5).optional(),
     /** Who may use the relay (`via: cluster`): a RoleBinding to the port-forward Role is declared for them. */
     portForwardSubjects: z.array(subject).default([]),
     /**

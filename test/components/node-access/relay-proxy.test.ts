@@ -63,7 +63,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The promise's value, or "still waiting" after `ms`: a failure says what did not happen instead of timing out. */
 function within<T>(p: Promise<T>, ms: number): Promise<T | "still waiting"> {
-  return Promise.race([p, sleep(ms).then(() => "still waiting" as const)]);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"still waiting">((r) => (timer = setTimeout(() => r("still waiting"), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** A TCP connection to the relay, with everything it received so far. */
