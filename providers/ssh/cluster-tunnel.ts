@@ -12,6 +12,10 @@ import { messageOf } from "../../lib/errors";
 import { ClusterTunnel } from "./types";
 
 const DEFAULT_TIMEOUT_SECONDS = 15;
+/** A CONNECT answer is a status line and a few headers; more without an end is not the relay talking. */
+const MAX_ANSWER_BYTES = 16 * 1024;
+/** The lines before the node's SSH identification are bounded too (ssh2 allows 1024 lines of 8 KiB, Protocol.js). */
+const MAX_IDENT_BYTES = 64 * 1024;
 
 function within<T>(ms: number, what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -77,8 +81,87 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
   const errors = new PassThrough();
   const toPod = new PassThrough();
   const where = `relay pod ${t.namespace}/${pod}`;
+  const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
   type Socket = { close(): void; on?(event: string, fn: () => void): void };
-  let socket: Socket;
+  let socket: Socket | undefined;
+
+  // The stream ssh2 gets is built before the port-forward opens, and one listener on each channel serves the whole
+  // life of the stream: first the relay's answer to CONNECT, then everything after it, pushed into `sock` (which
+  // buffers until ssh2 reads). client-node writes each WebSocket frame to `fromPod` as it is parsed
+  // (portforward.js `portForward`), and ws parses every frame of one read synchronously (receiver.js,
+  // allowSynchronousEvents), so the frame after the answer (the sshd banner) can arrive before any `await` resumes;
+  // a flowing stream drops what no listener takes (Node.js stream docs, "Two reading modes"). Audit row 1.
+  const sock = new Duplex({
+    // SSH ends when the relay's stream ends; ending the writable side then lets `close` reach ssh2 at once.
+    allowHalfOpen: false,
+    read() {},
+    write(chunk: Buffer, _enc, cb) {
+      toPod.write(chunk, cb);
+    },
+    final(cb) {
+      toPod.end();
+      cb();
+    },
+    destroy(err, cb) {
+      socket?.close();
+      cb(err);
+    },
+  });
+  // The wait for the answer, settled once: then the stream belongs to SSH (`ssh`), or the tunnel failed (`failed`).
+  let phase: "answer" | "ssh" | "failed" = "answer";
+  let answer!: { resolve: () => void; reject: (e: Error) => void };
+  const answered = new Promise<void>((resolve, reject) => (answer = { resolve, reject }));
+  const settle = (e?: Error) => {
+    if (phase !== "answer") return;
+    phase = e ? "failed" : "ssh";
+    if (e) answer.reject(e);
+    else answer.resolve();
+  };
+  // Until the node's identification line (`SSH-2.0-…`, RFC 4253 section 4.2, after any other lines) is complete, its
+  // bytes are held and handed to ssh2 in one chunk: ssh2 1.17 keeps only the first of three or more reads of that
+  // line (lib/protocol/Protocol.js `parseHeader` sets `_buffer` once), so an ident the stream split three ways
+  // reaches the key exchange garbled ("signature verification failed"). A plain TCP read never splits it that way;
+  // frames of the port-forward can.
+  let ident: Buffer | undefined = Buffer.alloc(0);
+  const toSsh = (d: Buffer) => {
+    if (!ident) return void sock.push(d);
+    ident = Buffer.concat([ident, d]);
+    if (ident.length < MAX_IDENT_BYTES && !/(^|\n)SSH-[^\n]*\n/.test(ident.toString("latin1"))) return;
+    sock.push(ident);
+    ident = undefined;
+  };
+  const endOfStream = () => {
+    if (ident?.length) sock.push(ident);
+    ident = undefined;
+    sock.push(null);
+  };
+  let head = Buffer.alloc(0);
+  fromPod.on("data", (d: Buffer) => {
+    if (phase === "ssh") return toSsh(d);
+    if (phase === "failed") return;
+    head = Buffer.concat([head, d]);
+    const a = connectAnswer(head);
+    if (!a) {
+      if (head.length > MAX_ANSWER_BYTES)
+        settle(finalError(`${where} answered CONNECT with something that is not HTTP (${head.length} bytes, no end)`));
+      return;
+    }
+    if (a.status !== 200)
+      return settle(
+        (a.status === 403 ? finalError : unreachableError)(
+          `${where} would not connect to node ${node} at ${target}: ${a.status} ${a.reason}`.trim(),
+        ),
+      );
+    if (a.rest.length > 0) toSsh(a.rest);
+    settle();
+  });
+  errors.on("data", (d: Buffer) => {
+    const text = d.toString("utf8").trim();
+    if (!text) return;
+    if (phase === "answer") settle(unreachableError(`${where} refused the port-forward for node ${node}: ${text}`));
+    else if (phase === "ssh") sock.destroy(unreachableError(`${where} reported for node ${node}: ${text}`));
+  });
+
   try {
     const opened = await within(
       ms,
@@ -96,60 +179,18 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
       );
     throw unreachableError(`cannot open a port-forward to ${where} for node ${node}: ${msg.slice(0, 200)}`);
   }
-  const closed = new Promise<void>((resolve) => socket.on?.("close", () => resolve()));
-
-  // The relay's answer to CONNECT, or the port-forward's own error (channel 1), whichever comes first.
-  const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
-  toPod.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
-  let head = Buffer.alloc(0);
-  const answered = new Promise<Buffer>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      head = Buffer.concat([head, d]);
-      const a = connectAnswer(head);
-      if (!a) return;
-      fromPod.off("data", onData);
-      if (a.status === 200) return resolve(a.rest);
-      reject(
-        (a.status === 403 ? finalError : unreachableError)(
-          `${where} would not connect to node ${node} at ${target}: ${a.status} ${a.reason}`.trim(),
-        ),
-      );
-    };
-    fromPod.on("data", onData);
-    errors.once("data", (d: Buffer) =>
-      reject(unreachableError(`${where} refused the port-forward for node ${node}: ${d.toString("utf8").trim()}`)),
-    );
-    void closed.then(() =>
-      reject(unreachableError(`the port-forward to ${where} closed before node ${node} answered`)),
-    );
+  socket.on?.("close", () => {
+    if (phase === "answer")
+      settle(unreachableError(`the port-forward to ${where} closed before node ${node} answered`));
+    else if (phase === "ssh") endOfStream();
   });
-  let rest: Buffer;
+
+  toPod.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
   try {
-    rest = await within(ms, `reaching node ${node} at ${target} through ${where}`, answered);
+    await within(ms, `reaching node ${node} at ${target} through ${where}`, answered);
   } catch (e) {
     socket.close();
     throw e;
   }
-
-  const sock = new Duplex({
-    read() {},
-    write(chunk: Buffer, _enc, cb) {
-      toPod.write(chunk, cb);
-    },
-    final(cb) {
-      toPod.end();
-      cb();
-    },
-    destroy(err, cb) {
-      socket.close();
-      cb(err);
-    },
-  });
-  if (rest.length > 0) sock.push(rest);
-  fromPod.on("data", (d: Buffer) => sock.push(d));
-  errors.on("data", (d: Buffer) =>
-    sock.destroy(unreachableError(`${where} reported for node ${node}: ${d.toString("utf8").trim()}`)),
-  );
-  void closed.then(() => sock.push(null));
   return sock;
 }
