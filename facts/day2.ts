@@ -53,9 +53,10 @@ export const RELAY_DRAIN_SECONDS = RELAY_TERMINATION_GRACE_SECONDS - 10;
 
 /**
  * The readiness probe: an exec probe (the relay listens on the pod's loopback only, and the kubelet's tcpSocket and
- * httpGet probes dial the pod IP: kubernetes pkg/kubelet/prober/prober.go `runProbe`), which starts a `node`
- * process each time: on a busy node with the relay's small CPU request that takes longer than the kubelet's default
- * 1 s timeout. 5 s per try and 3 failures in a row (30 s) before the pod counts as not ready.
+ * httpGet probes dial the pod IP from the node, or a `host` given, which 127.0.0.1 would make the node's own loopback:
+ * kubernetes pkg/kubelet/prober/prober.go `runProbe`), which starts a `node` process each time: on a busy node with
+ * the relay's small CPU request that takes longer than the kubelet's default 1 s timeout. 5 s per try and 3 failures
+ * in a row (30 s) before the pod counts as not ready.
  */
 export const RELAY_READINESS = { periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 } as const;
 
