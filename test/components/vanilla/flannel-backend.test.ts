@@ -105,7 +105,7 @@ test("a change restarts Linux flanneld by its pod template and says what the rol
   expect(netConfChangeWarning(change)).toContain("restarts on every Linux node");
 });
 
-test("the Linux node count comes from a limit=1 list's remainingItemCount, and is unknown when the API gives none", () => {
+test("the Linux node count comes from one page of the list and its remainingItemCount, and is unknown when the API gives none", () => {
   const list = (items: number, metadata: Record<string, unknown>) => ({ items: Array(items).fill({}), metadata });
   expect(parseVanillaFacts({ linuxNodes: list(1, { remainingItemCount: 41, continue: "x" }) }).linuxNodes).toBe(42);
   expect(parseVanillaFacts({ linuxNodes: list(0, {}) }).linuxNodes).toBe(0);
