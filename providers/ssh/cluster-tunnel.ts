@@ -11,17 +11,31 @@ import { get, objects, str } from "../../lib/json";
 import { messageOf } from "../../lib/errors";
 import { ClusterTunnel } from "./types";
 
+/** relay-proxy.js `connectTimeoutMs` when RELAY_CONNECT_TIMEOUT_MS is not set, and `ClusterTunnel.timeoutSeconds`'s default. */
 const DEFAULT_TIMEOUT_SECONDS = 15;
+/**
+ * How much longer than the relay's own connect timeout the wait for its CONNECT answer lasts: the relay answers 504
+ * with its X-Relay-Error when the node gives no TCP connection in time (relay-proxy.js), and that answer, which says
+ * what happened, must arrive before this side gives up (audit row 9).
+ */
+const RELAY_ANSWER_MARGIN_SECONDS = 5;
 /** A CONNECT answer is a status line and a few headers; more without an end is not the relay talking. */
 const MAX_ANSWER_BYTES = 16 * 1024;
 /** The lines before the node's SSH identification are bounded too (ssh2 allows 1024 lines of 8 KiB, Protocol.js). */
 const MAX_IDENT_BYTES = 64 * 1024;
 
-function within<T>(ms: number, what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> {
+/** What to check when the relay refuses, by its status (relay-proxy.js answers 400, 403, 502 and 504). */
+const RELAY_HINTS: Record<number, string> = {
+  403: "; the relay opens only the SSH port (RELAY_ALLOWED_PORTS)",
+  502: "; from the relay's pod the node refused or was unreachable: check the node's address and that sshd listens",
+  504: "; from the relay's pod the node gave no TCP connection: check the node's address, its firewall for port 22 and any NetworkPolicy on the relay's egress, or raise nodeAccess.connectTimeoutSeconds",
+};
+
+function within<T>(ms: number, what: string, p: Promise<T>, onTimeout?: () => void, hint = ""): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const t = setTimeout(() => {
       onTimeout?.();
-      reject(unreachableError(`${what} timed out after ${ms / 1000}s`));
+      reject(unreachableError(`${what} timed out after ${ms / 1000}s${hint}`));
     }, ms);
     p.then(
       (v) => {
@@ -65,7 +79,8 @@ export function connectAnswer(buf: Buffer): { status: number; reason: string; re
  * the address).
  */
 export async function openClusterTunnel(t: ClusterTunnel, host: string, port: number, node: string): Promise<Duplex> {
-  const ms = (t.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const seconds = t.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  const ms = seconds * 1000;
   const api = await connectKube({ kubeconfig: t.kubeconfig, context: t.context }, ms);
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace)}/pods?labelSelector=${encodeURIComponent(t.selector)}`;
   const list = await api.get(path);
@@ -149,7 +164,7 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
     if (a.status !== 200)
       return settle(
         (a.status === 403 ? finalError : unreachableError)(
-          `${where} would not connect to node ${node} at ${target}: ${a.status} ${a.reason}`.trim(),
+          `${where} would not connect to node ${node} at ${target}: ${`${a.status} ${a.reason}`.trim()}${RELAY_HINTS[a.status] ?? ""}`,
         ),
       );
     if (a.rest.length > 0) toSsh(a.rest);
@@ -163,10 +178,18 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
   });
 
   try {
+    let late = false;
+    const opening = new k8s.PortForward(kc).portForward(t.namespace, pod, [t.port], fromPod, errors, toPod);
+    // A port-forward the API opens after this side gave up on it would stay open with nobody using it: close it.
+    void opening.then(
+      (ws) => late && typeof ws !== "function" && ws.close(),
+      () => undefined,
+    );
     const opened = await within(
       ms,
       `opening a port-forward to ${where} for node ${node}`,
-      new k8s.PortForward(kc).portForward(t.namespace, pod, [t.port], fromPod, errors, toPod),
+      opening,
+      () => (late = true),
     );
     if (typeof opened === "function") throw finalError("the port-forward did not open a WebSocket");
     socket = opened;
@@ -186,8 +209,15 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
   });
 
   toPod.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+  const answerSeconds = seconds + RELAY_ANSWER_MARGIN_SECONDS;
   try {
-    await within(ms, `reaching node ${node} at ${target} through ${where}`, answered);
+    await within(
+      answerSeconds * 1000,
+      `waiting for ${where} to answer about node ${node} at ${target}`,
+      answered,
+      undefined,
+      ` (the relay answers 504 itself after ${seconds}s without a TCP connection, so it is stuck or is not windows-estate's relay program; see kubectl -n ${t.namespace} logs ${pod})`,
+    );
   } catch (e) {
     socket.close();
     throw e;

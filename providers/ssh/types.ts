@@ -57,7 +57,12 @@ export interface ClusterTunnel {
   selector: string;
   /** The port the relay listens on inside its pod. */
   port: number;
-  /** Timeout of each API step (finding the pod, opening the stream, the relay's answer), seconds. Default 15. */
+  /**
+   * Timeout of each API step (finding the pod, opening the port-forward), seconds; also the relay's own wait for the
+   * node's TCP connection (its RELAY_CONNECT_TIMEOUT_MS; both come from `nodeAccess.connectTimeoutSeconds`). The wait
+   * for the relay's CONNECT answer is this plus 5 s, so that the relay's 504, which says why, arrives first.
+   * Default 15, the relay program's default.
+   */
   timeoutSeconds?: number;
 }
 

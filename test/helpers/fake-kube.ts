@@ -63,8 +63,11 @@ export class FakeKube {
   readonly portForwards = new Map<string, number>();
   /** Every port-forward asked for, as `<namespace>/<pod>:<port>` (refused ones too). */
   readonly portForwardRequests: string[] = [];
-  /** Every port-forward upgraded to a WebSocket: its key, the subprotocol chosen, and when the stand-in saw it close. */
-  readonly portForwardSessions: { key: string; protocol: string; closed: Promise<void> }[] = [];
+  /**
+   * Every port-forward the stand-in accepted (before `portForwardHold`): its key, the subprotocol chosen, whether it
+   * was upgraded yet, and when its connection closed (after the WebSocket's close, or before any upgrade).
+   */
+  readonly portForwardSessions: { key: string; protocol: string; upgraded: boolean; closed: Promise<void> }[] = [];
   /**
    * How many bytes the stand-in's kubelet reads from the pod's port at a time (default 32 KiB, Go's io.Copy buffer).
    * Each read becomes one data frame, and the frames of one read reach the client in one TCP write: the API server
@@ -338,12 +341,17 @@ export class FakeKube {
     if (chosen === undefined) return raw(403, "Forbidden");
     const base64 = chosen === "v4.base64.channel.k8s.io";
     const local = this.portForwards.get(key);
+    const session = {
+      key,
+      protocol: chosen,
+      upgraded: false,
+      closed: new Promise<void>((r) => socket.once("close", () => r())),
+    };
+    this.portForwardSessions.push(session);
     const wss = new WebSocketServer({ noServer: true, handleProtocols: () => chosen || false });
     const upgrade = () =>
       wss.handleUpgrade(req, socket, head, (ws) => {
-        let closed!: () => void;
-        this.portForwardSessions.push({ key, protocol: chosen, closed: new Promise<void>((r) => (closed = r)) });
-        ws.on("close", () => closed());
+        session.upgraded = true;
         const frame = (channel: number, data: Buffer) =>
           base64
             ? ws.send(String.fromCharCode(48 + channel) + data.toString("base64"))

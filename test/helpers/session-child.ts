@@ -1,4 +1,4 @@
-import { fork } from "child_process";
+import { ChildProcess, fork } from "child_process";
 import * as path from "path";
 import type { SshConnection } from "../../providers/ssh/types";
 
@@ -13,6 +13,11 @@ export interface SessionRun {
   recordedHostKey?: string;
   commands: string[];
   pauseAt?: string[];
+  /**
+   * The child stays after its outcome for as long as anything the session left open keeps it alive (a leaked
+   * port-forward does); `stopSessionChildren` ends it.
+   */
+  stay?: boolean;
 }
 
 export interface SessionOutcome {
@@ -27,12 +32,29 @@ export interface SessionOutcome {
   stderr: string;
 }
 
+const children = new Set<ChildProcess>();
+
+/** Ends the children still running (those started with `stay`). */
+export async function stopSessionChildren(): Promise<void> {
+  await Promise.all(
+    [...children].map((c) => {
+      const exited = new Promise((r) => c.once("exit", r));
+      if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+      else return undefined;
+      return exited;
+    }),
+  );
+  children.clear();
+}
+
 export function runSession(run: SessionRun, onPause?: (at: string) => Promise<void>): Promise<SessionOutcome> {
   const child = fork(__filename, [], {
     execArgv: ["-r", "ts-node/register/transpile-only"],
     cwd: path.resolve(__dirname, "..", ".."),
     stdio: ["ignore", "ignore", "pipe", "ipc"],
   });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve, reject) => {
@@ -46,7 +68,7 @@ export function runSession(run: SessionRun, onPause?: (at: string) => Promise<vo
           },
         );
       if (m.outcome) {
-        child.disconnect();
+        if (child.connected) child.disconnect();
         resolve({ ...m.outcome, stderr });
       }
     });
@@ -88,7 +110,7 @@ async function main(): Promise<void> {
     await send({ outcome: { ok: false, value: err.message, flags, attempts } });
   }
   // Idle keep-alive sockets to the API would hold the child open.
-  process.exit(0);
+  if (!run.stay) process.exit(0);
 }
 
 if (require.main === module) void main();

@@ -1,7 +1,10 @@
+import { ChildProcess, spawn } from "child_process";
 import * as net from "net";
+import * as path from "path";
 import { ClusterTunnel, SshConnection } from "../../../providers/ssh/types";
 import { FakeKube } from "../../helpers/fake-kube";
-import { runSession } from "../../helpers/session-child";
+import { Blackhole, blackhole } from "../../helpers/blackhole";
+import { runSession, stopSessionChildren } from "../../helpers/session-child";
 import { LabHost, startLabHost } from "../../lab/sshd";
 
 // The stream under an SSH session through the cluster, byte for byte: withSession (in a plain Node child, where
@@ -33,10 +36,13 @@ beforeAll(async () => {
     body: { apiVersion: "v1", kind: "PodList", metadata: {}, items: listed },
   }));
   await kube.start();
+  await relayAt(POD, answerWithBanner);
 });
-afterEach(() => {
+afterEach(async () => {
   kube.portForwardReadBytes = 32 * 1024;
+  kube.portForwardHold = undefined;
   listed = [relayPod(POD)];
+  await stopSessionChildren();
 });
 afterAll(async () => {
   for (const s of servers) s.close();
@@ -100,8 +106,6 @@ const conn = (over: Partial<SshConnection> = {}): SshConnection => ({
 });
 
 describe("row 1: nothing after the relay's answer is lost, however the bytes are framed", () => {
-  beforeAll(() => relayAt(POD, answerWithBanner));
-
   test.each([
     ["in one frame", 32 * 1024],
     // The audit's reproduction: the answer's frame and the banner's frame back to back in one read.
@@ -111,5 +115,86 @@ describe("row 1: nothing after the relay's answer is lost, however the bytes are
     kube.portForwardReadBytes = readBytes;
     const r = await runSession({ conn: conn(), commands: ["echo through the relay"] });
     expect(r).toMatchObject({ ok: true, value: ["through the relay\n"] });
+  });
+});
+
+/** Resolves with what `p` resolves to, or "still waiting" after `ms`: a bounded wait for an event. */
+const within = <T>(ms: number, p: Promise<T>) =>
+  Promise.race([p, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), ms).unref())]);
+
+/** The relay program the Deployment runs, started with node on a free port (its env as the Deployment sets it). */
+async function relayProgram(env: Record<string, string>): Promise<{ port: number; proc: ChildProcess }> {
+  const script = path.join(__dirname, "..", "..", "..", "components", "node-access", "relay-proxy.js");
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const proc = spawn(process.execPath, [script], {
+    env: { ...process.env, RELAY_PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = "";
+    proc.stdout?.on("data", (d: Buffer) => (out += d.toString()).includes("listening") && resolve());
+    proc.once("exit", (c) => reject(new Error(`relay exited ${c}`)));
+  });
+  return { port, proc };
+}
+
+describe("row 9: the tunnel's timeouts, relay-aware, and nothing left open", () => {
+  let hole: Blackhole;
+  let relay: { port: number; proc: ChildProcess };
+  const POD_504 = "windows-estate-node-relay-5c9d7-t1mzw";
+  beforeAll(async () => {
+    hole = await blackhole();
+    // As the Deployment runs it with nodeAccess.connectTimeoutSeconds: 1 (and the hole's port allowed).
+    relay = await relayProgram({ RELAY_CONNECT_TIMEOUT_MS: "1000", RELAY_ALLOWED_PORTS: String(hole.port) });
+    kube.portForwards.set(`${NS}/${POD_504}:${RELAY_PORT}`, relay.port);
+  });
+  afterAll(async () => {
+    relay?.proc.kill();
+    await hole?.close();
+  });
+
+  test("a node that never answers: the relay's own 504 and its reason reach the user, and the port-forward is closed", async () => {
+    listed = [relayPod(POD_504)];
+    const before = kube.portForwardSessions.length;
+    const r = await runSession({
+      conn: conn({ host: hole.host, port: hole.port, deadlineSeconds: 1, cluster: tunnel({ timeoutSeconds: 1 }) }),
+      commands: ["true"],
+    });
+    expect(r.ok).toBe(false);
+    expect(r.value).toMatch(
+      new RegExp(
+        `relay pod ${NS}/${POD_504} would not connect to node 127\\.0\\.0\\.1 at 127\\.0\\.0\\.1:${hole.port}: 504 no TCP connection to 127\\.0\\.0\\.1:${hole.port} within 1s`,
+      ),
+    );
+    expect(r.flags).toMatchObject({ unreachable: true });
+    const opened = kube.portForwardSessions.slice(before);
+    expect(opened.length).toBeGreaterThan(0);
+    expect(await within(3000, Promise.all(opened.map((s) => s.closed)))).not.toBe("still waiting");
+  });
+
+  test("a port-forward the API opens only after the tunnel gave up on it is closed, not left open", async () => {
+    const held: (() => void)[] = [];
+    kube.portForwardHold = () => new Promise<void>((r) => held.push(r));
+    const before = kube.portForwardSessions.length;
+    const r = await runSession({
+      conn: conn({ deadlineSeconds: 1, cluster: tunnel({ timeoutSeconds: 1 }) }),
+      commands: ["true"],
+      stay: true,
+    });
+    expect(r).toMatchObject({ ok: false, flags: { unreachable: true } });
+    expect(r.value).toMatch(
+      new RegExp(`opening a port-forward to relay pod ${NS}/${POD} for node .* timed out after 1s`),
+    );
+    expect(held).toHaveLength(1);
+    const late = kube.portForwardSessions[before];
+    kube.portForwardHold = undefined;
+    held[0]();
+    expect(await within(3000, late.closed)).not.toBe("still waiting");
+    expect(late.upgraded).toBe(true);
   });
 });
