@@ -6,7 +6,7 @@
  */
 import { Duplex, PassThrough } from "stream";
 import { finalError, unreachableError } from "../errors";
-import { loadKubeConfig, connectKube } from "../kube-wait/api";
+import { connectKube, KubeAnswer, KubeApi, loadKubeConfig } from "../kube-wait/api";
 import { get, objects, str } from "../../lib/json";
 import { messageOf } from "../../lib/errors";
 import { ClusterTunnel } from "./types";
@@ -72,6 +72,48 @@ export function connectAnswer(buf: Buffer): { status: number; reason: string; re
   const m = /^HTTP\/1\.[01] (\d{3})([^\r\n]*)/.exec(head);
   const reason = (/^X-Relay-Error: *(.*)$/im.exec(head)?.[1] ?? m?.[2] ?? "").trim();
   return { status: m ? Number(m[1]) : 0, reason, rest: buf.subarray(end + 4) };
+}
+
+/**
+ * Why the API refused the port-forward's upgrade. ws, under client-node, reports only "Unexpected server response:
+ * 403" and drops the body, so the same request is asked again without the upgrade: the API server authorizes it the
+ * same way (the filter's `get`, then the pod registry's `create`) and answers a refusal with a Status naming it, or,
+ * with both granted, the proxy's 400 "Upgrade request required" (apimachinery pkg/util/proxy/upgradeaware.go
+ * `ServeHTTP`), which means the refusal came from the kubelet's subprotocol handshake instead.
+ */
+async function refusal(api: KubeApi, t: ClusterTunnel, pod: string, where: string, msg: string): Promise<Error> {
+  const rbac = (verbs: string, why: string) =>
+    finalError(
+      `the Kubernetes API refused a port-forward to ${where}${why}: the identity running pulumi up needs ${verbs} on pods/portforward in namespace ${t.namespace} (a Role bound to it, or nodeAccess.portForwardSubjects; docs/day2.md, "Node access")`,
+    );
+  let answer: KubeAnswer | undefined;
+  try {
+    answer = await api.request("GET", `${portForwardPath(t, pod)}`, undefined, { passThrough: () => true });
+  } catch {
+    answer = undefined;
+  }
+  const said = str(get(answer?.body, "message"));
+  if (answer?.status === 401)
+    return finalError(
+      `the Kubernetes API did not accept the kubeconfig's credentials for a port-forward to ${where}: check windows-estate:cluster.kubeconfig and cluster.context`,
+    );
+  if (answer?.status === 403 && said && /cannot get resource "pods\/portforward"/.test(said))
+    return rbac("get and create", ` (${said.slice(0, 300)})`);
+  if (answer?.status === 403)
+    // pkg/registry/core/pod/rest/subresources.go `PortForwardREST.Connect` → authorize.go `ensureAuthorizedForVerb`.
+    return rbac(
+      "create as well as get",
+      ` (${(said ?? "403").slice(0, 300)}): since Kubernetes 1.35 a port-forward's WebSocket upgrade is authorized as create too (AuthorizePodWebsocketUpgradeCreatePermission, kubernetes PR #134577)`,
+    );
+  if (answer?.status === 400)
+    return finalError(
+      `the kubelet of ${where} refused the port-forward's WebSocket subprotocol (${msg.slice(0, 120)}), though RBAC allows it: the node's kubelet accepts v4.channel.k8s.io; check for a proxy between here and the API server that rewrites Sec-WebSocket-Protocol`,
+    );
+  return rbac("get and create", ` (${msg.slice(0, 120)})`);
+}
+
+function portForwardPath(t: ClusterTunnel, pod: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(t.namespace)}/pods/${encodeURIComponent(pod)}/portforward?ports=${t.port}`;
 }
 
 /**
@@ -196,10 +238,7 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
   } catch (e) {
     // The WebSocket layer rejects with an ErrorEvent ({ message, error }), not an Error.
     const msg = str(get(e, "message")) ?? messageOf(e);
-    if (/\b(401|403)\b/.test(msg))
-      throw finalError(
-        `the Kubernetes API refused a port-forward to ${where} (${msg.slice(0, 120)}): the identity needs get and create on pods/portforward in ${t.namespace} (docs/day2.md, "Node access")`,
-      );
+    if (/\b(401|403)\b/.test(msg)) throw await refusal(api, t, pod, where, msg);
     throw unreachableError(`cannot open a port-forward to ${where} for node ${node}: ${msg.slice(0, 200)}`);
   }
   socket.on?.("close", () => {

@@ -160,16 +160,18 @@ test("no ready relay pod: the error names the namespace, the selector and the fi
   );
 });
 
-test("an identity without pods/portforward gets the RBAC it needs named, at once", async () => {
+test("an identity without pods/portforward gets the RBAC it needs named, at once, in the API server's words", async () => {
   const none = kube.kubeconfig(kube.identity("ci-runner", []));
   await expect(plugin.create(URN, inputs({ cluster: tunnel({ kubeconfig: none }) }))).rejects.toThrow(
-    /refused a port-forward to relay pod .*: the identity needs get and create on pods\/portforward/,
+    new RegExp(
+      `refused a port-forward to relay pod ${NS}/${POD} \\(pods "${POD}" is forbidden: User "ci-runner" cannot get resource "pods/portforward".*\\): the identity running pulumi up needs get and create on pods/portforward in namespace ${NS}`,
+    ),
   );
 });
 
-test("a Role with only get on pods/portforward (enough before Kubernetes 1.35) is refused at once, RBAC named", async () => {
+test("a Role with only get on pods/portforward (enough before Kubernetes 1.35) is told it needs create too, and why", async () => {
   const getOnly = kube.kubeconfig(kube.identity("ci-runner", ["get"]));
   await expect(plugin.create(URN, inputs({ cluster: tunnel({ kubeconfig: getOnly }) }))).rejects.toThrow(
-    /refused a port-forward to relay pod .*: the identity needs get and create on pods\/portforward/,
+    /refused a port-forward to relay pod .*since Kubernetes 1\.35 a port-forward's WebSocket upgrade is authorized as create too.*: the identity running pulumi up needs create as well as get on pods\/portforward/,
   );
 });
