@@ -171,19 +171,51 @@ async function connectVia(
   }
   if (!proxy) return connectOnce(c, recorded);
   const jump = await connectOnce(proxy, undefined);
-  const channel = await new Promise<ClientChannel>((resolve, reject) =>
-    jump.client.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) =>
-      err
-        ? reject(new Error(`jump host ${describeTarget(proxy)} cannot reach ${describeTarget(c)}: ${err.message}`))
-        : resolve(ch),
-    ),
-  );
+  // From here every failure ends the jump connection: nothing else would (ssh2's keepalive holds it open).
   try {
+    const channel = await forwardThrough(jump.client, proxy, c);
     return { ...(await connectOnce(c, recorded, channel)), jump: jump.client };
   } catch (e) {
     jump.client.end();
     throw e;
   }
+}
+
+/**
+ * Asks the jump host to open a TCP connection to the target (`direct-tcpip`, RFC 4254 section 7.2). OpenSSH answers
+ * only once its own connect() ends, so a target that drops packets leaves the request unanswered for the kernel's
+ * SYN retries (about two minutes): the wait is bounded by the target's connect timeout. A refusal by the jump host's
+ * policy (reason 1, administratively prohibited: `no-port-forwarding`, AllowTcpForwarding, PermitOpen) will not
+ * change by retrying; any other failure is the target being unreachable from the jump host.
+ */
+function forwardThrough(jump: Client, proxy: SshConnection, c: SshConnection): Promise<ClientChannel> {
+  const via = `jump host ${describeTarget(proxy)}`;
+  const ms = secs(c.connectTimeoutSeconds, DEFAULTS.connectTimeoutSeconds);
+  return new Promise<ClientChannel>((resolve, reject) => {
+    let done = false;
+    const t = setTimeout(() => {
+      done = true;
+      reject(
+        unreachableError(
+          `${via} opened no connection to ${describeTarget(c)} within ${ms / 1000}s: from the jump host, the address does not answer on port ${c.port ?? DEFAULTS.port} (a firewall or security group dropping it, or a wrong address)`,
+        ),
+      );
+    }, ms);
+    jump.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) => {
+      clearTimeout(t);
+      if (done) return void ch?.close();
+      done = true;
+      if (!err) return resolve(ch);
+      const reason = (err as Error & { reason?: number }).reason;
+      reject(
+        reason === 1
+          ? permanent(
+              `${via} refuses to forward a connection to ${describeTarget(c)} (${err.message}): allow TCP forwarding for this user and key on the jump host (sshd_config AllowTcpForwarding and PermitOpen, no no-port-forwarding or permitopen option in its authorized_keys)`,
+            )
+          : unreachableError(`${via} cannot reach ${describeTarget(c)}: ${err.message}`),
+      );
+    });
+  });
 }
 
 /** What a long connection wait says: the host, how long of how long, and why the last attempt failed. */

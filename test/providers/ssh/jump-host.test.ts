@@ -1,0 +1,165 @@
+import * as fs from "fs";
+import * as net from "net";
+import { withSession } from "../../../providers/ssh/session";
+import { SshConnection } from "../../../providers/ssh/types";
+import { Blackhole, blackhole } from "../../helpers/blackhole";
+import { LabHost, startLabHost } from "../../lab/sshd";
+
+// Sessions through a jump host (nodeAccess.via: jumpHost), against real OpenSSH servers on 127.0.0.1 (audit row 8).
+// The jump host is reached through a small TCP relay here so the test sees every connection to it open and close.
+jest.setTimeout(30_000);
+
+let jump: LabHost;
+let target: LabHost;
+let hole: Blackhole;
+let watched: Watched;
+
+/** A TCP relay in front of a port that counts the connections through it and says when none is left open. */
+interface Watched {
+  port: number;
+  opened: number;
+  /** Resolves once no connection through the relay is open. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+async function watch(port: number): Promise<Watched> {
+  const open = new Set<net.Socket>();
+  let waiters: (() => void)[] = [];
+  const srv = net.createServer((client) => {
+    w.opened++;
+    open.add(client);
+    const up = net.connect(port, "127.0.0.1");
+    client.pipe(up).pipe(client);
+    const gone = () => {
+      up.destroy();
+      client.destroy();
+      if (open.delete(client) && open.size === 0) {
+        for (const wake of waiters) wake();
+        waiters = [];
+      }
+    };
+    client.on("close", gone).on("error", gone);
+    up.on("close", gone).on("error", gone);
+  });
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const w: Watched = {
+    port: (srv.address() as net.AddressInfo).port,
+    opened: 0,
+    idle: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of open) s.destroy();
+        srv.close(() => r());
+      }),
+  };
+  return w;
+}
+
+/** A port on 127.0.0.1 where nothing listens: a connection to it is refused at once. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** Resolves with what `p` resolves to, or "still waiting" after `ms`: a bounded wait for an event. */
+const within = <T>(ms: number, p: Promise<T>) =>
+  Promise.race([p, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), ms).unref())]);
+
+beforeAll(async () => {
+  [jump, target, hole] = await Promise.all([startLabHost(), startLabHost(), blackhole()]);
+  watched = await watch(jump.port);
+});
+afterAll(async () => {
+  await watched?.close();
+  await Promise.all([jump?.stop(), target?.stop(), hole?.close()]);
+});
+
+const conn = (h: { host: string; port: number }, over: Partial<SshConnection> = {}): SshConnection => ({
+  host: h.host,
+  port: h.port,
+  user: target.user,
+  privateKey: target.privateKey,
+  hostKey: target.hostKeyFingerprint,
+  pathStyle: "posix",
+  connectTimeoutSeconds: 1,
+  deadlineSeconds: 2,
+  ...over,
+});
+const viaJump = (over: Partial<SshConnection> = {}): SshConnection => ({
+  host: "127.0.0.1",
+  port: watched.port,
+  user: jump.user,
+  privateKey: jump.privateKey,
+  hostKey: jump.hostKeyFingerprint,
+  pathStyle: "posix",
+  connectTimeoutSeconds: 5,
+  ...over,
+});
+
+test("through the jump host: the target's command runs and the jump connection is closed afterwards", async () => {
+  const r = await withSession(conn(target, { proxy: viaJump() }), undefined, (s) => s.exec("echo via jump"));
+  expect(r.stdout).toBe("via jump\n");
+  expect(await within(3000, watched.idle())).not.toBe("still waiting");
+});
+
+test("a target the jump host cannot reach (refused): named, and no jump connection is left open", async () => {
+  const port = await closedPort();
+  const before = watched.opened;
+  await expect(
+    withSession(conn({ host: "127.0.0.1", port }, { proxy: viaJump() }), undefined, async () => "never"),
+  ).rejects.toThrow(
+    new RegExp(
+      `jump host ${jump.user}@127\\.0\\.0\\.1:${watched.port} cannot reach ${target.user}@127\\.0\\.0\\.1:${port}: .*Connection refused.*gave up after \\d+ attempts`,
+    ),
+  );
+  // Every attempt (withSession retries until its deadline) opened one jump connection, and each is closed.
+  expect(watched.opened - before).toBeGreaterThan(1);
+  expect(await within(3000, watched.idle())).not.toBe("still waiting");
+});
+
+test("a target that never answers the jump host's connection: the forward times out, named, and the jump connection is closed", async () => {
+  const started = Date.now();
+  const outcome = await within(
+    10_000,
+    withSession(conn(hole, { proxy: viaJump(), deadlineSeconds: 1 }), undefined, async () => "never").catch(
+      (e: Error) => e,
+    ),
+  );
+  expect(outcome).toBeInstanceOf(Error);
+  expect((outcome as Error).message).toMatch(
+    new RegExp(
+      `jump host ${jump.user}@127\\.0\\.0\\.1:${watched.port} opened no connection to ${target.user}@127\\.0\\.0\\.1:${hole.port} within 1s`,
+    ),
+  );
+  expect(outcome).toMatchObject({ unreachable: true });
+  expect(Date.now() - started).toBeLessThan(5000);
+  expect(await within(3000, watched.idle())).not.toBe("still waiting");
+});
+
+test("a jump host that forbids forwarding for the key: refused at once, final, the jump host's setting named", async () => {
+  const strict = await startLabHost();
+  try {
+    fs.writeFileSync(strict.authorizedKeysFile, `no-port-forwarding ${strict.publicKey}\n`);
+    const started = Date.now();
+    await expect(
+      withSession(
+        conn(target, {
+          deadlineSeconds: 10,
+          proxy: viaJump({ port: strict.port, privateKey: strict.privateKey, hostKey: strict.hostKeyFingerprint }),
+        }),
+        undefined,
+        async () => "never",
+      ),
+    ).rejects.toMatchObject({
+      final: true,
+      message: expect.stringMatching(/forwarding.*AllowTcpForwarding/),
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+  } finally {
+    await strict.stop();
+  }
+});
