@@ -50,6 +50,19 @@ function within<T>(ms: number, what: string, p: Promise<T>, onTimeout?: () => vo
   });
 }
 
+/** Which relay a tunnel went through, and whether it was lost while SSH used it. */
+export interface TunnelInfo {
+  /** `relay pod <namespace>/<name>`, for messages. */
+  relay: string;
+  /**
+   * What happened when the port-forward ended or failed while SSH used it and this side had not closed it (the relay
+   * pod deleted or evicted, its node drained, the API server restarting); undefined while it did not.
+   */
+  lost?: string;
+  /** What the relay pod's state says now, for the message of a lost session (one API read, never throws). */
+  diagnose(): Promise<string>;
+}
+
 /** A relay pod that can take a port-forward: Running and Ready. */
 export function readyRelayPod(list: unknown): string | undefined {
   for (const pod of objects(get(list, "items"))) {
@@ -120,7 +133,12 @@ function portForwardPath(t: ClusterTunnel, pod: string): string {
  * Opens the stream to `host:port` through the cluster. `node` names the target in messages (the Node name, or
  * the address).
  */
-export async function openClusterTunnel(t: ClusterTunnel, host: string, port: number, node: string): Promise<Duplex> {
+export async function openClusterTunnel(
+  t: ClusterTunnel,
+  host: string,
+  port: number,
+  node: string,
+): Promise<Duplex & { tunnel: TunnelInfo }> {
   const seconds = t.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const ms = seconds * 1000;
   const api = await connectKube({ kubeconfig: t.kubeconfig, context: t.context }, ms);
@@ -156,14 +174,26 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
       toPod.write(chunk, cb);
     },
     final(cb) {
+      closing = true;
       toPod.end();
       cb();
     },
     destroy(err, cb) {
+      closing = true;
       socket?.close();
       cb(err);
     },
   });
+  // Whether this side ended the stream (ssh2 closing the session, a command timeout); a port-forward that ends
+  // otherwise while SSH uses it is a lost session.
+  let closing = false;
+  const info: TunnelInfo = {
+    relay: where,
+    diagnose: () => relayState(api, path, pod, where),
+  };
+  const lose = (what: string) => {
+    if (!closing && info.lost === undefined) info.lost = what;
+  };
   // The wait for the answer, settled once: then the stream belongs to SSH (`ssh`), or the tunnel failed (`failed`).
   let phase: "answer" | "ssh" | "failed" = "answer";
   let answer!: { resolve: () => void; reject: (e: Error) => void };
@@ -216,7 +246,10 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
     const text = d.toString("utf8").trim();
     if (!text) return;
     if (phase === "answer") settle(unreachableError(`${where} refused the port-forward for node ${node}: ${text}`));
-    else if (phase === "ssh") sock.destroy(unreachableError(`${where} reported for node ${node}: ${text}`));
+    else if (phase === "ssh") {
+      lose(`the port-forward reported: ${text.slice(0, 300)}`);
+      sock.destroy(unreachableError(`${where} reported for node ${node}: ${text}`));
+    }
   });
 
   try {
@@ -244,7 +277,10 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
   socket.on?.("close", () => {
     if (phase === "answer")
       settle(unreachableError(`the port-forward to ${where} closed before node ${node} answered`));
-    else if (phase === "ssh") endOfStream();
+    else if (phase === "ssh") {
+      lose("the port-forward closed");
+      endOfStream();
+    }
   });
 
   toPod.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
@@ -261,5 +297,24 @@ export async function openClusterTunnel(t: ClusterTunnel, host: string, port: nu
     socket.close();
     throw e;
   }
-  return sock;
+  return Object.assign(sock, { tunnel: info });
+}
+
+/**
+ * What the relay pod's state says about a lost session, from one read of the relay pods (the same list the tunnel
+ * chose from): gone, terminating (deleted, evicted, drained), not Ready, or still Ready (then the node, its sshd or
+ * the API server ended the stream).
+ */
+async function relayState(api: KubeApi, path: string, pod: string, where: string): Promise<string> {
+  try {
+    const found = objects(get(await api.get(path), "items")).find((p) => str(get(p, "metadata", "name")) === pod);
+    if (!found) return `${where} no longer exists (deleted, or evicted by a drain)`;
+    if (str(get(found, "metadata", "deletionTimestamp")))
+      return `${where} is terminating (deleted, evicted, or its node drained)`;
+    if (readyRelayPod({ items: [found] }) === undefined)
+      return `${where} is no longer Ready (${str(get(found, "status", "phase")) ?? "no phase"})`;
+    return `${where} is still Ready: the node or its sshd closed the connection, or the API server ended the port-forward`;
+  } catch (e) {
+    return `${where}'s state could not be read (${messageOf(e).slice(0, 120)})`;
+  }
 }

@@ -1,13 +1,14 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
 import { fingerprint, hostKeyAlgorithms as algorithmsFor, hostKeyMatches, keyLine } from "./host-key";
 import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
-import { openClusterTunnel } from "./cluster-tunnel";
+import { openClusterTunnel, TunnelInfo } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
 import { processSemaphore, sshCounters } from "./limits";
 import { toSftpPath } from "./paths";
 import { commandLineProblem } from "./powershell";
 import { DEFAULTS, describeTarget, SshConnection } from "./types";
 import { codeOf, messageOf } from "../../lib/errors";
+import { get } from "../../lib/json";
 
 /** The outcome of one remote command. */
 export interface CommandResult {
@@ -158,12 +159,12 @@ function connectOnce(
 async function connectVia(
   c: SshConnection,
   recorded: string | undefined,
-): Promise<{ client: Client; presented: Buffer; jump?: Client }> {
+): Promise<{ client: Client; presented: Buffer; jump?: Client; tunnel?: TunnelInfo }> {
   const proxy = c.proxy;
   if (c.cluster) {
     const sock = await openClusterTunnel(c.cluster, c.host, c.port ?? DEFAULTS.port, c.host);
     try {
-      return await connectOnce(c, recorded, sock);
+      return { ...(await connectOnce(c, recorded, sock)), tunnel: sock.tunnel };
     } catch (e) {
       sock.destroy();
       throw e;
@@ -224,62 +225,122 @@ export function waitingLine(target: string, waitedMs: number, deadlineMs: number
   return `${target}: not reachable over SSH yet, still trying (${m(waitedMs)} of ${m(deadlineMs)}): ${lastError}`;
 }
 
+/** How `withSession` treats the step it runs. */
+export interface SessionOptions {
+  /**
+   * How many more times (at most 2) the whole step runs, from its start on a new session, when the session through
+   * the cluster relay was lost under it: the relay's port-forward closed or failed while the step ran (the relay pod
+   * deleted or evicted, its node drained, the API server restarting). Only for steps that are safe to run again
+   * after being cut off anywhere (a probe, a preparation that converges, writing declared files atomically); never
+   * a reboot, a join or anything that must not happen twice. Other failures are never retried. Default 0.
+   */
+  retriesOnRelayLoss?: number;
+}
+
 /**
  * Runs `fn` with one connection to the host, retrying the connection with backoff until the deadline, and always
- * closing it. At most a bounded number of connections per process are open at once.
+ * closing it. At most a bounded number of connections per process are open at once. A session through the cluster
+ * relay that is lost under `fn` fails naming the relay pod and what became of it, or, where the caller allows it
+ * (`retriesOnRelayLoss`), runs `fn` again on a new session.
  */
 export async function withSession<T>(
   c: SshConnection,
   recordedHostKey: string | undefined,
   fn: (s: Session) => Promise<T>,
+  options: SessionOptions = {},
 ): Promise<T> {
   const release = await processSemaphore().acquire();
   const target = describeTarget(c);
-  const started = Date.now();
-  const deadline = started + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
-  let reported = started;
-  let conn: Awaited<ReturnType<typeof connectVia>> | undefined;
+  const retries = Math.max(0, Math.min(2, Math.floor(options.retriesOnRelayLoss ?? 0)));
   try {
-    for (let attempt = 0; ; attempt++) {
+    for (let run = 1; ; run++) {
+      const conn = await connectWithin(c, recordedHostKey, target);
       try {
-        conn = await connectVia(c, recordedHostKey);
-        const counters = sshCounters();
-        counters.logins++;
-        counters.loginsByTarget[target] = (counters.loginsByTarget[target] ?? 0) + 1;
-        break;
+        return await fn(makeSession(conn.client, c, conn.presented, target, conn.tunnel?.relay));
       } catch (e) {
-        const wait = Math.min(500 * 2 ** attempt, 10_000);
-        if (isPermanent(e) || Date.now() + wait >= deadline) {
-          throw isPermanent(e)
-            ? e
-            : unreachableError(
-                `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`,
-              );
+        const what = conn.tunnel?.lost;
+        if (!conn.tunnel || what === undefined) throw e;
+        // The step's own error says where it was cut off, unless it is only the session's "connection lost".
+        const cut = get(e, "sessionLost") === true ? "" : `; the step failed with: ${messageOf(e).slice(0, 300)}`;
+        const lost = `the SSH session to ${target} through ${conn.tunnel.relay} was lost: ${what}; ${await conn.tunnel.diagnose()}${cut}`;
+        if (run <= retries) {
+          console.error(
+            `${lost}. The step is safe to run again: it runs again from its start on a new session (${run} of ${retries})`,
+          );
+          continue;
         }
-        // A long wait says how it goes (the dynamic provider's stderr is the engine's diagnostics for the resource).
-        if (Date.now() - reported >= secs(c.progressSeconds, DEFAULTS.progressSeconds)) {
-          reported = Date.now();
-          console.error(waitingLine(target, reported - started, deadline - started, messageOf(e)));
-        }
-        await new Promise((r) => setTimeout(r, wait));
+        const relay = c.cluster ? `kubectl -n ${c.cluster.namespace} get pods -l ${c.cluster.selector}` : "the relay";
+        throw Object.assign(
+          unreachableError(
+            `${lost}. ${
+              retries > 0
+                ? `The step ran ${run} times, each lost`
+                : "The step was not run again: it is not one that is safe to repeat after being cut off"
+            }; check the relay pods (${relay}) and run pulumi up again`,
+          ),
+          { relayLost: true as const },
+        );
+      } finally {
+        conn.client.end();
+        conn.jump?.end();
       }
     }
-    const session = makeSession(conn.client, c, conn.presented, target);
-    return await fn(session);
   } finally {
-    conn?.client.end();
-    conn?.jump?.end();
     release();
   }
 }
 
-function makeSession(client: Client, c: SshConnection, presented: Buffer, target: string): Session {
+/** Connects (retrying with backoff until the deadline, saying how it goes every progressSeconds) and counts the login. */
+async function connectWithin(
+  c: SshConnection,
+  recordedHostKey: string | undefined,
+  target: string,
+): Promise<Awaited<ReturnType<typeof connectVia>>> {
+  const started = Date.now();
+  const deadline = started + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
+  let reported = started;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const conn = await connectVia(c, recordedHostKey);
+      const counters = sshCounters();
+      counters.logins++;
+      counters.loginsByTarget[target] = (counters.loginsByTarget[target] ?? 0) + 1;
+      return conn;
+    } catch (e) {
+      const wait = Math.min(500 * 2 ** attempt, 10_000);
+      if (isPermanent(e) || Date.now() + wait >= deadline) {
+        throw isPermanent(e)
+          ? e
+          : unreachableError(
+              `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`,
+            );
+      }
+      // A long wait says how it goes (the dynamic provider's stderr is the engine's diagnostics for the resource).
+      if (Date.now() - reported >= secs(c.progressSeconds, DEFAULTS.progressSeconds)) {
+        reported = Date.now();
+        console.error(waitingLine(target, reported - started, deadline - started, messageOf(e)));
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+function makeSession(client: Client, c: SshConnection, presented: Buffer, target: string, relay?: string): Session {
   const style = c.pathStyle ?? "windows";
   const commandMs = secs(c.commandTimeoutSeconds, DEFAULTS.commandTimeoutSeconds);
   let sftp: Promise<SFTPWrapper> | undefined;
-  // A dropped connection fails whatever is in flight at once, instead of leaving it to the command timeout.
+  // A dropped connection fails whatever is in flight at once, instead of leaving it to the command timeout, and
+  // whatever starts afterwards (ssh2 would only say "Not connected").
+  let closed = false;
+  const lostError = () =>
+    Object.assign(unreachableError(`the connection to ${target}${relay ? ` through ${relay}` : ""} was lost`), {
+      sessionLost: true as const,
+    });
   const lost = new Promise<never>((_, reject) =>
-    client.once("close", () => reject(unreachableError(`the connection to ${target} was lost`))),
+    client.once("close", () => {
+      closed = true;
+      reject(lostError());
+    }),
   );
   lost.catch(() => undefined);
   const getSftp = () =>
@@ -313,6 +374,7 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
     exec(command) {
       const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
       if (tooLong) return Promise.reject(permanent(tooLong));
+      if (closed) return Promise.reject(lostError());
       let channel: ClientChannel | undefined;
       const run = new Promise<CommandResult>((resolve, reject) => {
         client.exec(command, (err, stream) => {
@@ -339,6 +401,7 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
     start(command) {
       const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
       if (tooLong) return Promise.reject(permanent(tooLong));
+      if (closed) return Promise.reject(lostError());
       return new Promise<RemoteProcess>((resolve, reject) =>
         client.exec(command, (err, stream) => {
           if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));

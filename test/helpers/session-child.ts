@@ -1,5 +1,6 @@
 import { ChildProcess, fork } from "child_process";
 import * as path from "path";
+import type { SessionOptions } from "../../providers/ssh/session";
 import type { SshConnection } from "../../providers/ssh/types";
 
 /**
@@ -13,6 +14,7 @@ export interface SessionRun {
   recordedHostKey?: string;
   commands: string[];
   pauseAt?: string[];
+  options?: SessionOptions;
   /**
    * The child stays after its outcome for as long as anything the session left open keeps it alive (a leaked
    * port-forward does); `stopSessionChildren` ends it.
@@ -87,22 +89,27 @@ async function main(): Promise<void> {
   let attempts = 0;
   const send = (m: unknown) => new Promise<void>((r) => process.send!(m, undefined, {}, () => r()));
   try {
-    const value = await withSession(run.conn, run.recordedHostKey, async (s) => {
-      attempts++;
-      const out: string[] = [];
-      for (const [i, command] of run.commands.entries()) {
-        const at = `${attempts}:${i}`;
-        if (run.pauseAt?.includes(at)) {
-          const go = new Promise<void>((r) => resumed.set(at, r));
-          await send({ paused: at });
-          await go;
+    const value = await withSession(
+      run.conn,
+      run.recordedHostKey,
+      async (s) => {
+        attempts++;
+        const out: string[] = [];
+        for (const [i, command] of run.commands.entries()) {
+          const at = `${attempts}:${i}`;
+          if (run.pauseAt?.includes(at)) {
+            const go = new Promise<void>((r) => resumed.set(at, r));
+            await send({ paused: at });
+            await go;
+          }
+          const r = await s.exec(command);
+          if (r.code !== 0) throw new Error(`${command} exited ${r.code}: ${r.stderr}`);
+          out.push(r.stdout);
         }
-        const r = await s.exec(command);
-        if (r.code !== 0) throw new Error(`${command} exited ${r.code}: ${r.stderr}`);
-        out.push(r.stdout);
-      }
-      return out;
-    });
+        return out;
+      },
+      run.options,
+    );
     await send({ outcome: { ok: true, value, flags: {}, attempts } });
   } catch (e) {
     const err = e as Error & Record<string, unknown>;

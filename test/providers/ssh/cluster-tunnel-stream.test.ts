@@ -198,3 +198,100 @@ describe("row 9: the tunnel's timeouts, relay-aware, and nothing left open", () 
     expect(late.upgraded).toBe(true);
   });
 });
+
+describe("row 7: a session lost through the relay is named, and run again only where the caller says it is safe", () => {
+  const A = "windows-estate-node-relay-5c9d7-aaaaa";
+  const B = "windows-estate-node-relay-5c9d7-bbbbb";
+  const relays: ChildProcess[] = [];
+  /** Starts the relay program as pod `name` of the stand-in. */
+  const relayPodAt = async (name: string) => {
+    const r = await relayProgram({ RELAY_ALLOWED_PORTS: String(node.port) });
+    relays.push(r.proc);
+    kube.portForwards.set(`${NS}/${name}:${RELAY_PORT}`, r.port);
+    return r.proc;
+  };
+  /** The relay pod is deleted: its process killed (what the end of its grace period does), gone from the list. */
+  const deleteRelayPod = async (proc: ChildProcess, name: string) => {
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.kill("SIGKILL");
+    await exited;
+    listed = listed.filter((p) => p.metadata.name !== name);
+  };
+  afterEach(() => {
+    for (const r of relays.splice(0)) if (r.exitCode === null && r.signalCode === null) r.kill();
+  });
+
+  test("not marked safe to retry: the error names the relay pod, what happened and that nothing was repeated", async () => {
+    const a = await relayPodAt(A);
+    listed = [relayPod(A)];
+    const r = await runSession(
+      { conn: conn({ commandTimeoutSeconds: 20 }), commands: ["echo one", "echo two"], pauseAt: ["1:1"] },
+      () => deleteRelayPod(a, A),
+    );
+    expect(r).toMatchObject({ ok: false, attempts: 1, flags: { unreachable: true, relayLost: true } });
+    expect(r.value).toMatch(
+      new RegExp(
+        `the SSH session to ${node.user}@127\\.0\\.0\\.1:${node.port} through relay pod ${NS}/${A} was lost: the port-forward .*relay pod ${NS}/${A} no longer exists .*not run again`,
+      ),
+    );
+  });
+
+  test("marked idempotent: the whole step runs again on a new session through another relay pod, and succeeds", async () => {
+    const a = await relayPodAt(A);
+    await relayPodAt(B);
+    listed = [relayPod(A)];
+    const before = kube.portForwardRequests.length;
+    const r = await runSession(
+      {
+        conn: conn({ commandTimeoutSeconds: 20 }),
+        commands: ["echo one", "echo two"],
+        pauseAt: ["1:1"],
+        options: { retriesOnRelayLoss: 1 },
+      },
+      async () => {
+        // The Deployment has replaced the pod by the time the step is retried.
+        listed = [relayPod(B)];
+        await deleteRelayPod(a, A);
+      },
+    );
+    expect(r).toMatchObject({ ok: true, attempts: 2, value: ["one\n", "two\n"] });
+    expect(r.stderr).toMatch(
+      new RegExp(`relay pod ${NS}/${A} was lost.*runs again from its start on a new session \\(1 of 1\\)`),
+    );
+    expect(kube.portForwardRequests.slice(before)).toEqual([`${NS}/${A}:${RELAY_PORT}`, `${NS}/${B}:${RELAY_PORT}`]);
+  });
+
+  test("lost again on every run: it gives up after its retries, saying so", async () => {
+    const a = await relayPodAt(A);
+    const b = await relayPodAt(B);
+    listed = [relayPod(A)];
+    const r = await runSession(
+      {
+        conn: conn({ commandTimeoutSeconds: 20 }),
+        commands: ["echo one", "echo two"],
+        pauseAt: ["1:1", "2:1"],
+        options: { retriesOnRelayLoss: 1 },
+      },
+      async (at) => {
+        if (at === "1:1") {
+          listed = [relayPod(B)];
+          await deleteRelayPod(a, A);
+        } else await deleteRelayPod(b, B);
+      },
+    );
+    expect(r).toMatchObject({ ok: false, attempts: 2, flags: { relayLost: true } });
+    expect(r.value).toMatch(new RegExp(`through relay pod ${NS}/${B} was lost.*ran 2 times, each lost`));
+  });
+
+  test("a failure that is not a lost session is never retried, even when the step is marked idempotent", async () => {
+    await relayPodAt(A);
+    listed = [relayPod(A)];
+    const r = await runSession({
+      conn: conn(),
+      commands: ["echo one", "exit 3"],
+      options: { retriesOnRelayLoss: 2 },
+    });
+    expect(r).toMatchObject({ ok: false, attempts: 1, value: expect.stringMatching(/exit 3 exited 3/) });
+    expect(r.flags.relayLost).toBeUndefined();
+  });
+});
