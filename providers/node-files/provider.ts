@@ -57,28 +57,35 @@ async function hostChecksums(s: Session, dir: string): Promise<Record<string, st
  */
 async function converge(inputs: NodeFilesInputs, recordedHostKey: string | undefined): Promise<NodeFilesOutputs> {
   const style = inputs.connection.pathStyle ?? "windows";
-  return withSession(inputs.connection, recordedHostKey, async (s) => {
-    const desired = declaredChecksums(inputs.files);
-    const actual = await hostChecksums(s, inputs.directory);
-    const dirs = new Set<string>([""]);
-    for (const rel of Object.keys(desired)) if (actual[rel] !== desired[rel]) dirs.add(relDir(rel));
-    for (const d of [...dirs].sort())
-      if (d !== "" || Object.keys(actual).length === 0) await s.mkdirp(joinHostPath(inputs.directory, d, style));
-    for (const [rel, text] of Object.entries(inputs.files)) {
-      const key = rel.replace(/\\/g, "/");
-      if (actual[key] !== desired[key])
-        await s.writeFileAtomic(joinHostPath(inputs.directory, key, style), Buffer.from(text, "utf8"));
-    }
-    const extra = Object.keys(actual).filter((rel) => !(rel in desired));
-    for (const rel of extra) await s.unlink(joinHostPath(inputs.directory, rel, style));
-    if (extra.some((rel) => relDir(rel) !== "")) await run(s, pruneEmptyDirsScript(inputs.directory, style));
-    return {
-      ...inputs,
-      checksums: desired,
-      hostKey: recordedHostKey ?? s.hostKey,
-      hostKeyFingerprint: s.hostKeyFingerprint,
-    };
-  });
+  // Safe to run again from the start if the relay's session is lost under it: it compares what is there with what is
+  // declared, writes through a temp file and a rename, and removes the temp files an interrupted run left.
+  return withSession(
+    inputs.connection,
+    recordedHostKey,
+    async (s) => {
+      const desired = declaredChecksums(inputs.files);
+      const actual = await hostChecksums(s, inputs.directory);
+      const dirs = new Set<string>([""]);
+      for (const rel of Object.keys(desired)) if (actual[rel] !== desired[rel]) dirs.add(relDir(rel));
+      for (const d of [...dirs].sort())
+        if (d !== "" || Object.keys(actual).length === 0) await s.mkdirp(joinHostPath(inputs.directory, d, style));
+      for (const [rel, text] of Object.entries(inputs.files)) {
+        const key = rel.replace(/\\/g, "/");
+        if (actual[key] !== desired[key])
+          await s.writeFileAtomic(joinHostPath(inputs.directory, key, style), Buffer.from(text, "utf8"));
+      }
+      const extra = Object.keys(actual).filter((rel) => !(rel in desired));
+      for (const rel of extra) await s.unlink(joinHostPath(inputs.directory, rel, style));
+      if (extra.some((rel) => relDir(rel) !== "")) await run(s, pruneEmptyDirsScript(inputs.directory, style));
+      return {
+        ...inputs,
+        checksums: desired,
+        hostKey: recordedHostKey ?? s.hostKey,
+        hostKeyFingerprint: s.hostKeyFingerprint,
+      };
+    },
+    { retriesOnRelayLoss: 2 },
+  );
 }
 
 /** Bounds that keep one resource to what SFTP moves in reasonable time; larger sets belong in an image or a package. */
@@ -174,7 +181,10 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
   async read(id: string, props?: NodeFilesOutputs) {
     if (!props) return { id, props: {} };
     if (props.hostGone) return { id, props };
-    const checksums = await withSession(props.connection, props.hostKey, (s) => hostChecksums(s, props.directory));
+    // Only reads.
+    const checksums = await withSession(props.connection, props.hostKey, (s) => hostChecksums(s, props.directory), {
+      retriesOnRelayLoss: 2,
+    });
     return { id, props: { ...props, checksums } };
   },
   async update(_id: string, olds: NodeFilesOutputs, news: NodeFilesInputs) {
@@ -182,15 +192,21 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
   },
   async delete(_id: string, props: NodeFilesOutputs) {
     if (props.hostGone) return;
-    await withSession(props.connection, props.hostKey, async (s) => {
-      const r = await s.exec(
-        s.style === "windows"
-          ? powershellCommand(removeDirScript(props.directory, s.style))
-          : removeDirScript(props.directory, s.style),
-      );
-      if (r.code !== 0)
-        throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed (exit ${r.code})`);
-    });
+    // Removing a directory that is (partly) gone already is the same removal.
+    await withSession(
+      props.connection,
+      props.hostKey,
+      async (s) => {
+        const r = await s.exec(
+          s.style === "windows"
+            ? powershellCommand(removeDirScript(props.directory, s.style))
+            : removeDirScript(props.directory, s.style),
+        );
+        if (r.code !== 0)
+          throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed (exit ${r.code})`);
+      },
+      { retriesOnRelayLoss: 2 },
+    );
   },
 };
 

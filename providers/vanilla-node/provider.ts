@@ -553,8 +553,12 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     const { unreachable: _was, ...last } = props;
     try {
       const conn = { ...props.connection, deadlineSeconds: Math.min(props.connection.deadlineSeconds ?? 120, 30) };
-      const p = await withSession(conn, props.hostKey, (s) =>
-        withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props)),
+      // A probe only reads: safe to run again if the relay's session is lost under it.
+      const p = await withSession(
+        conn,
+        props.hostKey,
+        (s) => withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props)),
+        { retriesOnRelayLoss: 2 },
       );
       const wrongOs = osMismatch(p, props.windowsServer);
       const pending = [

@@ -63,24 +63,31 @@ async function prepare(
   firstPreparation: boolean,
 ): Promise<WindowsHostOutputs> {
   const target = describeTarget(inputs.connection);
-  const result = await withSession(inputs.connection, recordedHostKey, (s) =>
-    withPowerShell(s, target, async (ps) => {
-      const before = await probe(ps, inputs);
-      const problems = hostProblems(before, { windowsServer: inputs.expectedWindowsServer, firstPreparation });
-      if (problems.length > 0)
-        throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
-      const out = await ps.run("preparing the host", prepareScript(inputs.wmcoPublicKey));
-      if (!out.includes("prepared")) throw new Error(`preparing ${target} printed no confirmation: ${out.slice(-200)}`);
-      const after = await probe(ps, inputs, "the check after preparation");
-      const left = preparationDrift(after);
-      if (left.length > 0) throw new Error(`${target} still differs after preparation: ${left.join(", ")}`);
-      return {
-        probe: after,
-        sshdRestarted: out.includes("sshd restarted"),
-        hostKey: recordedHostKey ?? s.hostKey,
-        hostKeyFingerprint: s.hostKeyFingerprint,
-      };
-    }),
+  // Safe to run again from the start if the relay's session is lost under it: the probe only reads, the preparation
+  // converges (every update re-applies it), and the check reads again.
+  const result = await withSession(
+    inputs.connection,
+    recordedHostKey,
+    (s) =>
+      withPowerShell(s, target, async (ps) => {
+        const before = await probe(ps, inputs);
+        const problems = hostProblems(before, { windowsServer: inputs.expectedWindowsServer, firstPreparation });
+        if (problems.length > 0)
+          throw new Error(`${target} cannot become a WMCO node: ${problems.join("; ")}. Nothing was changed.`);
+        const out = await ps.run("preparing the host", prepareScript(inputs.wmcoPublicKey));
+        if (!out.includes("prepared"))
+          throw new Error(`preparing ${target} printed no confirmation: ${out.slice(-200)}`);
+        const after = await probe(ps, inputs, "the check after preparation");
+        const left = preparationDrift(after);
+        if (left.length > 0) throw new Error(`${target} still differs after preparation: ${left.join(", ")}`);
+        return {
+          probe: after,
+          sshdRestarted: out.includes("sshd restarted"),
+          hostKey: recordedHostKey ?? s.hostKey,
+          hostKeyFingerprint: s.hostKeyFingerprint,
+        };
+      }),
+    { retriesOnRelayLoss: 2 },
   );
   // The proof WMCO needs: a fresh login with its own key, pinned to the same host key. This session already was one
   // when it logged in with that key and sshd was not restarted since (a restart with a broken config would only show
@@ -162,6 +169,8 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
         { ...conn, deadlineSeconds: Math.min(conn.deadlineSeconds ?? 120, 30) },
         props.hostKey,
         (s) => withPowerShell(s, describeTarget(props.connection), (ps) => probe(ps, props)),
+        // A probe only reads.
+        { retriesOnRelayLoss: 2 },
       );
       return {
         id,

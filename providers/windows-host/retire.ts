@@ -21,13 +21,19 @@ async function retire(i: RetiredKeysInputs): Promise<{ retired: number }> {
   // Through the runner's standard input, not as one command line: each retired RSA-4096 key adds about 2,700
   // characters to the script's -EncodedCommand, and from the third on cmd.exe (Win32-OpenSSH's default shell) refuses
   // the line (KB830473, providers/ssh/powershell.ts CMD_EXE_MAX_COMMAND_LINE).
-  const removed = await withSession(i.connection, i.hostKey, (s) =>
-    withPowerShell(s, target, async (ps) => {
-      const out = await ps.run("removing the old WMCO key", retireKeysScript(i.keep, i.retire));
-      const m = /retired (\d+)/.exec(out);
-      if (!m) throw new Error(`${target}: removing the old WMCO key failed: the script did not say what it removed`);
-      return Number(m[1]);
-    }),
+  // Safe to run again if the relay's session is lost under it: removing keys that are already gone is a no-op (the
+  // count it reports is then of this run only).
+  const removed = await withSession(
+    i.connection,
+    i.hostKey,
+    (s) =>
+      withPowerShell(s, target, async (ps) => {
+        const out = await ps.run("removing the old WMCO key", retireKeysScript(i.keep, i.retire));
+        const m = /retired (\d+)/.exec(out);
+        if (!m) throw new Error(`${target}: removing the old WMCO key failed: the script did not say what it removed`);
+        return Number(m[1]);
+      }),
+    { retriesOnRelayLoss: 2 },
   );
   // The proof that the host is still reachable with the key WMCO now uses: a fresh login.
   await withSession(i.connection, i.hostKey, async () => undefined).catch((e: Error) => {
