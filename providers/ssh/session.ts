@@ -207,7 +207,8 @@ function forwardThrough(jump: Client, proxy: SshConnection, c: SshConnection): P
       if (done) return void ch?.close();
       done = true;
       if (!err) return resolve(ch);
-      const reason = (err as Error & { reason?: number }).reason;
+      // ssh2 sets the channel-open failure's reason code on the error (RFC 4254 5.1: 1 administratively prohibited).
+      const reason = "reason" in err && typeof err.reason === "number" ? err.reason : undefined;
       reject(
         reason === 1
           ? permanent(

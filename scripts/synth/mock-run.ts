@@ -5,6 +5,17 @@ import { get, str } from "../../lib/json";
 import { SECRET_KEYS_ENV } from "../../stacks/from-pulumi";
 
 /** One resource the program declared, as the engine would have received it. */
+
+/** The mocked monitor's registration call, whose request carries each resource's dependencies. */
+function hasRegisterResource(m: unknown): m is {
+  registerResource(
+    req: { getType(): string; getName(): string; getDependenciesList(): string[] },
+    callback: unknown,
+  ): unknown;
+} {
+  return typeof m === "object" && m !== null && "registerResource" in m && typeof m.registerResource === "function";
+}
+
 export interface DeclaredResource {
   type: string;
   name: string;
@@ -88,9 +99,9 @@ export async function runProgram(
   );
   // The dependencies travel in the registration request, not in what the mocks see: read them on the way.
   type Registration = { getType(): string; getName(): string; getDependenciesList(): string[] };
-  const monitor = pulumi.runtime.getMonitor() as unknown as {
-    registerResource(req: Registration, callback: unknown): unknown;
-  };
+  const monitor: unknown = pulumi.runtime.getMonitor();
+  if (!hasRegisterResource(monitor))
+    throw new Error("offline synth: the mocked resource monitor has no registerResource to read dependencies from");
   const register = monitor.registerResource.bind(monitor);
   monitor.registerResource = (req, callback) => {
     dependencies.set(keyOf(req.getType(), req.getName()), req.getDependenciesList().map(keyOfUrn));
