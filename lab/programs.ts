@@ -72,6 +72,13 @@ export const PROGRAMS: readonly Program[] = [
     stamps: kubeStamps,
   },
   {
+    name: "kube-scheduler",
+    module: "kubernetes",
+    target: "./cmd/kube-scheduler",
+    what: `kube-scheduler ${KUBERNETES_VERSION}`,
+    stamps: kubeStamps,
+  },
+  {
     name: "pulumi",
     module: "pulumi",
     target: "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",

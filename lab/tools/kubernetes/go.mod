@@ -1,4 +1,4 @@
-// The Kubernetes control plane the lab runs: kube-apiserver and kube-controller-manager from k8s.io/kubernetes.
+// The Kubernetes control plane the lab runs: kube-apiserver, kube-controller-manager and kube-scheduler from k8s.io/kubernetes.
 // k8s.io/kubernetes points its staging modules at ./staging; a dependent module must map each to its
 // published v0.36.x, so the replace block below mirrors the one in k8s.io/kubernetes v1.36.3 go.mod.
 module windows-estate/lab/tools/kubernetes
