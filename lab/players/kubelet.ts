@@ -69,9 +69,125 @@ interface Running {
   lastReport: number;
 }
 
+/**
+ * A kubelet's two loops for each node it runs: the node Lease renewed every quarter of its duration, and the node
+ * status posted on change or once the report period expired (with the not-ready taint dropped once Ready). Shared by
+ * the Windows kubelets here and the Linux ones (lab/players/linux-kubelet.ts); `player` names who logs.
+ */
+export class NodeHeartbeats {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly kube: Kube,
+    private readonly opts: Pick<KubeletOptions, "leaseDurationSeconds" | "statusReportSeconds">,
+    private readonly player: string,
+  ) {}
+
+  has(name: string): boolean {
+    return this.running.has(name);
+  }
+
+  /** Stops the loops of a node (its kubelet stopped); `why` is logged. */
+  halt(name: string, why?: string): void {
+    const r = this.running.get(name);
+    if (!r) return;
+    clearTimeout(r.lease);
+    clearTimeout(r.status);
+    this.running.delete(name);
+    if (why) say(this.player, `stopped the kubelet of ${name} (${why})`);
+  }
+
+  haltAll(): void {
+    for (const name of [...this.running.keys()]) this.halt(name);
+  }
+
+  start(name: string): void {
+    if (this.running.has(name)) return;
+    const r: Running = { lastReport: 0 };
+    this.running.set(name, r);
+    const renewMs = this.opts.leaseDurationSeconds * 250;
+    const leaseLoop = async () => {
+      await this.renewLease(name);
+      if (this.running.get(name) === r) r.lease = setTimeout(() => void leaseLoop(), renewMs);
+    };
+    // nodeStatusUpdateFrequency is 10 s: each tick posts only on change or when the report period expired.
+    const statusLoop = async () => {
+      await this.postStatus(name, r);
+      if (this.running.get(name) === r) r.status = setTimeout(() => void statusLoop(), 10_000);
+    };
+    void leaseLoop();
+    void statusLoop();
+  }
+
+  /** lease/controller.go `backoffEnsureLease` + `retryUpdateLease`: create once, then renew `renewTime`. */
+  private async renewLease(name: string): Promise<void> {
+    const path = resourcePath("coordination.k8s.io/v1", "leases", "kube-node-lease", name);
+    try {
+      const node = await this.kube.get(resourcePath("v1", "nodes", undefined, name));
+      if (!node) return this.halt(name, "node gone");
+      const owner = [{ apiVersion: "v1", kind: "Node", name, uid: metaOf(node).uid }];
+      const lease = await this.kube.get(path);
+      if (!lease) {
+        await this.kube.create(resourcePath("coordination.k8s.io/v1", "leases", "kube-node-lease"), {
+          apiVersion: "coordination.k8s.io/v1",
+          kind: "Lease",
+          metadata: { name, namespace: "kube-node-lease", ownerReferences: owner },
+          spec: { holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds, renewTime: nowMicro() },
+        });
+        say(this.player, `created Lease kube-node-lease/${name}`);
+        return;
+      }
+      const owners = objects(get(lease, "metadata", "ownerReferences"));
+      await this.kube.put(path, {
+        ...lease,
+        metadata: { ...(obj(lease.metadata) ?? {}), ownerReferences: owners.length ? owners : owner },
+        spec: { holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds, renewTime: nowMicro() },
+      });
+    } catch (e) {
+      if (!isNotFound(e)) say(this.player, `renewing Lease kube-node-lease/${name} failed: ${errText(e)}`);
+    }
+  }
+
+  /** The Ready heartbeat: conditions re-posted when they changed or the report period expired. */
+  private async postStatus(name: string, r: Running): Promise<void> {
+    try {
+      const node = await this.kube.get(resourcePath("v1", "nodes", undefined, name));
+      if (!node) return this.halt(name, "node gone");
+      // The apiserver's TaintNodesByCondition admission registers every Node with `node.kubernetes.io/not-ready:
+      // NoSchedule`; kube-controller-manager's node lifecycle controller drops it once Ready
+      // (nodelifecycle/node_lifecycle_controller.go `doNoScheduleTaintingPass`). The lab's controller manager may not
+      // run that controller, so the player drops it for the nodes it plays.
+      const taints = objects(get(node, "spec", "taints"));
+      const notReady = (t: JsonObject) => t.key === "node.kubernetes.io/not-ready" && t.effect === "NoSchedule";
+      const ready = objects(get(node, "status", "conditions")).some((c) => c.type === "Ready" && c.status === "True");
+      if (ready && taints.some(notReady))
+        await this.kube.patch(resourcePath("v1", "nodes", undefined, name), {
+          spec: { taints: taints.filter((t) => !notReady(t)) },
+        });
+      const old = objects(get(node, "status", "conditions"));
+      const healthy = old.length === 4 && old.every((c) => c.status === (c.type === "Ready" ? "True" : "False"));
+      const expired = Date.now() - r.lastReport >= this.opts.statusReportSeconds * 1000;
+      if (healthy && !expired) return;
+      const at = now();
+      const since = (type: string) => {
+        const c = old.find((x) => x.type === type);
+        const want = type === "Ready" ? "True" : "False";
+        return c && c.status === want ? (str(c.lastTransitionTime) ?? at) : at;
+      };
+      await this.kube.patch(resourcePath("v1", "nodes", undefined, name, "status"), {
+        status: { conditions: conditions(at, since) },
+      });
+      r.lastReport = Date.now();
+      if (!healthy) say(this.player, `Node ${name} Ready`);
+    } catch (e) {
+      if (!isNotFound(e)) say(this.player, `posting the status of Node ${name} failed: ${errText(e)}`);
+    }
+  }
+}
+
 export class Kubelets implements Player {
   readonly name = PLAYER;
-  private readonly running = new Map<string, Running>();
+  private readonly beats: NodeHeartbeats;
   private informer?: Informer;
   private pods?: Informer;
   private kubeletVersion = "v0.0.0";
@@ -80,7 +196,9 @@ export class Kubelets implements Player {
   constructor(
     private readonly kube: Kube,
     private readonly opts: KubeletOptions,
-  ) {}
+  ) {
+    this.beats = new NodeHeartbeats(kube, opts, PLAYER);
+  }
 
   async start(): Promise<void> {
     this.kubeletVersion = str(get(await this.kube.request("GET", "/version"), "gitVersion")) ?? this.kubeletVersion;
@@ -94,14 +212,14 @@ export class Kubelets implements Player {
         const name = metaOf(node).name;
         if (verb === "DELETED") this.halt(name, "node deleted");
         // Nodes that exist when the player starts have a kubelet; later ones only once registered through it.
-        else if (!listed && !this.running.has(name) && !metaOf(node).deleting) this.run(name);
+        else if (!listed && !this.beats.has(name) && !metaOf(node).deleting) this.run(name);
       },
     );
     // status/status_manager.go `syncPod` → `canBeDeleted`: once a pod on a running node is being deleted and its
     // containers are gone (none run here), the kubelet removes the object with grace period 0.
     this.pods = new Informer(this.kube, PLAYER, resourcePath("v1", "pods"), {}, (verb, pod) => {
       const node = str(get(pod, "spec", "nodeName"));
-      if (verb !== "DELETED" && node && this.running.has(node) && metaOf(pod).deleting) void this.finishPod(pod);
+      if (verb !== "DELETED" && node && this.beats.has(node) && metaOf(pod).deleting) void this.finishPod(pod);
     });
     this.informer.start();
     this.pods.start();
@@ -113,7 +231,7 @@ export class Kubelets implements Player {
     this.stopped = true;
     this.informer?.stop();
     this.pods?.stop();
-    for (const name of [...this.running.keys()]) this.halt(name);
+    this.beats.haltAll();
   }
 
   private async finishPod(pod: JsonObject): Promise<void> {
@@ -184,100 +302,17 @@ export class Kubelets implements Player {
       });
       say(PLAYER, `registered Node ${r.name} (${r.addresses.map((a) => `${a.type}=${a.address}`).join(", ")})`);
     }
-    if (!this.running.has(r.name)) this.run(r.name);
+    if (!this.beats.has(r.name)) this.run(r.name);
     return node;
   }
 
   /** The kubelet stops (WICD cleanup stops the services): no more lease renewals or heartbeats. */
   halt(name: string, why?: string): void {
-    const r = this.running.get(name);
-    if (!r) return;
-    clearTimeout(r.lease);
-    clearTimeout(r.status);
-    this.running.delete(name);
-    if (why) say(PLAYER, `stopped the kubelet of ${name} (${why})`);
+    this.beats.halt(name, why);
   }
 
   private run(name: string): void {
     if (!this.opts.heartbeats || this.stopped) return;
-    const r: Running = { lastReport: 0 };
-    this.running.set(name, r);
-    const renewMs = this.opts.leaseDurationSeconds * 250;
-    const leaseLoop = async () => {
-      await this.renewLease(name);
-      if (this.running.get(name) === r) r.lease = setTimeout(() => void leaseLoop(), renewMs);
-    };
-    // nodeStatusUpdateFrequency is 10 s: each tick posts only on change or when the report period expired.
-    const statusLoop = async () => {
-      await this.postStatus(name, r);
-      if (this.running.get(name) === r) r.status = setTimeout(() => void statusLoop(), 10_000);
-    };
-    void leaseLoop();
-    void statusLoop();
-  }
-
-  /** lease/controller.go `backoffEnsureLease` + `retryUpdateLease`: create once, then renew `renewTime`. */
-  private async renewLease(name: string): Promise<void> {
-    const path = resourcePath("coordination.k8s.io/v1", "leases", "kube-node-lease", name);
-    try {
-      const node = await this.kube.get(resourcePath("v1", "nodes", undefined, name));
-      if (!node) return this.halt(name, "node gone");
-      const owner = [{ apiVersion: "v1", kind: "Node", name, uid: metaOf(node).uid }];
-      const lease = await this.kube.get(path);
-      if (!lease) {
-        await this.kube.create(resourcePath("coordination.k8s.io/v1", "leases", "kube-node-lease"), {
-          apiVersion: "coordination.k8s.io/v1",
-          kind: "Lease",
-          metadata: { name, namespace: "kube-node-lease", ownerReferences: owner },
-          spec: { holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds, renewTime: nowMicro() },
-        });
-        say(PLAYER, `created Lease kube-node-lease/${name}`);
-        return;
-      }
-      const owners = objects(get(lease, "metadata", "ownerReferences"));
-      await this.kube.put(path, {
-        ...lease,
-        metadata: { ...(obj(lease.metadata) ?? {}), ownerReferences: owners.length ? owners : owner },
-        spec: { holderIdentity: name, leaseDurationSeconds: this.opts.leaseDurationSeconds, renewTime: nowMicro() },
-      });
-    } catch (e) {
-      if (!isNotFound(e)) say(PLAYER, `renewing Lease kube-node-lease/${name} failed: ${errText(e)}`);
-    }
-  }
-
-  /** The Ready heartbeat: conditions re-posted when they changed or the report period expired. */
-  private async postStatus(name: string, r: Running): Promise<void> {
-    try {
-      const node = await this.kube.get(resourcePath("v1", "nodes", undefined, name));
-      if (!node) return this.halt(name, "node gone");
-      // The apiserver's TaintNodesByCondition admission registers every Node with `node.kubernetes.io/not-ready:
-      // NoSchedule`; kube-controller-manager's node lifecycle controller drops it once Ready
-      // (nodelifecycle/node_lifecycle_controller.go `doNoScheduleTaintingPass`). The lab's controller manager may not
-      // run that controller, so the player drops it for the nodes it plays.
-      const taints = objects(get(node, "spec", "taints"));
-      const notReady = (t: JsonObject) => t.key === "node.kubernetes.io/not-ready" && t.effect === "NoSchedule";
-      const ready = objects(get(node, "status", "conditions")).some((c) => c.type === "Ready" && c.status === "True");
-      if (ready && taints.some(notReady))
-        await this.kube.patch(resourcePath("v1", "nodes", undefined, name), {
-          spec: { taints: taints.filter((t) => !notReady(t)) },
-        });
-      const old = objects(get(node, "status", "conditions"));
-      const healthy = old.length === 4 && old.every((c) => c.status === (c.type === "Ready" ? "True" : "False"));
-      const expired = Date.now() - r.lastReport >= this.opts.statusReportSeconds * 1000;
-      if (healthy && !expired) return;
-      const at = now();
-      const since = (type: string) => {
-        const c = old.find((x) => x.type === type);
-        const want = type === "Ready" ? "True" : "False";
-        return c && c.status === want ? (str(c.lastTransitionTime) ?? at) : at;
-      };
-      await this.kube.patch(resourcePath("v1", "nodes", undefined, name, "status"), {
-        status: { conditions: conditions(at, since) },
-      });
-      r.lastReport = Date.now();
-      if (!healthy) say(PLAYER, `Node ${name} Ready`);
-    } catch (e) {
-      if (!isNotFound(e)) say(PLAYER, `posting the status of Node ${name} failed: ${errText(e)}`);
-    }
+    this.beats.start(name);
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The players: what cannot run here (OLM, WMCO, the Machine API's machine controller, the kubelets of Windows nodes),
- * played against a real API server.
+ * The players: what cannot run here (OLM, WMCO, the Machine API's machine controller, the kubelets of Windows nodes and
+ * of the cluster's Linux nodes), played against a real API server.
  *
  *   node -r ts-node/register/transpile-only lab/players/main.ts --kubeconfig <file> [--ready-file <path>]
- *     [--only olm,wmco,machines,kubelet] [--catalog <file.json>] [--deconfigure-delay-ms 2000]
+ *     [--only olm,wmco,machines,kubelet,linux-nodes] [--catalog <file.json>] [--deconfigure-delay-ms 2000]
  *     [--node-status-report-seconds 300] [--lease-duration-seconds 40] [--resolve name=ip,...]
+ *     [--cluster openshift|kubeadm --kubelet-serving-cert <crt> --kubelet-serving-key <key> --kubelet-client-ca <ca>]
  *
  * Writes the ready file (empty, atomically) once every watch is established, logs one line per action, and exits 0
  * on SIGTERM/SIGINT after stopping its watches. API errors are logged with the object and retried with backoff.
@@ -15,11 +16,12 @@ import { parseArgs } from "util";
 import { errText, Kube, Player, say } from "./kube";
 import { loadCatalog } from "./catalog";
 import { Kubelets } from "./kubelet";
+import { LinuxCluster, LinuxKubelets } from "./linux-kubelet";
 import { MachinesPlayer } from "./machines";
 import { OlmPlayer } from "./olm";
 import { WmcoPlayer } from "./wmco";
 
-const ALL = ["olm", "wmco", "machines", "kubelet"] as const;
+const ALL = ["olm", "wmco", "machines", "kubelet", "linux-nodes"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -32,6 +34,10 @@ function options() {
       "node-status-report-seconds": { type: "string", default: "300" },
       "lease-duration-seconds": { type: "string", default: "40" },
       resolve: { type: "string", multiple: true, default: [] },
+      cluster: { type: "string", default: "openshift" },
+      "kubelet-serving-cert": { type: "string" },
+      "kubelet-serving-key": { type: "string" },
+      "kubelet-client-ca": { type: "string" },
     },
     strict: true,
   });
@@ -50,7 +56,18 @@ function options() {
     if (!name || !ip) throw new Error(`--resolve expects name=ip, got ${pair}`);
     hosts.set(name.toLowerCase(), ip);
   }
+  const cluster = values.cluster;
+  if (cluster !== "openshift" && cluster !== "kubeadm") throw new Error("--cluster must be openshift or kubeadm");
+  const tls = {
+    servingCert: values["kubelet-serving-cert"] ?? "",
+    servingKey: values["kubelet-serving-key"] ?? "",
+    clientCa: values["kubelet-client-ca"] ?? "",
+  };
+  if (only.includes("linux-nodes") && (!tls.servingCert || !tls.servingKey || !tls.clientCa))
+    throw new Error("linux-nodes needs --kubelet-serving-cert, --kubelet-serving-key and --kubelet-client-ca");
   return {
+    cluster: cluster as LinuxCluster,
+    tls,
     kubeconfig: values.kubeconfig,
     readyFile: values["ready-file"],
     only: new Set(only),
@@ -82,6 +99,15 @@ async function main(): Promise<void> {
   });
   const players: Player[] = [];
   if (o.only.has("kubelet")) players.push(kubelets);
+  if (o.only.has("linux-nodes"))
+    players.push(
+      new LinuxKubelets(kube, {
+        cluster: o.cluster,
+        ...o.tls,
+        leaseDurationSeconds: o.leaseDurationSeconds,
+        statusReportSeconds: o.statusReportSeconds,
+      }),
+    );
   if (o.only.has("olm")) players.push(new OlmPlayer(kube));
   if (o.only.has("machines")) players.push(new MachinesPlayer(kube));
   if (o.only.has("wmco"))
