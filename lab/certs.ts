@@ -3,7 +3,10 @@ import * as fs from "fs";
 import * as path from "path";
 import { LabError } from "./errors";
 
-/** The lab's PKI: one CA, the API server's serving certificate, an admin client in system:masters, the SA key. */
+/**
+ * The lab's PKI: one CA, the API server's serving certificate, an admin client in system:masters, the SA key, the API
+ * server's client certificate towards kubelets and the played Linux kubelets' serving certificate.
+ */
 export interface LabPki {
   caCert: string;
   caKey: string;
@@ -16,6 +19,15 @@ export interface LabPki {
   /** etcd's certificate, for its server side and for the API server as its client. */
   etcdCert: string;
   etcdKey: string;
+  /** The API server's client certificate towards kubelets (`--kubelet-client-certificate`/`-key`). */
+  kubeletClientCert: string;
+  kubeletClientKey: string;
+  /**
+   * The serving certificate of the played Linux kubelets (127.0.0.1), signed by the CA the API server checks them
+   * against (`--kubelet-certificate-authority`).
+   */
+  kubeletServingCert: string;
+  kubeletServingKey: string;
 }
 
 function openssl(args: string[], cwd: string): void {
@@ -98,6 +110,22 @@ export function makePki(dir: string, serviceIp: string): LabPki {
     "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n" +
       "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
   );
+  // kubeadm's apiserver-kubelet-client (cmd/kubeadm/app/phases/certs/certlist.go KubeadmCertKubeletClient): CN
+  // kube-apiserver-kubelet-client, clientAuth; a kubelet authorizes it with a SubjectAccessReview, which the
+  // ClusterRoleBinding kubeadm:apiserver-kubelet-client to system:kubelet-api-admin allows (lab/start.ts).
+  leaf(
+    "apiserver-kubelet-client",
+    "/CN=kube-apiserver-kubelet-client",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
+  );
+  // A kubelet's serving certificate names its node's addresses (pkg/kubelet/certificate/kubelet.go
+  // NewKubeletServerCertificateManager); the played Linux kubelets all listen on 127.0.0.1, so one serves them all.
+  leaf(
+    "kubelet-serving",
+    "/O=system:nodes/CN=system:node:lab-linux",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n" +
+      "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+  );
   openssl(["genrsa", "-out", "sa.key", "2048"], dir);
   openssl(["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"], dir);
   for (const f of fs.readdirSync(dir)) fs.chmodSync(p(f), 0o600);
@@ -112,6 +140,10 @@ export function makePki(dir: string, serviceIp: string): LabPki {
     serviceAccountPub: p("sa.pub"),
     etcdCert: p("etcd.crt"),
     etcdKey: p("etcd.key"),
+    kubeletClientCert: p("apiserver-kubelet-client.crt"),
+    kubeletClientKey: p("apiserver-kubelet-client.key"),
+    kubeletServingCert: p("kubelet-serving.crt"),
+    kubeletServingKey: p("kubelet-serving.key"),
   };
 }
 

@@ -5,7 +5,7 @@ import { PROGRAMS } from "./programs";
 import { LabError } from "./errors";
 import { nextSteps } from "./next-steps";
 import { allRecords, readRecord, running } from "./record";
-import { LabPlatform, start } from "./start";
+import { LabPlatform, PLAYER_NAMES, PlayerName, start } from "./start";
 import { stop } from "./stop";
 
 const HELP = `npm run lab -- <command> [options]
@@ -28,6 +28,7 @@ Options:
   --apiserver-port N    start: listen on this port instead of a free one
   --infrastructure-name start: Infrastructure status.infrastructureName (default: the example stack's)
   --no-players          start: the seeded cluster only, nothing plays OLM/WMCO/machines/kubelets
+  --players a,b         start: only these players (olm, wmco, machines, kubelet, linux-nodes)
   --node-status-report-seconds N
                         start: how often the played kubelets post a Ready heartbeat (kubelet's default 300)
   --only a,b            build: only these programs
@@ -55,6 +56,7 @@ async function main(argv: string[]): Promise<void> {
         "apiserver-port": { type: "string" },
         "infrastructure-name": { type: "string" },
         "no-players": { type: "boolean" },
+        players: { type: "string" },
         "node-status-report-seconds": { type: "string" },
         only: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -103,11 +105,19 @@ async function main(argv: string[]): Promise<void> {
             `--node-status-report-seconds must be whole seconds from 1 to 3600, got "${values["node-status-report-seconds"]}"`,
           );
       }
+      let players: PlayerName[] | undefined;
+      if (values.players !== undefined) {
+        if (values["no-players"]) usage("--players and --no-players exclude each other");
+        players = values.players.split(",").map((s) => s.trim()) as PlayerName[];
+        const unknown = players.filter((p) => !PLAYER_NAMES.includes(p));
+        if (unknown.length > 0 || players.length === 0)
+          usage(`--players: unknown player(s) ${unknown.join(", ")} (players: ${PLAYER_NAMES.join(", ")})`);
+      }
       const info = await start(
         {
           name,
           platform,
-          players: !values["no-players"],
+          players: values["no-players"] ? [] : players,
           apiserverPort: port,
           infrastructureName: values["infrastructure-name"],
           nodeStatusReportSeconds: report,

@@ -1,6 +1,7 @@
 import { randomBytes } from "crypto";
 import { spawnSync } from "child_process";
 import * as fs from "fs";
+import * as https from "https";
 import * as os from "os";
 import * as path from "path";
 import { programPath, writeAtomically } from "./cache";
@@ -18,11 +19,18 @@ import { teardown } from "./stop";
 
 export type LabPlatform = OpenShiftPlatform | "none";
 
+/** The players `start` can run (lab/players/main.ts `--only`). */
+export const PLAYER_NAMES = ["olm", "wmco", "machines", "kubelet", "linux-nodes"] as const;
+export type PlayerName = (typeof PLAYER_NAMES)[number];
+
 export interface StartOptions {
   name: string;
   platform: LabPlatform;
-  /** Run OLM/WMCO/machine/kubelet players (default); off for a bare cluster with the seed only. */
-  players: boolean;
+  /**
+   * Which players run: all of them (undefined), none (a bare cluster with the seed only), or these. `linux-nodes`
+   * alone gives a kubeadm lab the Linux nodes a relay pod runs on, with nothing of OpenShift played.
+   */
+  players?: readonly PlayerName[];
   apiserverPort?: number;
   infrastructureName?: string;
   /**
@@ -34,6 +42,21 @@ export interface StartOptions {
 }
 
 const PROJECT_DIR = path.resolve(__dirname, "..");
+
+/** The status of GET https://127.0.0.1:<port>/readyz, certificate unverified (a probe of a local component). */
+function localReadyz(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(
+      { host: "127.0.0.1", port, path: "/readyz", rejectUnauthorized: false, timeout: 5_000 },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("timed out")));
+    req.on("error", reject);
+  });
+}
 
 /** The caller's PATH without what `npm run` put in front of it (node_modules/.bin folders, node-gyp's). */
 function userPath(): string[] {
@@ -155,6 +178,25 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       60_000,
     );
 
+    // What the API server audits (k8s.io/apiserver pkg/apis/audit Policy): port-forwards and deletions, at Metadata
+    // level (who, what, when, the answer), so a test can read whose port-forward went through and in which order
+    // objects went away; nothing else, to keep the log small.
+    const auditPolicy = path.join(runDir, "audit-policy.yaml");
+    fs.writeFileSync(
+      auditPolicy,
+      [
+        "apiVersion: audit.k8s.io/v1",
+        "kind: Policy",
+        "omitStages: [RequestReceived]",
+        "rules:",
+        "- level: Metadata",
+        '  resources: [{ group: "", resources: ["pods/portforward"] }]',
+        "- level: Metadata",
+        "  verbs: [delete, deletecollection]",
+        "- level: None",
+        "",
+      ].join("\n"),
+    );
     log(`starting kube-apiserver ${KUBERNETES_VERSION} on 127.0.0.1:${apiPort}`);
     const apiserver = started(
       startDetached(
@@ -183,6 +225,16 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
           "--enable-bootstrap-token-auth=true",
           "--allow-privileged=true",
           "--profiling=false",
+          // Its connections to kubelets (port-forward, exec, logs), as kubeadm configures them: its kubelet client
+          // certificate, the kubelets' serving certificates checked against the cluster CA, and the node address
+          // types it dials in kubeadm's order (manifests.go). The played Linux kubelets serve port-forwards
+          // (lab/players/linux-kubelet.ts).
+          `--kubelet-client-certificate=${pki.kubeletClientCert}`,
+          `--kubelet-client-key=${pki.kubeletClientKey}`,
+          `--kubelet-certificate-authority=${pki.caCert}`,
+          "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname",
+          `--audit-policy-file=${auditPolicy}`,
+          `--audit-log-path=${path.join(logs, "audit.log")}`,
         ],
         path.join(logs, "kube-apiserver.log"),
       ),
@@ -194,8 +246,20 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     const kubeconfig = path.join(runDir, "kubeconfig");
     writeAtomically(kubeconfig, adminKubeconfig(pki, server, `lab-${opts.name}`), 0o600);
 
+    // kubeadm's binding of the API server's kubelet client to the kubelet API (cmd/kubeadm/app/phases/bootstraptoken/
+    // node/tlsbootstrap.go AllowAPIServerToAccessKubeletAPI): what a kubelet's SubjectAccessReview for it allows.
+    await createAll(client, [
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: "kubeadm:apiserver-kubelet-client" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:kubelet-api-admin" },
+        subjects: [{ kind: "User", name: "kube-apiserver-kubelet-client", apiGroup: "rbac.authorization.k8s.io" }],
+      },
+    ]);
+
     log(
-      "starting kube-controller-manager (garbage collector, namespace, disruption, service accounts, bootstrap tokens, CSR approval and signing, DaemonSets)",
+      "starting kube-controller-manager (garbage collectors, namespace, disruption, service accounts, bootstrap tokens, CSR approval and signing, DaemonSets, Deployments, ReplicaSets)",
     );
     const controllerManager = started(
       startDetached(
@@ -211,8 +275,12 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
           // (pkg/controller/certificates/approver/sarapprove.go), csrsigning signs it with the cluster CA, as kubeadm
           // runs it (cmd/kubeadm/app/phases/controlplane/manifests.go getControllerManagerCommand:
           // --cluster-signing-cert-file/--cluster-signing-key-file). The DaemonSet controller sets the status
-          // pulumi-kubernetes awaits for a DaemonSet (or a DaemonSet patch) and makes the pods of joined nodes.
-          "--controllers=garbagecollector,namespace,serviceaccount-token,serviceaccount,disruption,bootstrapsigner,tokencleaner,csrapproving,csrsigning,daemonset",
+          // pulumi-kubernetes awaits for a DaemonSet (or a DaemonSet patch) and makes the pods of joined nodes. The
+          // deployment and replicaset controllers roll Deployments out (the node relay's, OLM's operator Deployment)
+          // into pods the scheduler places and the played Linux kubelets run or report. The pod garbage collector
+          // removes pods bound to a Node that is gone (pkg/controller/podgc gc_controller.go `gcOrphaned`, after 40 s):
+          // a removed kubeadm node's DaemonSet pods, which no kubelet finishes any more.
+          "--controllers=garbagecollector,namespace,serviceaccount-token,serviceaccount,disruption,bootstrapsigner,tokencleaner,csrapproving,csrsigning,daemonset,deployment,replicaset,podgc",
           `--cluster-signing-cert-file=${pki.caCert}`,
           `--cluster-signing-key-file=${pki.caKey}`,
           `--service-account-private-key-file=${pki.serviceAccountKey}`,
@@ -229,6 +297,31 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       async () => (await client.request("GET", "/api/v1/namespaces/default/serviceaccounts/default")).status === 200,
       120_000,
     );
+
+    const schedulerPort = await freePort();
+    log(`starting kube-scheduler ${KUBERNETES_VERSION} (health on 127.0.0.1:${schedulerPort})`);
+    // As kubeadm runs it (manifests.go getSchedulerCommand: its kubeconfig for the API, authentication and
+    // authorization, on 127.0.0.1), without leader election: it binds every pod without a node to one that fits
+    // (nodeSelector, affinity, taints, resources, host ports).
+    const scheduler = started(
+      startDetached(
+        "kube-scheduler",
+        bin("kube-scheduler"),
+        [
+          `--kubeconfig=${kubeconfig}`,
+          `--authentication-kubeconfig=${kubeconfig}`,
+          `--authorization-kubeconfig=${kubeconfig}`,
+          "--bind-address=127.0.0.1",
+          `--secure-port=${schedulerPort}`,
+          `--cert-dir=${path.join(runDir, "pki", "kube-scheduler")}`,
+          "--leader-elect=false",
+        ],
+        path.join(logs, "kube-scheduler.log"),
+      ),
+    );
+    // /readyz, as kubeadm's probe reads it (HTTPS with the scheduler's own self-signed certificate, unverified, as
+    // kubelet probes are): ready once its informers have synced.
+    await waitFor(scheduler, "ready", async () => (await localReadyz(schedulerPort)) === 200, 60_000);
 
     const crdFiles = fs
       .readdirSync(crdDir)
@@ -256,10 +349,11 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       );
     }
 
-    if (opts.players) {
+    const players = opts.players ?? PLAYER_NAMES;
+    if (players.length > 0) {
       const ready = path.join(runDir, "players.ready");
-      log("starting the players of OLM, WMCO, the machine controller and the kubelets");
-      const players = started(
+      log(`starting the players (${players.join(", ")})`);
+      const playersProcess = started(
         startDetached(
           "players",
           process.execPath,
@@ -271,6 +365,16 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
             kubeconfig,
             "--ready-file",
             ready,
+            "--only",
+            players.join(","),
+            "--cluster",
+            openshift ? "openshift" : "kubeadm",
+            "--kubelet-serving-cert",
+            pki.kubeletServingCert,
+            "--kubelet-serving-key",
+            pki.kubeletServingKey,
+            "--kubelet-client-ca",
+            pki.caCert,
             ...(opts.nodeStatusReportSeconds === undefined
               ? []
               : ["--node-status-report-seconds", String(opts.nodeStatusReportSeconds)]),
@@ -279,7 +383,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
           { ...process.env, TS_NODE_PROJECT: path.join(PROJECT_DIR, "tsconfig.json") },
         ),
       );
-      await waitFor(players, "ready", async () => fs.existsSync(ready), 60_000);
+      await waitFor(playersProcess, "ready", async () => fs.existsSync(ready), 60_000);
     }
 
     const version = ((await client.request("GET", "/version")).body as { gitVersion?: string }).gitVersion ?? "";

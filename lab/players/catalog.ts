@@ -203,7 +203,14 @@ function wmcoDeployment(b: Bundle): JsonObject {
           ],
           hostNetwork: true,
           dnsPolicy: "ClusterFirstWithHostNet",
-          nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
+          // config/manager/manager.yaml: on the control plane, tolerating its taint, and riding out a node going
+          // unreachable for two minutes.
+          nodeSelector: { "node-role.kubernetes.io/master": "" },
+          tolerations: [
+            { key: "node-role.kubernetes.io/master", operator: "Exists", effect: "NoSchedule" },
+            { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 120 },
+            { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 120 },
+          ],
           priorityClassName: "system-cluster-critical",
           serviceAccountName: "windows-machine-config-operator",
           terminationGracePeriodSeconds: 10,
@@ -245,7 +252,20 @@ export function csvManifest(b: Bundle, source: CatalogSourceDef): JsonObject {
         { type: "MultiNamespace", supported: false },
         { type: "AllNamespaces", supported: false },
       ],
-      install: { strategy: "deployment", spec: { deployments: [wmcoDeployment(b)] } },
+      install: {
+        strategy: "deployment",
+        spec: {
+          deployments: [wmcoDeployment(b)],
+          // The bundle's permissions name the operator's ServiceAccount (OLM creates it; its pod runs as it). The
+          // rules here are a token: nothing runs as the operator in the lab, so they are not what WMCO's bundle lists.
+          permissions: [
+            {
+              serviceAccountName: "windows-machine-config-operator",
+              rules: [{ apiGroups: [""], resources: ["configmaps", "secrets"], verbs: ["get", "list", "watch"] }],
+            },
+          ],
+        },
+      },
       customresourcedefinitions: {},
       apiservicedefinitions: {},
     },

@@ -1,11 +1,12 @@
 /**
  * OLM's install strategy for a CSV's Deployments (operator-lifecycle-manager pkg/controller/install/deployment.go,
- * status_viewer.go), and the Deployment status a running operator pod would produce: kube-controller-manager's
- * deployment controller, a scheduler and kubelets for the control plane do not run here.
+ * status_viewer.go). Their status is real: kube-controller-manager's deployment and replicaset controllers roll them
+ * out, the real scheduler places the operator's pod on a control-plane node, and the played Linux kubelet reports it
+ * running (lab/players/linux-kubelet.ts; what the operator does is lab/players/wmco*.ts).
  */
 import { createHash } from "crypto";
 import { get, obj, objects, str } from "../../lib/json";
-import { canonical, JsonObject, metaOf, now, resourcePath, say } from "./kube";
+import { canonical, JsonObject, metaOf, resourcePath, say } from "./kube";
 import { OLM_V1A1, OlmState } from "./olm-state";
 
 const PLAYER = "olm";
@@ -131,52 +132,4 @@ export function deploymentStatus(dep: JsonObject | undefined, name: string): { m
       done: false,
     };
   return { message: `deployment "${name}" is up-to-date and available`, done: true };
-}
-
-/**
- * The status kube-controller-manager's deployment controller would write once the operator's pod runs
- * (kubernetes pkg/controller/deployment/sync.go `calculateStatus`, util/deployment_util.go reasons
- * `MinimumReplicasAvailable`, `NewReplicaSetAvailable`). Only Deployments OLM owns are played.
- */
-export async function syncDeploymentStatus(s: OlmState, key: string): Promise<void> {
-  const [namespace, name] = key.split("/");
-  const dep = s.deps.get(name, namespace);
-  if (!dep || metaOf(dep).deleting) return;
-  const m = metaOf(dep);
-  const replicas = typeof get(dep, "spec", "replicas") === "number" ? Number(get(dep, "spec", "replicas")) : 1;
-  const old = obj(dep.status) ?? {};
-  const at = now();
-  const keep = (type: string, status: string) => {
-    const c = objects(old.conditions).find((x) => x.type === type);
-    return c && c.status === status ? (str(c.lastTransitionTime) ?? at) : at;
-  };
-  const rs = `${name}-${shortHash(get(dep, "spec", "template"))}`;
-  const status: JsonObject = {
-    observedGeneration: m.generation,
-    replicas,
-    updatedReplicas: replicas,
-    readyReplicas: replicas,
-    availableReplicas: replicas,
-    conditions: [
-      {
-        type: "Available",
-        status: "True",
-        reason: "MinimumReplicasAvailable",
-        message: "Deployment has minimum availability.",
-        lastUpdateTime: keep("Available", "True"),
-        lastTransitionTime: keep("Available", "True"),
-      },
-      {
-        type: "Progressing",
-        status: "True",
-        reason: "NewReplicaSetAvailable",
-        message: `ReplicaSet "${rs}" has successfully progressed.`,
-        lastUpdateTime: keep("Progressing", "True"),
-        lastTransitionTime: keep("Progressing", "True"),
-      },
-    ],
-  };
-  if (canonical(status) === canonical({ ...old, conditions: objects(old.conditions) })) return;
-  await s.kube.patch(resourcePath("apps/v1", "deployments", namespace, name, "status"), { status });
-  say(PLAYER, `Deployment ${key} available (${replicas}/${replicas} replicas)`);
 }

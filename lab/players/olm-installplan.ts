@@ -1,7 +1,10 @@
 /**
  * OLM's InstallPlans (operator-lifecycle-manager pkg/controller/operators/catalog/operator.go `createInstallPlan`,
  * `syncInstallPlans`, `transitionInstallPlanState`, `ExecutePlan`; pkg/lib/scoped/querier.go): how a resolution
- * becomes a plan, and how a plan is approved and executed (it creates the CSV).
+ * becomes a plan, and how a plan is approved and executed (it creates the operator's ServiceAccounts, then the CSV).
+ * The ServiceAccount steps follow pkg/controller/registry/resolver/rbac.go `RBACForClusterServiceVersion` (one per
+ * `serviceAccountName` of the install strategy's permissions and clusterPermissions); its Roles, ClusterRoles and
+ * bindings are not played (nothing in the lab runs as the operator), nor the owner references OLM puts on them.
  */
 import { get, obj, objects, str, strings } from "../../lib/json";
 import { errText, isConflict, JsonObject, metaOf, now, resourcePath, say, withCondition } from "./kube";
@@ -50,10 +53,32 @@ export async function createInstallPlan(
     },
     spec: { clusterServiceVersionNames: [csvName], approval, approved: approval === "Automatic", generation },
   });
+  const sourceNamespace = str(get(sub, "spec", "sourceNamespace")) ?? m.namespace;
+  const strategy = obj(get(manifest, "spec", "install", "spec")) ?? {};
+  const accounts = [
+    ...new Set(
+      [...objects(strategy.permissions), ...objects(strategy.clusterPermissions)].flatMap(
+        (p) => str(p.serviceAccountName) ?? [],
+      ),
+    ),
+  ];
   const status = {
     phase: manual ? "RequiresApproval" : "Installing",
     catalogSources: [sourceName],
     plan: [
+      ...accounts.map((name) => ({
+        resolving: csvName,
+        resource: {
+          group: "",
+          version: "v1",
+          kind: "ServiceAccount",
+          name,
+          sourceName,
+          sourceNamespace,
+          manifest: JSON.stringify({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name } }),
+        },
+        status: "Unknown",
+      })),
       {
         resolving: csvName,
         resource: {
@@ -62,7 +87,7 @@ export async function createInstallPlan(
           kind: "ClusterServiceVersion",
           name: csvName,
           sourceName,
-          sourceNamespace: str(get(sub, "spec", "sourceNamespace")) ?? m.namespace,
+          sourceNamespace,
           manifest: JSON.stringify(manifest),
         },
         status: "Unknown",
@@ -144,16 +169,23 @@ export async function syncInstallPlan(s: OlmState, key: string): Promise<void> {
   status.startTime ??= now();
   for (const step of plan) {
     const res = obj(step.resource) ?? {};
-    if (res.kind !== "ClusterServiceVersion" || step.status === "Created" || step.status === "Present") continue;
+    const kind = str(res.kind);
+    if (!(kind === "ClusterServiceVersion" || kind === "ServiceAccount")) continue;
+    if (step.status === "Created" || step.status === "Present") continue;
     const manifest = obj(JSON.parse(str(res.manifest) ?? "{}")) ?? {};
     const meta = { ...(obj(manifest.metadata) ?? {}), namespace };
     try {
-      await s.kube.create(resourcePath(OLM_V1A1, "clusterserviceversions", namespace), {
-        ...manifest,
-        metadata: meta,
-      });
+      await s.kube.create(
+        kind === "ServiceAccount"
+          ? resourcePath("v1", "serviceaccounts", namespace)
+          : resourcePath(OLM_V1A1, "clusterserviceversions", namespace),
+        { ...manifest, metadata: meta },
+      );
       step.status = "Created";
-      say(PLAYER, `created CSV ${namespace}/${str(res.name)} (InstallPlan ${name})`);
+      say(
+        PLAYER,
+        `created ${kind === "ServiceAccount" ? "ServiceAccount" : "CSV"} ${namespace}/${str(res.name)} (InstallPlan ${name})`,
+      );
     } catch (e) {
       if (!isConflict(e)) {
         const message = `retrying execution due to error: ${errText(e)}`;

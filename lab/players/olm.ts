@@ -4,9 +4,10 @@
  * catalog/subscription/state.go, resolver/step_resolver.go): CatalogSources the lab serves, resolution against
  * lab/players/catalog.ts, and the Subscription status OLM keeps. InstallPlans: lab/players/olm-installplan.ts. The
  * "olm-operator" half: lab/players/olm-csv.ts (OperatorGroups, CSV phases) and olm-deployment.ts (the operator
- * Deployment). Simplified: one InstallPlan per Subscription resolution (OLM resolves a namespace's Subscriptions
- * together and may put several CSVs in one plan), no bundle unpacking (steps come straight from the catalog), no RBAC
- * or CRD steps, no OperatorConditions, no OLM metrics.
+ * Deployment, which kube-controller-manager's deployment controller rolls out onto the control-plane nodes the played
+ * Linux kubelets run, lab/players/linux-kubelet.ts). Simplified: one InstallPlan per Subscription resolution (OLM
+ * resolves a namespace's Subscriptions together and may put several CSVs in one plan), no bundle unpacking (steps come
+ * straight from the catalog), ServiceAccount steps but no RBAC or CRD steps, no OperatorConditions, no OLM metrics.
  */
 import { get, obj, objects, str } from "../../lib/json";
 import {
@@ -29,7 +30,6 @@ import { Queue } from "./queue";
 import { Recorder } from "./events";
 import { CATALOG, csvManifest, resolve } from "./catalog";
 import { syncCsv, syncOperatorGroup } from "./olm-csv";
-import { syncDeploymentStatus } from "./olm-deployment";
 import { OLM_V1, OLM_V1A1, OlmState } from "./olm-state";
 import { createInstallPlan, syncInstallPlan } from "./olm-installplan";
 
@@ -88,7 +88,6 @@ export class OlmPlayer implements Player {
     const ipQ = q("InstallPlan", (k) => syncInstallPlan(this.state(), k));
     const csvQ = q("ClusterServiceVersion", (k) => syncCsv(this.state(), k));
     const ogQ = q("OperatorGroup", (k) => syncOperatorGroup(this.state(), k));
-    const depQ = q("Deployment", (k) => syncDeploymentStatus(this.state(), k));
     const catQ = q("CatalogSource", (k) => this.syncCatalogSource(k));
     const inf = (plural: string, apiVersion: string, on: (o: JsonObject) => void, labelSelector?: string) =>
       new Informer(kube, PLAYER, resourcePath(apiVersion, plural), { labelSelector }, (_v, o) => on(o));
@@ -125,7 +124,6 @@ export class OlmPlayer implements Player {
       "apps/v1",
       (o) => {
         const m = metaOf(o);
-        depQ.add(keyOf(o));
         if (m.labels["olm.owner"])
           csvQ.add(`${m.labels["olm.owner.namespace"] ?? m.namespace}/${m.labels["olm.owner"]}`);
       },

@@ -5,7 +5,7 @@ import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
-import { boundReadyPod, ownerReplicaSet } from "./pods";
+import { boundReadyPod, Owner, ownerController } from "./pods";
 import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
@@ -40,7 +40,7 @@ async function must(
   return r.body;
 }
 
-const readyPod = (name: string, node: string, app: string, owner: { name: string; uid: string }) =>
+const readyPod = (name: string, node: string, app: string, owner: Owner) =>
   boundReadyPod(api, { namespace: NS, name, node, app, owner });
 
 /** The budget's status as the disruption controller last wrote it. */
@@ -83,10 +83,10 @@ beforeAll(async () => {
       `BYOH node ${n} configured by WMCO`,
     );
 
-  // A workload on the three nodes: a ReplicaSet (no controller runs it here) owning one Ready pod per node, and a
+  // A workload on the three nodes: a StatefulSet (no controller runs it here) owning one Ready pod per node, and a
   // budget that wants all three.
   await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
-  const rs = await ownerReplicaSet(api, NS, "web", "web", 3);
+  const rs = await ownerController(api, NS, "web", "web", 3);
   for (const [i, node] of NODES.entries()) await readyPod(`web-${i}`, node, "web", rs);
   await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
     apiVersion: "policy/v1",
@@ -177,7 +177,7 @@ test("two stacks on one cluster: their rolling reboots are serialized by the day
     [b, "b"],
   ])
     await must("PATCH", `/api/v1/nodes/${n}`, { metadata: { labels: { pool } } }, "application/merge-patch+json");
-  const solo = await ownerReplicaSet(api, NS, "solo", "solo", 1);
+  const solo = await ownerController(api, NS, "solo", "solo", 1);
   await readyPod("solo-0", a, "solo", solo);
   const soloPdb = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/solo-pdb`;
   await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {

@@ -1,7 +1,7 @@
 import type { LabInfo } from "../../lab/record";
 import { withConnectKube } from "../helpers/kube-child";
 import { labApi, startLab, stopLab } from "./lab";
-import { boundReadyPod, ownerReplicaSet, WINDOWS_CONTAINER } from "./pods";
+import { boundReadyPod, Owner, ownerController, WINDOWS_CONTAINER } from "./pods";
 
 // The drain (providers/day2/drain-run.ts) through the production client (connectKube) against the lab's real API
 // server, whose PodDisruptionBudgets the real disruption controller keeps (kube-controller-manager `disruption`):
@@ -24,9 +24,9 @@ async function must(method: string, p: string, body: unknown, contentType?: stri
 
 const container = WINDOWS_CONTAINER;
 
-/** A Ready pod of the ReplicaSet `rs` on the node, as the scheduler and a kubelet would leave it. */
-const readyPod = (name: string, app: string, uid: string) =>
-  boundReadyPod(api, { namespace: NS, name, node: NODE, app, owner: { name: "rs", uid } });
+/** A Ready pod of the owner on the node, as the scheduler and a kubelet would leave it. */
+const readyPod = (name: string, app: string, owner: Owner) =>
+  boundReadyPod(api, { namespace: NS, name, node: NODE, app, owner });
 
 /** A budget wanting every pod of `app`, once the disruption controller has seen it (0 disruptions allowed). */
 async function budget(name: string, app: string) {
@@ -52,20 +52,26 @@ const drain = (run: Record<string, unknown>) =>
     `drain.drainNode(api, ${JSON.stringify(NODE)}, { ...drain.DRAIN_RUN_DEFAULTS, progress, ...${JSON.stringify(run)} }).then((pods) => pods.map((p) => p.name))`,
   );
 
-let rsUid = "";
+let owner: Owner;
 beforeAll(async () => {
   lab = startLab("none", LAB);
   api = labApi(lab);
+  // The node the pods are bound to (the pod garbage collector removes pods bound to a Node that does not exist).
+  await must("POST", "/api/v1/nodes", {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name: NODE, labels: { "kubernetes.io/os": "windows", "kubernetes.io/hostname": NODE } },
+  });
   await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
-  // A ReplicaSet no controller runs here: it owns the pods (so they are not "unmanaged") and recreates none.
-  rsUid = (await ownerReplicaSet(api, NS, "rs", "rs-owned", 0)).uid;
+  // A controller none runs here: it owns the pods (so they are not "unmanaged") and recreates none.
+  owner = await ownerController(api, NS, "owner", "rs-owned", 0);
 }, 900_000);
 afterAll(() => stopLab(LAB));
 
 test("the real Eviction API: the pod listed after a held one is evicted while the held one's budget refuses, and the error names that budget", async () => {
-  await readyPod("held", "held", rsUid);
+  await readyPod("held", "held", owner);
   // Listed (by name) after the held pod: evicted one after the other, it would wait for the held one's deadline.
-  await readyPod("later", "later", rsUid);
+  await readyPod("later", "later", owner);
   await budget("held-pdb", "held");
   const r = await drain({ deadlineMs: 8_000, retryDelayMs: 500, gracePeriodSeconds: 0 });
   expect(r.ok).toBe(false);

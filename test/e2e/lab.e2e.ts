@@ -107,7 +107,12 @@ test("stop ends exactly what start started and removes its folder; a second stop
   const NAME = "e2e-lab-stop";
   startLab("none", NAME, ["--no-players"]);
   const record = readRecord(NAME);
-  expect(record?.processes.map((p) => p.name)).toEqual(["etcd", "kube-apiserver", "kube-controller-manager"]);
+  expect(record?.processes.map((p) => p.name)).toEqual([
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+  ]);
   const r = labCommand(["stop", "--name", NAME]);
   expect(r.status).toBe(0);
   for (const p of record?.processes ?? []) expect(alive(p.pid)).toBe(false);

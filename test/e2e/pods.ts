@@ -12,36 +12,47 @@ async function must(api: Api, method: string, p: string, body: unknown, contentT
 }
 
 /**
- * A ReplicaSet whose pods carry `app: <app>`, to own the pods a test binds (so a drain sees them managed). No
- * controller runs it in the lab, so it recreates nothing. Returns its name and UID for the pods' owner reference.
+ * A controller whose pods carry `app: <app>`, to own the pods a test binds (so a drain sees them managed): a
+ * StatefulSet, which no controller of the lab runs (its kube-controller-manager runs the deployment and replicaset
+ * controllers, which would adopt such pods and create or delete pods to match a ReplicaSet's replicas), so it
+ * recreates nothing. Returns its kind, name and UID for the pods' owner reference.
  */
-export async function ownerReplicaSet(
+export async function ownerController(
   api: Api,
   namespace: string,
   name: string,
   app: string,
   replicas: number,
-): Promise<{ name: string; uid: string }> {
-  const rs = await must(api, "POST", `/apis/apps/v1/namespaces/${namespace}/replicasets`, {
+): Promise<Owner> {
+  const sts = await must(api, "POST", `/apis/apps/v1/namespaces/${namespace}/statefulsets`, {
     apiVersion: "apps/v1",
-    kind: "ReplicaSet",
+    kind: "StatefulSet",
     metadata: { name },
     spec: {
       replicas,
+      serviceName: name,
       selector: { matchLabels: { app } },
       template: { metadata: { labels: { app } }, spec: { containers: [WINDOWS_CONTAINER] } },
     },
   });
-  return { name, uid: rs.metadata.uid };
+  return { kind: "StatefulSet", name, uid: sts.metadata.uid };
+}
+
+/** A pod's controller, as its owner reference names it. */
+export interface Owner {
+  kind: string;
+  name: string;
+  uid: string;
 }
 
 /**
- * A pod of ReplicaSet `owner` bound to `node` (the lab runs no scheduler) with the status its kubelet would post:
- * Running and Ready, so the disruption controller counts it healthy.
+ * A pod of `owner` bound to `node` (bound at creation, so the scheduler has nothing to do; no played kubelet runs
+ * Windows pods) with the status its kubelet would post: Running and Ready, so the disruption controller counts it
+ * healthy.
  */
 export async function boundReadyPod(
   api: Api,
-  p: { namespace: string; name: string; node: string; app: string; owner: { name: string; uid: string } },
+  p: { namespace: string; name: string; node: string; app: string; owner: Owner },
 ): Promise<void> {
   await must(api, "POST", `/api/v1/namespaces/${p.namespace}/pods`, {
     apiVersion: "v1",
@@ -50,7 +61,7 @@ export async function boundReadyPod(
       name: p.name,
       labels: { app: p.app },
       ownerReferences: [
-        { apiVersion: "apps/v1", kind: "ReplicaSet", name: p.owner.name, uid: p.owner.uid, controller: true },
+        { apiVersion: "apps/v1", kind: p.owner.kind, name: p.owner.name, uid: p.owner.uid, controller: true },
       ],
     },
     spec: {

@@ -9,7 +9,7 @@ import { exampleConfig, projectCopyAsync, Stack, writeWmcoKey } from "./project"
 
 /**
  * The setup of the vanilla (kubeadm) suites that join Windows hosts through the real CLI: a `--platform none` lab (the
- * real API server and controller manager, no players), the HTTPS mirror the hosts download from, one loopback sshd
+ * real API server, controller manager and scheduler, no players unless asked), the HTTPS mirror the hosts download from, one loopback sshd
  * host per address whose `powershell` is the Windows stand-in (with a C: drive of its own and the mirror's CA in its
  * certificate store), and a stack of the kubeadm example pointed at them, with what discovery finds left out.
  */
@@ -41,6 +41,11 @@ export interface VanillaLabOptions {
   nodes?: (base: Record<string, unknown>[]) => Record<string, unknown>[];
   /** More of each simulated host's state (test/lab/windows-state.ts), e.g. how often its kubelet renews its Lease. */
   hostState?: Record<string, unknown>;
+  /**
+   * `npm run lab -- start` options for the lab beyond `--platform none`: default `--no-players` (a bare kubeadm
+   * cluster); `--players linux-nodes` adds the Linux nodes a relay pod runs on.
+   */
+  labArgs?: string[];
 }
 
 export async function startVanillaLab(o: VanillaLabOptions): Promise<VanillaLab> {
@@ -50,7 +55,7 @@ export async function startVanillaLab(o: VanillaLabOptions): Promise<VanillaLab>
     // The lab starts while the project copy builds (each takes about as long); both are waited for before anything
     // fails, so a lab that started is stopped.
     const [started, copied] = await Promise.allSettled([
-      startLabAsync("none", o.lab, ["--no-players"]),
+      startLabAsync("none", o.lab, o.labArgs ?? ["--no-players"]),
       projectCopyAsync(),
     ]);
     if (started.status === "rejected") throw started.reason;
