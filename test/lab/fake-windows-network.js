@@ -714,6 +714,29 @@ async function kubeletStarted(host, { readHostText }) {
   return heartbeat;
 }
 
+/**
+ * Pods bound to this node that are being deleted: no container runs for them here, so the kubelet removes each object
+ * with grace period 0 and its uid as precondition, as pkg/kubelet/status/status_manager.go syncPod does once
+ * canBeDeleted holds (its containers gone). Without it, deleting a pod the scheduler bound here (a DaemonSet pod an
+ * upgrade restarts, a drained pod) would wait for ever. As the node: the Node authorizer and NodeRestriction let a
+ * kubelet list and delete the pods bound to it.
+ */
+async function finishDeletedPods(host, asNode) {
+  const name = host.cluster.kubeletNodeName;
+  const r = await asNode("GET", `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${name}`)}`);
+  if (r.status !== 200) throw new Error(`the kubelet could not list its pods: ${statusMessage(r)}`);
+  for (const pod of JSON.parse(r.body.toString("utf8")).items) {
+    if (!pod.metadata.deletionTimestamp) continue;
+    const m = pod.metadata;
+    await asNode("DELETE", `/api/v1/namespaces/${encodeURIComponent(m.namespace)}/pods/${encodeURIComponent(m.name)}`, {
+      apiVersion: "v1",
+      kind: "DeleteOptions",
+      gracePeriodSeconds: 0,
+      preconditions: { uid: m.uid },
+    });
+  }
+}
+
 /** The host's state while this process is still its running kubelet (the state file says so), else undefined. */
 function stillTheKubelet(stateFile) {
   let host;
@@ -729,7 +752,8 @@ function stillTheKubelet(stateFile) {
 /**
  * The running kubelet, as a process of its own (started by the stand-in with its service, `--kubelet <state> <pem>
  * <ca>`): renews its node Lease every `nodeLeaseRenewSeconds` (default 10: a quarter of the 40 s lease,
- * kubelet.go nodeLeaseRenewIntervalFraction), a failed renewal retried at the next tick as the lease controller does.
+ * kubelet.go nodeLeaseRenewIntervalFraction), a failed renewal retried at the next tick as the lease controller does,
+ * and at each tick finishes the pods bound to its node that are being deleted (`finishDeletedPods`).
  * It ends when its service is no longer running, another kubelet process took over (`kubeletPid`), the host is gone
  * (its state file removed), or after an hour (nothing in the lab runs longer).
  */
@@ -742,8 +766,14 @@ async function runKubelet(stateFile, pemFile, caFile) {
     // Asked again after the wait: a kubelet whose service stopped or restarted meanwhile writes nothing more.
     const host = stillTheKubelet(stateFile);
     if (!host) return;
+    const asNode = asNodeOf(host, fs.readFileSync(pemFile, "utf8"), fs.readFileSync(caFile, "utf8"));
     try {
-      await renewNodeLease(host, asNodeOf(host, fs.readFileSync(pemFile, "utf8"), fs.readFileSync(caFile, "utf8")));
+      await renewNodeLease(host, asNode);
+    } catch {
+      // retried at the next tick
+    }
+    try {
+      await finishDeletedPods(host, asNode);
     } catch {
       // retried at the next tick
     }
