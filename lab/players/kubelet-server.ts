@@ -185,12 +185,13 @@ export class KubeletServer {
         "Forbidden",
         `requested protocol(s) are not supported: [${protocols(req).join(" ")}]; supports [${SUPPORTED.join(" ")}]`,
       );
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.forward(ws, namespace, name, pod, ports, say_));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.forward(ws, socket, namespace, name, pod, ports, say_));
   }
 
   /** websocket.go `handleWebSocketStreams` + `portForward`, the runtime's dial being a local connection. */
   private forward(
     ws: WebSocket,
+    raw: Duplex,
     namespace: string,
     name: string,
     pod: ForwardTarget,
@@ -205,8 +206,12 @@ export class KubeletServer {
     };
     const conns: (net.Socket | undefined)[] = [];
     let open = ports.length;
+    // handleWebSocketStreams' deferred conn.Close(): x/net/websocket writes a close frame and closes the connection at
+    // once, without waiting for the client's close frame.
     const done = () => {
-      if (--open === 0) ws.close();
+      if (--open > 0) return;
+      ws.close(1000);
+      raw.end();
     };
     say_(`port-forward to ${namespace}/${name} port(s) ${ports.join(",")} (${ws.protocol || "no subprotocol"})`);
     ports.forEach((port, i) => {
