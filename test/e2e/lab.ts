@@ -18,6 +18,29 @@ export function labCommand(
   });
 }
 
+/** The processes `pid` started, and theirs, as /proc lists them now (parent ids, field 4 of /proc/<pid>/stat). */
+function descendants(pid: number): number[] {
+  const fs = require("fs") as typeof import("fs");
+  const parent = new Map<number, number>();
+  for (const d of fs.readdirSync("/proc").filter((x) => /^\d+$/.test(x)))
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      /* gone */
+    }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, ppid] of parent)
+      if (ppid === p) {
+        out.push(child);
+        walk(child);
+      }
+  };
+  walk(pid);
+  return out;
+}
+
 /** A command's exit status and output, run without blocking this process (so it can do other work meanwhile). */
 export function runAsync(
   command: string,
@@ -41,10 +64,24 @@ export function runAsync(
       stderr += d.toString("utf8");
       opts.onOutput?.(stdout + stderr);
     });
-    const timer = setTimeout(() => child.kill("SIGTERM"), opts.timeoutMs ?? 600_000);
+    // At the timeout, SIGTERM; a command that ignores it (the Pulumi CLI cancelling waits for the operations in
+    // flight, for ever when one hangs) is killed 30 s later with everything it started, so no suite waits on it.
+    let kill: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      kill = setTimeout(() => {
+        for (const pid of [...descendants(child.pid ?? 0), child.pid ?? 0].filter((p) => p > 0))
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            /* gone */
+          }
+      }, 30_000);
+    }, opts.timeoutMs ?? 600_000);
     child.on("error", reject);
     child.on("close", (status) => {
       clearTimeout(timer);
+      clearTimeout(kill);
       resolve({ status, stdout, stderr });
     });
   });
