@@ -292,8 +292,8 @@ describe("with the cluster's own pin (discovered), up joins both hosts", () => {
       const ds = await api.get(`/apis/apps/v1/namespaces/kube-system/daemonsets/${app}`);
       expect(ds.spec.template.spec.nodeSelector).toEqual({ "kubernetes.io/os": "windows" });
       expect(ds.spec.template.spec.securityContext.windowsOptions.hostProcess).toBe(true);
-      // The real DaemonSet controller places a pod on each joined node (tainted os=windows:NoSchedule): they stay
-      // Pending, since nothing schedules or runs them here.
+      // The real DaemonSet controller makes a pod for each joined node (tainted os=windows:NoSchedule), which the real
+      // scheduler binds there; they stay Pending, since the stand-in's kubelet runs no pod.
       const pods = await api.until(
         `/api/v1/namespaces/kube-system/pods?labelSelector=app%3D${app}`,
         (l) => l.items.length >= NODES.length,
