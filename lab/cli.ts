@@ -108,8 +108,10 @@ async function main(argv: string[]): Promise<void> {
       let players: PlayerName[] | undefined;
       if (values.players !== undefined) {
         if (values["no-players"]) usage("--players and --no-players exclude each other");
-        players = values.players.split(",").map((s) => s.trim()) as PlayerName[];
-        const unknown = players.filter((p) => !PLAYER_NAMES.includes(p));
+        const named = values.players.split(",").map((s) => s.trim());
+        const isPlayer = (p: string): p is PlayerName => PLAYER_NAMES.some((n) => n === p);
+        players = named.filter(isPlayer);
+        const unknown = named.filter((p) => !isPlayer(p));
         if (unknown.length > 0 || players.length === 0)
           usage(`--players: unknown player(s) ${unknown.join(", ")} (players: ${PLAYER_NAMES.join(", ")})`);
       }

@@ -32,9 +32,9 @@
 import * as fs from "fs";
 import * as https from "https";
 import * as net from "net";
-import type { TLSSocket } from "tls";
+import { TLSSocket } from "tls";
 import type { Duplex } from "stream";
-import { WebSocket, WebSocketServer } from "ws";
+import { RawData, WebSocket, WebSocketServer } from "ws";
 import { get } from "../../lib/json";
 import { errText, Kube, resourcePath, say } from "./kube";
 
@@ -71,8 +71,8 @@ function refuse(socket: Duplex, status: number, reason: string, body: string): v
 }
 
 /** The client certificate's user: CN the name, each O a group (k8s.io/apiserver pkg/authentication/request/x509). */
-function userOf(socket: TLSSocket): { name: string; groups: string[] } | undefined {
-  if (!socket.authorized) return undefined;
+function userOf(socket: Duplex): { name: string; groups: string[] } | undefined {
+  if (!(socket instanceof TLSSocket) || !socket.authorized) return undefined;
   const subject = socket.getPeerCertificate().subject;
   const cn = subject?.CN;
   const name = Array.isArray(cn) ? cn[0] : cn;
@@ -123,7 +123,7 @@ export class KubeletServer {
   private async upgrade(req: import("http").IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const say_ = (text: string) => say(this.o.player, `${this.o.node}: ${text}`);
     const url = new URL(req.url ?? "/", "https://127.0.0.1");
-    const user = userOf(socket as TLSSocket);
+    const user = userOf(socket);
     if (!user) return refuse(socket, 401, "Unauthorized", "Unauthorized");
     const verb = req.method === "POST" ? "create" : req.method === "GET" ? "get" : "";
     let allowed = false;
@@ -243,8 +243,8 @@ export class KubeletServer {
       });
       c.on("close", end);
     });
-    ws.on("message", (data: Buffer, isBinary: boolean) => {
-      let frame = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+    ws.on("message", (data: RawData, isBinary: boolean) => {
+      let frame = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       if (frame.length === 0) return;
       let channel = frame[0];
       if (base64 && !isBinary) {

@@ -47,7 +47,7 @@ import * as fs from "fs";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
-import { get, JsonObject, obj, objects, str, stringMap } from "../../lib/json";
+import { get, JsonObject, obj, objects, str, stringMap, strings } from "../../lib/json";
 import { errText, isNotFound, Kube, metaOf, now, Player, resourcePath, say } from "./kube";
 import { Informer } from "./informer";
 import { KubeletOptions, NodeHeartbeats } from "./kubelet";
@@ -105,7 +105,7 @@ export function linuxNodes(cluster: LinuxCluster): LinuxNode[] {
 
 /** A container the lab runs as a local process: `node <file>` with the file on a ConfigMap volume. */
 function programOf(c: JsonObject, spec: JsonObject): { argv: string[] } | undefined {
-  const argv = [...((c.command as string[] | undefined) ?? []), ...((c.args as string[] | undefined) ?? [])];
+  const argv = [...strings(c.command), ...strings(c.args)];
   if (argv.length < 2 || path.posix.basename(argv[0]) !== "node") return undefined;
   const mount = objects(c.volumeMounts).find((m) => argv[1].startsWith(`${String(m.mountPath).replace(/\/$/, "")}/`));
   const volume = objects(spec.volumes).find((v) => v.name === mount?.name);

@@ -57,7 +57,8 @@ function options() {
     hosts.set(name.toLowerCase(), ip);
   }
   const cluster = values.cluster;
-  if (cluster !== "openshift" && cluster !== "kubeadm") throw new Error("--cluster must be openshift or kubeadm");
+  const isCluster = (c: string | undefined): c is LinuxCluster => c === "openshift" || c === "kubeadm";
+  if (!isCluster(cluster)) throw new Error("--cluster must be openshift or kubeadm");
   const tls = {
     servingCert: values["kubelet-serving-cert"] ?? "",
     servingKey: values["kubelet-serving-key"] ?? "",
@@ -66,7 +67,7 @@ function options() {
   if (only.includes("linux-nodes") && (!tls.servingCert || !tls.servingKey || !tls.clientCa))
     throw new Error("linux-nodes needs --kubelet-serving-cert, --kubelet-serving-key and --kubelet-client-ca");
   return {
-    cluster: cluster as LinuxCluster,
+    cluster,
     tls,
     kubeconfig: values.kubeconfig,
     readyFile: values["ready-file"],
