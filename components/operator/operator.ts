@@ -22,7 +22,9 @@ export interface WmcoOperatorArgs {
  * Why a wait resource and not `pulumi.com/waitFor` on the Subscription: a Subscription reaches `AtLatestKnown`
  * before its CSV has finished installing, and with `Manual` approval it sits in `UpgradePending` forever. The
  * wait resource follows Subscription → InstallPlan → CSV, fails fast naming an InstallPlan that awaits approval,
- * and reports a failed CSV's reason instead of timing out silently.
+ * and reports a failed CSV's reason instead of timing out silently. It also reads what OLM (v0.41.0) leaves unsaid:
+ * the namespace's OperatorGroups (OLM resolves nothing unless there is exactly one, and only logs it) and the
+ * CatalogSource's connection (OLM calls an address source healthy whether or not it answers).
  */
 export class WmcoOperator extends pulumi.ComponentResource {
   /** Namespace WMCO runs in. */

@@ -11,7 +11,7 @@ export interface PollOptions {
   hint: string;
   /** Names the thing waited for in messages. */
   what: string;
-  /** Told each new "waiting" reason (long waits report progress), once per change. */
+  /** Told each new "waiting" reason (long waits report progress), once per change, and a done verdict's notice. */
   progress?: (reason: string) => void;
 }
 
@@ -26,7 +26,10 @@ export async function pollUntil<T>(check: () => Promise<Verdict<T>>, o: PollOpti
   for (;;) {
     try {
       const v = await check();
-      if (v.state === "done") return v.outputs;
+      if (v.state === "done") {
+        if (v.notice) o.progress?.(v.notice);
+        return v.outputs;
+      }
       if (v.state === "failed") throw fatal(v.message);
       if (v.reason !== last) o.progress?.(v.reason);
       last = v.reason;

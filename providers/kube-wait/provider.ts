@@ -1,27 +1,36 @@
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import type * as pulumi from "@pulumi/pulumi";
-import { connectKube, KubeAccess } from "./api";
+import { connectKube, KubeAccess, KubeApi } from "./api";
 import {
   BYOH_NODES_PATH,
   byohGoneVerdict,
   byohHostReleasedVerdict,
   Fetched,
-  nextFromSubscription,
   objectPath,
   objectVerdict,
   ObjectExistsOutputs,
   ObjectTarget,
   OLM,
-  operatorVerdict,
-  OperatorReadyOutputs,
-  OperatorTarget,
   pluralOf,
   Verdict,
 } from "./conditions";
+import {
+  listItems,
+  nextFromSubscription,
+  OperatorObservation,
+  operatorVerdict,
+  OperatorReadyOutputs,
+  OperatorTarget,
+  Persistence,
+  Readable,
+  wantsCatalogSource,
+  wantsInstallPlan,
+} from "./olm";
 import { isUnknown } from "../unknown";
 import { pollUntil } from "./poll";
 import { describeHostFailure, eventStamps, hostFailure } from "./joins";
 import { messageOf } from "../../lib/errors";
+import { obj as objOf } from "../../lib/json";
 import { isUnreachable } from "../errors";
 
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -33,17 +42,61 @@ export interface WaitCommon extends KubeAccess {
 export type OperatorReadyInputs = WaitCommon & OperatorTarget;
 export type ObjectExistsInputs = WaitCommon & ObjectTarget;
 
-async function checkOperator(i: OperatorReadyInputs): Promise<() => Promise<Verdict<OperatorReadyOutputs>>> {
-  const api = await connectKube(i, REQUEST_TIMEOUT_MS);
-  const ns = i.namespace;
-  return async () => {
-    const sub = await api.get(objectPath(OLM, "subscriptions", ns, i.subscription));
-    const next = nextFromSubscription(sub);
-    const csv: Fetched = next.csv ? await api.get(objectPath(OLM, "clusterserviceversions", ns, next.csv)) : undefined;
-    const plan: Fetched =
-      !next.csv && next.installPlan ? await api.get(objectPath(OLM, "installplans", ns, next.installPlan)) : undefined;
-    return operatorVerdict(i, sub, plan, csv);
+/**
+ * A read that only informs: a 403 (credentials that may create but not list OperatorGroups, or not read
+ * openshift-marketplace) makes it unreadable instead of ending the wait, and so does a 404 of a list (no such API).
+ */
+async function readIfAllowed(api: KubeApi, path: string, list: boolean): Promise<Readable<Fetched>> {
+  const r = await api.request("GET", path, undefined, { passThrough: (status) => status === 403 });
+  if (r.status === 403) return { readable: false, why: `GET ${path} was refused (403)` };
+  if (r.status === 404)
+    return list ? { readable: false, why: `GET ${path} answered 404` } : { readable: true, value: undefined };
+  if (r.status < 200 || r.status >= 300) throw new Error(`GET ${path} answered ${r.status}`);
+  return { readable: true, value: objOf(r.body) };
+}
+
+/**
+ * One look at what OLM wrote: the Subscription, the CSV it installed, the InstallPlan it references while nothing is
+ * installed or an upgrade is pending, the namespace's OperatorGroups and, while nothing resolved, the CatalogSource.
+ */
+export async function observeOperator(api: KubeApi, t: OperatorTarget): Promise<OperatorObservation> {
+  const ns = t.namespace;
+  const sub = await api.get(objectPath(OLM, "subscriptions", ns, t.subscription));
+  const next = nextFromSubscription(sub);
+  const [csv, installPlan, groups, catalogSource] = await Promise.all([
+    next.csv ? api.get(objectPath(OLM, "clusterserviceversions", ns, next.csv)) : undefined,
+    next.installPlan && wantsInstallPlan(sub)
+      ? api.get(objectPath(OLM, "installplans", ns, next.installPlan))
+      : undefined,
+    readIfAllowed(api, `/apis/operators.coreos.com/v1/namespaces/${encodeURIComponent(ns)}/operatorgroups`, true),
+    next.source && wantsCatalogSource(sub)
+      ? readIfAllowed(api, objectPath(OLM, "catalogsources", next.source.namespace, next.source.name), false)
+      : undefined,
+  ]);
+  return {
+    subscription: sub,
+    csv,
+    installPlan,
+    operatorGroups: groups.readable ? { readable: true, value: listItems(groups.value) } : groups,
+    ...(catalogSource ? { catalogSource } : {}),
   };
+}
+
+/** The operator wait's check: each look observes and decides, timing what lasts by `now` (tests pass their clock). */
+export function operatorCheck(
+  api: KubeApi,
+  t: OperatorTarget,
+  now: () => number = Date.now,
+): () => Promise<Verdict<OperatorReadyOutputs>> {
+  const persistence = new Persistence(now);
+  return async () => {
+    const seen = await observeOperator(api, t);
+    return persistence.look((held) => operatorVerdict(t, seen, held));
+  };
+}
+
+async function checkOperator(i: OperatorReadyInputs): Promise<() => Promise<Verdict<OperatorReadyOutputs>>> {
+  return operatorCheck(await connectKube(i, REQUEST_TIMEOUT_MS), i);
 }
 
 async function checkObject(i: ObjectExistsInputs): Promise<() => Promise<Verdict<ObjectExistsOutputs>>> {
@@ -140,7 +193,8 @@ export const operatorReadyProvider = waitProvider<OperatorReadyInputs, OperatorR
   (i) => ({
     id: `${i.namespace}/${i.subscription}`,
     what: `the WMCO operator (Subscription ${i.namespace}/${i.subscription}) to run`,
-    hint: `Check \`oc get subscription,installplan,csv -n ${i.namespace}\` and the catalog source; raise operator.waitTimeoutSeconds if the cluster is slow.`,
+    hint: `Check \`oc get subscription,installplan,csv,operatorgroup -n ${i.namespace}\` and the catalog source; raise operator.waitTimeoutSeconds if the cluster is slow.`,
+    progress: "WMCO operator",
   }),
 );
 

@@ -34,8 +34,11 @@ function withAccess(args: AccessArgs, defaultTimeout: number) {
 }
 
 /**
- * Completes when WMCO's installed CSV reports `Succeeded`; fails fast, naming the InstallPlan, when manual approval
- * is pending. Declare dependents with `dependsOn` on it.
+ * Completes when WMCO's installed CSV reports `Succeeded` and OLM is not replacing it (Subscription `AtLatestKnown`, or
+ * an upgrade that awaits manual approval); fails fast, naming the InstallPlan, when manual approval is pending with
+ * nothing installed, and on what OLM does not retry; says what OLM leaves silent (other than one OperatorGroup, a
+ * CatalogSource that does not connect) and fails on it after a short grace (providers/kube-wait/olm.ts). Declare
+ * dependents with `dependsOn` on it.
  */
 export class OperatorReady extends pulumi.dynamic.Resource {
   /** The installed, succeeded CSV, e.g. `windows-machine-config-operator.v10.19.3`. */

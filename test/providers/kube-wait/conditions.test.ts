@@ -1,143 +1,6 @@
-import {
-  byohHostReleasedVerdict,
-  objectPath,
-  objectVerdict,
-  operatorVerdict,
-  pluralOf,
-} from "../../../providers/kube-wait/conditions";
+import { byohHostReleasedVerdict, objectPath, objectVerdict, pluralOf } from "../../../providers/kube-wait/conditions";
 import { pollUntil } from "../../../providers/kube-wait/poll";
 import { finalError as fatal } from "../../../providers/errors";
-import { validateObject } from "../../helpers/schemas";
-
-const t = { namespace: "openshift-windows-machine-config-operator", subscription: "windows-machine-config-operator" };
-const CSV = "windows-machine-config-operator.v10.19.3";
-
-// Hand-built OLM objects at the states that matter (not recorded from a cluster); the Subscriptions and
-// InstallPlans are validated against operator-framework/api's schemas below.
-const sub = (status: Record<string, unknown>) => ({
-  apiVersion: "operators.coreos.com/v1alpha1",
-  kind: "Subscription",
-  metadata: { name: t.subscription, namespace: t.namespace },
-  spec: {
-    name: "windows-machine-config-operator",
-    source: "redhat-operators",
-    sourceNamespace: "openshift-marketplace",
-  },
-  status: { lastUpdated: "2026-11-01T00:00:00Z", ...status },
-});
-
-test("the hand-built Subscriptions are valid for the Subscription schema", () => {
-  for (const s of [
-    sub({ state: "" }),
-    sub({ installedCSV: CSV, state: "AtLatestKnown" }),
-    sub({ installPlanRef: { name: "install-abc", namespace: t.namespace }, state: "UpgradePending" }),
-  ]) {
-    expect(validateObject(s)).toBe("");
-  }
-});
-const csv = (phase: string, extra: Record<string, unknown> = {}) => ({
-  spec: { version: "10.19.3" },
-  status: { phase, ...extra },
-});
-
-describe("operatorVerdict", () => {
-  test.each([
-    ["no Subscription yet", undefined, undefined, undefined, "waiting", /does not exist yet/],
-    ["resolving", sub({ state: "" }), undefined, undefined, "waiting", /not yet resolved/],
-    [
-      "catalog unhealthy is surfaced",
-      sub({
-        conditions: [
-          {
-            type: "CatalogSourcesUnhealthy",
-            status: "True",
-            reason: "UnhealthyCatalogSourceFound",
-            message: "targeted catalogsource openshift-marketplace/redhat-operators unhealthy",
-          },
-        ],
-      }),
-      undefined,
-      undefined,
-      "waiting",
-      /CatalogSourcesUnhealthy \(UnhealthyCatalogSourceFound\): targeted catalogsource/,
-    ],
-    [
-      "automatic plan installing",
-      sub({ installPlanRef: { name: "install-1" } }),
-      { spec: { approval: "Automatic", approved: true }, status: { phase: "Installing" } },
-      undefined,
-      "waiting",
-      /install-1 is Installing/,
-    ],
-    [
-      "manual plan awaiting approval",
-      sub({ state: "UpgradePending", installPlanRef: { name: "install-1" } }),
-      {
-        spec: { approval: "Manual", approved: false, clusterServiceVersionNames: [CSV] },
-        status: { phase: "RequiresApproval" },
-      },
-      undefined,
-      "failed",
-      /awaits manual approval.*oc patch installplan install-1/,
-    ],
-    [
-      "legacy installplan field",
-      sub({ installplan: { name: "install-2" } }),
-      { spec: { approval: "Manual", approved: false }, status: {} },
-      undefined,
-      "failed",
-      /install-2/,
-    ],
-    [
-      "failed plan",
-      sub({ installPlanRef: { name: "install-3" } }),
-      {
-        spec: { approval: "Automatic", approved: true },
-        status: { phase: "Failed", conditions: [{ message: "bundle unpacking failed" }] },
-      },
-      undefined,
-      "failed",
-      /install-3 failed: bundle unpacking failed/,
-    ],
-    [
-      "CSV installing",
-      sub({ installedCSV: CSV }),
-      undefined,
-      csv("Installing", { reason: "InstallWaiting", message: "installing: waiting for deployment" }),
-      "waiting",
-      /is Installing \(InstallWaiting: installing: waiting/,
-    ],
-    [
-      "CSV failed",
-      sub({ installedCSV: CSV }),
-      undefined,
-      csv("Failed", { reason: "InstallCheckFailed", message: "install timeout" }),
-      "failed",
-      /failed \(InstallCheckFailed: install timeout\)/,
-    ],
-  ])("%s", (_n, s, plan, c, state, says) => {
-    const v = operatorVerdict(t, s, plan, c);
-    expect(v.state).toBe(state);
-    expect(JSON.stringify(v)).toMatch(says);
-  });
-
-  test("CSV succeeded: done with name and version", () => {
-    expect(operatorVerdict(t, sub({ installedCSV: CSV }), undefined, csv("Succeeded"))).toEqual({
-      state: "done",
-      outputs: { installedCSV: CSV, version: "10.19.3" },
-    });
-  });
-
-  test("an installed operator stays done while an upgrade waits for approval", () => {
-    const s = sub({
-      installedCSV: CSV,
-      currentCSV: "windows-machine-config-operator.v10.19.4",
-      state: "UpgradePending",
-      installPlanRef: { name: "install-9" },
-    });
-    expect(operatorVerdict(t, s, undefined, csv("Succeeded")).state).toBe("done");
-  });
-});
 
 describe("objectVerdict", () => {
   const target = {
@@ -180,6 +43,22 @@ describe("pollUntil", () => {
       { timeoutSeconds: 10, intervalSeconds: 0.01, what: "x", hint: "" },
     );
     expect(out).toBe(4);
+  });
+
+  test("a done verdict's notice is told once, like a progress line", async () => {
+    const told: string[] = [];
+    const out = await pollUntil(
+      async () => ({ state: "done" as const, outputs: 1, notice: "an upgrade awaits approval" }),
+      {
+        timeoutSeconds: 10,
+        intervalSeconds: 0.01,
+        what: "x",
+        hint: "",
+        progress: (l) => told.push(l),
+      },
+    );
+    expect(out).toBe(1);
+    expect(told).toEqual(["an upgrade awaits approval"]);
   });
 
   test("a fatal error ends at once", async () => {

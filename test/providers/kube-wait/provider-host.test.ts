@@ -170,6 +170,55 @@ test("the operator wait completes once the installed CSV succeeds", async () => 
   expect(r).toMatchObject({ ok: true, value: { id: `${NS}/${SUB}`, outs: { installedCSV: CSV, version: "10.19.3" } } });
 });
 
+test("during an Automatic upgrade the operator wait reports the new CSV once OLM is done, not the one it replaces", async () => {
+  const OLD = "windows-machine-config-operator.v10.19.2";
+  // catalog/operator.go ensureSubscriptionCSVState: installedCSV names the old CSV (still Succeeded) until the new
+  // CSV exists; then AtLatestKnown with installedCSV = currentCSV, Installing before Succeeded.
+  // Counted here: the route's `n` counts every request to the path since the server started, earlier tests' too.
+  let looks = 0;
+  kube.route(objectPath(OLM, "subscriptions", NS, SUB), () => ({
+    status: 200,
+    body:
+      ++looks < 3
+        ? {
+            status: {
+              state: "UpgradePending",
+              installedCSV: OLD,
+              currentCSV: CSV,
+              installPlanRef: { name: "install-up" },
+            },
+          }
+        : { status: { state: "AtLatestKnown", installedCSV: CSV, currentCSV: CSV } },
+  }));
+  kube.route(objectPath(OLM, "clusterserviceversions", NS, OLD), () => ({
+    status: 200,
+    body: { spec: { version: "10.19.2" }, status: { phase: "Succeeded" } },
+  }));
+  kube.route(objectPath(OLM, "installplans", NS, "install-up"), () => ({
+    status: 200,
+    body: { spec: { approval: "Automatic", approved: true }, status: { phase: "Installing" } },
+  }));
+  let csvLooks = 0;
+  kube.route(objectPath(OLM, "clusterserviceversions", NS, CSV), () => ({
+    status: 200,
+    body: { spec: { version: "10.19.3" }, status: { phase: ++csvLooks < 2 ? "Installing" : "Succeeded" } },
+  }));
+  kube.route(`/apis/operators.coreos.com/v1/namespaces/${NS}/operatorgroups`, () => ({
+    status: 200,
+    body: { items: [{ metadata: { name: SUB, namespace: NS } }] },
+  }));
+  const [r] = await runInHost(operatorText, [
+    {
+      method: "create",
+      args: [
+        { namespace: NS, subscription: SUB, kubeconfig: kube.kubeconfig(), timeoutSeconds: 30, intervalSeconds: 0.05 },
+      ],
+    },
+  ]);
+  expect(r).toMatchObject({ ok: true, value: { outs: { installedCSV: CSV, version: "10.19.3" } } });
+  expect(looks).toBeGreaterThanOrEqual(3);
+});
+
 test("diff: identity changes replace; a rotated kubeconfig or new timeout is an in-place update; preview unknowns count as changes", async () => {
   const olds = objectInputs();
   expect(await objectExistsProvider.diff!("id", olds, { ...olds })).toMatchObject({ changes: false, replaces: [] });
