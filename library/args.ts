@@ -244,9 +244,9 @@ export interface MachineSetNutanixArgs {
   vcpuSockets?: number;
   /** Virtual CPUs per socket. Default 1. */
   vcpusPerSocket?: number;
-  /** Memory as a quantity. Default `16Gi`. */
+  /** Memory as a quantity, a whole number of bytes; rendered as Kubernetes writes it back (`16384Mi` as `16Gi`). Default `16Gi`. */
   memorySize?: string;
-  /** System disk size as a quantity. Default `120Gi`. */
+  /** System disk size as a quantity, a whole number of bytes; rendered like `memorySize`. Default `120Gi`. */
   systemDiskSize?: string;
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quantityBytes } from "../../lib/quantity";
 
 /** Windows Server versions WMCO can configure; which platform supports which is `support-matrix.ts`. */
 export const WINDOWS_VERSIONS = ["2019", "2022", "2025"] as const;
@@ -127,7 +128,11 @@ const vsphere = z.strictObject({
   templateKeys: z.array(nonEmpty).min(1).optional(),
 });
 
-const quantity = z.string().regex(/^\d+(\.\d+)?(Ki|Mi|Gi|Ti)$/, "must be a quantity like 16Gi");
+// A whole number of bytes: Kubernetes writes any other quantity back in milli-bytes (lib/quantity.ts).
+const quantity = z
+  .string()
+  .regex(/^\d+(\.\d+)?(Ki|Mi|Gi|Ti)$/, "must be a quantity like 16Gi")
+  .refine((q) => quantityBytes(q) !== undefined, "must be a whole number of bytes, like 1536Mi (1.3Gi is not)");
 
 /** `nutanix`: Prism Element cluster, subnet and the uploaded Windows image. */
 const nutanix = z.strictObject({
@@ -147,9 +152,12 @@ const nutanix = z.strictObject({
   vcpuSockets: z.number().int().min(1).max(64).default(4),
   /** Virtual CPUs per socket. Default 1. */
   vcpusPerSocket: z.number().int().min(1).max(64).default(1),
-  /** Memory as a quantity. Default `16Gi`. */
+  /**
+   * Memory as a quantity, a whole number of bytes; rendered as Kubernetes writes it back (`16384Mi` as `16Gi`).
+   * Default `16Gi`.
+   */
   memorySize: quantity.default("16Gi"),
-  /** System disk size as a quantity. Default `120Gi`. */
+  /** System disk size as a quantity, a whole number of bytes; rendered like `memorySize`. Default `120Gi`. */
   systemDiskSize: quantity.default("120Gi"),
 });
 
