@@ -30,6 +30,9 @@ export function azureProviderSpec(
     userDataSecret: { name: USER_DATA_SECRET, namespace: MACHINE_API_NAMESPACE },
     vmSize: block.vmSize,
     vnet: block.vnet ?? `${infraId}-vnet`,
-    zone: block.zone ?? "",
+    // `Zone string json:"zone,omitempty"` (openshift/api machine/v1beta1/types_azureprovider.go l.98): machine-api's
+    // defaulting webhook re-marshals the spec on create and drops `zone: ""`, so pulumi-kubernetes, comparing the
+    // live object with these inputs, showed a change after every create. No zone is no key.
+    ...(block.zone ? { zone: block.zone } : {}),
   };
 }
