@@ -411,11 +411,11 @@ describe("OperatorGroups: OLM only logs 'found N operatorGroups, expected 1'", (
 });
 
 describe("ResolutionFailed/ConstraintsNotSatisfiable: final, quoted", () => {
-  // operator.go l.1344; messages from resolver.go getSubscriptionVariables (l.260-267).
+  // operator.go l.1344; the solver's text with resolver.go getSubscriptionVariables' message (l.260-267).
   const msg =
-    "constraints not satisfiable: no operators found in channel stabel of package windows-machine-config-operator " +
-    "in the catalog referenced by subscription windows-machine-config-operator, subscription " +
-    "windows-machine-config-operator exists";
+    "constraints not satisfiable: subscription windows-machine-config-operator exists, no operators found in channel " +
+    "stabel of package windows-machine-config-operator in the catalog referenced by subscription " +
+    "windows-machine-config-operator";
   const notSatisfiable = (m = msg) =>
     sub(
       {
@@ -463,8 +463,8 @@ describe("ResolutionFailed/ConstraintsNotSatisfiable: final, quoted", () => {
 
   test("a source that does not exist: OLM's message, and the CatalogSource named as missing", () => {
     const m =
-      "constraints not satisfiable: no operators found from catalog nope in namespace openshift-marketplace " +
-      "referenced by subscription windows-machine-config-operator, subscription windows-machine-config-operator exists";
+      "constraints not satisfiable: subscription windows-machine-config-operator exists, no operators found from " +
+      "catalog nope in namespace openshift-marketplace referenced by subscription windows-machine-config-operator";
     const s = sub(
       {
         conditions: [
