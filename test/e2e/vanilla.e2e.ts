@@ -99,9 +99,9 @@ describe("a kubeadm cluster with flannel's Linux defaults", () => {
     });
     expect(deps(restart[0])).toContain(netConf.urn);
     for (const n of p.of(`${WE}:VanillaNode`)) expect(deps(n)).toContain(restart[0].urn);
-    // The lab's kubeadm cluster has no Linux Nodes registered.
+    // The lab's kubeadm cluster has three Linux Nodes (its played control plane and two workers, linux-kubelet.ts).
     expect(p.messages).toContain(
-      "flannel's VXLAN backend changes from VNI 1 / port 8472 to VNI 4096 / port 4789, which Windows needs: kube-flannel-ds restarts on 0 Linux nodes",
+      "flannel's VXLAN backend changes from VNI 1 / port 8472 to VNI 4096 / port 4789, which Windows needs: kube-flannel-ds restarts on 3 Linux nodes",
     );
   });
 
