@@ -98,7 +98,6 @@ export async function runProgram(
     false,
   );
   // The dependencies travel in the registration request, not in what the mocks see: read them on the way.
-  type Registration = { getType(): string; getName(): string; getDependenciesList(): string[] };
   const monitor: unknown = pulumi.runtime.getMonitor();
   if (!hasRegisterResource(monitor))
     throw new Error("offline synth: the mocked resource monitor has no registerResource to read dependencies from");
