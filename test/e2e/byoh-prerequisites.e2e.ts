@@ -3,7 +3,7 @@ import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { byohEntry, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // WMCO's BYOH prerequisites through the real CLI (issue 30, item 6): docs/byoh-instance-pre-requisites.md (release-4.18
 // to master) asks for a PTR record for the host's address that resolves to its hostname, and, on a static IP on any
@@ -22,10 +22,7 @@ let config: Record<string, unknown>;
 const hosts: LabWindows[] = [];
 
 const entry = (i: number, windowsServer: string) => ({
-  address: hosts[i].host.host,
-  username: hosts[i].host.user,
-  hostKey: hosts[i].host.hostKeyFingerprint,
-  bootstrap: { privateKeyPath: `.dev/bootstrap-${i}` },
+  ...byohEntry(hosts[i], i),
   windowsServer,
   sshDeadlineSeconds: 8,
 });

@@ -5,7 +5,7 @@ import type { LabInfo } from "../../lab/record";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
 import { withSession } from "../../providers/ssh/session";
-import { exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./project";
+import { byohEntry, engineSteps, exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./project";
 
 // Bring-your-own hosts through the real CLI (issue 24 a, b, d, f): the dev stack on the Azure lab with its BYOH
 // entries pointing at loopback OpenSSH servers on port 22 (WMCO's only port). Windows itself is not here: each
@@ -29,12 +29,8 @@ const hosts: LabWindows[] = [];
 
 /** The `windows-estate:byoh` entry of lab host `i`: its pinned host key, its own key for the first login. */
 function entry(i: number) {
-  const h = hosts[i].host;
   return {
-    address: h.host,
-    username: h.user,
-    hostKey: h.hostKeyFingerprint,
-    bootstrap: { privateKeyPath: `.dev/bootstrap-${i}` },
+    ...byohEntry(hosts[i], i),
     // A host that is down fails an operation within this, not the default 120 s.
     sshDeadlineSeconds: 8,
   };
@@ -320,24 +316,9 @@ test("rotating the WMCO key: every host authorizes the new key, then the Secret,
 test("destroy empties windows-instances first, waits for WMCO to remove the nodes, then deletes the key", async () => {
   const r = stack.pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
   expect(r.status).toBe(0);
-  const events = r.stdout
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map(
-      (l) =>
-        JSON.parse(l) as {
-          sequence: number;
-          resourcePreEvent?: { metadata: { op: string; urn: string } };
-          resOutputsEvent?: { metadata: { op: string; urn: string } };
-        },
-    );
-  const name = (urn: string) => urn.split("::").pop() ?? "";
-  const started = (n: string) =>
-    events.find((e) => e.resourcePreEvent?.metadata.op === "delete" && name(e.resourcePreEvent.metadata.urn) === n)
-      ?.sequence ?? -1;
-  const done = (n: string) =>
-    events.find((e) => e.resOutputsEvent?.metadata.op === "delete" && name(e.resOutputsEvent.metadata.urn) === n)
-      ?.sequence;
+  const steps = engineSteps(r.stdout);
+  const started = (n: string) => steps.started("delete", n) ?? -1;
+  const done = (n: string) => steps.done("delete", n);
   expect(done("estate-byoh-windows-instances")).toBeLessThan(started("estate-byoh-deconfigured"));
   expect(done("estate-byoh-deconfigured")).toBeLessThan(started("estate-key-secret"));
   const api = labApi(lab);

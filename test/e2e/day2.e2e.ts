@@ -6,7 +6,7 @@ import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, startLab, stopLab } from "./lab";
 import { boundReadyPod, Owner, ownerController } from "./pods";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { byohEntries, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
 // through the real Eviction API against a PodDisruptionBudget whose status the real disruption controller keeps
@@ -67,12 +67,7 @@ beforeAll(async () => {
   }
   config = exampleConfig(dir, "Pulumi.dev.yaml");
   config["windows-estate:machineSets"] = [];
-  config["windows-estate:byoh"] = hosts.map((w, i) => ({
-    address: w.host.host,
-    username: w.host.user,
-    hostKey: w.host.hostKeyFingerprint,
-    bootstrap: { privateKeyPath: `.dev/bootstrap-${i}` },
-  }));
+  config["windows-estate:byoh"] = byohEntries(hosts);
   stack = new Stack(dir, "e2e", lab);
   stack.init(config);
   stack.up();

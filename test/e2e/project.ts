@@ -195,3 +195,49 @@ export function exampleConfig(dir: string, file: string, keepByoh = false): Reco
     config["windows-estate:privateKeyPath"] = ".dev/wmco-dev-key.pem";
   return config;
 }
+
+/**
+ * The engine events of a `--json` up or destroy (pulumi pkg/backend/display/json.go: one JSON object per line): the
+ * sequence at which each resource's step starts (`resourcePreEvent`) and finishes (`resOutputsEvent`), by op and name.
+ */
+export function engineSteps(stdout: string) {
+  const events = stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          sequence: number;
+          resourcePreEvent?: { metadata: { op: string; urn: string } };
+          resOutputsEvent?: { metadata: { op: string; urn: string } };
+        },
+    );
+  const name = (urn: string) => urn.split("::").pop() ?? "";
+  return {
+    started: (op: string, n: string) =>
+      events.find((e) => e.resourcePreEvent?.metadata.op === op && name(e.resourcePreEvent.metadata.urn) === n)
+        ?.sequence,
+    done: (op: string, n: string) =>
+      events.find((e) => e.resOutputsEvent?.metadata.op === op && name(e.resOutputsEvent.metadata.urn) === n)?.sequence,
+    names: (op: string) =>
+      events.flatMap((e) => (e.resourcePreEvent?.metadata.op === op ? [name(e.resourcePreEvent.metadata.urn)] : [])),
+  };
+}
+
+type LabHost = { host: { host: string; user: string; hostKeyFingerprint: string } };
+
+/**
+ * The `windows-estate:byoh` entry of lab Windows host `i`: its address, user and pinned host key, and the bootstrap
+ * key at `.dev/bootstrap-<i>` (the host's own key, which the caller writes there).
+ */
+export function byohEntry(w: LabHost, i: number) {
+  return {
+    address: w.host.host,
+    username: w.host.user,
+    hostKey: w.host.hostKeyFingerprint,
+    bootstrap: { privateKeyPath: `.dev/bootstrap-${i}` },
+  };
+}
+
+/** The `windows-estate:byoh` entries of lab Windows hosts, in order (`byohEntry`). */
+export const byohEntries = (hosts: LabHost[]) => hosts.map(byohEntry);

@@ -9,7 +9,7 @@ import { tokenDigest } from "../../providers/day2/rollout";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { allButPortForward, Identity, issueIdentity, portForwardAs, review } from "./identity";
 import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { byohEntries, engineSteps, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
 // Node access through the cluster (`nodeAccess.via: cluster`) through the real CLI and the real API server's
@@ -128,31 +128,6 @@ async function relayBack(lab: LabInfo, namespace: string, replicas: number, gone
   return pods;
 }
 
-/** `--json` engine events as `[op, name, sequence]` of each resource's start and finish. */
-function engineSteps(stdout: string) {
-  const events = stdout
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map(
-      (l) =>
-        JSON.parse(l) as {
-          sequence: number;
-          resourcePreEvent?: { metadata: { op: string; urn: string } };
-          resOutputsEvent?: { metadata: { op: string; urn: string } };
-        },
-    );
-  const name = (urn: string) => urn.split("::").pop() ?? "";
-  return {
-    started: (op: string, n: string) =>
-      events.find((e) => e.resourcePreEvent?.metadata.op === op && name(e.resourcePreEvent.metadata.urn) === n)
-        ?.sequence,
-    done: (op: string, n: string) =>
-      events.find((e) => e.resOutputsEvent?.metadata.op === op && name(e.resOutputsEvent.metadata.urn) === n)?.sequence,
-    names: (op: string) =>
-      events.flatMap((e) => (e.resourcePreEvent?.metadata.op === op ? [name(e.resourcePreEvent.metadata.urn)] : [])),
-  };
-}
-
 /**
  * An `up` whose node operation (a rolling reboot, a kubeadm upgrade) reaches the nodes through the relay, with the
  * relay pod that carries its first session deleted with grace period 0 as soon as that session opens (the kubelet then
@@ -225,12 +200,7 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
     await allButPortForward(lab, RUNNER);
     config = exampleConfig(dir, "Pulumi.dev.yaml");
     config["windows-estate:machineSets"] = [];
-    config["windows-estate:byoh"] = hosts.map((w, i) => ({
-      address: w.host.host,
-      username: w.host.user,
-      hostKey: w.host.hostKeyFingerprint,
-      bootstrap: { privateKeyPath: `.dev/bootstrap-${i}` },
-    }));
+    config["windows-estate:byoh"] = byohEntries(hosts);
     config["windows-estate:nodeAccess"] = {
       via: "cluster",
       portForwardSubjects: [{ kind: "User", name: RUNNER }],
