@@ -56,6 +56,7 @@ export async function build(log: (line: string) => void, only?: readonly string[
       moduleDir: path.join(TOOLS_DIR, p.module),
       target: p.target,
       stamps: p.stamps,
+      tags: p.tags,
       output: out,
       logFile: path.join(cacheRoot(), "logs", `${p.name}.log`),
       progress: (s) => log(`${step}: still building, ${duration(s)}`),
