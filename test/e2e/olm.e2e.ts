@@ -99,7 +99,7 @@ test("two OperatorGroups, then none: up fails naming them and the fix; OLM itsel
   expect(output(none)).toContain(`Namespace ${ns} has no OperatorGroup`);
 });
 
-test("Manual approval with startingCSV: up stops at the InstallPlan with the approve command; approved, the CSV installs and the next one waits", async () => {
+test("Manual approval with startingCSV: up stops at the InstallPlan with the approve command; approved, the CSV installs and the next one waits; approved too, up --refresh reports the upgrade", async () => {
   const api = labApi(lab);
   const ns = "olm-manual";
   const stack = stackFor("manual", ns, {
@@ -131,4 +131,21 @@ test("Manual approval with startingCSV: up stops at the InstallPlan with the app
   expect(after.status.state).toBe("UpgradePending");
   const next = await api.get(olmApi(ns, "installplans", String(after.status.installPlanRef.name)));
   expect(next.spec.clusterServiceVersionNames).toEqual(["windows-machine-config-operator.v11.0.0"]);
+
+  // Approved, OLM upgrades; `up --refresh` finds the wait's result outdated (an upgrade in flight is not done, or
+  // the installed CSV is another) and waits again, for the channel's next CSV.
+  await api.request(
+    "PATCH",
+    olmApi(ns, "installplans", String(after.status.installPlanRef.name)),
+    { spec: { approved: true } },
+    "application/merge-patch+json",
+  );
+  const third = stack.pulumi(["up", "--yes", "--skip-preview", "--refresh"]);
+  expect(output(third)).not.toMatch(/error:/);
+  expect(third.status).toBe(0);
+  expect(stack.pulumi(["stack", "output", "installedCSV"]).stdout.trim()).toBe(
+    "windows-machine-config-operator.v11.0.0",
+  );
+  const upgraded = await api.get(olmApi(ns, "clusterserviceversions", "windows-machine-config-operator.v11.0.0"));
+  expect(upgraded.status.phase).toBe("Succeeded");
 });
