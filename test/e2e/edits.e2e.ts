@@ -167,7 +167,11 @@ test("switching to the community build replaces the OperatorGroup old-first: nev
   delete operator.channel;
   stack.writeConfig(config);
   try {
-    const plan = stack.plan();
+    // The engine's replacement steps in its order (the CLI's --show-replacement-steps; without it --json shows one
+    // `replace` step per resource).
+    const p = stack.previewJson(["--show-replacement-steps"]);
+    expect(p.status).toBe(0);
+    const plan = p.steps.map((s) => `${s.op} ${s.urn.split("::").pop()}`);
     // The OperatorGroup is named like the package. Replaced create-first, the namespace would hold two while the new
     // Subscription resolves, and OLM resolves nothing then (the old group is deleted only after the wait).
     const at = (line: string) => plan.indexOf(line);
