@@ -13,6 +13,7 @@
  */
 import * as net from "net";
 import * as path from "path";
+import { get, str } from "../lib/json";
 import { LabCatalog, writeFbc } from "./catalog";
 import { LabClient, createAll } from "./kube";
 import { freePort, startDetached, Started, waitFor } from "./processes";
@@ -150,13 +151,13 @@ export async function startOlm(o: OlmStartOptions): Promise<void> {
     "running (OperatorGroup olm-operators synced)",
     async () => {
       const r = await client.request("GET", group);
-      return r.status === 200 && Boolean((r.body as { status?: { lastUpdated?: string } }).status?.lastUpdated);
+      return r.status === 200 && Boolean(str(get(r.body, "status", "lastUpdated")));
     },
     180_000,
   );
   // catalog: it connects to each CatalogSource's registry and says so (status.connectionState.lastObservedState).
   for (const s of sources) {
-    const name = (s.metadata as { name: string }).name;
+    const name = str(get(s, "metadata", "name")) ?? "";
     await waitFor(
       catalog,
       `connected to CatalogSource ${name}`,
@@ -165,8 +166,7 @@ export async function startOlm(o: OlmStartOptions): Promise<void> {
           "GET",
           `/apis/operators.coreos.com/v1alpha1/namespaces/${MARKETPLACE_NAMESPACE}/catalogsources/${name}`,
         );
-        const state = (r.body as { status?: { connectionState?: { lastObservedState?: string } } }).status
-          ?.connectionState?.lastObservedState;
+        const state = str(get(r.body, "status", "connectionState", "lastObservedState"));
         return r.status === 200 && state === "READY";
       },
       180_000,
