@@ -56,6 +56,7 @@ export async function build(log: (line: string) => void, only?: readonly string[
       moduleDir: path.join(TOOLS_DIR, p.module),
       target: p.target,
       stamps: p.stamps,
+      tags: p.tags,
       output: out,
       logFile: path.join(cacheRoot(), "logs", `${p.name}.log`),
       progress: (s) => log(`${step}: still building, ${duration(s)}`),
@@ -66,7 +67,7 @@ export async function build(log: (line: string) => void, only?: readonly string[
     programs.push({ name: p.name, path: out, cached: false, seconds });
   }
   const crds = collectCrds();
-  log(`CRDs from operator-framework/api and openshift/api: ${crds.cached ? "cached" : "collected"}`);
+  log(`CRDs from OLM and openshift/api: ${crds.cached ? "cached" : "collected"}`);
   const seconds = Math.round((Date.now() - started) / 1000);
   log(`lab built in ${duration(seconds)}`);
   const result = { goVersion, programs, crds: crds.dir, seconds };

@@ -39,6 +39,8 @@ function hashFiles(hash: ReturnType<typeof createHash>, dir: string, rel = ""): 
 export function programKey(program: Program, goVersion: string): string {
   const hash = createHash("sha256");
   hash.update(`${goVersion}\0${program.name}\0${program.target}\0${JSON.stringify(program.stamps)}\0`);
+  // Only programs built with tags hash them, so that the keys of the others stay what they were.
+  if (program.tags?.length) hash.update(`tags:${program.tags.join(",")}\0`);
   hashFiles(hash, path.join(TOOLS_DIR, program.module));
   return hash.digest("hex").slice(0, 16);
 }
@@ -48,16 +50,16 @@ export function programPath(program: Program, goVersion: string): string {
   return path.join(cacheRoot(), "programs", `${program.name}-${programKey(program, goVersion)}`, program.name);
 }
 
-/** The cache key of the CRD set: the crds module's go.mod/go.sum and the list of files taken from it. */
-export function crdsKey(selection: readonly string[]): string {
+/** The cache key of the CRD set: the go.mod/go.sum of the tools modules it comes from and the list of files taken. */
+export function crdsKey(selection: readonly string[], modules: readonly string[]): string {
   const hash = createHash("sha256");
   hash.update(JSON.stringify(selection));
-  hashFiles(hash, path.join(TOOLS_DIR, "crds"));
+  for (const m of modules) hashFiles(hash, path.join(TOOLS_DIR, m));
   return hash.digest("hex").slice(0, 16);
 }
 
-export function crdsDir(selection: readonly string[]): string {
-  return path.join(cacheRoot(), "crds", crdsKey(selection));
+export function crdsDir(selection: readonly string[], modules: readonly string[]): string {
+  return path.join(cacheRoot(), "crds", crdsKey(selection, modules));
 }
 
 /** Running labs: one record per lab name, holding what `stop` must end and remove. */

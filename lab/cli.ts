@@ -11,7 +11,7 @@ import { stop } from "./stop";
 const HELP = `npm run lab -- <command> [options]
 
 The real Pulumi CLI, pulumi-resource-kubernetes and a Kubernetes API server, built from their Go modules and run on
-127.0.0.1, with OLM, WMCO, the machine controller and the kubelets played (docs/lab.md).
+127.0.0.1, with the real OLM on OpenShift, and WMCO, the machine controller and the kubelets played (docs/lab.md).
 
 Commands:
   build                 build every program into the cache (outside the repository); cached ones are kept
@@ -27,8 +27,8 @@ Options:
   --name N              start/stop/status: which lab (several can run side by side); default "default"
   --apiserver-port N    start: listen on this port instead of a free one
   --infrastructure-name start: Infrastructure status.infrastructureName (default: the example stack's)
-  --no-players          start: the seeded cluster only, nothing plays OLM/WMCO/machines/kubelets
-  --players a,b         start: only these players (olm, wmco, machines, kubelet, linux-nodes)
+  --no-players          start: the seeded cluster (and OLM) only, nothing plays WMCO/machines/kubelets
+  --players a,b         start: only these players (wmco, machines, kubelet, linux-nodes)
   --node-status-report-seconds N
                         start: how often the played kubelets post a Ready heartbeat (kubelet's default 300)
   --only a,b            build: only these programs

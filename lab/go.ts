@@ -91,6 +91,8 @@ export async function goBuild(opts: {
   moduleDir: string;
   target: string;
   stamps: Record<string, string>;
+  /** `go build -tags`, if any. */
+  tags?: readonly string[];
   output: string;
   logFile: string;
   progress: (elapsedSeconds: number) => void;
@@ -105,11 +107,24 @@ export async function goBuild(opts: {
   const ticker = setInterval(() => opts.progress(Math.round((Date.now() - started) / 1000)), 30_000);
   try {
     const code = await new Promise<number>((resolve, reject) => {
-      const child = spawn("go", ["build", "-trimpath", "-ldflags", ldflags, "-o", tmp, opts.target], {
-        cwd: opts.moduleDir,
-        env: goEnv(),
-        stdio: ["ignore", log, log],
-      });
+      const child = spawn(
+        "go",
+        [
+          "build",
+          "-trimpath",
+          ...(opts.tags?.length ? ["-tags", opts.tags.join(",")] : []),
+          "-ldflags",
+          ldflags,
+          "-o",
+          tmp,
+          opts.target,
+        ],
+        {
+          cwd: opts.moduleDir,
+          env: goEnv(),
+          stdio: ["ignore", log, log],
+        },
+      );
       child.on("error", reject);
       child.on("exit", (c, signal) => resolve(c ?? (signal ? 128 : 1)));
     });

@@ -15,6 +15,8 @@ export interface Program {
   what: string;
   /** `-X` link stamps: the variables upstream's release builds set, so each reports its real version. */
   stamps: Record<string, string>;
+  /** Build tags (`go build -tags`), as upstream's release build sets them. */
+  tags?: readonly string[];
   /** A step before `go build` (the provider's embedded schema); given the module's folder. */
   prepare?: "kubernetes-schema";
   /** A tool the e2e suite runs on its own (a linter), not part of a running lab: `start` does not need it. */
@@ -36,6 +38,10 @@ export const PULUMI_YAML_VERSION = "v1.38.1";
  * plugin is older than the SDK asks for (docs/lab.md).
  */
 export const KUBERNETES_PROVIDER_VERSION = "4.24.2-0.20260115033456-f47bc2d6f199";
+/** OLM's release (github.com/operator-framework/operator-lifecycle-manager, lab/tools/olm/go.mod). */
+export const OLM_VERSION = "v0.41.0";
+/** opm's version: the operator-registry release OLM_VERSION's go.mod pins (lab/tools/olm/go.mod). */
+export const OPM_VERSION = "v1.64.0";
 /** actionlint (github.com/rhysd/actionlint, lab/tools/actionlint/go.mod): the e2e suite lints every workflow with it. */
 export const ACTIONLINT_VERSION = "v1.7.12";
 
@@ -108,6 +114,34 @@ export const PROGRAMS: readonly Program[] = [
     what: `pulumi-resource-kubernetes ${KUBERNETES_PROVIDER_VERSION}`,
     stamps: { "github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version": KUBERNETES_PROVIDER_VERSION },
     prepare: "kubernetes-schema",
+  },
+  {
+    name: "olm",
+    module: "olm",
+    target: "github.com/operator-framework/operator-lifecycle-manager/cmd/olm",
+    what: `OLM ${OLM_VERSION} olm operator`,
+    // OLM's Makefile sets this -X (GO_BUILD_LDFLAGS, VERSION_PATH) and builds with GO_BUILD_TAGS = json1;
+    // `olm --version` prints the version.
+    stamps: { "github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion": OLM_VERSION },
+    tags: ["json1"],
+  },
+  {
+    name: "catalog",
+    module: "olm",
+    target: "github.com/operator-framework/operator-lifecycle-manager/cmd/catalog",
+    what: `OLM ${OLM_VERSION} catalog operator`,
+    stamps: { "github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion": OLM_VERSION },
+    tags: ["json1"],
+  },
+  {
+    name: "opm",
+    module: "olm",
+    target: "github.com/operator-framework/operator-registry/cmd/opm",
+    what: `opm ${OPM_VERSION} (operator-registry)`,
+    // operator-registry's Makefile builds opm with TAGS (json1,containers_image_openpgp) and sets
+    // cmd/opm/version.opmVersion by -X; `opm version` prints it.
+    stamps: { "github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion": OPM_VERSION },
+    tags: ["json1", "containers_image_openpgp"],
   },
   {
     name: "actionlint",

@@ -6,10 +6,12 @@ import * as os from "os";
 import * as path from "path";
 import { programPath, writeAtomically } from "./cache";
 import { adminKubeconfig, makePki } from "./certs";
+import { labCatalogs } from "./catalog";
 import { collectedCrds } from "./crds";
 import { LabError } from "./errors";
 import { checkGo } from "./go";
 import { createAll, labClient, waitEstablished, waitServed } from "./kube";
+import { startOlm } from "./olm";
 import { bootId, checkPortFree, freePort, startDetached, Started, startTimeOf, waitFor } from "./processes";
 import { PROGRAMS, programNamed, KUBERNETES_VERSION } from "./programs";
 import { LabInfo, LabRecord, readRecord, running, starting, writeRecord } from "./record";
@@ -20,7 +22,7 @@ import { teardown } from "./stop";
 export type LabPlatform = OpenShiftPlatform | "none";
 
 /** The players `start` can run (lab/players/main.ts `--only`). */
-export const PLAYER_NAMES = ["olm", "wmco", "machines", "kubelet", "linux-nodes"] as const;
+export const PLAYER_NAMES = ["wmco", "machines", "kubelet", "linux-nodes"] as const;
 export type PlayerName = (typeof PLAYER_NAMES)[number];
 
 export interface StartOptions {
@@ -327,7 +329,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       .readdirSync(crdDir)
       .filter((f) => f.endsWith(".yaml"))
       .sort();
-    log(`installing ${crdFiles.length} CRDs from operator-framework/api and openshift/api`);
+    log(`installing ${crdFiles.length} CRDs from OLM and openshift/api`);
     const { parse } = await import("yaml");
     const crds = crdFiles.map((f) => parse(fs.readFileSync(path.join(crdDir, f), "utf8")) as Record<string, unknown>);
     await createAll(client, crds);
@@ -347,6 +349,21 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
         client,
         kubeadmSeed({ kubernetesVersion: KUBERNETES_VERSION, server, caPem: fs.readFileSync(pki.caCert, "utf8") }),
       );
+    }
+
+    if (openshift) {
+      // OLM and its catalogs are part of the cluster, not players: an OpenShift lab runs them whatever plays.
+      await startOlm({
+        client,
+        kubeconfig,
+        runDir,
+        logs,
+        bins: { olm: bin("olm"), catalog: bin("catalog"), opm: bin("opm") },
+        tls: { cert: pki.serverCert, key: pki.serverKey },
+        catalogs: labCatalogs(KUBERNETES_VERSION),
+        started,
+        log,
+      });
     }
 
     const players = opts.players ?? PLAYER_NAMES;

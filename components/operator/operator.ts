@@ -40,9 +40,14 @@ export class WmcoOperator extends pulumi.ComponentResource {
     super("windows-estate:index:WmcoOperator", name, {}, opts);
     const op = args.operator;
     const ns = new k8s.core.v1.Namespace(`${name}-namespace`, buildNamespace(op), { parent: this });
+    // Named like the package, so a new package (operator.community, operator.package) replaces it. Created before the
+    // old one went, the namespace would have two OperatorGroups, and OLM resolves nothing then (resolver/
+    // fail_forward.go `IsFailForwardEnabled`): the new Subscription would never install, the wait would fail, and
+    // the old group, deleted only after the wait, would stay. So the old one goes first.
     const group = new k8s.apiextensions.CustomResource(`${name}-operatorgroup`, buildOperatorGroup(op), {
       parent: this,
       dependsOn: [ns],
+      deleteBeforeReplace: true,
     });
     const sub = new k8s.apiextensions.CustomResource(`${name}-subscription`, buildSubscription(op), {
       parent: this,
@@ -56,6 +61,15 @@ export class WmcoOperator extends pulumi.ComponentResource {
         {
           namespace: op.namespace,
           subscription: op.package,
+          // A new channel, source or startingCSV updates the Subscription in place: OLM resolves again, and so the
+          // wait must run again rather than keep what it saw for the old spec.
+          subscriptionSpec: {
+            channel: op.channel,
+            installPlanApproval: op.installPlanApproval,
+            source: op.source,
+            sourceNamespace: op.sourceNamespace,
+            startingCSV: op.startingCSV,
+          },
           kubeconfig: args.access.kubeconfig,
           context: args.access.context,
           timeoutSeconds: op.waitTimeoutSeconds,

@@ -1,9 +1,9 @@
 /**
- * The players: what cannot run here (OLM, WMCO, the Machine API's machine controller, the kubelets of Windows nodes and
+ * The players: what cannot run here (WMCO, the Machine API's machine controller, the kubelets of Windows nodes and
  * of the cluster's Linux nodes), played against a real API server.
  *
  *   node -r ts-node/register/transpile-only lab/players/main.ts --kubeconfig <file> [--ready-file <path>]
- *     [--only olm,wmco,machines,kubelet,linux-nodes] [--catalog <file.json>] [--deconfigure-delay-ms 2000]
+ *     [--only wmco,machines,kubelet,linux-nodes] [--deconfigure-delay-ms 2000]
  *     [--node-status-report-seconds 300] [--lease-duration-seconds 40] [--resolve name=ip,...]
  *     [--cluster openshift|kubeadm --kubelet-serving-cert <crt> --kubelet-serving-key <key> --kubelet-client-ca <ca>]
  *
@@ -14,14 +14,12 @@ import * as fs from "fs";
 import * as path from "path";
 import { parseArgs } from "util";
 import { errText, Kube, Player, say } from "./kube";
-import { loadCatalog } from "./catalog";
 import { Kubelets } from "./kubelet";
 import { LinuxCluster, LinuxKubelets } from "./linux-kubelet";
 import { MachinesPlayer } from "./machines";
-import { OlmPlayer } from "./olm";
 import { WmcoPlayer } from "./wmco";
 
-const ALL = ["olm", "wmco", "machines", "kubelet", "linux-nodes"] as const;
+const ALL = ["wmco", "machines", "kubelet", "linux-nodes"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -29,7 +27,6 @@ function options() {
       kubeconfig: { type: "string" },
       "ready-file": { type: "string" },
       only: { type: "string" },
-      catalog: { type: "string" },
       "deconfigure-delay-ms": { type: "string", default: "2000" },
       "node-status-report-seconds": { type: "string", default: "300" },
       "lease-duration-seconds": { type: "string", default: "40" },
@@ -72,7 +69,6 @@ function options() {
     kubeconfig: values.kubeconfig,
     readyFile: values["ready-file"],
     only: new Set(only),
-    catalog: values.catalog,
     deconfigureDelayMs: num("deconfigure-delay-ms", values["deconfigure-delay-ms"]),
     statusReportSeconds: num("node-status-report-seconds", values["node-status-report-seconds"]),
     leaseDurationSeconds: num("lease-duration-seconds", values["lease-duration-seconds"]),
@@ -89,7 +85,6 @@ function writeReady(file: string): void {
 
 async function main(): Promise<void> {
   const o = options();
-  if (o.catalog) loadCatalog(o.catalog);
   const kube = Kube.connect(o.kubeconfig);
   // The kubelets are a library for WMCO (a configured host's kubelet registers its Node) and, when selected, the
   // player that renews leases and posts heartbeats.
@@ -109,7 +104,6 @@ async function main(): Promise<void> {
         statusReportSeconds: o.statusReportSeconds,
       }),
     );
-  if (o.only.has("olm")) players.push(new OlmPlayer(kube));
   if (o.only.has("machines")) players.push(new MachinesPlayer(kube));
   if (o.only.has("wmco"))
     players.push(new WmcoPlayer(kube, kubelets, { deconfigureDelayMs: o.deconfigureDelayMs, hosts: o.hosts }));

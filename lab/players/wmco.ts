@@ -1,7 +1,9 @@
 /**
- * The Windows Machine Config Operator, played. It "runs" while a Succeeded CSV of WMCO's package exists (OLM's
- * Deployment is then available), in that CSV's namespace (OwnNamespace, cmd/operator/main.go `WATCH_NAMESPACE`),
- * as version `<csv spec.version>-<commit>` (version/version.go, build/build.sh). Its controllers:
+ * The Windows Machine Config Operator, played. It "runs" while the operator Deployment that the real OLM installed
+ * from a WMCO CSV (lab/catalog.ts) is rolled out and Available, in that Deployment's namespace (OwnNamespace,
+ * cmd/operator/main.go `WATCH_NAMESPACE`), as version `<csv version>-<commit>` (version/version.go, build/build.sh),
+ * the CSV being the one OLM names as the Deployment's owner (`olm.owner`); it stops when the Deployment goes or is not
+ * Available. Its controllers:
  * - the Secret controller (controllers/secret_controller.go `Reconcile`, `reconcileUserDataSecret`, `updateUserData`,
  *   `ensureCAPIUserDataSecret`): `windows-user-data` in openshift-machine-api (and openshift-cluster-api when that
  *   namespace exists) kept equal to what `cloud-private-key` gives; on a key change, BYOH nodes get their username and
@@ -18,7 +20,7 @@ import { Informer } from "./informer";
 import { Queue } from "./queue";
 import { Recorder } from "./events";
 import { Kubelets } from "./kubelet";
-import { buildCommit, compareVersions } from "./catalog";
+import { createHash } from "crypto";
 import {
   BYOH_LABEL,
   CLUSTER_API_NAMESPACE,
@@ -41,7 +43,17 @@ import { isValidWindowsMachine, reconcileMachine } from "./wmco-machines";
 import { encryptToJSONString } from "./wmco-keys";
 import { userData } from "./wmco-userdata";
 
-const WMCO_CSV = /^(community-)?windows-machine-config-operator\.v/;
+const WMCO_CSV = /^(community-)?windows-machine-config-operator\.v(\d+\.\d+\.\d+)/;
+/** The operator Deployment's name in WMCO's CSV (config/manager/manager.yaml; lab/catalog.ts). */
+const WMCO_DEPLOYMENT = "windows-machine-config-operator";
+/** The labels OLM puts on what it installs for a CSV (operator-lifecycle-manager pkg/lib/ownerutil/util.go). */
+const OLM_OWNER = "olm.owner";
+
+/**
+ * The 7-character git commit WMCO's build stamps after the version (build/build.sh `add_git_data_to_version`:
+ * `<semver>-<sha>`). The lab's builds are not real ones: the commit is derived from the CSV name.
+ */
+export const buildCommit = (csvName: string) => createHash("sha1").update(csvName).digest("hex").slice(0, 7);
 
 export interface WmcoOptions {
   deconfigureDelayMs: number;
@@ -90,10 +102,17 @@ export class WmcoPlayer implements Player {
       const op = this.discover();
       if (op?.namespace === this.running?.namespace && op?.version === this.running?.version) return;
       this.running = op;
-      say(PLAYER, op ? `operator ${op.version} running in ${op.namespace}` : "operator not running (no Succeeded CSV)");
+      say(
+        PLAYER,
+        op ? `operator ${op.version} running in ${op.namespace}` : "operator not running (no Available Deployment)",
+      );
       if (op) replay(op);
     };
-    const csvs = inf(resourcePath("operators.coreos.com/v1alpha1", "clusterserviceversions"), {}, operatorChanged);
+    const deployments = inf(
+      resourcePath("apps/v1", "deployments"),
+      { fieldSelector: `metadata.name=${WMCO_DEPLOYMENT}` },
+      operatorChanged,
+    );
     const keySecrets = inf(
       resourcePath("v1", "secrets"),
       { fieldSelector: `metadata.name=${PRIVATE_KEY_SECRET}` },
@@ -141,7 +160,7 @@ export class WmcoPlayer implements Player {
         .find((m) => get(m, "status", "nodeRef", "uid") === uid && isValidWindowsMachine(m));
       if (machine) machineQ.add(metaOf(machine).name);
     });
-    this.informers = [csvs, keySecrets, userDataSecrets, instanceMaps, machines, nodes];
+    this.informers = [deployments, keySecrets, userDataSecrets, instanceMaps, machines, nodes];
     this.ctx = {
       kube,
       recorder: new Recorder(kube, PLAYER),
@@ -174,29 +193,29 @@ export class WmcoPlayer implements Player {
   }
 
   /**
-   * Where and which version the operator runs: the newest Succeeded WMCO CSV (an upgrade's new CSV) or, while it is
-   * still being installed, the CSV it replaces (its pod runs until the Deployment rolls). The namespace the operator
-   * already runs in is kept while a WMCO CSV there is Succeeded or being replaced; between equals, the first installed.
+   * Where and which version the operator runs: a WMCO operator Deployment that is Available with its rollout done
+   * (kubectl's rollout status: observedGeneration caught up, every replica updated), owned by a WMCO CSV. While OLM
+   * rolls it to an upgrade's CSV, the operator it runs already keeps running. The namespace the operator already runs
+   * in is kept; between others, the first created.
    */
   private discover(): Operator | undefined {
-    const csvs = (this.informers[0]?.list() ?? []).filter((c) => WMCO_CSV.test(metaOf(c).name));
-    const phase = (c: JsonObject) => str(get(c, "status", "phase")) ?? "";
-    const created = (c: JsonObject) => str(get(c, "metadata", "creationTimestamp")) ?? "";
-    const version = (c: JsonObject) => str(get(c, "spec", "version")) ?? "0.0.0";
-    const rank = (c: JsonObject) => (phase(c) === "Succeeded" ? 0 : 1);
-    const live = csvs
-      .filter((c) => ["Succeeded", "Replacing", "Deleting"].includes(phase(c)))
-      .sort(
-        (a, b) =>
-          Number(metaOf(b).namespace === this.running?.namespace) -
-            Number(metaOf(a).namespace === this.running?.namespace) ||
-          rank(a) - rank(b) ||
-          compareVersions(version(b), version(a)) ||
-          created(a).localeCompare(created(b)),
-      );
-    const csv = live[0];
-    if (!csv || (rank(csv) === 1 && metaOf(csv).namespace !== this.running?.namespace)) return undefined;
-    return { namespace: metaOf(csv).namespace, version: `${version(csv)}-${buildCommit(metaOf(csv).name)}` };
+    const cond = (d: JsonObject) =>
+      objects(get(d, "status", "conditions")).find((c) => str(c.type) === "Available")?.status === "True";
+    const num = (v: unknown) => (typeof v === "number" ? v : 0);
+    const rolled = (d: JsonObject) =>
+      num(get(d, "status", "observedGeneration")) >= num(get(d, "metadata", "generation")) &&
+      num(get(d, "status", "updatedReplicas")) >= num(get(d, "spec", "replicas"));
+    const owned = (this.informers[0]?.list() ?? [])
+      .filter((d) => WMCO_CSV.test(metaOf(d).labels[OLM_OWNER] ?? ""))
+      .filter((d) => cond(d));
+    const current = owned.find((d) => metaOf(d).namespace === this.running?.namespace);
+    if (current && !rolled(current)) return this.running;
+    const created = (d: JsonObject) => str(get(d, "metadata", "creationTimestamp")) ?? "";
+    const d = current ?? owned.filter(rolled).sort((a, b) => created(a).localeCompare(created(b)))[0];
+    if (!d) return undefined;
+    const csv = metaOf(d).labels[OLM_OWNER] ?? "";
+    const version = WMCO_CSV.exec(csv)?.[2] ?? "0.0.0";
+    return { namespace: metaOf(d).namespace, version: `${version}-${buildCommit(csv)}` };
   }
 
   /** pkg/cluster/config.go: the platform from `infrastructures.config.openshift.io/cluster` (None without one). */

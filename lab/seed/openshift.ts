@@ -208,6 +208,9 @@ export function openshiftSeed(platform: OpenShiftPlatform, infrastructureName?: 
       },
     },
     { apiVersion: "config.openshift.io/v1", kind: "Proxy", metadata: { name: "cluster" }, spec: {} },
+    // The installer's APIServer/cluster (no TLS profile set: the default). OLM's operators read it at start
+    // (operator-lifecycle-manager pkg/lib/apiserver/syncer.go `SetupAPIServerTLSConfig`).
+    { apiVersion: "config.openshift.io/v1", kind: "APIServer", metadata: { name: "cluster" }, spec: {} },
     {
       apiVersion: "config.openshift.io/v1",
       kind: "ClusterVersion",

@@ -387,7 +387,9 @@ export function operatorVerdict(
 
   // Every finding is asked for its time in each look (its clock restarts once it is not seen).
   const groups = o.operatorGroups.readable ? operatorGroupFinding(t, o.operatorGroups.value) : undefined;
-  const unresolved = !installed && !planName ? resolutionFindings(t, o) : [];
+  // With other than one OperatorGroup OLM resolves nothing, so a ResolutionFailed the Subscription carries is from
+  // before (seen against OLM v0.41.0: the condition for a channel since corrected stayed): only the count is current.
+  const unresolved = !installed && !planName && !groups ? resolutionFindings(t, o) : [];
   const timed = [...(groups ? [groups] : []), ...unresolved].map((f) => ({ f, seconds: held(f.key) }));
   const expired = timed.find(({ f, seconds }) => seconds >= f.graceSeconds);
 

@@ -39,7 +39,11 @@ export interface WaitCommon extends KubeAccess {
   timeoutSeconds: number;
   intervalSeconds: number;
 }
-export type OperatorReadyInputs = WaitCommon & OperatorTarget;
+export type OperatorReadyInputs = WaitCommon &
+  OperatorTarget & {
+    /** What the Subscription asks for (resources.ts OperatorReadyArgs): a change waits again. */
+    subscriptionSpec?: Record<string, string | undefined>;
+  };
 export type ObjectExistsInputs = WaitCommon & ObjectTarget;
 
 /**
@@ -196,6 +200,7 @@ export const operatorReadyProvider = waitProvider<OperatorReadyInputs, OperatorR
     hint: `Check \`oc get subscription,installplan,csv,operatorgroup -n ${i.namespace}\` and the catalog source; raise operator.waitTimeoutSeconds if the cluster is slow.`,
     progress: "WMCO operator",
   }),
+  ["subscriptionSpec"],
 );
 
 export const objectExistsProvider = waitProvider<ObjectExistsInputs, ObjectExistsOutputs>(

@@ -20,6 +20,11 @@ export interface OperatorReadyArgs extends AccessArgs {
   namespace: pulumi.Input<string>;
   /** Subscription name. */
   subscription: pulumi.Input<string>;
+  /**
+   * What the Subscription asks OLM for (channel, source, sourceNamespace, startingCSV, installPlanApproval): when it
+   * changes, the Subscription is updated in place and OLM resolves again, so the wait runs again (an update).
+   */
+  subscriptionSpec?: pulumi.Input<Record<string, pulumi.Input<string | undefined>>>;
 }
 
 const MODULE = "windows-estate";
@@ -53,6 +58,7 @@ export class OperatorReady extends pulumi.dynamic.Resource {
       {
         namespace: args.namespace,
         subscription: args.subscription,
+        subscriptionSpec: args.subscriptionSpec,
         ...withAccess(args, 900),
         installedCSV: undefined,
         version: undefined,

@@ -10,11 +10,12 @@ import { byohEntry, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./pr
 // Windows Server but 2022, `DeviceLessNicDisabled` = 1 under HKLM:\SYSTEM\CurrentControlSet\Services\hns\State. The
 // hosts are loopback sshd servers whose `powershell` is the Windows stand-in (test/lab/fake-powershell.js); what DNS and
 // the registry answer is set in its state (`ptrNames`, `addressDhcp`, `deviceLessNicDisabled`). Only a Windows host
-// proves the probe's PowerShell against real DNS, interfaces and registry.
+// proves the probe's PowerShell against real DNS, interfaces and registry. The static host runs Windows Server 2025: the
+// lab's OLM installs WMCO 11.0.0 (lab/catalog.ts, the channel head on Kubernetes 1.36), which refuses 2019.
 
 const LAB = "e2e-byoh-prereq";
 const NS = "openshift-windows-machine-config-operator";
-const STATIC_2019 = "127.0.0.91";
+const STATIC_2025 = "127.0.0.91";
 const NO_PTR = "127.0.0.92";
 let lab: LabInfo;
 let stack: Stack;
@@ -40,12 +41,12 @@ beforeAll(async () => {
   const dir = projectCopy();
   writeWmcoKey(dir);
   const states = [
-    // Windows Server 2019 (build 17763) on a static address, the registry value not set.
-    { osBuild: "17763", updateRevision: 6893, productName: "Windows Server 2019 Datacenter", addressDhcp: "Disabled" },
+    // Windows Server 2025 (build 26100) on a static address, the registry value not set.
+    { osBuild: "26100", updateRevision: 4349, productName: "Windows Server 2025 Datacenter", addressDhcp: "Disabled" },
     // Windows Server 2022 whose DNS has no PTR record for its address.
     { ptrNames: [] },
   ];
-  for (const [i, address] of [STATIC_2019, NO_PTR].entries()) {
+  for (const [i, address] of [STATIC_2025, NO_PTR].entries()) {
     const w = await labWindows(address, `win-prereq-${i}`, states[i]);
     trustingOwnKey(w);
     fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
@@ -73,14 +74,14 @@ test("a missing PTR record is a warning naming the record to add; the host is pr
   expect(Object.keys(await instances())).toEqual([NO_PTR]);
 });
 
-test("a static 2019 address without DeviceLessNicDisabled is refused before windows-instances lists it; once set, it joins the list", async () => {
-  config["windows-estate:byoh"] = [entry(1, "2022"), entry(0, "2019")];
+test("a static 2025 address without DeviceLessNicDisabled is refused before windows-instances lists it; once set, it joins the list", async () => {
+  config["windows-estate:byoh"] = [entry(1, "2022"), entry(0, "2025")];
   stack.writeConfig(config);
   const r = stack.pulumi(["up", "--yes", "--skip-preview"]);
   expect(r.status).not.toBe(0);
   expect(r.stdout).toMatch(
     new RegExp(
-      `${STATIC_2019.replace(/\./g, "\\.")} is a static address \\(DHCP is off on its interface\\) and win-prereq-0 runs Windows Server 2019: .*DeviceLessNicDisabled is not set; set it in an elevated PowerShell on the host: New-ItemProperty -Path 'HKLM:\\\\SYSTEM\\\\CurrentControlSet\\\\Services\\\\hns\\\\State' -Name DeviceLessNicDisabled -PropertyType DWORD -Value 1 -Force`,
+      `${STATIC_2025.replace(/\./g, "\\.")} is a static address \\(DHCP is off on its interface\\) and win-prereq-0 runs Windows Server 2025: .*DeviceLessNicDisabled is not set; set it in an elevated PowerShell on the host: New-ItemProperty -Path 'HKLM:\\\\SYSTEM\\\\CurrentControlSet\\\\Services\\\\hns\\\\State' -Name DeviceLessNicDisabled -PropertyType DWORD -Value 1 -Force`,
     ),
   );
   expect(r.stdout).toContain("Nothing was changed.");
@@ -93,5 +94,5 @@ test("a static 2019 address without DeviceLessNicDisabled is refused before wind
   const again = stack.pulumi(["up", "--yes", "--skip-preview"]);
   expect(again.stdout + again.stderr).not.toContain("DeviceLessNicDisabled");
   expect(again.status).toBe(0);
-  expect(Object.keys(await instances()).sort()).toEqual([STATIC_2019, NO_PTR].sort());
+  expect(Object.keys(await instances()).sort()).toEqual([STATIC_2025, NO_PTR].sort());
 });

@@ -80,9 +80,9 @@ describe("WMCO's prerequisites", () => {
   });
 
   test("a Manual startingCSV pin of a WMCO release that does not run on the cluster's Kubernetes stops the preview", async () => {
-    // The lab's kube-apiserver (lab/programs.ts KUBERNETES_VERSION, v1.36.x); the lab's catalog offers
-    // windows-machine-config-operator.v10.20.1 (lab/players/catalog.ts). release-4.20 pkg/cluster/config.go:
-    // baseK8sVersion "v1.33", and validateK8sVersion accepts one minor above: 1.33 and 1.34 only.
+    // The lab's kube-apiserver (lab/programs.ts KUBERNETES_VERSION, v1.36.x), and a pin of a CSV its catalog does not
+    // offer (lab/catalog.ts: 10.22.0 and 11.0.0), refused from the facts before OLM is asked. release-4.20
+    // pkg/cluster/config.go: baseK8sVersion "v1.33", and validateK8sVersion accepts one minor above: 1.33 and 1.34 only.
     const server = String((await api.get("/version")).gitVersion);
     expect(server).toMatch(/^v1\.36\./);
     const p = preview({

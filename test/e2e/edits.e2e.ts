@@ -142,6 +142,8 @@ test("changing the operator channel or approval updates the Subscription in plac
   stack.writeConfig(config);
   const channelPlan = stack.plan();
   expect(channelPlan).toContain("update estate-operator-subscription");
+  // OLM resolves the new spec again: the wait runs again (issue 43: it kept what it saw for the old spec).
+  expect(channelPlan).toContain("update estate-operator-ready");
   expect(destructive(channelPlan)).toEqual([]);
   // Applied: Manual approval (the lab's catalog serves `stable` only, so the channel stays).
   operator.channel = "stable";
@@ -156,6 +158,32 @@ test("changing the operator channel or approval updates the Subscription in plac
   expect(after.spec.installPlanApproval).toBe("Manual");
   const again = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
   expect(again.status).toBe(0);
+});
+
+test("switching to the community build replaces the OperatorGroup old-first: never two in the namespace", () => {
+  const operator = config["windows-estate:operator"] as Record<string, unknown>;
+  const before = { ...operator };
+  operator.community = true;
+  delete operator.channel;
+  stack.writeConfig(config);
+  try {
+    // The engine's replacement steps in its order (the CLI's --show-replacement-steps; without it --json shows one
+    // `replace` step per resource).
+    const p = stack.previewJson(["--show-replacement-steps"]);
+    expect(p.status).toBe(0);
+    const plan = p.steps.map((s) => `${s.op} ${s.urn.split("::").pop()}`);
+    // The OperatorGroup is named like the package. Replaced create-first, the namespace would hold two while the new
+    // Subscription resolves, and OLM resolves nothing then (the old group is deleted only after the wait).
+    const at = (line: string) => plan.indexOf(line);
+    expect(at("delete-replaced estate-operator-operatorgroup")).toBeGreaterThanOrEqual(0);
+    expect(at("delete-replaced estate-operator-operatorgroup")).toBeLessThan(
+      at("create-replacement estate-operator-operatorgroup"),
+    );
+  } finally {
+    Object.keys(operator).forEach((k) => delete operator[k]);
+    Object.assign(operator, before);
+    stack.writeConfig(config);
+  }
 });
 
 test("renaming the stack changes nothing (logical names do not contain it)", () => {

@@ -7,8 +7,8 @@ import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 
 // First contact (issue 24 a), as a user has it: the project copied and built, `pulumi stack init`, the stack's
 // config file, then the real CLI v3.248.0 with the real pulumi-resource-kubernetes against the lab's real API
-// server. OLM, WMCO and the machine controller are the lab's players. What is asserted comes from the CLI's own
-// output and from the API server.
+// server and the lab's real OLM. WMCO and the machine controller are the lab's players. What is asserted comes from
+// the CLI's own output and from the API server.
 
 const NS = "openshift-windows-machine-config-operator";
 

@@ -51,7 +51,7 @@ describe("an AWS lab", () => {
     expect(info.version).toBe(v.gitVersion);
   });
 
-  test("the real CRDs are served (OLM from operator-framework/api, OpenShift from openshift/api)", async () => {
+  test("the real CRDs are served (OLM v0.41.0's own, OpenShift from openshift/api)", async () => {
     const list = await labApi(info).get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
     const names = (list.items as { metadata: { name: string } }[]).map((c) => c.metadata.name).sort();
     expect(names).toEqual(
@@ -60,6 +60,9 @@ describe("an AWS lab", () => {
         "operatorgroups.operators.coreos.com",
         "clusterserviceversions.operators.coreos.com",
         "installplans.operators.coreos.com",
+        "olmconfigs.operators.coreos.com",
+        "operatorconditions.operators.coreos.com",
+        "apiservers.config.openshift.io",
         "infrastructures.config.openshift.io",
         "networks.config.openshift.io",
         "proxies.config.openshift.io",
@@ -91,6 +94,25 @@ describe("an AWS lab", () => {
     expect(infra.status.infrastructureName).toBe("ocp-aws-x7k2p"); // stacks/examples/Pulumi.aws.yaml
   });
 
+  test("the real OLM runs: olm and catalog v0.41.0, opm v1.64.0, each catalog READY and serving the channel made from facts/", async () => {
+    expect(withLab(info, "olm", ["--version"]).stdout).toContain("v0.41.0");
+    expect(withLab(info, "catalog", ["--version"]).stdout).toContain("v0.41.0");
+    expect(withLab(info, "opm", ["version"]).stdout).toContain('"v1.64.0"');
+    const names = readRecord(NAME)?.processes.map((p) => p.name) ?? [];
+    expect(names).toEqual(
+      expect.arrayContaining(["opm-redhat-operators", "opm-community-operators", "olm", "catalog"]),
+    );
+    const api = labApi(info);
+    for (const source of ["redhat-operators", "community-operators"]) {
+      const cs = await api.get(
+        `/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources/${source}`,
+      );
+      expect(cs.spec.sourceType).toBe("grpc");
+      expect(cs.spec.address).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(cs.status.connectionState.lastObservedState).toBe("READY");
+    }
+  });
+
   test("a second start of the same lab is refused and leaves the first running", () => {
     const before = readRecord(NAME);
     const r = labCommand(["start", "--platform", "aws", "--name", NAME]);
@@ -101,6 +123,29 @@ describe("an AWS lab", () => {
     expect(readRecord(NAME)).toEqual(before);
     expect(before?.processes.every((p) => alive(p.pid))).toBe(true);
   });
+});
+
+test("stop of an OpenShift lab ends OLM and opm too: nothing of it runs or listens", async () => {
+  const NAME = "e2e-lab-stop-olm";
+  const info = startLab("azure", NAME, ["--no-players"]);
+  const record = readRecord(NAME);
+  const api = labApi(info);
+  const sources = await api.get("/apis/operators.coreos.com/v1alpha1/namespaces/openshift-marketplace/catalogsources");
+  const ports = (sources.items as { spec: { address: string } }[]).map((c) => Number(c.spec.address.split(":")[1]));
+  expect(ports).toHaveLength(2);
+  expect(labCommand(["stop", "--name", NAME]).status).toBe(0);
+  for (const p of record?.processes ?? []) expect(alive(p.pid)).toBe(false);
+  for (const port of ports) {
+    const connected = await new Promise<boolean>((resolve) => {
+      const s = net.connect({ host: "127.0.0.1", port });
+      s.once("connect", () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once("error", () => resolve(false));
+    });
+    expect(connected).toBe(false);
+  }
 });
 
 test("stop ends exactly what start started and removes its folder; a second stop says nothing runs", () => {

@@ -1,8 +1,5 @@
-// Package crds only anchors the two modules in go.mod so that `go mod tidy` keeps them and go.sum pins their
-// contents; the lab reads their CRD YAML from the module cache.
+// Package crds only anchors openshift/api in go.mod so that `go mod tidy` keeps it and go.sum pins its contents;
+// the lab reads its CRD YAML from the module cache (OLM's CRDs come from lab/tools/olm).
 package crds
 
-import (
-	_ "github.com/openshift/api/config/v1"
-	_ "github.com/operator-framework/api/crds"
-)
+import _ "github.com/openshift/api/config/v1"

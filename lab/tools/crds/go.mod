@@ -1,16 +1,13 @@
 // Where the lab's CustomResourceDefinitions come from: the Go modules that publish them. Nothing is built here;
-// `npm run lab -- build` downloads these two modules (verified against go.sum) and copies their CRD YAML.
+// `npm run lab -- build` downloads this module (verified against go.sum) and copies its CRD YAML. OLM's CRDs come
+// from the OLM release the lab runs (lab/tools/olm).
 module windows-estate/lab/tools/crds
 
 go 1.26
 
-require (
-	// config.openshift.io, machine.openshift.io and operator.openshift.io CRDs (zz_generated.crd-manifests):
-	// a commit of 2025-10-15, when OpenShift 4.20 was current (the proxy refuses branch names).
-	github.com/openshift/api v0.0.0-20251015095338-264e80a2b6e7
-	// OLM's Subscription, OperatorGroup, ClusterServiceVersion, InstallPlan, CatalogSource (package crds).
-	github.com/operator-framework/api v0.35.0
-)
+// config.openshift.io, machine.openshift.io and operator.openshift.io CRDs (zz_generated.crd-manifests):
+// a commit of 2025-10-15, when OpenShift 4.20 was current (the proxy refuses branch names).
+require github.com/openshift/api v0.0.0-20251015095338-264e80a2b6e7
 
 require (
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
@@ -26,12 +23,10 @@ require (
 	golang.org/x/text v0.26.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/api v0.34.1 // indirect
-	k8s.io/apiextensions-apiserver v0.34.1 // indirect
 	k8s.io/apimachinery v0.34.1 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397 // indirect
 	sigs.k8s.io/json v0.0.0-20241014173422-cfa47c3a1cc8 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.0 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
 )

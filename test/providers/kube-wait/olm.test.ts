@@ -400,6 +400,39 @@ describe("OperatorGroups: OLM only logs 'found N operatorGroups, expected 1'", (
     expect(verdicts.map((v) => v.state)).toEqual(["waiting", "waiting", "waiting", "waiting", "failed"]);
   });
 
+  test("a ResolutionFailed left from before the second OperatorGroup is not OLM's answer: the count is", () => {
+    // Seen against the real OLM v0.41.0 (olm.e2e.ts): a channel that did not exist, then a second OperatorGroup and
+    // the channel corrected. OLM resolves nothing with two (fail_forward.go), so the condition for the old channel
+    // stays while the Subscription asks for `stable`; the wait used to fail after the settle time quoting it.
+    const stale = sub(
+      {
+        ...healthyView,
+        conditions: [
+          ...healthyView.conditions,
+          {
+            type: "ResolutionFailed",
+            status: "True",
+            reason: "ConstraintsNotSatisfiable",
+            message:
+              "constraints not satisfiable: no operators found in channel no-such-channel of package " +
+              "windows-machine-config-operator in the catalog referenced by subscription windows-machine-config-operator",
+          },
+        ],
+      },
+      { channel: "stable" },
+    );
+    const o = look(stale, { operatorGroups: { readable: true, value: [og(PKG), og("another")] } });
+    const verdicts = timeline([
+      [0, o],
+      [RESOLUTION_SETTLE_SECONDS, o],
+      [OPERATOR_GROUP_GRACE_SECONDS, o],
+    ]);
+    expect(verdicts.map((v) => v.state)).toEqual(["waiting", "waiting", "failed"]);
+    for (const v of verdicts) expect(text(v)).not.toContain("no-such-channel");
+    const last = verdicts[2];
+    expect(last.state === "failed" && last.message).toContain(`Namespace ${NS} has 2 OperatorGroups (another, ${PKG})`);
+  });
+
   test("a list the credentials may not read (403) is not held against the install", () => {
     const o = look(unresolved, { operatorGroups: { readable: false, why: "GET … was refused (403)" } });
     const [, v] = timeline([

@@ -1,4 +1,4 @@
-import { objectExistsProvider } from "../../../providers/kube-wait/provider";
+import { objectExistsProvider, operatorReadyProvider } from "../../../providers/kube-wait/provider";
 import { ObjectExists, OperatorReady } from "../../../providers/kube-wait/resources";
 import { objectPath, OLM } from "../../../providers/kube-wait/conditions";
 import { runInHost, serializedProviderOf } from "../../helpers/dynamic-host";
@@ -245,4 +245,30 @@ test("diff: identity changes replace; a rotated kubeconfig or new timeout is an 
   expect(
     await objectExistsProvider.diff!("id", olds, { ...olds, namespace: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" }),
   ).toMatchObject({ changes: true, replaces: ["namespace"] });
+});
+
+test("diff: a new channel, source, startingCSV or approval of the Subscription waits again (an update, not a replace)", async () => {
+  const olds = {
+    namespace: NS,
+    subscription: SUB,
+    subscriptionSpec: { channel: "stable", installPlanApproval: "Automatic", source: "redhat-operators" },
+    kubeconfig: "k",
+    timeoutSeconds: 900,
+    intervalSeconds: 5,
+  };
+  expect(await operatorReadyProvider.diff!("id", olds, { ...olds })).toMatchObject({ changes: false, replaces: [] });
+  // Defect (issue 43): the Subscription was updated in place and OLM resolved again, but the wait kept what it had
+  // seen for the old spec (a Same step), so nothing waited for the new channel's CSV.
+  for (const change of [
+    { channel: "preview" },
+    { source: "community-operators" },
+    { startingCSV: "windows-machine-config-operator.v10.22.0" },
+    { installPlanApproval: "Manual" },
+  ])
+    expect(
+      await operatorReadyProvider.diff!("id", olds, {
+        ...olds,
+        subscriptionSpec: { ...olds.subscriptionSpec, ...change },
+      }),
+    ).toMatchObject({ changes: true, replaces: [] });
 });
