@@ -10,7 +10,7 @@ import { exampleConfig, projectCopyAsync, rsaKey, Stack, writeWmcoKey } from "./
 // windows-estate as a component package (issue 28), through the real CLI v3.248.0 against the lab's API server:
 // the packed tarball installed by the TypeScript sample, the component provider added to the Pulumi YAML sample with
 // `pulumi package add` (run by the real pulumi-language-yaml), and a stack made by the program before it became a
-// user of the library previewing with no replacement. OLM and WMCO are the lab's players.
+// user of the library previewing with no replacement. OLM is real (lab/olm.ts); WMCO is the lab's player.
 
 const NS = "openshift-windows-machine-config-operator";
 const MACHINESET = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker";
