@@ -23,6 +23,8 @@ export const CRD_FILES: readonly { module: string; file: string }[] = [
     "0000_00_cluster-version-operator_01_clusterversions-Default.crd.yaml",
     "0000_10_config-operator_01_imagedigestmirrorsets.crd.yaml",
     "0000_10_config-operator_01_imagetagmirrorsets.crd.yaml",
+    // DNS/cluster: machine-api's webhooks read it at start (lab/machine-api.ts).
+    "0000_10_config-operator_01_dnses.crd.yaml",
   ].map((f) => ({ module: "github.com/openshift/api", file: `config/v1/zz_generated.crd-manifests/${f}` })),
   // machine.openshift.io
   ...[
