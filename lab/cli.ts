@@ -28,7 +28,7 @@ Options:
   --apiserver-port N    start: listen on this port instead of a free one
   --infrastructure-name start: Infrastructure status.infrastructureName (default: the example stack's)
   --no-players          start: the seeded cluster only, nothing plays OLM/WMCO/machines/kubelets
-  --players a,b         start: only these players (olm, wmco, machines, kubelet, linux-nodes)
+  --players a,b         start: only these players (olm, wmco, machine-actuator, kubelet, linux-nodes)
   --node-status-report-seconds N
                         start: how often the played kubelets post a Ready heartbeat (kubelet's default 300)
   --only a,b            build: only these programs
