@@ -1,9 +1,9 @@
 /**
  * The real machine-api in the lab: machine-api-operator's `machineset` program (the MachineSet controller and the
  * four Machine/MachineSet admission webhooks in one binary, `cmd/machineset/main.go` at MACHINE_API_OPERATOR_VERSION),
- * run out of cluster on 127.0.0.1 with free ports, and the Mutating/ValidatingWebhookConfigurations
- * machine-api-operator registers for it (`pkg/webhooks/config.go`), here with a URL clientConfig and the lab's CA in
- * place of the in-cluster Service and the service CA's injected bundle.
+ * run out of cluster on free ports (the webhook server on every interface: see startMachineApi), and the
+ * Mutating/ValidatingWebhookConfigurations machine-api-operator registers for it (`pkg/webhooks/config.go`), here
+ * with a URL clientConfig and the lab's CA in place of the in-cluster Service and the service CA's injected bundle.
  *
  * The webhooks read `Infrastructure/cluster` (platformStatus, infrastructureName) and `DNS/cluster` once, when the
  * program starts (`pkg/webhooks/machine_webhook.go` getInfra, getDNS, called by NewMachineSetDefaulter and the other
@@ -222,7 +222,9 @@ async function webhooksInForce(client: LabClient): Promise<boolean> {
 
 /**
  * Seeds what machine-api reads (machineApiSeed), starts `machineset` for this lab and registers its webhooks; returns once the controller reports ready and the API
- * server calls the webhooks. Every port is free and on 127.0.0.1, so labs run side by side.
+ * server calls the webhooks. Every port is a free one, so labs run side by side: metrics and health on 127.0.0.1; the
+ * webhook server listens on every interface (cmd/machineset/main.go passes controller-runtime's webhook.Options no Host,
+ * and no flag sets one), behind TLS with the lab's certificate.
  */
 export async function startMachineApi(o: {
   platform: OpenShiftPlatform;
