@@ -27,8 +27,8 @@ Options:
   --name N              start/stop/status: which lab (several can run side by side); default "default"
   --apiserver-port N    start: listen on this port instead of a free one
   --infrastructure-name start: Infrastructure status.infrastructureName (default: the example stack's)
-  --no-players          start: the seeded cluster (and OLM) only, nothing plays WMCO/machines/kubelets
-  --players a,b         start: only these players (wmco, machines, kubelet, linux-nodes)
+  --no-players          start: the seeded cluster (and OLM, machine-api) only, nothing plays WMCO/actuators/kubelets
+  --players a,b         start: only these players (wmco, machine-actuator, kubelet, linux-nodes)
   --node-status-report-seconds N
                         start: how often the played kubelets post a Ready heartbeat (kubelet's default 300)
   --only a,b            build: only these programs

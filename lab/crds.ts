@@ -38,6 +38,8 @@ export const CRD_FILES: readonly { module: string; file: string; tools?: string 
     // OLM's operators read APIServer/cluster's TLS profile at start (operator-lifecycle-manager
     // pkg/lib/apiserver SetupAPIServerTLSConfig) when config.openshift.io is served.
     "0000_10_config-operator_01_apiservers-Default.crd.yaml",
+    // DNS/cluster: machine-api's webhooks read it at start (lab/machine-api.ts).
+    "0000_10_config-operator_01_dnses.crd.yaml",
   ].map((f) => ({ module: "github.com/openshift/api", file: `config/v1/zz_generated.crd-manifests/${f}` })),
   // machine.openshift.io
   ...[

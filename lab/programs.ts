@@ -42,6 +42,8 @@ export const KUBERNETES_PROVIDER_VERSION = "4.24.2-0.20260115033456-f47bc2d6f199
 export const OLM_VERSION = "v0.41.0";
 /** opm's version: the operator-registry release OLM_VERSION's go.mod pins (lab/tools/olm/go.mod). */
 export const OPM_VERSION = "v1.64.0";
+/** machine-api-operator's commit (github.com/openshift/machine-api-operator, lab/tools/machine-api/go.mod). */
+export const MACHINE_API_OPERATOR_VERSION = "v0.2.1-0.20260226113419-88465550a74b";
 /** actionlint (github.com/rhysd/actionlint, lab/tools/actionlint/go.mod): the e2e suite lints every workflow with it. */
 export const ACTIONLINT_VERSION = "v1.7.12";
 
@@ -114,6 +116,24 @@ export const PROGRAMS: readonly Program[] = [
     what: `pulumi-resource-kubernetes ${KUBERNETES_PROVIDER_VERSION}`,
     stamps: { "github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version": KUBERNETES_PROVIDER_VERSION },
     prepare: "kubernetes-schema",
+  },
+  // machine-api-operator's MachineSet controller and Machine/MachineSet webhooks (lab/machine-api.ts), and the strict
+  // decoder of rendered MachineSets the e2e suite runs, from one module: they share openshift/api and its compile.
+  {
+    name: "machineset",
+    module: "machine-api",
+    target: "github.com/openshift/machine-api-operator/cmd/machineset",
+    what: `machine-api-operator machineset ${MACHINE_API_OPERATOR_VERSION}`,
+    // hack/go-build.sh sets pkg/version.Raw (VERSION_OVERRIDE, else `git describe`); here the module's version.
+    stamps: { "github.com/openshift/machine-api-operator/pkg/version.Raw": MACHINE_API_OPERATOR_VERSION },
+  },
+  {
+    name: "machineset-check",
+    module: "machine-api",
+    target: "./cmd/machineset-check",
+    what: "machineset-check (strict decoding against openshift/api, this project's)",
+    stamps: {},
+    standalone: true,
   },
   {
     name: "olm",

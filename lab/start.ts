@@ -9,6 +9,7 @@ import { adminKubeconfig, makePki } from "./certs";
 import { labCatalogs } from "./catalog";
 import { collectedCrds } from "./crds";
 import { LabError } from "./errors";
+import { startMachineApi } from "./machine-api";
 import { checkGo } from "./go";
 import { createAll, labClient, waitEstablished, waitServed } from "./kube";
 import { startOlm } from "./olm";
@@ -22,7 +23,7 @@ import { teardown } from "./stop";
 export type LabPlatform = OpenShiftPlatform | "none";
 
 /** The players `start` can run (lab/players/main.ts `--only`). */
-export const PLAYER_NAMES = ["wmco", "machines", "kubelet", "linux-nodes"] as const;
+export const PLAYER_NAMES = ["wmco", "machine-actuator", "kubelet", "linux-nodes"] as const;
 export type PlayerName = (typeof PLAYER_NAMES)[number];
 
 export interface StartOptions {
@@ -343,6 +344,18 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       const p = opts.platform as OpenShiftPlatform;
       log(`seeding OpenShift 4.20 on ${PLATFORMS[p].type}`);
       await createAll(client, openshiftSeed(p, opts.infrastructureName));
+      await startMachineApi({
+        platform: p,
+        infrastructureName: opts.infrastructureName,
+        bin: bin("machineset"),
+        runDir,
+        kubeconfig,
+        pki,
+        client,
+        createAll: (objects) => createAll(client, objects),
+        started,
+        log,
+      });
     } else {
       log("seeding a kubeadm cluster with flannel");
       await createAll(

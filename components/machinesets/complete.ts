@@ -1,6 +1,8 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
-import { discoverCluster } from "./discover";
+import { discoverCluster, existingSecrets } from "./discover";
+import { credentialsSecretOf, missingCredentialsWarnings } from "./credentials";
+import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { identityIssues, mergeDiscovered, mergeDiscoveredHosts } from "./discovery";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
 import { isMarked, machineImage } from "../../providers/day2/machine-rollout-plan";
@@ -74,6 +76,16 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
     ).values(),
   ];
   const warnings = merged.machineSets.flatMap((s, i) => publicLoadBalancerWarnings(merged.cluster, s, i));
+  // A credentials Secret that does not exist: machine-api only warns when it admits the set (credentials.ts). Not
+  // readable (RBAC): nothing is said, as the webhook would say it at up.
+  const platform = merged.cluster.platform;
+  const secrets = [...new Set(merged.machineSets.flatMap((s) => credentialsSecretOf(platform, s) ?? []))];
+  const present = await existingSecrets(
+    { kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context },
+    MACHINE_API_NAMESPACE,
+    secrets,
+  ).catch(() => undefined);
+  if (present) warnings.push(...missingCredentialsWarnings(platform, merged.machineSets, (n) => present.has(n)));
   // WMCO merges every mirror set in the cluster into each Windows node's files: one it cannot write stops them all.
   const mirrorSets = clusterMirrorIssues(cfg, facts.mirrorSets);
   warnings.push(...mirrorSets.warnings);

@@ -69,3 +69,16 @@ export async function discoverCluster(
 function itemsOf(list: Record<string, unknown> | undefined): Record<string, unknown>[] {
   return objects(list?.items);
 }
+
+/** Which of these Secrets exist in `namespace`: each asked for by name, so no list of Secrets is read. */
+export async function existingSecrets(
+  access: KubeAccess,
+  namespace: string,
+  names: readonly string[],
+): Promise<Set<string>> {
+  const api = await connectKube(access, 15_000);
+  const found = await Promise.all(
+    names.map(async (n) => ((await api.get(`/api/v1/namespaces/${namespace}/secrets/${n}`)) ? [n] : [])),
+  );
+  return new Set(found.flat());
+}

@@ -1,14 +1,26 @@
 /**
- * The Machine API's machine controller (openshift/machine-api-operator pkg/controller/machine/controller.go
- * `Reconcile`) with a played cloud actuator in the shape of openshift/machine-api-provider-aws
- * (pkg/actuators/machine/actuator.go `Create`/`Delete` events, reconciler.go `create`, machine_scope.go
- * `getUserData`, `setProviderStatus`): finalizer first, phase `Provisioning`, then an instance whose creation needs the
- * provider spec's `userDataSecret` (missing → Warning `FailedCreate`, retried), then `providerID`, addresses and
+ * What a cloud provider's machine controller does for a Machine, played: machine-api-operator runs for real in the lab
+ * (the MachineSet controller and the webhooks, lab/machine-api.ts), but the machine controller ships with each cloud's
+ * actuator in other repositories and talks to cloud APIs this lab has none of. So this player is the machine
+ * controller (openshift/machine-api-operator pkg/controller/machine/controller.go `Reconcile`, which every provider
+ * links) with a played cloud actuator in the shape of openshift/machine-api-provider-aws (pkg/actuators/machine/
+ * actuator.go `Create`/`Delete` events, reconciler.go `create`, machine_scope.go `getUserData`,
+ * `setProviderStatus`), and the node link controller (machine-api-operator pkg/controller/nodelink/
+ * nodelink_controller.go, a separate program in a cluster): the instance, providerID, providerStatus, addresses,
+ * the phases and nodeRef. Nothing here creates or deletes Machines for a MachineSet: the real controller does.
+ *
+ * The machine controller: finalizer first, phase `Provisioning`, then an instance whose creation needs the provider
+ * spec's `userDataSecret` (missing → Warning `FailedCreate`, retried), then `providerID`, addresses and
  * `InstanceExists`, phase `Provisioned` until the node link sets `nodeRef`, then `Running`. Deleting: phase
  * `Deleting`, cordon, pre-terminate hooks respected, instance removed, Node deleted, finalizer removed. Only Machines
- * labelled `machine.openshift.io/os-id: Windows` are played. Lab conventions: addresses come from 10.0.128.0/17 in
- * order, the instance "exists" once the Machine has a providerID, the Node name is the Machine's `Hostname` address
- * (AWS: `ip-a-b-c-d.<region>.compute.internal` / `ec2.internal`; elsewhere the Machine's name).
+ * labelled `machine.openshift.io/os-id: Windows` are played (the seeded Linux MachineSet's Machines, which the real
+ * MachineSet controller makes, stay without a phase: no actuator runs for them). Lab conventions: addresses come from
+ * 10.0.128.0/17 in order, the instance "exists" once the Machine has a providerID, the Node name is the Machine's
+ * `Hostname` address (AWS: `ip-a-b-c-d.<region>.compute.internal` / `ec2.internal`; elsewhere the Machine's name).
+ *
+ * The node link: a Node is matched to its Machine by providerID, else by internal IP; the Machine gets `nodeRef`
+ * (refreshed when the Node's readiness changes), the Node gets `machine.openshift.io/machine` and the Machine's
+ * `spec.metadata` labels, annotations and taints.
  *
  * The key an instance authorizes: elsewhere the one in its user data at creation (WMCO's script writes it:
  * pkg/secrets/secrets.go `generateUserDataWithPubKey`); on vSphere the one in its template, since Windows never reads
@@ -19,13 +31,14 @@
  * `lab.windows-estate/authorized-key-hashes` (WMCO's `pub-key-hash` of each, comma-separated) for the WMCO player.
  */
 import { createHash } from "crypto";
-import { get, obj, objects, str } from "../../lib/json";
-import { JsonObject, Kube, metaOf, now, resourcePath, say, withCondition } from "./kube";
+import { get, obj, objects, str, stringMap } from "../../lib/json";
+import { JsonObject, Kube, metaOf, now, Player, resourcePath, say, withCondition } from "./kube";
 import { Informer } from "./informer";
+import { Queue } from "./queue";
 import { Recorder } from "./events";
 import { pubKeyHash } from "./wmco-keys";
 
-export const PLAYER = "machines";
+export const PLAYER = "machine-actuator";
 export const MACHINE_API = "machine.openshift.io/v1beta1";
 export const MACHINE_NAMESPACE = "openshift-machine-api";
 export const OS_ID_LABEL = "machine.openshift.io/os-id";
@@ -282,4 +295,117 @@ export async function reconcileMachine(s: MachineState, name: string): Promise<n
   }
   await create(s, m);
   return 1_000;
+}
+
+/** A Node's Ready condition (machine-api-operator pkg/controller/machineset/status.go `IsNodeReady`). */
+function nodeReady(node: JsonObject | undefined): boolean {
+  return objects(get(node, "status", "conditions")).find((x) => x.type === "Ready")?.status === "True";
+}
+
+/** The machine controller with a played cloud actuator, and the node link controller, for Windows Machines. */
+export class MachineActuatorPlayer implements Player {
+  readonly name = PLAYER;
+  private informers: Informer[] = [];
+  private queues: Queue[] = [];
+  private s?: MachineState;
+  private readonly readyCache = new Map<string, boolean>();
+
+  constructor(private readonly kube: Kube) {}
+
+  async start(): Promise<void> {
+    const kube = this.kube;
+    const machineQ = new Queue(PLAYER, "Machine", (n) => reconcileMachine(this.state(), n), 10_000);
+    const linkQ = new Queue(PLAYER, "Node link", (n) => this.link(n));
+    this.queues = [machineQ, linkQ];
+    const machines = new Informer(
+      kube,
+      PLAYER,
+      resourcePath(MACHINE_API, "machines", MACHINE_NAMESPACE),
+      {},
+      (_v, m) => {
+        if (!isWindowsMachine(m)) return;
+        machineQ.add(metaOf(m).name);
+        for (const n of nodes.list()) if (this.machineFor(n)?.name === metaOf(m).name) linkQ.add(metaOf(n).name);
+      },
+    );
+    const nodes = new Informer(
+      kube,
+      PLAYER,
+      resourcePath("v1", "nodes"),
+      { labelSelector: "kubernetes.io/os=windows" },
+      (_v, n) => linkQ.add(metaOf(n).name),
+    );
+    this.informers = [machines, nodes];
+    this.s = { kube, recorder: new Recorder(kube, PLAYER), machines, nodes };
+    for (const i of this.informers) i.start();
+    await Promise.all(this.informers.map((i) => i.ready));
+    for (const q of this.queues) q.release();
+  }
+
+  stop(): void {
+    for (const i of this.informers) i.stop();
+    for (const q of this.queues) q.stop();
+  }
+
+  private state(): MachineState {
+    if (!this.s) throw new Error("machine-actuator player not started");
+    return this.s;
+  }
+
+  /** nodelink_controller.go `findMachineFromNode`: by providerID, else by an InternalIP. */
+  private machineFor(node: JsonObject): { name: string; machine: JsonObject } | undefined {
+    const machines = this.state().machines.list(MACHINE_NAMESPACE).filter(isWindowsMachine);
+    const pid = str(get(node, "spec", "providerID"));
+    const ips = objects(get(node, "status", "addresses"))
+      .filter((a) => a.type === "InternalIP")
+      .map((a) => a.address);
+    const m =
+      (pid ? machines.find((x) => get(x, "spec", "providerID") === pid) : undefined) ??
+      machines.find((x) =>
+        objects(get(x, "status", "addresses")).some((a) => a.type === "InternalIP" && ips.includes(a.address)),
+      );
+    return m ? { name: metaOf(m).name, machine: m } : undefined;
+  }
+
+  /** nodelink_controller.go `Reconcile` for a Windows Node. */
+  private async link(nodeName: string): Promise<void> {
+    const s = this.state();
+    const node = s.nodes.get(nodeName);
+    if (!node) return void this.readyCache.delete(nodeName);
+    const found = this.machineFor(node);
+    if (!found) return;
+    const { name, machine } = found;
+    const nm = metaOf(node);
+    if (nm.deleting) return void this.readyCache.delete(nodeName);
+    // updateNodeRef: set when missing, refreshed when the node's readiness changes.
+    const ready = nodeReady(node);
+    const refOk = get(machine, "status", "nodeRef", "uid") === nm.uid;
+    if (!refOk || this.readyCache.get(nodeName) !== ready) {
+      await s.kube.patch(machinePath(name, "status"), {
+        status: {
+          nodeRef: { kind: "Node", name: nodeName, uid: nm.uid },
+          lastUpdated: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+        },
+      });
+      this.readyCache.set(nodeName, ready);
+      if (!refOk) say(PLAYER, `linked Node ${nodeName} to Machine ${name}`);
+    }
+    const labels = { ...stringMap(get(machine, "spec", "metadata", "labels")) };
+    const annotations = {
+      "machine.openshift.io/machine": `${MACHINE_NAMESPACE}/${name}`,
+      ...stringMap(get(machine, "spec", "metadata", "annotations")),
+    };
+    const taints = objects(get(node, "spec", "taints"));
+    for (const t of objects(get(machine, "spec", "taints")))
+      if (!taints.some((x) => x.key === t.key && x.effect === t.effect)) taints.push(t);
+    const needs =
+      Object.entries(labels).some(([k, v]) => nm.labels[k] !== v) ||
+      Object.entries(annotations).some(([k, v]) => nm.annotations[k] !== v) ||
+      taints.length !== objects(get(node, "spec", "taints")).length;
+    if (!needs) return;
+    await s.kube.patch(resourcePath("v1", "nodes", undefined, nodeName), {
+      metadata: { labels, annotations },
+      spec: { taints },
+    });
+  }
 }

@@ -1,9 +1,9 @@
 /**
- * The players: what cannot run here (WMCO, the Machine API's machine controller, the kubelets of Windows nodes and
- * of the cluster's Linux nodes), played against a real API server.
+ * The players: what cannot run here (WMCO, the cloud actuator of the Machine API's machines, the kubelets of Windows
+ * nodes and of the cluster's Linux nodes), played against a real API server.
  *
  *   node -r ts-node/register/transpile-only lab/players/main.ts --kubeconfig <file> [--ready-file <path>]
- *     [--only wmco,machines,kubelet,linux-nodes] [--deconfigure-delay-ms 2000]
+ *     [--only wmco,machine-actuator,kubelet,linux-nodes] [--deconfigure-delay-ms 2000]
  *     [--node-status-report-seconds 300] [--lease-duration-seconds 40] [--resolve name=ip,...]
  *     [--cluster openshift|kubeadm --kubelet-serving-cert <crt> --kubelet-serving-key <key> --kubelet-client-ca <ca>]
  *
@@ -16,10 +16,10 @@ import { parseArgs } from "util";
 import { errText, Kube, Player, say } from "./kube";
 import { Kubelets } from "./kubelet";
 import { LinuxCluster, LinuxKubelets } from "./linux-kubelet";
-import { MachinesPlayer } from "./machines";
+import { MachineActuatorPlayer } from "./machine-actuator";
 import { WmcoPlayer } from "./wmco";
 
-const ALL = ["wmco", "machines", "kubelet", "linux-nodes"] as const;
+const ALL = ["wmco", "machine-actuator", "kubelet", "linux-nodes"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
         statusReportSeconds: o.statusReportSeconds,
       }),
     );
-  if (o.only.has("machines")) players.push(new MachinesPlayer(kube));
+  if (o.only.has("machine-actuator")) players.push(new MachineActuatorPlayer(kube));
   if (o.only.has("wmco"))
     players.push(new WmcoPlayer(kube, kubelets, { deconfigureDelayMs: o.deconfigureDelayMs, hosts: o.hosts }));
 

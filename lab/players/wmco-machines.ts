@@ -7,10 +7,10 @@
  * `maxUnhealthyCount` 1). Events: `MachineSetup`, `MachineSetupFailure`, `MachineDeleted`,
  * `MachineDeletionRestricted`. The user is `capi` on Azure and `Administrator` elsewhere (`getDefaultUsername`); on
  * vSphere and Nutanix WMCO renames the host to the Machine's name (`configureMachine`). Lab convention: the Node is
- * named after the Machine's `Hostname` address, which the played actuator sets (lab/players/machines.ts). An instance
- * that does not accept the current key (the actuator's `lab.windows-estate/authorized-key-hashes`: on vSphere the
- * template's key) is WMCO's `AuthErr`: Warning `MachineSetupFailure` "Machine <name> authentication failure", and the
- * Machine is deleted, so a rotation with a template of the old key loops as it does upstream.
+ * named after the Machine's `Hostname` address, which the played actuator sets (lab/players/machine-actuator.ts). An
+ * instance that does not accept the current key (the actuator's `lab.windows-estate/authorized-key-hashes`: on vSphere
+ * the template's key) is WMCO's `AuthErr`: Warning `MachineSetupFailure` "Machine <name> authentication failure", and
+ * the Machine is deleted, so a rotation with a template of the old key loops as it does upstream.
  */
 import { get, objects, str } from "../../lib/json";
 import { errText, JsonObject, metaOf, resourcePath, say } from "./kube";

@@ -250,9 +250,14 @@ describe("day-2 plans from the cluster's Windows Nodes and Machines", () => {
         },
         spec: {
           providerSpec: {
+            // What machine-api's Machine webhooks require of an Azure Machine (machine_webhook.go validateAzure:
+            // vmSize, osDisk.diskSizeGB; the rest is defaulted on create) beside the image the plans read.
             value: {
               apiVersion: "machine.openshift.io/v1beta1",
               kind: "AzureMachineProviderSpec",
+              location: "westus",
+              vmSize: "Standard_D2s_v3",
+              osDisk: { diskSizeGB: 128, osType: "Windows", managedDisk: { storageAccountType: "Premium_LRS" } },
               image:
                 i === 1
                   ? {

@@ -113,6 +113,74 @@ describe("an AWS lab", () => {
     }
   });
 
+  test("machine-api-operator's machineset runs, its webhooks registered as MAO registers them, on 127.0.0.1 with the lab's CA", async () => {
+    expect(readRecord(NAME)?.processes.map((p) => p.name)).toContain("machineset");
+    const api = labApi(info);
+    const mutating = await api.get("/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/machine-api");
+    const validating = await api.get(
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/machine-api",
+    );
+    const hooks = [...mutating.webhooks, ...validating.webhooks] as {
+      name: string;
+      failurePolicy: string;
+      clientConfig: { url: string; caBundle: string };
+      rules: { resources: string[]; operations: string[] }[];
+    }[];
+    // machine-api-operator pkg/webhooks/config.go: names, paths, CREATE for defaulting, CREATE/UPDATE for validation.
+    expect(
+      hooks.map((h) => [h.name, h.clientConfig.url.replace(/:\d+\//, ":P/"), h.rules[0].operations.join()]),
+    ).toEqual([
+      [
+        "default.machine.machine.openshift.io",
+        "https://127.0.0.1:P/mutate-machine-openshift-io-v1beta1-machine",
+        "CREATE",
+      ],
+      [
+        "default.machineset.machine.openshift.io",
+        "https://127.0.0.1:P/mutate-machine-openshift-io-v1beta1-machineset",
+        "CREATE",
+      ],
+      [
+        "validation.machine.machine.openshift.io",
+        "https://127.0.0.1:P/validate-machine-openshift-io-v1beta1-machine",
+        "CREATE,UPDATE",
+      ],
+      [
+        "validation.machineset.machine.openshift.io",
+        "https://127.0.0.1:P/validate-machine-openshift-io-v1beta1-machineset",
+        "CREATE,UPDATE",
+      ],
+    ]);
+    expect(new Set(hooks.map((h) => h.failurePolicy))).toEqual(new Set(["Ignore"]));
+    const ca = fs.readFileSync(`${readRecord(NAME)?.runDir}/pki/ca.crt`, "utf8");
+    for (const h of hooks) expect(Buffer.from(h.clientConfig.caBundle, "base64").toString("utf8")).toBe(ca);
+    // In force: the validating webhook refuses a MachineSet whose selector does not match its template, in its words
+    // (machineset_webhook.go validateMachineSetSpec); the controller made Machines for the seeded Linux set.
+    const refused = await api.request(
+      "POST",
+      "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets?dryRun=All",
+      {
+        apiVersion: "machine.openshift.io/v1beta1",
+        kind: "MachineSet",
+        metadata: { name: "mismatch" },
+        spec: {
+          selector: { matchLabels: { a: "1" } },
+          template: { metadata: { labels: { a: "2" } }, spec: { providerSpec: { value: {} } } },
+        },
+      },
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain(
+      'admission webhook "validation.machineset.machine.openshift.io" denied the request: ',
+    );
+    expect(refused.body.message).toContain("`selector` does not match template `labels`");
+    await api.until(
+      "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines",
+      (l) => l.items.length === 2,
+      "the seeded Linux MachineSet's 2 Machines",
+    );
+  });
+
   test("a second start of the same lab is refused and leaves the first running", () => {
     const before = readRecord(NAME);
     const r = labCommand(["start", "--platform", "aws", "--name", NAME]);
@@ -166,6 +234,25 @@ test("stop ends exactly what start started and removes its folder; a second stop
   const again = labCommand(["stop", "--name", NAME]);
   expect(again.status).toBe(1);
   expect(again.stderr).toContain(`no lab named "${NAME}" is running`);
+});
+
+test("stop of an OpenShift lab ends machineset: nothing listens on its webhook port any more", async () => {
+  const NAME = "e2e-lab-stop-openshift";
+  const info = startLab("gcp", NAME, ["--no-players"]);
+  const record = readRecord(NAME);
+  const hook = await labApi(info).get(
+    "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/machine-api",
+  );
+  const port = Number(new URL(hook.webhooks[0].clientConfig.url).port);
+  const connects = () =>
+    new Promise<boolean>((resolve) => {
+      const c = net.connect(port, "127.0.0.1", () => (c.end(), resolve(true)));
+      c.on("error", () => resolve(false));
+    });
+  expect(await connects()).toBe(true);
+  expect(labCommand(["stop", "--name", NAME]).status).toBe(0);
+  for (const p of record?.processes ?? []) expect(alive(p.pid)).toBe(false);
+  expect(await connects()).toBe(false);
 });
 
 test("a taken API server port is refused before anything starts", async () => {
