@@ -126,9 +126,15 @@ test("Manual approval with startingCSV: up stops at the InstallPlan with the app
   expect(stack.pulumi(["stack", "output", "installedCSV"]).stdout.trim()).toBe(
     "windows-machine-config-operator.v10.22.0",
   );
-  // OLM opened the channel's next InstallPlan at once, waiting for approval: 11.0.0 replaces 10.22.0.
-  const after = await api.get(olmApi(ns, "subscriptions", SUB));
-  expect(after.status.state).toBe("UpgradePending");
+  // OLM then opens the channel's next InstallPlan, waiting for approval: 11.0.0 replaces 10.22.0. The catalog
+  // operator does so when it next resolves the namespace (pkg/controller/operators/catalog/operator.go
+  // syncResolvingNamespace, queued on changes), which on a busy machine can come after this up has finished: until
+  // then the Subscription says AtLatestKnown, so the test waits for it (seen with two suites side by side).
+  const after = await api.until(
+    olmApi(ns, "subscriptions", SUB),
+    (s) => s.status?.state === "UpgradePending",
+    `Subscription ${ns}/${SUB} UpgradePending (the next InstallPlan opened)`,
+  );
   const next = await api.get(olmApi(ns, "installplans", String(after.status.installPlanRef.name)));
   expect(next.spec.clusterServiceVersionNames).toEqual(["windows-machine-config-operator.v11.0.0"]);
 
