@@ -135,24 +135,16 @@ export const PROGRAMS: readonly Program[] = [
     stamps: {},
     standalone: true,
   },
-  {
-    name: "olm",
+  // OLM's Makefile sets this -X (GO_BUILD_LDFLAGS, VERSION_PATH) and builds with GO_BUILD_TAGS = json1; `olm --version`
+  // and `catalog --version` print the version.
+  ...(["olm", "catalog"] as const).map((name) => ({
+    name,
     module: "olm",
-    target: "github.com/operator-framework/operator-lifecycle-manager/cmd/olm",
-    what: `OLM ${OLM_VERSION} olm operator`,
-    // OLM's Makefile sets this -X (GO_BUILD_LDFLAGS, VERSION_PATH) and builds with GO_BUILD_TAGS = json1;
-    // `olm --version` prints the version.
+    target: `github.com/operator-framework/operator-lifecycle-manager/cmd/${name}`,
+    what: `OLM ${OLM_VERSION} ${name} operator`,
     stamps: { "github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion": OLM_VERSION },
     tags: ["json1"],
-  },
-  {
-    name: "catalog",
-    module: "olm",
-    target: "github.com/operator-framework/operator-lifecycle-manager/cmd/catalog",
-    what: `OLM ${OLM_VERSION} catalog operator`,
-    stamps: { "github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion": OLM_VERSION },
-    tags: ["json1"],
-  },
+  })),
   {
     name: "opm",
     module: "olm",
