@@ -14,7 +14,7 @@ import * as fs from "fs";
 import * as http from "http";
 import * as path from "path";
 import { LabError } from "./errors";
-import { LabClient } from "./kube";
+import { createAll, LabClient } from "./kube";
 import { freePort, startDetached, Started, waitFor } from "./processes";
 import { MACHINE_API_OPERATOR_VERSION } from "./programs";
 import { OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
@@ -234,11 +234,10 @@ export async function startMachineApi(o: {
   kubeconfig: string;
   pki: { caCert: string; caKey: string };
   client: LabClient;
-  createAll: (objects: Record<string, unknown>[]) => Promise<void>;
   started: (p: Started) => Started;
   log: (line: string) => void;
 }): Promise<void> {
-  await o.createAll(machineApiSeed(o.platform, o.infrastructureName));
+  await createAll(o.client, machineApiSeed(o.platform, o.infrastructureName));
   const certDir = path.join(o.runDir, "pki", "machine-api-webhook");
   webhookCertificate(certDir, o.pki.caCert, o.pki.caKey);
   const [metrics, health, webhook] = [await freePort(), await freePort(), await freePort()];
@@ -261,6 +260,6 @@ export async function startMachineApi(o: {
     ),
   );
   await waitFor(p, "ready", async () => (await httpStatus(health, "/readyz")) === 200, 120_000);
-  await o.createAll(webhookConfigurations(webhook, fs.readFileSync(o.pki.caCert, "utf8")));
+  await createAll(o.client, webhookConfigurations(webhook, fs.readFileSync(o.pki.caCert, "utf8")));
   await waitFor(p, "serving its webhooks", () => webhooksInForce(o.client), 60_000);
 }

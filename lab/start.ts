@@ -344,39 +344,40 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       const p = opts.platform as OpenShiftPlatform;
       log(`seeding OpenShift 4.20 on ${PLATFORMS[p].type}`);
       await createAll(client, openshiftSeed(p, opts.infrastructureName));
-      await startMachineApi({
-        platform: p,
-        infrastructureName: opts.infrastructureName,
-        bin: bin("machineset"),
-        runDir,
-        kubeconfig,
-        pki,
-        client,
-        createAll: (objects) => createAll(client, objects),
-        started,
-        log,
-      });
+      // machine-api and OLM (with its catalogs) are part of the cluster, not players: an OpenShift lab runs them
+      // whatever plays. Neither waits on the other, so they start side by side; both are settled before a failure
+      // is thrown, so that every process either started is in the record that teardown stops.
+      const parts = await Promise.allSettled([
+        startMachineApi({
+          platform: p,
+          infrastructureName: opts.infrastructureName,
+          bin: bin("machineset"),
+          runDir,
+          kubeconfig,
+          pki,
+          client,
+          started,
+          log,
+        }),
+        startOlm({
+          client,
+          kubeconfig,
+          runDir,
+          logs,
+          bins: { olm: bin("olm"), catalog: bin("catalog"), opm: bin("opm") },
+          tls: { cert: pki.serverCert, key: pki.serverKey },
+          catalogs: labCatalogs(KUBERNETES_VERSION),
+          started,
+          log,
+        }),
+      ]);
+      for (const r of parts) if (r.status === "rejected") throw r.reason;
     } else {
       log("seeding a kubeadm cluster with flannel");
       await createAll(
         client,
         kubeadmSeed({ kubernetesVersion: KUBERNETES_VERSION, server, caPem: fs.readFileSync(pki.caCert, "utf8") }),
       );
-    }
-
-    if (openshift) {
-      // OLM and its catalogs are part of the cluster, not players: an OpenShift lab runs them whatever plays.
-      await startOlm({
-        client,
-        kubeconfig,
-        runDir,
-        logs,
-        bins: { olm: bin("olm"), catalog: bin("catalog"), opm: bin("opm") },
-        tls: { cert: pki.serverCert, key: pki.serverKey },
-        catalogs: labCatalogs(KUBERNETES_VERSION),
-        started,
-        log,
-      });
     }
 
     const players = opts.players ?? PLAYER_NAMES;
