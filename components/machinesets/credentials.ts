@@ -16,15 +16,13 @@ export const DEFAULT_CREDENTIALS_SECRET: Partial<Record<Platform, string>> = {
   Nutanix: "nutanix-credentials",
 };
 
+/** The platforms whose sets may name another credentials Secret, and the config key that holds it. */
+const CONFIGURABLE: Partial<Record<Platform, "vsphere" | "nutanix">> = { VSphere: "vsphere", Nutanix: "nutanix" };
+
 /** The credentials Secret a set's providerSpec names (aws.ts, azure.ts, gcp.ts, vsphere.ts, nutanix.ts). */
 export function credentialsSecretOf(platform: Platform, set: MachineSetConfig): string | undefined {
-  const configured =
-    platform === "VSphere"
-      ? set.vsphere?.credentialsSecret
-      : platform === "Nutanix"
-        ? set.nutanix?.credentialsSecret
-        : undefined;
-  return configured ?? DEFAULT_CREDENTIALS_SECRET[platform];
+  const key = CONFIGURABLE[platform];
+  return (key && set[key]?.credentialsSecret) ?? DEFAULT_CREDENTIALS_SECRET[platform];
 }
 
 /**
@@ -40,7 +38,7 @@ export function missingCredentialsWarnings(
   return sets.flatMap((set, i) => {
     const secret = credentialsSecretOf(platform, set);
     if (secret === undefined || exists(secret)) return [];
-    const key = platform === "VSphere" ? "vsphere" : platform === "Nutanix" ? "nutanix" : undefined;
+    const key = CONFIGURABLE[platform];
     return [
       {
         path: joinPath(["machineSets", i]),
