@@ -14,7 +14,7 @@
 import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { minorOf } from "../facts/kubernetes";
+import { compareVersions, minorOf } from "../facts/kubernetes";
 import { WMCO_BASE_KUBERNETES_MINOR, wmcoForKubernetesMinor } from "../facts/wmco";
 import { COMMUNITY_OPERATOR, REDHAT_OPERATOR } from "../stacks/schema/operator";
 
@@ -48,10 +48,7 @@ export interface LabCatalog {
 
 /** The WMCO releases the fact table knows, oldest first. */
 function knownReleases(): string[] {
-  return Object.keys(WMCO_BASE_KUBERNETES_MINOR).sort((a, b) => {
-    const [x, y] = [a.split(".").map(Number), b.split(".").map(Number)];
-    return x[0] - y[0] || x[1] - y[1];
-  });
+  return Object.keys(WMCO_BASE_KUBERNETES_MINOR).sort(compareVersions);
 }
 
 /**
@@ -82,31 +79,20 @@ export function wmcoChannel(pkg: string, kubernetesVersion: string): LabBundle[]
  */
 export function labCatalogs(kubernetesVersion: string): LabCatalog[] {
   return [
-    {
-      name: REDHAT_OPERATOR.source,
-      displayName: "Red Hat Operators",
-      publisher: "Red Hat",
-      packages: [
-        {
-          name: REDHAT_OPERATOR.package,
-          defaultChannel: REDHAT_OPERATOR.channel,
-          channels: { [REDHAT_OPERATOR.channel]: wmcoChannel(REDHAT_OPERATOR.package, kubernetesVersion) },
-        },
-      ],
-    },
-    {
-      name: COMMUNITY_OPERATOR.source,
-      displayName: "Community Operators",
-      publisher: "Red Hat",
-      packages: [
-        {
-          name: COMMUNITY_OPERATOR.package,
-          defaultChannel: COMMUNITY_OPERATOR.channel,
-          channels: { [COMMUNITY_OPERATOR.channel]: wmcoChannel(COMMUNITY_OPERATOR.package, kubernetesVersion) },
-        },
-      ],
-    },
-  ];
+    { operator: REDHAT_OPERATOR, displayName: "Red Hat Operators" },
+    { operator: COMMUNITY_OPERATOR, displayName: "Community Operators" },
+  ].map(({ operator, displayName }) => ({
+    name: operator.source,
+    displayName,
+    publisher: "Red Hat",
+    packages: [
+      {
+        name: operator.package,
+        defaultChannel: operator.channel,
+        channels: { [operator.channel]: wmcoChannel(operator.package, kubernetesVersion) },
+      },
+    ],
+  }));
 }
 
 /** The name OLM and the WMCO player know the operator's Deployment by (WMCO config/manager/manager.yaml). */
