@@ -21,6 +21,7 @@ import { Queue } from "./queue";
 import { Recorder } from "./events";
 import { Kubelets } from "./kubelet";
 import { createHash } from "crypto";
+import { WMCO_DEPLOYMENT } from "../catalog";
 import {
   BYOH_LABEL,
   CLUSTER_API_NAMESPACE,
@@ -44,8 +45,6 @@ import { encryptToJSONString } from "./wmco-keys";
 import { userData } from "./wmco-userdata";
 
 const WMCO_CSV = /^(community-)?windows-machine-config-operator\.v(\d+\.\d+\.\d+)/;
-/** The operator Deployment's name in WMCO's CSV (config/manager/manager.yaml; lab/catalog.ts). */
-const WMCO_DEPLOYMENT = "windows-machine-config-operator";
 /** The labels OLM puts on what it installs for a CSV (operator-lifecycle-manager pkg/lib/ownerutil/util.go). */
 const OLM_OWNER = "olm.owner";
 
