@@ -32,44 +32,22 @@ const launched = Buffer.from(process.argv[i + 1], "base64").toString("utf16le");
 // Every start of this program is one PowerShell launch: counted in the log, which the round-trip tests read.
 fs.appendFileSync(state + ".log", "#launch\n");
 
-/** A PowerShell single-quoted literal's value (providers/ssh/powershell.ts psQuote doubles `'`). */
-const unquote = (q) => q.slice(1, -1).replace(/''/g, "'");
-/**
- * The message of a script line's `throw (<a> + <b> + …)`, its terms evaluated: '…' literals, `$name` (and
- * `$_.Exception.Message`) from `vars`, `($name -join ', ')` of an array there. Undefined when the line has no such throw.
- */
-function psThrown(line, vars) {
-  const m = /throw \((.*)\)\s*\}?\s*$/.exec(line);
-  if (!m) return undefined;
-  const terms = m[1].match(/'(?:[^']|'')*'|\(\$\w+ -join '(?:[^']|'')*'\)|\$[\w.]+/g) || [];
-  return terms
-    .map((t) => {
-      if (t.startsWith("'")) return unquote(t);
-      const join = /^\(\$(\w+) -join ('(?:[^']|'')*')\)$/.exec(t);
-      if (join) return (vars[join[1]] || []).join(unquote(join[2]));
-      return String(vars[t.slice(1)] ?? "");
-    })
-    .join("");
-}
+// Every script is read through the stand-in's one statement reader (windows-51/statements.js): its statements in
+// order, blocks opened, and the values and messages the script builds.
+const ps = win.reader;
+const unquote = ps.unquote;
 
-/** The key-file scripts' own words when icacls cannot restrict the new file (their `icacls could not` throw line). */
+/** The key-file scripts' own words when icacls cannot restrict the new file (their `icacls could not` throw). */
 const icaclsRefused = (script) =>
-  psThrown(script.split("\n").find((l) => l.includes("icacls could not restrict")) || "", { LASTEXITCODE: 5 }) ||
-  "the stand-in: no icacls check in the script";
+  ps.thrown(script, "icacls could not restrict", { LASTEXITCODE: 5 }) || "the stand-in: no icacls check in the script";
 
-/** The install script's own words for a checksum mismatch (its `checksum mismatch` throw line), with `vars`. */
+/** The install script's own words for a checksum mismatch (its `checksum mismatch` throw), with `vars`. */
 const mismatch = (script, vars) =>
-  psThrown(script.split("\n").find((l) => l.includes("checksum mismatch")) || "", vars) ||
+  ps.thrown(script, "checksum mismatch", vars) ||
   `${vars["it.name"]}: checksum mismatch, published ${vars.published}, downloaded ${vars.actual}; nothing was replaced`;
-/** The values of `$name = '…'` and `$name = @('…', …)` lines of a script. */
-const psString = (script, name) => {
-  const m = new RegExp(`^\\$${name} = ('(?:[^']|'')*')`, "m").exec(script);
-  return m ? unquote(m[1]) : undefined;
-};
-const psArray = (script, name) => {
-  const m = new RegExp(`^\\$${name} = @\\((.*)\\)$`, "m").exec(script);
-  return m ? [...m[1].matchAll(/'(?:[^']|'')*'/g)].map((q) => unquote(q[0])) : undefined;
-};
+/** The values of a script's `$name = '…'` and `$name = @('…', …)` assignments. */
+const psString = (script, name) => ps.assigned(script, name, {}, (v) => typeof v === "string");
+const psArray = (script, name) => ps.assigned(script, name, {}, Array.isArray);
 
 /**
  * Where a Windows path of this host lives on the lab machine. A host with a `driveRoot` (test/lab/lab-windows.ts,
@@ -270,14 +248,21 @@ function commandLineOf(script, host) {
  * (config), else it creates it. Undefined when the script has no such line.
  */
 function scKubelet(script, flags, exists) {
-  const prefix = /^\$bin = ('(?:[^']|'')*') \+ \(\$flags -join ' '\)$/m.exec(script);
-  const lines = [...script.matchAll(/^\s*sc\.exe ((?:create|config) kubelet binPath= \$bin[^|\n]*)/gm)].map((m) =>
-    m[1].trim(),
-  );
-  const line = lines.find((l) => l.startsWith(exists ? "config" : "create")) || lines[0];
-  if (!prefix || !line) return undefined;
-  const bin = unquote(prefix[1]) + flags.join(" ");
-  const args = line.split(/\s+/).map((a) => (a === "$bin" ? bin : a));
+  const bin = ps.assigned(script, "bin", { flags }, (v) => typeof v === "string");
+  const lines = ps
+    .leaves(script)
+    .map(ps.commandWords)
+    .filter(
+      (w) =>
+        w[0] === "sc.exe" &&
+        /^(create|config)$/.test(w[1]) &&
+        w[2] === "kubelet" &&
+        w[3] === "binPath=" &&
+        w[4] === "$bin",
+    );
+  const line = lines.find((w) => w[1] === (exists ? "config" : "create")) || lines[0];
+  if (bin === undefined || !line) return undefined;
+  const args = line.slice(1).map((a) => (a === "$bin" ? bin : a));
   const commandLine = win.legacyCommandLine("C:\\Windows\\system32\\sc.exe", args);
   const imagePath = win.scImagePath(win.crtParse(commandLine));
   return imagePath instanceof Error ? { commandLine, error: imagePath } : { commandLine, imagePath };
@@ -508,7 +493,11 @@ async function handle(script) {
   const keyVisible = (k, lookup) => {
     const v = (lookup.exec(script) || [])[1];
     if (!v) return new Error(`no key lookup matching ${lookup}`);
-    const fills = [...script.matchAll(new RegExp(`\\$${v} = (.*)$`, "gm"))].map((m) => m[1]).filter((f) => f !== "@()");
+    const fills = ps
+      .leaves(script)
+      .filter((st) => st.startsWith(`$${v} = `))
+      .map((st) => st.slice(v.length + 4))
+      .filter((f) => f !== "@()");
     const b = keyBytes();
     if (fills.length === 0 || !b) return false;
     if (fills.every((f) => f.startsWith("@(Get-Content -LiteralPath $keyFile)")))
@@ -516,19 +505,20 @@ async function handle(script) {
     if (readsBytes && fills.every((f) => f.startsWith("@($text -split "))) return win.sshdKeyLines(b).includes(k);
     return new Error(`no model of how $${v} is filled: ${fills.join(" / ")}`);
   };
-  const key = (/^\$key = '((?:[^']|'')*)'/m.exec(script) || [])[1]?.replace(/''/g, "'");
+  const key = psString(script, "key");
   // The steps of a script that touch the key file's ACL, in order (for win.aclThroughSteps): Set-Content of `$tmp` (a
-  // new file), icacls on `$tmp` or `$keyFile`, the Move-Item of `$tmp` onto `$keyFile`. Those of the lines between
-  // `from` and `to` (a block) only when `runs`.
-  const keyFileSteps = (lines, from, to, runs) =>
-    lines.flatMap((l, i) => {
-      if (i > from && i < to && !runs) return [];
-      const ic = /^\s*icacls\.exe \$(tmp|keyFile) (.*?) \| Out-Null$/.exec(l);
-      if (/^\s*Set-Content -LiteralPath \$tmp /.test(l)) return [{ op: "new-tmp" }];
-      if (ic) return [{ op: "icacls", target: ic[1] === "tmp" ? "tmp" : "live", args: win.icaclsArgs(ic[2]) }];
-      if (/^\s*Move-Item -LiteralPath \$tmp -Destination \$keyFile -Force$/.test(l)) return [{ op: "move" }];
-      return [];
-    });
+  // new file), icacls on `$tmp` or `$keyFile`, the Move-Item of `$tmp` onto `$keyFile`. Those inside the block
+  // statement `rewrite` only when `runs`.
+  const keyFileSteps = (rewrite, runs) =>
+    ps
+      .leaves(script, (st) => st === rewrite && !runs)
+      .flatMap((l) => {
+        const ic = /^icacls\.exe \$(tmp|keyFile) (.*?) \| Out-Null$/.exec(l);
+        if (/^Set-Content -LiteralPath \$tmp /.test(l)) return [{ op: "new-tmp" }];
+        if (ic) return [{ op: "icacls", target: ic[1] === "tmp" ? "tmp" : "live", args: win.icaclsArgs(ic[2]) }];
+        if (/^Move-Item -LiteralPath \$tmp -Destination \$keyFile -Force$/.test(l)) return [{ op: "move" }];
+        return [];
+      });
   // First boot (components/provisioning/user-data.ts firstBootScript): one boot's run, every statement in the
   // script's own order (windows-51/boot.js, which says what it models); the host's state records what a login could
   // reach after each step (`firstBootEvents`), the serial console lines, and `firstBootRuns`.
@@ -640,42 +630,46 @@ async function handle(script) {
     // Run as the script's lines say, in their order (providers/vanilla-node/scripts.ts containerdServiceScript): the
     // dependents are those running where `$dependents =` reads them (after Stop-Service -Force stopped them: none);
     // sc.exe delete exits 1072 on a host whose containerd is `markedForDelete` (DeleteService), and registering again
-    // then fails; each check and the catch's words are the script's own (psThrown).
-    const config = (/^\$config = '([^']*)'/m.exec(script) || [])[1];
-    const lines = script.split(/\r?\n/);
-    const at = (re) => lines.findIndex((l) => re.test(l));
-    const readDeps = at(/\$dependents = @\(Get-Service -Name containerd -DependentServices/);
-    const stop = at(/^\s*Stop-Service -Name containerd -Force\b/);
+    // then fails; each check and the catch's words are the script's own (ps.thrownBy).
+    const config = psString(script, "config");
+    // Its statements in the order they run, each block before its inside (ps.walk).
+    const steps = ps.walk(script);
+    const at = (re) => steps.findIndex((l) => re.test(l));
+    const readDeps = at(/^\$dependents = @\(Get-Service -Name containerd -DependentServices/);
+    const stop = at(/^Stop-Service -Name containerd -Force\b/);
     const running = () => win.dependentsOf(host, "containerd").filter((d) => svc()[d].status === "Running");
     const existed = !!svc().containerd;
     let dependents = existed && readDeps >= 0 && (stop < 0 || readDeps < stop) ? running() : [];
     if (existed && stop >= 0) win.stopService(host, "containerd", true);
     if (existed && readDeps > stop && stop >= 0) dependents = running();
+    // The statement after the command `re`, when it is the script's `if ($LASTEXITCODE -ne 0) { throw … }`.
     const checked = (re) => {
       const k = at(re);
-      return k >= 0 && /\$LASTEXITCODE -ne 0/.test(lines[k + 1] || "") ? lines[k + 1] : undefined;
+      const next = k >= 0 ? ps.block(steps[k + 1] || "", "if") : undefined;
+      return next && next.cond === "$LASTEXITCODE -ne 0" ? steps[k + 1] : undefined;
     };
     let error;
     const exitCode = (code, re, words) => {
       const check = checked(re);
-      if (code !== 0 && !error) error = check ? psThrown(check, { LASTEXITCODE: code }) : words;
+      if (code !== 0 && !error) error = check ? ps.thrownBy(check, { LASTEXITCODE: code }) : words;
     };
     if (existed) {
-      exitCode(host.containerdMarkedForDelete ? 1072 : 0, /^\s*sc\.exe delete containerd\b/, undefined);
+      exitCode(host.containerdMarkedForDelete ? 1072 : 0, /^sc\.exe delete containerd\b/, undefined);
       if (!host.containerdMarkedForDelete) delete svc().containerd;
     }
-    if (!error) exitCode(host.containerdMarkedForDelete ? 1 : 0, /--register-service --config \$config/, undefined);
+    if (!error)
+      exitCode(host.containerdMarkedForDelete ? 1 : 0, /^& \$exe --register-service --config \$config/, undefined);
     if (error === undefined && host.containerdMarkedForDelete) error = "Cannot start service containerd.";
     if (error !== undefined) {
-      const onError = lines.find((l) => /^\s*if \(\$dependents\) \{ throw/.test(l));
+      const onError = steps.find((l) => ps.block(l, "if")?.cond === "$dependents" && /\{ throw\b/.test(l));
       if (onError && dependents.length > 0)
-        error = psThrown(onError, { "_.Exception.Message": error, dependents: dependents });
+        error = ps.thrownBy(onError, { "_.Exception.Message": error, dependents: dependents });
       save();
       return finish((complain(error + "\r\n"), 1));
     }
     win.registerContainerd(host);
     svc().containerd = { status: "Running", startType: "Automatic" };
-    if (at(/^\s*foreach \(\$d in \$dependents\) \{ Start-Service -Name \$d \}/) >= 0)
+    if (at(/^foreach \(\$d in \$dependents\) \{ Start-Service -Name \$d \}$/) >= 0)
       for (const d of dependents) if (svc()[d]) svc()[d].status = "Running";
     host.containerdConfig = config;
     host.containerdRestarts = (host.containerdRestarts || 0) + 1;
@@ -688,9 +682,8 @@ async function handle(script) {
     // starts with, at the join and after (scKubelet). A refused sc.exe changes nothing; the script stops on its code.
     const kubeletFlags = commandLineOf(script, host);
     const sc = kubeletFlags && scKubelet(script, kubeletFlags, !!svc().kubelet);
-    const check = script.split("\n").find((l) => l.includes("registering the kubelet service failed with"));
-    if (sc && sc.error && check)
-      return finish((complain(`${sc.error.message}\r\n${psThrown(check, { LASTEXITCODE: 1639 })}\r\n`), 1));
+    const check = ps.thrown(script, "registering the kubelet service failed with", { LASTEXITCODE: 1639 });
+    if (sc && sc.error && check !== undefined) return finish((complain(`${sc.error.message}\r\n${check}\r\n`), 1));
     // Its dependencies and failure actions, from the script's sc.exe arguments (windows-51/services.js).
     const registered = win.registerFromScript(host, "kubelet", script);
     if (registered instanceof Error) return finish((complain(registered.message + "\r\n"), 1));
@@ -901,22 +894,22 @@ async function handle(script) {
       keyBytes() === undefined
         ? undefined
         : host.keyFileAcl || (host.keyFileAclOk ? win.restrictedAcl() : win.newFileAcl(host.keyFileInheritedSids));
-    const lines = script.split("\n");
-    const test = lines.findIndex((l) => /^if \(-not \(\$\w+ \| Where-Object/.test(l));
-    const end = lines.findIndex((l, i) => i > test && l === "}");
-    const encoding = win.keyFileEncoding(keyBytes());
-    const unreadable = readsBytes && new RegExp(`'${encoding}'[^\\n]*\\) -contains \\$keyFileEncoding`).test(script);
+    // The rewrite test: the top-level `if (-not ($v | Where-Object …) …) { … }` and its condition.
+    const rewrite = ps.statements(script).find((st) => /^if \(-not \(\$\w+ \| Where-Object/.test(st));
+    const test = rewrite && ps.block(rewrite, "if");
     const found = keyVisible(key, /^if \(-not \(\$(\w+) \| Where-Object/m);
-    if (found instanceof Error || test < 0 || end < 0) {
+    if (found instanceof Error || !test) {
       complain(`the stand-in: ${found instanceof Error ? found.message : "no rewrite test in prepare"}\r\n`);
       return finish(1);
     }
-    const aclTested = / -or -not \$aclOk\) \{$/.test(lines[test]);
+    const encoding = win.keyFileEncoding(keyBytes());
+    const unreadable = readsBytes && new RegExp(`'${encoding}'.*\\) -contains \\$keyFileEncoding`).test(test.cond);
+    const aclTested = / -or -not \$aclOk$/.test(test.cond);
     const rewritten = !found || unreadable || (aclTested && !(before && win.keyFileAclOk(before)));
     // Its ACL through the script's steps, in order (win.aclThroughSteps: rules files.icacls-acl,
     // files.rename-keeps-acl); the rewrite block's steps only when it runs. `keyFileAclLoosened` counts the steps
     // that left the live file readable by others where it was restricted or absent before.
-    const acl = win.aclThroughSteps(before, keyFileSteps(lines, test, end, rewritten), host.keyFileInheritedSids);
+    const acl = win.aclThroughSteps(before, keyFileSteps(rewrite, rewritten), host.keyFileInheritedSids);
     if (acl.error) {
       complain(`${acl.error.message}\r\n${icaclsRefused(script)}\r\n`);
       return finish(1);
@@ -945,7 +938,7 @@ async function handle(script) {
     say(restarted ? "prepared, sshd restarted\r\n" : "prepared\r\n");
   } else if (script.includes("Write-Output ('retired ' +")) {
     // Retiring old WMCO keys: every authorized line whose key is listed in $retire goes; $key must stay.
-    const retire = [...script.matchAll(/^\s*'((?:ssh|ecdsa)[^']*)',?$/gm)].map((m) => m[1]);
+    const retire = psArray(script, "retire") || [];
     if (!host.authorizedKeys.includes(key)) {
       complain("the key to keep is not authorized; nothing was removed\n");
       return finish(4);
@@ -956,12 +949,10 @@ async function handle(script) {
     // steps (as prepare's: `keyFileAclLoosened`).
     const removed = host.authorizedKeys.length < before;
     if (removed) host.authorizedKeysEncoding = "ascii";
-    const lines = script.split("\n");
-    const from = lines.indexOf("if ($removed -gt 0) {");
-    const to = lines.findIndex((l, i) => i > from && l === "}");
+    const rewrite = ps.statements(script).find((st) => ps.block(st, "if")?.cond === "$removed -gt 0");
     const was =
       host.keyFileAcl || (host.keyFileAclOk ? win.restrictedAcl() : win.newFileAcl(host.keyFileInheritedSids));
-    const acl = win.aclThroughSteps(was, keyFileSteps(lines, from, to, removed), host.keyFileInheritedSids);
+    const acl = win.aclThroughSteps(was, keyFileSteps(rewrite, removed), host.keyFileInheritedSids);
     if (acl.error) {
       complain(`${acl.error.message}\r\n${icaclsRefused(script)}\r\n`);
       return finish(1);
@@ -1006,7 +997,7 @@ async function handle(script) {
     const task = Buffer.from(encodedTask[1], "base64").toString("utf16le");
     const limit = /-ExecutionTimeLimit \(New-TimeSpan -Minutes (\d+)\)/.exec(script);
     host.patchTaskLimitMinutes = limit ? Number(limit[1]) : undefined;
-    host.wuaProxy = psString(task.replace(/^ +/gm, ""), "proxy.Address");
+    host.wuaProxy = psString(task, "proxy.Address");
     host.patchPolls = 0;
     host.patchTaskStopped = false;
     const updates = host.availableUpdates || [];

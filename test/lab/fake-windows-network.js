@@ -127,11 +127,13 @@ async function installItem(it, { script, host, hostFile, mismatch }) {
   // Files in use (the state's `runningImages`): placed as the script's own lines place them, with Windows' rules for
   // each (windows-51/services.js): tar.exe into the target or into a staging folder, then each file moved by
   // `Move-IntoPlace` as its body says (moveIntoPlaceOf), or a file moved by `Move-Item … -Force`.
-  const services = require(path.join(__dirname, "windows-51", "services.js"));
-  const how = services.moveIntoPlaceOf(script);
+  const how = win.moveIntoPlaceOf(script);
   if (how instanceof Error) throw how;
-  const staged = /tar\.exe -xf \$tmp -C \$stage\b/.test(script);
-  const cleansUp = /Get-ChildItem[^\n]*'\*\.windows-estate-old\*'/.test(script);
+  // The script's statements in the order they run, blocks opened (windows-51/statements.js).
+  const steps = win.reader.leaves(script);
+  const step = (re) => steps.find((st) => re.test(st));
+  const staged = !!step(/^tar\.exe -xf \$tmp -C \$stage\b/);
+  const cleansUp = !!step(/Get-ChildItem .*'\*\.windows-estate-old\*'/);
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "stand-in-"));
   const tmp = path.join(tmpDir, path.basename(new URL(it.url).pathname));
   fs.writeFileSync(tmp, got.body);
@@ -139,7 +141,7 @@ async function installItem(it, { script, host, hostFile, mismatch }) {
     if (err) throw new Error(`${it.name}: ${err.message}`);
   };
   try {
-    if (cleansUp) services.removeSetAside(it.target, it.kind, host, hostFile);
+    if (cleansUp) win.removeSetAside(it.target, it.kind, host, hostFile);
     if (it.kind === "tgz") {
       // Staged, the script extracts into `<target>.windows-estate-new` (emptied first, removed after).
       const extracted = staged ? hostFile(`${it.target}.windows-estate-new`) : path.join(tmpDir, "extracted");
@@ -154,25 +156,25 @@ async function installItem(it, { script, host, hostFile, mismatch }) {
       }
       fs.mkdirSync(target, { recursive: true });
       if (staged) {
-        if (!how || !script.includes("Move-IntoPlace $it.name $f.FullName $dest"))
+        if (!how || !step(/^Move-IntoPlace \$it\.name \$f\.FullName \$dest$/))
           throw new Error("the stand-in finds no Move-IntoPlace of the staged files");
-        const files = services.filesUnder(extracted).map((rel) => ({
+        const files = win.filesUnder(extracted).map((rel) => ({
           from: path.join(extracted, ...rel.split("\\")),
           to: `${it.target}\\${rel}`,
         }));
-        placed(services.placeFiles(files, how, host, hostFile));
+        placed(win.placeFiles(files, how, host, hostFile));
         fs.rmSync(extracted, { recursive: true, force: true });
       } else {
-        const errors = services.tarOver(extracted, it.target, host, hostFile);
+        const errors = win.tarOver(extracted, it.target, host, hostFile);
         if (errors.length > 0) throw new Error(`${errors.join("\r\n")}\r\n${it.name}: tar.exe failed with 1`);
       }
-    } else if (how && script.includes("Move-IntoPlace $it.name $tmp $it.target"))
-      placed(services.placeFiles([{ from: tmp, to: it.target }], how, host, hostFile));
+    } else if (how && step(/^Move-IntoPlace \$it\.name \$tmp \$it\.target$/))
+      placed(win.placeFiles([{ from: tmp, to: it.target }], how, host, hostFile));
     else {
-      const move = /^\s*Move-Item -LiteralPath \$tmp -Destination \$it\.target\b.*$/m.exec(script);
+      const move = step(/^Move-Item -LiteralPath \$tmp -Destination \$it\.target\b/);
       if (!move) throw new Error("the stand-in finds no move of $tmp to $it.target");
-      const force = { setsAside: false, force: /\s-Force\b/.test(move[0]) };
-      placed(services.placeFiles([{ from: tmp, to: it.target }], force, host, hostFile));
+      const force = { setsAside: false, force: win.reader.commandWords(move).includes("-Force") };
+      placed(win.placeFiles([{ from: tmp, to: it.target }], force, host, hostFile));
     }
   } finally {
     fs.rmSync(tmpDir, { recursive: true, force: true });

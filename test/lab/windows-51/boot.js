@@ -58,74 +58,7 @@ const RULES = [
   },
 ];
 
-const unquote = (q) => q.slice(1, -1).replace(/''/g, "'");
-
-/** Statements split at line breaks and `;` outside quotes, braces and parentheses; `} else {` stays in its `if`. */
-function statements(text) {
-  const out = [];
-  let cur = "";
-  let depth = 0;
-  let quoted = false;
-  for (const c of text) {
-    if (c === "'") quoted = !quoted;
-    else if (!quoted && "{(".includes(c)) depth++;
-    else if (!quoted && "})".includes(c)) depth--;
-    else if (!quoted && depth === 0 && (c === "\n" || c === ";")) {
-      out.push(cur.trim());
-      cur = "";
-      continue;
-    }
-    cur += c;
-  }
-  out.push(cur.trim());
-  // An `else { … }` or `catch { … }` on a line of its own belongs to the statement before.
-  return out.filter(Boolean).reduce((acc, s) => {
-    if (/^(else|catch)\b/.test(s) && acc.length > 0) acc[acc.length - 1] += " " + s;
-    else acc.push(s);
-    return acc;
-  }, []);
-}
-
-/** The balanced `(…)` or `{…}` starting at `text[i]`: its inside and the index after it. */
-function balanced(text, i) {
-  const open = text[i];
-  const close = open === "(" ? ")" : "}";
-  let depth = 0;
-  let quoted = false;
-  for (let j = i; j < text.length; j++) {
-    const c = text[j];
-    if (c === "'") quoted = !quoted;
-    else if (!quoted && c === open) depth++;
-    else if (!quoted && c === close && --depth === 0) return { inside: text.slice(i + 1, j), end: j + 1 };
-  }
-  throw { unmodelled: text };
-}
-
-/** `if (c) { a } else { b }`, `while (c) { a }`, `try { a } catch { b }`, or undefined for another statement. */
-function block(st, kw) {
-  if (!new RegExp(`^${kw}\\b`).test(st)) return undefined;
-  let i = kw.length;
-  while (st[i] === " ") i++;
-  let cond = "";
-  if (st[i] === "(") {
-    const c = balanced(st, i);
-    cond = c.inside.trim();
-    i = c.end;
-    while (st[i] === " ") i++;
-  }
-  if (st[i] !== "{") return undefined;
-  const body = balanced(st, i);
-  let rest = st.slice(body.end).trim();
-  let otherwise;
-  const elseAt = new RegExp(`^${kw === "try" ? "catch" : "else"}\\s*\\{`).exec(rest);
-  if (elseAt) {
-    const e = balanced(rest, rest.indexOf("{"));
-    otherwise = e.inside;
-    rest = rest.slice(e.end).trim();
-  }
-  if (rest) return undefined;
-  return { cond, body: body.inside, otherwise };
-}
+const { unquote, statements, block, value: valueOf } = require("./statements.js");
 
 function compareVersions(a, b) {
   const pa = a.split(".").map(Number);
@@ -158,38 +91,8 @@ function runFirstBoot(script, host) {
     passwordLogin: !!(host.sshdRunning && host.sshdRunning.started && host.sshdRunning.passwordAuthentication !== "no"),
     hostname: host.hostname,
   });
-  const value = (t) => {
-    t = t.trim();
-    if (/^'(?:[^']|'')*'$/.test(t)) return unquote(t);
-    if (/^\d+$/.test(t)) return Number(t);
-    if (t === "$true") return true;
-    if (t === "$false") return false;
-    const trim = /^\$(\w+)\.Trim\(\)$/.exec(t);
-    if (trim) return String(vars[trim[1]] ?? "").trim();
-    if (/^\$\w+$/.test(t)) return vars[t.slice(1)];
-    if (t.startsWith("(") && balanced(t, 0).end === t.length) return value(balanced(t, 0).inside);
-    // A concatenation: `<term> + <term> + …`.
-    const terms = [];
-    let cur = "";
-    let depth = 0;
-    let quoted = false;
-    for (let k = 0; k < t.length; k++) {
-      const c = t[k];
-      if (c === "'") quoted = !quoted;
-      else if (!quoted && c === "(") depth++;
-      else if (!quoted && c === ")") depth--;
-      if (!quoted && depth === 0 && t.startsWith(" + ", k)) {
-        terms.push(cur);
-        cur = "";
-        k += 2;
-        continue;
-      }
-      cur += c;
-    }
-    terms.push(cur);
-    if (terms.length > 1) return terms.map((x) => String(value(x) ?? "")).join("");
-    throw { unmodelled: t };
-  };
+  // An expression's value as the one reader evaluates it (statements.js), with this run's variables.
+  const value = (t) => valueOf(t, vars);
   const test = (cond) =>
     cond.split(/\s+-and\s+/).every((term) => {
       term = term.trim();

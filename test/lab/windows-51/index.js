@@ -17,4 +17,7 @@ function rule(id) {
   return r;
 }
 
-module.exports = Object.assign({}, ...modules, { RULES, rule, AREAS });
+/** The one reader of the program's PowerShell every handler reads a script with (statements.js). */
+const reader = require("./statements.js");
+
+module.exports = Object.assign({}, ...modules, { RULES, rule, AREAS, reader });

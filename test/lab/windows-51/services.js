@@ -2,6 +2,7 @@
 // dependency graph PowerShell's service cmdlets walk, and running images that Windows will rename but not overwrite.
 const fs = require("fs");
 const path = require("path");
+const { commandWords, functionBody, leaves } = require("./statements.js");
 
 /** @type {{ id: string, area: string, rule: string, source: string, rows: number[] }[]} */
 const RULES = [
@@ -120,14 +121,8 @@ function scFailure(args) {
  * `| Out-Null` aside), undefined when it has no such line, or an Error.
  */
 function scFailureInScript(script, name) {
-  const line = script.split(/\r?\n/).find((l) => new RegExp(`^\\s*sc\\.exe failure ${name} `).test(l));
-  if (!line) return undefined;
-  const words = line
-    .trim()
-    .replace(/\s*\|.*$/, "")
-    .split(/\s+/)
-    .slice(3);
-  return scFailure(words);
+  const st = leaves(script).find((l) => l.startsWith(`sc.exe failure ${name} `));
+  return st === undefined ? undefined : scFailure(commandWords(st).slice(3));
 }
 
 /**
@@ -137,11 +132,14 @@ function scFailureInScript(script, name) {
  */
 function registerFromScript(host, name, script) {
   const scm = (host.scm ||= {});
-  const created = new RegExp(`sc\\.exe create ${name} `).test(script) && !(host.services || {})[name];
+  const registers = leaves(script)
+    .map(commandWords)
+    .filter((w) => w[0] === "sc.exe" && ["create", "config"].includes(w[1]) && w[2] === name);
+  const created = registers.some((w) => w[1] === "create") && !(host.services || {})[name];
   const rec = { ...(scm[name] || {}) };
   if (created) for (const k of ["dependsOn", "recovery", "failures", "lastFailureAt"]) delete rec[k];
-  const depend = new RegExp(`sc\\.exe (?:create|config) ${name} .*\\bdepend= (\\S+)`).exec(script);
-  if (depend) rec.dependsOn = depend[1].split("/").filter(Boolean);
+  const depend = registers.map((w) => (w.includes("depend=") ? w[w.indexOf("depend=") + 1] : undefined)).find(Boolean);
+  if (depend) rec.dependsOn = depend.split("/").filter(Boolean);
   const recovery = scFailureInScript(script, name);
   if (recovery instanceof Error) return recovery;
   if (recovery) rec.recovery = recovery;
@@ -275,22 +273,23 @@ function tarOver(extracted, target, host, hostFile) {
  * - `removesOld`: a `Remove-Item -LiteralPath $old` after that move.
  */
 function moveIntoPlaceOf(script) {
-  const m = /^function Move-IntoPlace\b[^\n]*\{\n([\s\S]*?)\n\}$/m.exec(script);
-  if (!m) return undefined;
-  const lines = m[1].split("\n");
-  const at = (re) => lines.findIndex((l) => re.test(l));
-  const last = (re) => lines.length - 1 - [...lines].reverse().findIndex((l) => re.test(l));
-  const named = at(/\$old = \$dest \+ '\.windows-estate-old'/);
-  const aside = at(/Move-Item -LiteralPath \$dest -Destination \$old\b/);
-  const place = at(/Move-Item -LiteralPath \$src -Destination \$dest\b/);
+  const body = functionBody(script, "Move-IntoPlace");
+  if (body === undefined) return undefined;
+  // Its commands and assignments in the order they run, blocks opened (statements.js).
+  const steps = leaves(body);
+  const at = (re) => steps.findIndex((l) => re.test(l));
+  const last = (re) => steps.length - 1 - [...steps].reverse().findIndex((l) => re.test(l));
+  const named = at(/^\$old = \$dest \+ '\.windows-estate-old'$/);
+  const aside = at(/^Move-Item -LiteralPath \$dest -Destination \$old\b/);
+  const place = at(/^Move-Item -LiteralPath \$src -Destination \$dest\b/);
   if (place < 0) return new Error("the stand-in finds no move of $src to $dest in Move-IntoPlace");
   const setsAside = named >= 0 && aside > named && aside < place;
-  const removeOld = /Remove-Item -LiteralPath \$old\b/;
+  const removeOld = /^Remove-Item -LiteralPath \$old\b/;
   return {
     setsAside,
     clearsOld: setsAside && at(removeOld) >= 0 && at(removeOld) < aside,
-    unique: setsAside && at(/\$old = \$dest \+ '\.windows-estate-old-' \+ \[guid\]/) >= 0,
-    force: /(^|\s)-Force\b/.test(lines[place]),
+    unique: setsAside && at(/^\$old = \$dest \+ '\.windows-estate-old-' \+ \[guid\]/) >= 0,
+    force: commandWords(steps[place]).includes("-Force"),
     removesOld: setsAside && at(removeOld) >= 0 && last(removeOld) > place,
   };
 }

@@ -1,0 +1,220 @@
+// The stand-in's one reader of the program's PowerShell (see index.js): scripts split into statements as PowerShell's
+// parser groups them (a statement ends at a line break or `;` outside quotes, parentheses and braces; `else`,
+// `elseif`, `catch` and `finally` continue the statement before), blocks opened (`if`, `while`, `foreach`, `try`,
+// `function`) and the few expressions the program's scripts build messages and values from evaluated. Every handler
+// that reads a script reads it through here, so a script that reorders, nests or drops a statement is seen the same
+// way everywhere. The grammar it follows: about_Parsing, about_Quoting_Rules, about_If, about_Try_Catch_Finally,
+// about_Functions (Microsoft Learn, PowerShell 5.1). What it has no model of it says (`{ unmodelled }`), never guesses.
+"use strict";
+
+/** A PowerShell single-quoted literal's value (`''` is one quote). */
+const unquote = (q) => q.slice(1, -1).replace(/''/g, "'");
+
+/**
+ * Calls `at(c, k, depth)` for each character of `text` outside quotes (single-quoted, or double-quoted with its
+ * backtick escapes), with the nesting depth of `(`/`{` before it; `at` returning true stops the scan.
+ */
+function scan(text, at) {
+  let depth = 0;
+  let quote = "";
+  for (let k = 0; k < text.length; k++) {
+    const c = text[k];
+    if (quote) {
+      if (quote === '"' && c === "`") k++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      continue;
+    }
+    if (at(c, k, depth)) return;
+    if ("{(".includes(c)) depth++;
+    else if ("})".includes(c)) depth--;
+  }
+}
+
+/** The top-level statements of `text`, trimmed; a continuation (`else`, `catch`, …) joins the statement before. */
+function statements(text) {
+  const out = [];
+  let from = 0;
+  scan(text, (c, k, depth) => {
+    if (depth === 0 && (c === "\n" || c === ";")) {
+      out.push(text.slice(from, k).trim());
+      from = k + 1;
+    }
+  });
+  out.push(text.slice(from).trim());
+  return out.filter(Boolean).reduce((acc, s) => {
+    if (/^(else|elseif|catch|finally)\b/.test(s) && acc.length > 0) acc[acc.length - 1] += " " + s;
+    else acc.push(s);
+    return acc;
+  }, []);
+}
+
+/** The balanced `(…)` or `{…}` starting at `text[i]`: its inside and the index after it. */
+function balanced(text, i) {
+  const close = text[i] === "(" ? ")" : "}";
+  let found;
+  scan(text.slice(i), (c, k, depth) => {
+    if (c === close && depth === 1) return (found = { inside: text.slice(i + 1, i + k), end: i + k + 1 });
+  });
+  if (!found) throw { unmodelled: text };
+  return found;
+}
+
+/**
+ * `if (c) { a } [elseif (c2) { b }] [else { b }]`, `while (c) { a }`, `foreach ($x in $xs) { a }`,
+ * `try { a } catch { b }`, `function Name(params) { a }`: its condition (the parameters of a function), body and the
+ * other branch (an `elseif` chain as the `if` statement it is), or undefined for another statement.
+ */
+function block(st, kw) {
+  const head = kw === "function" ? /^function [\w-]+\s*/.exec(st) : new RegExp(`^${kw}\\b\\s*`).exec(st);
+  if (!head) return undefined;
+  let i = head[0].length;
+  let cond = "";
+  if (st[i] === "(") {
+    const c = balanced(st, i);
+    cond = c.inside.trim();
+    i = c.end;
+    while (st[i] === " ") i++;
+  }
+  if (st[i] !== "{") return undefined;
+  const body = balanced(st, i);
+  let rest = st.slice(body.end).trim();
+  let otherwise;
+  if (kw === "if" && /^elseif\b/.test(rest)) {
+    otherwise = rest.slice("else".length);
+    rest = "";
+  }
+  const elseAt = new RegExp(`^${kw === "try" ? "catch" : "else"}\\s*\\{`).exec(rest);
+  if (elseAt) {
+    const e = balanced(rest, rest.indexOf("{"));
+    otherwise = e.inside;
+    rest = rest.slice(e.end).trim();
+  }
+  if (rest) return undefined;
+  return { cond, body: body.inside, otherwise };
+}
+
+const BLOCKS = ["if", "while", "foreach", "try", "function"];
+/** The block `st` is, with its keyword, or undefined for a simple statement. */
+function blockOf(st) {
+  for (const kw of BLOCKS) {
+    const b = block(st, kw);
+    if (b) return { kw, ...b };
+  }
+  return undefined;
+}
+
+/**
+ * Every statement of `text` in source order, each block followed by the statements inside it (its body, then its
+ * other branch); `skip(st)` true leaves a block's inside out.
+ */
+function walk(text, skip = () => false) {
+  return statements(text).flatMap((st) => {
+    const b = blockOf(st);
+    if (!b || skip(st)) return [st];
+    return [st, ...walk(b.body, skip), ...(b.otherwise === undefined ? [] : walk(b.otherwise, skip))];
+  });
+}
+
+/** The statements of `text` that are no block (commands, assignments, `throw`), in source order; `skip` as walk's. */
+const leaves = (text, skip) => walk(text, skip).filter((st) => !blockOf(st));
+
+/** The body of the script's `function <name>`, or undefined when it has none. */
+function functionBody(text, name) {
+  const st = statements(text).find((s) => s.startsWith(`function ${name}`));
+  const b = st && block(st, "function");
+  return b ? b.body : undefined;
+}
+
+/** `text` split at `sep` (a string) outside quotes and brackets. */
+function splitTop(text, sep) {
+  const parts = [];
+  let from = 0;
+  scan(text, (c, k, depth) => {
+    if (depth === 0 && text.startsWith(sep, k)) {
+      parts.push(text.slice(from, k));
+      from = k + sep.length;
+    }
+  });
+  parts.push(text.slice(from));
+  return parts;
+}
+
+/**
+ * The value of an expression the scripts use: a '…' literal, a whole number, `$true`/`$false`, `$name` or
+ * `$a.b.c` (from `vars`, by the name after `$`), `$name.Trim()`, `@(…)` of literals, `($x -join '…')` of an array,
+ * `(…)`, and `<term> + <term> + …` (text). Anything else is `{ unmodelled }`.
+ */
+function value(t, vars = {}) {
+  t = t.trim();
+  if (/^'(?:[^']|'')*'$/.test(t)) return unquote(t);
+  if (/^\d+$/.test(t)) return Number(t);
+  if (t === "$true" || t === "$false") return t === "$true";
+  const trim = /^\$(\w+)\.Trim\(\)$/.exec(t);
+  if (trim) return String(vars[trim[1]] ?? "").trim();
+  if (/^\$[\w.]+$/.test(t)) return vars[t.slice(1)];
+  const join = /^(\$\w+) -join ('(?:[^']|'')*')$/.exec(t);
+  if (join) return (value(join[1], vars) || []).join(unquote(join[2]));
+  if (t.startsWith("@(") && balanced(t, 1).end === t.length) {
+    const inside = balanced(t, 1).inside.trim();
+    return inside === "" ? [] : splitTop(inside, ",").map((x) => value(x, vars));
+  }
+  if (t.startsWith("(") && balanced(t, 0).end === t.length) return value(balanced(t, 0).inside, vars);
+  const terms = splitTop(t, " + ");
+  if (terms.length > 1) return terms.map((x) => String(value(x, vars) ?? "")).join("");
+  throw { unmodelled: t };
+}
+
+/**
+ * The value of the first assignment `$<name> = …` anywhere in `text` that `accept`s it (default: any value the
+ * reader can evaluate), with `vars`; undefined when there is none.
+ */
+function assigned(text, name, vars = {}, accept = () => true) {
+  const prefix = `$${name} = `;
+  for (const st of leaves(text)) {
+    if (!st.startsWith(prefix)) continue;
+    try {
+      const v = value(st.slice(prefix.length), vars);
+      if (accept(v)) return v;
+    } catch (e) {
+      if (!e.unmodelled) throw e;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The message of the script's first `throw (…)` whose statement contains `words`, its terms evaluated with `vars`;
+ * undefined when the script has no such throw.
+ */
+function thrown(text, words, vars = {}) {
+  const st = leaves(text).find((s) => /^throw\b/.test(s) && s.includes(words));
+  return st === undefined ? undefined : thrownBy(st, vars);
+}
+
+/** The message `throw …` (the statement, or the one inside an `if (…) { throw … }`) throws, with `vars`. */
+function thrownBy(st, vars = {}) {
+  const t = leaves(st).find((s) => /^throw\b/.test(s));
+  return t === undefined ? undefined : String(value(t.slice("throw".length), vars) ?? "");
+}
+
+/** A native command's words as the program passes them (the `| Out-Null` and any other pipe aside). */
+const commandWords = (st) => splitTop(st, "|")[0].trim().split(/\s+/);
+
+module.exports = {
+  unquote,
+  statements,
+  balanced,
+  block,
+  walk,
+  leaves,
+  functionBody,
+  value,
+  assigned,
+  thrown,
+  thrownBy,
+  commandWords,
+};
