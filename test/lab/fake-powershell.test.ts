@@ -1,4 +1,3 @@
-import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -13,8 +12,7 @@ import {
 import { Download, installScript, joinScript, kubeletServiceScript } from "../../providers/vanilla-node/scripts";
 import { nodesSchema } from "../../stacks/schema/kubernetes";
 import { Artifact, releaseArtifacts, startArtifactServer, ArtifactServer } from "../helpers/artifact-server";
-import { freshWindowsState } from "./windows-state";
-import { readableStderr } from "../../providers/ssh/clixml";
+import { newHost as standInHost, runEncoded as run } from "./windows-51-run";
 import {
   patchStatusScript,
   startPatchTaskScript,
@@ -27,52 +25,15 @@ import {
 // the install script checks them, and the checks kubeadm and the kubelet make without a cluster. The join against
 // the real API server is in test/e2e/vanilla-join.e2e.ts.
 
-const STAND_IN = path.join(__dirname, "fake-powershell.js");
 const KUBERNETES = "1.36.3";
 let mirror: ArtifactServer;
 let files: Record<string, Artifact>;
 let digests: { flanneld: string; flannelCni: string };
 let dir: string;
 
-/** Runs one script on a host whose state is `state`; its drives are under `dir`/drives. */
-function run(script: string, state: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(
-      process.execPath,
-      [STAND_IN, "-EncodedCommand", Buffer.from(script, "utf16le").toString("base64")],
-      {
-        env: { ...process.env, FAKE_WINDOWS_STATE: state },
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-    p.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-    p.on("error", reject);
-    // 5.1 writes errors to a redirected stderr as CLIXML (transport.stderr-clixml); read as the program reads them.
-    p.on("close", (code) => resolve({ code, stdout, stderr: readableStderr(stderr) }));
-  });
-}
-
 /** A fresh host with a C: drive of its own, trusting the mirror's CA. */
-function newHost(name: string, over: Record<string, unknown> = {}): { state: string; drive: (p: string) => string } {
-  const root = fs.mkdtempSync(path.join(dir, `${name}-`));
-  fs.mkdirSync(path.join(root, "drives", "C:"), { recursive: true });
-  const state = path.join(root, "state.json");
-  fs.writeFileSync(
-    state,
-    JSON.stringify({
-      ...freshWindowsState(name),
-      driveRoot: path.join(root, "drives"),
-      trustedCaFiles: [mirror.caFile],
-      ...over,
-    }),
-  );
-  return {
-    state,
-    drive: (p) => path.join(root, "drives", "C:", ...p.replace(/^C:\\/, "").split("\\")),
-  };
-}
+const newHost = (name: string, over: Record<string, unknown> = {}) =>
+  standInHost(dir, name, { trustedCaFiles: [mirror.caFile], ...over });
 const stateOf = (h: { state: string }) => JSON.parse(fs.readFileSync(h.state, "utf8"));
 
 /** The downloads of one node's plan, from the mirror (components/vanilla/node-plan.ts, as the stack resolves them). */

@@ -10,6 +10,20 @@ const FAKE_NETWORK = path.join(__dirname, "fake-windows-network.js");
 /** The Windows PowerShell 5.1 rules the stand-in applies (one module per area). */
 const RULES_DIR = path.join(__dirname, "windows-51");
 
+/**
+ * A new folder holding the stand-in as `powershell`, with what it loads beside itself, for a lab host's `binDir`
+ * (test/lab/sshd.ts startLabHost); `state` is the state file the stand-in answers from when no FAKE_WINDOWS_STATE
+ * names another.
+ */
+export function standInBin(prefix = "lab-win-"): { dir: string; state: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
+  fs.chmodSync(path.join(dir, "powershell"), 0o755);
+  fs.copyFileSync(FAKE_NETWORK, path.join(dir, "fake-windows-network.js"));
+  fs.cpSync(RULES_DIR, path.join(dir, "windows-51"), { recursive: true });
+  return { dir, state: path.join(dir, "state.json") };
+}
+
 /** A lab host whose `powershell` is the simulated Windows of fake-powershell.js, with its own state file. */
 export interface LabWindows {
   host: LabHost;
@@ -36,12 +50,7 @@ export async function labWindows(
   state: Record<string, unknown> = {},
   opts: { drives?: boolean } = {},
 ): Promise<LabWindows> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lab-win-"));
-  fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
-  fs.chmodSync(path.join(dir, "powershell"), 0o755);
-  fs.copyFileSync(FAKE_NETWORK, path.join(dir, "fake-windows-network.js"));
-  fs.cpSync(RULES_DIR, path.join(dir, "windows-51"), { recursive: true });
-  const file = path.join(dir, "state.json");
+  const { dir, state: file } = standInBin();
   const driveRoot = opts.drives ? path.join(dir, "drives") : undefined;
   if (driveRoot) fs.mkdirSync(path.join(driveRoot, "C:"), { recursive: true });
   const at = address ? { address, port: 22 } : {};

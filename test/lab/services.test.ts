@@ -1,4 +1,3 @@
-import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -13,14 +12,12 @@ import {
 } from "../../providers/vanilla-node/scripts";
 import { Artifact, ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
 import { installScriptBefore31 } from "../fixtures/install-script-21b8001";
-import { freshWindowsState } from "./windows-state";
+import { newHost as standInHost, runScript } from "./windows-51-run";
 
 // Audit rows 7 and 9 (issue 31) through the lab's PowerShell stand-in, run as hosts run it (`-EncodedCommand`):
 // services with the failure actions, dependencies and running executables Windows has (windows-51/services.js).
 const win = require("./windows-51");
 
-const STAND_IN = path.join(__dirname, "fake-powershell.js");
-const FRAME = "##windows-estate-runner:";
 const CONTAINERD_DIR = "C:\\Program Files\\containerd";
 const SHIM = `${CONTAINERD_DIR}\\containerd-shim-runhcs-v1.exe`;
 const OLD = "2.3.3";
@@ -30,50 +27,14 @@ let mirror: ArtifactServer;
 let files: Record<string, Artifact>;
 let flannelCniSha: string;
 
-/**
- * Runs one script as the provider does, through the PowerShell runner (providers/ssh/powershell-runner.ts: one
- * base64 script per line on standard input, one frame back), so no script meets cmd.exe's command-line limit.
- */
-function run(script: string, state: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const boot = Buffer.from(FRAME, "utf16le").toString("base64");
-    const p = spawn(process.execPath, [STAND_IN, "-EncodedCommand", boot], {
-      env: { ...process.env, FAKE_WINDOWS_STATE: state },
-    });
-    let out = "";
-    p.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
-    p.on("error", reject);
-    p.on("close", () => {
-      const line = out.split("\r\n").find((l) => l.startsWith(FRAME));
-      if (!line) return reject(new Error(`no frame: ${out}`));
-      const f = JSON.parse(Buffer.from(line.slice(FRAME.length), "base64").toString("utf8"));
-      resolve({ code: f.ok ? 0 : 1, stdout: f.output, stderr: f.ok ? "" : f.error });
-    });
-    p.stdin.end(Buffer.from(script, "utf16le").toString("base64") + "\n\n");
-  });
+/** Runs one script as the provider does, through the PowerShell runner (windows-51-run.ts runScript). */
+async function run(script: string, state: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const f = await runScript(script, state);
+  return { code: f.ok ? 0 : 1, stdout: f.output, stderr: f.ok ? "" : f.error };
 }
 
-function newHost(name: string) {
-  const root = fs.mkdtempSync(path.join(dir, `${name}-`));
-  fs.mkdirSync(path.join(root, "drives", "C:"), { recursive: true });
-  const state = path.join(root, "state.json");
-  fs.writeFileSync(
-    state,
-    JSON.stringify({
-      ...freshWindowsState(name),
-      driveRoot: path.join(root, "drives"),
-      trustedCaFiles: [mirror.caFile],
-    }),
-  );
-  const drive = (p: string) => path.join(root, "drives", "C:", ...p.replace(/^C:\\/, "").split("\\"));
-  const read = () => JSON.parse(fs.readFileSync(state, "utf8"));
-  const change = (f: (s: Record<string, unknown>) => void) => {
-    const s = read();
-    f(s);
-    fs.writeFileSync(state, JSON.stringify(s));
-  };
-  return { state, drive, read, change };
-}
+/** A fresh host with a C: drive of its own, trusting the mirror's CA. */
+const newHost = (name: string) => standInHost(dir, name, { trustedCaFiles: [mirror.caFile] });
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "services-test-"));

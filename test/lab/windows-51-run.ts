@@ -1,48 +1,78 @@
 import { spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { readableStderr } from "../../providers/ssh/clixml";
 import { freshWindowsState } from "./windows-state";
 
 const STAND_IN = path.join(__dirname, "fake-powershell.js");
 const FRAME = "##windows-estate-runner:";
+const encoded = (text: string) => Buffer.from(text, "utf16le").toString("base64");
+
+/** Starts the stand-in as `powershell -EncodedCommand <command>` on the host at `state`, `input` on its stdin. */
+function standIn(
+  command: string,
+  state: string,
+  input = "",
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [STAND_IN, "-EncodedCommand", encoded(command)], {
+      env: { ...process.env, FAKE_WINDOWS_STATE: state },
+    });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
+    p.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+    p.on("error", reject);
+    p.on("close", (code) => resolve({ code, stdout, stderr }));
+    p.stdin.end(input);
+  });
+}
 
 /**
  * Runs one script on the stand-in as the program's operations do: through the PowerShell runner (scripts over
  * standard input, providers/ssh/powershell-runner.ts), so a long script is not held to cmd.exe's limit on an exec
  * command line. Resolves to the script's frame: whether it succeeded, its output and its error text.
  */
-export function runScript(script: string, state: string): Promise<{ ok: boolean; output: string; error: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [STAND_IN, "-EncodedCommand", Buffer.from(FRAME, "utf16le").toString("base64")], {
-      env: { ...process.env, FAKE_WINDOWS_STATE: state },
-    });
-    let stdout = "";
-    p.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-    p.on("error", reject);
-    p.on("close", () => {
-      const line = stdout.split(/\r?\n/).find((l) => l.startsWith(FRAME));
-      if (!line) return reject(new Error(`the stand-in answered no frame: ${stdout}`));
-      resolve(JSON.parse(Buffer.from(line.slice(FRAME.length), "base64").toString("utf8")));
-    });
-    p.stdin.end(`${Buffer.from(script, "utf16le").toString("base64")}\n\n`);
-  });
+export async function runScript(
+  script: string,
+  state: string,
+): Promise<{ ok: boolean; output: string; error: string }> {
+  const { stdout } = await standIn(FRAME, state, `${encoded(script)}\n\n`);
+  const line = stdout.split(/\r?\n/).find((l) => l.startsWith(FRAME));
+  if (!line) throw new Error(`the stand-in answered no frame: ${stdout}`);
+  return JSON.parse(Buffer.from(line.slice(FRAME.length), "base64").toString("utf8"));
 }
 
-/** The parts of a stand-in host's state these tests read. */
-export interface HostState {
-  scm?: Record<string, { imagePath?: string }>;
-  kubeletFlags?: string[];
-  versions?: Record<string, string>;
-  joined?: boolean;
-  [k: string]: unknown;
+/**
+ * Runs one script as `powershell -EncodedCommand <script>` (as EC2Launch and the Custom Script Extension start first
+ * boot): its exit code, output, and error output read as the program reads it (5.1 writes a redirected stderr as
+ * CLIXML, transport.stderr-clixml).
+ */
+export async function runEncoded(
+  script: string,
+  state: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await standIn(script, state);
+  return { ...r, stderr: readableStderr(r.stderr) };
+}
+
+/** A stand-in host's state (the stand-in's JSON): any shape, checked by the assertions that read it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the stand-in's state of many fields, asserted by field
+export type HostState = Record<string, any>;
+
+/** A stand-in host for the tests that start the stand-in themselves (no sshd). */
+export interface StandInHost {
+  /** Its state file (FAKE_WINDOWS_STATE). */
+  state: string;
+  /** Where a Windows path of its C: drive is on this machine. */
+  drive: (p: string) => string;
+  read: () => HostState;
+  /** Changes its state in place. */
+  change: (f: (s: HostState) => void) => void;
 }
 
 /** A fresh host under `dir` with a C: drive of its own; `over` is merged into its state. */
-export function newHost(
-  dir: string,
-  name: string,
-  over: Record<string, unknown> = {},
-): { state: string; drive: (p: string) => string; read: () => HostState } {
+export function newHost(dir: string, name: string, over: Record<string, unknown> = {}): StandInHost {
   const root = fs.mkdtempSync(path.join(dir, `${name}-`));
   fs.mkdirSync(path.join(root, "drives", "C:"), { recursive: true });
   const state = path.join(root, "state.json");
@@ -50,9 +80,15 @@ export function newHost(
     state,
     JSON.stringify({ ...freshWindowsState(name), driveRoot: path.join(root, "drives"), ...over }),
   );
+  const read = (): HostState => JSON.parse(fs.readFileSync(state, "utf8"));
   return {
     state,
     drive: (p) => path.join(root, "drives", "C:", ...p.replace(/^C:\\/, "").split("\\")),
-    read: () => JSON.parse(fs.readFileSync(state, "utf8")),
+    read,
+    change: (f) => {
+      const s = read();
+      f(s);
+      fs.writeFileSync(state, JSON.stringify(s));
+    },
   };
 }

@@ -1,4 +1,3 @@
-import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -11,14 +10,13 @@ import {
   FirstBoot,
   HOST_KEY_CONSOLE_MARKER,
 } from "../../../components/provisioning/user-data";
-import { freshWindowsState } from "../../lab/windows-state";
+import { newHost, runEncoded } from "../../lab/windows-51-run";
 
 // First boot as a new VM runs it, through the lab's PowerShell stand-in (`-EncodedCommand`, as EC2Launch and the
 // Custom Script Extension start it): one call is one boot; every statement runs in the script's own order
 // (test/lab/windows-51/boot.js), and the host records what a login could reach after each step (`firstBootEvents`).
 // Audit rows 1, 6 and 13 of issue 41 (cloud hosts), row 4 of issue 31 (OpenSSH from Windows Update).
 
-const STAND_IN = path.join(__dirname, "..", "..", "lab", "fake-powershell.js");
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE4xampleKeyOnlyForTheseTestsAAAAAAAAAAAAAAAA wmco";
 const ROTATED = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIRotatedKeyOnlyForTheseTestsAAAAAAAAAAAAAAA wmco";
 const base: FirstBoot = { cloud: "aws", publicKey: KEY, hostname: "winbyoh-1", tcpPorts: [10250, 9182], udpPorts: [] };
@@ -35,34 +33,17 @@ interface Event {
   hostname: string;
 }
 
-function boot(state: string, text = aws): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [STAND_IN, "-EncodedCommand", Buffer.from(text, "utf16le").toString("base64")], {
-      env: { ...process.env, FAKE_WINDOWS_STATE: state },
-    });
-    let stderr = "";
-    p.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-    p.on("error", reject);
-    p.on("close", (code) => resolve({ code, stderr }));
-  });
-}
+const boot = (state: string, text = aws) => runEncoded(text, state);
 /**
  * A freshly launched VM without OpenSSH: on AWS named as Amazon's AMIs name it (`EC2AMAZ-…`) with EC2Launch v2 of
  * the AMIs of 2025; its Windows Update fails the first `failures` installs.
  */
 function vm(name: string, o: { failures?: number; hostname?: string; ec2launch?: string | null } = {}): string {
-  const state = path.join(dir, `${name}.json`);
-  const { authorizedKeys: _none, ...fresh } = freshWindowsState(o.hostname ?? "EC2AMAZ-1A2B3C");
-  fs.writeFileSync(
-    state,
-    JSON.stringify({
-      ...fresh,
-      authorizedKeys: [],
-      capabilityFailures: o.failures ?? 0,
-      ...(o.ec2launch === null ? {} : { ec2launchVersion: o.ec2launch ?? "2.2.63" }),
-    }),
-  );
-  return state;
+  return newHost(dir, name, {
+    hostname: o.hostname ?? "EC2AMAZ-1A2B3C",
+    capabilityFailures: o.failures ?? 0,
+    ...(o.ec2launch === null ? {} : { ec2launchVersion: o.ec2launch ?? "2.2.63" }),
+  }).state;
 }
 const read = (state: string) => JSON.parse(fs.readFileSync(state, "utf8"));
 const events = (state: string): Event[] => read(state).firstBootEvents ?? [];

@@ -1,9 +1,7 @@
 import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import { rebootHost } from "../../../providers/day2/reboot";
 import { bootTimeScript, rebootScript } from "../../../providers/day2/scripts";
-import { launchLog, transportLog } from "../../lab/lab-windows";
+import { launchLog, transportLog, standInBin } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
@@ -12,12 +10,7 @@ const win = require("../../lab/windows-51");
 
 // The reboot against a real sshd whose `powershell` is the lab's stand-in: Restart-Computer gives the host a new boot
 // time; with `neverReturns` it takes the host's sshd down for good. What only Windows proves: a real restart.
-const bin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-reboot-"));
-const state = path.join(bin, "state.json");
-fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
-fs.chmodSync(path.join(bin, "powershell"), 0o755);
-// The stand-in loads its Windows PowerShell 5.1 rules from beside itself (test/lab/lab-windows.ts copies them too).
-fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
+const { dir: bin, state } = standInBin("fake-reboot-");
 
 let h: LabHost;
 beforeEach(async () => {

@@ -1,6 +1,4 @@
 import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import {
   parseFrame,
   RUNNER_FRAME,
@@ -15,7 +13,7 @@ import { rebootScript } from "../../../providers/day2/scripts";
 import { biosSerialScript } from "../../../providers/vanilla-node/scripts";
 import { probeScript } from "../../../providers/windows-host/scripts";
 import { LabHost, startLabHost } from "../../lab/sshd";
-import { launchLog, transportLog } from "../../lab/lab-windows";
+import { launchLog, transportLog, standInBin } from "../../lab/lab-windows";
 import { freshWindowsState } from "../../lab/windows-state";
 
 const win = require("../../lab/windows-51");
@@ -28,12 +26,7 @@ import { prepareScript, retireKeysScript } from "../../../providers/windows-host
 // The runner over real SSH against the lab's PowerShell stand-in, which speaks the runner's protocol as
 // runnerScript() does. Proven here: framing, order, errors, one process per operation. Only Windows proves
 // PowerShell's side (its stdin and console behaviour), said in docs/testing.md.
-const bin = fs.mkdtempSync(path.join(os.tmpdir(), "runner-"));
-const state = path.join(bin, "state.json");
-fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
-fs.chmodSync(path.join(bin, "powershell"), 0o755);
-// The stand-in loads its Windows PowerShell 5.1 rules from beside itself (test/lab/lab-windows.ts copies them too).
-fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
+const { dir: bin, state } = standInBin("runner-");
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
 
 let h: LabHost;

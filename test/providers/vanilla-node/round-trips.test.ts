@@ -1,10 +1,9 @@
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../../../providers/vanilla-node/provider";
 import { offlineJoinConfig, releaseDownloads } from "../../helpers/vanilla-fixtures";
 import { LabHost, startLabHost } from "../../lab/sshd";
-import { launchLog } from "../../lab/lab-windows";
+import { launchLog, standInBin } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
 import { freshWindowsState } from "../../lab/windows-state";
 import { HOSTNAME_PLACEHOLDER } from "../../../providers/vanilla-node/scripts";
@@ -14,12 +13,7 @@ const win = require("../../lab/windows-51");
 // (launches and the scripts each ran): a regression guard for issue 17's target of one PowerShell launch per host per
 // operation, two where a reboot splits it. PowerShell start-up is the dominant cost on a real Windows host.
 // No kubeconfig: the API side (drain, identity) is covered in provider.test.ts; here only the host's round trips.
-const bin = fs.mkdtempSync(path.join(os.tmpdir(), "vanilla-trips-"));
-const state = path.join(bin, "state.json");
-fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
-fs.chmodSync(path.join(bin, "powershell"), 0o755);
-// Its Windows PowerShell 5.1 rules go beside it, as lab-windows.ts copies them.
-fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
+const { dir: bin, state } = standInBin("vanilla-trips-");
 
 let h: LabHost;
 beforeAll(async () => {

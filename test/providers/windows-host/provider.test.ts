@@ -1,21 +1,14 @@
 import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import { windowsHostProvider, WindowsHostInputs, WindowsHostOutputs } from "../../../providers/windows-host/provider";
 import { LabHost, startLabHost } from "../../lab/sshd";
 import { freshWindowsState } from "../../lab/windows-state";
-import { launchLog } from "../../lab/lab-windows";
+import { launchLog, standInBin } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
 
 // The provider's flow over real SSH against a simulated Windows host (test/lab/fake-powershell.js answers the
 // probe and prepare scripts from a state file). What is proven: transport, -EncodedCommand decoding, the
 // decisions (refuse, prepare, verify, drift). What only Windows proves: the scripts' effect on a real host.
-const bin = fs.mkdtempSync(path.join(os.tmpdir(), "fake-windows-"));
-const state = path.join(bin, "state.json");
-fs.copyFileSync(path.join(__dirname, "..", "..", "lab", "fake-powershell.js"), path.join(bin, "powershell"));
-fs.chmodSync(path.join(bin, "powershell"), 0o755);
-// The 5.1 rules it applies, loaded from beside it (as test/lab/lab-windows.ts copies them).
-fs.cpSync(path.join(__dirname, "..", "..", "lab", "windows-51"), path.join(bin, "windows-51"), { recursive: true });
+const { dir: bin, state } = standInBin("fake-windows-");
 const WMCO_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
 const fresh = freshWindowsState();
 
