@@ -235,7 +235,8 @@ function commandLineOf(script, host) {
   const removed = psArray(script, "removed") || [];
   const envFile = psString(script, "envFile");
   // Merged only by a script that reads the file (`if (Test-Path -LiteralPath $envFile) { … }`).
-  const merges = envFile && script.includes("if (Test-Path -LiteralPath $envFile)");
+  const merges =
+    envFile && ps.statements(script).some((st) => ps.block(st, "if")?.cond === "Test-Path -LiteralPath $envFile");
   const envText = merges ? readHostText(host, envFile) : undefined;
   return envText !== undefined ? win.mergeKubeadmFlags(flags, removed, envText) : flags;
 }
@@ -532,7 +533,7 @@ async function handle(script) {
   // A Windows node of a vanilla cluster (providers/vanilla-node/scripts.ts): probe and each converge step.
   const svc = () => (host.services ||= {});
   if (script.includes("$feature = Get-WindowsFeature -Name Containers")) {
-    const names = [...(/^\$names = @\((.*)\)$/m.exec(script) || ["", ""])[1].matchAll(/'([^']*)'/g)].map((m) => m[1]);
+    const names = psArray(script, "names") || [];
     const versions = Object.fromEntries(names.map((n) => [n, (host.versions || {})[n] || ""]));
     const services = {};
     for (const n of ["containerd", "kubelet"]) services[n] = svc()[n] || { status: "Missing", startType: "" };
@@ -571,25 +572,15 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'installed'")) {
-    // Each item: @{ name = '…'; url = '…'; sum = '…'; sha = '…'; kind = '…'; target = '…'; strip = $…; version = '…' },
-    // worked through in order as the script does: each one checked, then placed, the first failure ending the step.
+    // Each item of `$items`: @{ name = '…'; url = '…'; sum = '…'; sha = '…'; kind = '…'; target = '…'; strip = $…;
+    // version = '…' }, worked through in order as the script does: each one checked, then placed, the first failure
+    // ending the step.
     // A URL on loopback (the tests' artifact server) is really downloaded and checked (fake-windows-network.js);
     // another is recorded only (the stand-in has no Internet), after the checks that need no download. A host told to
     // see a bad checksum (`badChecksum`) refuses that item.
-    const field = (line, k) => {
-      const m = new RegExp(`\\b${k} = ('(?:[^']|'')*'|\\$true|\\$false)`).exec(line);
-      return m ? (m[1].startsWith("'") ? unquote(m[1]) : m[1] === "$true") : undefined;
-    };
-    const items = [...script.matchAll(/^\s*@\{ name = .*\}/gm)].map((m) => ({
-      name: field(m[0], "name"),
-      url: field(m[0], "url"),
-      sum: field(m[0], "sum") || "",
-      sha: field(m[0], "sha") || "",
-      kind: field(m[0], "kind"),
-      target: field(m[0], "target"),
-      strip: field(m[0], "strip") === true,
-      version: field(m[0], "version"),
-    }));
+    const items = psArray(script, "items");
+    if (!items) return finish((complain("the stand-in: no $items it can read\r\n"), 1));
+    for (const it of items) Object.assign(it, { sum: it.sum || "", sha: it.sha || "", strip: it.strip === true });
     host.downloaded = host.downloaded || [];
     for (const it of items) {
       // The script's own refusals of an item it cannot check (providers/vanilla-node/scripts.ts installScript).
@@ -833,11 +824,10 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'services stopped'")) {
-    const names = [...(/foreach \(\$s in @\((.*)\)\)/.exec(script) || ["", ""])[1].matchAll(/'([^']*)'/g)].map(
-      (m) => m[1],
-    );
+    const loop = ps.walk(script).find((st) => /^\$s in /.test(ps.block(st, "foreach")?.cond || ""));
+    const names = loop ? ps.value(ps.block(loop, "foreach").cond.slice("$s in ".length)) : [];
     // Stop-Service, -Force or not, with the dependents' rule (windows-51/services.js); a stop is no failure.
-    const force = script.includes("Stop-Service -Name $s -Force");
+    const force = ps.leaves(script).includes("Stop-Service -Name $s -Force");
     for (const n of names.filter((x) => svc()[x])) {
       const stopped = win.stopService(host, n, force);
       if (stopped instanceof Error) return finish((complain(stopped.message + "\r\n"), 1));
@@ -857,7 +847,10 @@ async function handle(script) {
   }
   // Test-only: a service's process killed (it ends without SERVICE_STOPPED). The service controller applies the
   // service's failure actions (windows-51/services.js crash); the program never sends this.
-  const killed = /^Stop-Process -Name (\S+) -Force$/m.exec(script);
+  const killed = ps
+    .leaves(script)
+    .map((st) => /^Stop-Process -Name (\S+) -Force$/.exec(st))
+    .find(Boolean);
   if (killed) {
     say(win.crash(host, killed[1], Date.now()) + "\r\n");
     save();
@@ -868,9 +861,12 @@ async function handle(script) {
     return finish(0);
   }
   if (script.includes("Write-Output 'proxy set'")) {
-    const want =
-      /^\$want = @\{ HTTP_PROXY = '([^']*)'; HTTPS_PROXY = '([^']*)'; NO_PROXY = '([^']*)' \}/m.exec(script) || [];
-    host.proxy = { HTTP_PROXY: want[1] || "", HTTPS_PROXY: want[2] || "", NO_PROXY: want[3] || "" };
+    const want = ps.assigned(script, "want") || {};
+    host.proxy = {
+      HTTP_PROXY: want.HTTP_PROXY || "",
+      HTTPS_PROXY: want.HTTPS_PROXY || "",
+      NO_PROXY: want.NO_PROXY || "",
+    };
     for (const n of ["containerd", "kubelet"])
       if (svc()[n] && svc()[n].status === "Running") host.restartedForProxy = [...(host.restartedForProxy || []), n];
     save();

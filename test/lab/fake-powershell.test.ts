@@ -169,9 +169,8 @@ describe("kubeadm's and the kubelet's checks that need no cluster", () => {
     const service = await run((opts.serviceScript ?? ((s) => s))(kubeletServiceScript(r)), h.state);
     expect(service.code).toBe(0);
     const file = "C:\\k\\kubeadm\\join.yaml";
-    fs.mkdirSync(path.dirname(h.drive(file)), { recursive: true });
-    fs.writeFileSync(
-      h.drive(file),
+    h.write(
+      file,
       joinConfiguration(
         { labels: r.labels, taints: [WINDOWS_TAINT] },
         nodeName,

@@ -283,8 +283,7 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
       version: FLANNEL_CNI_PLUGIN_VERSION,
     };
     const h = newHost("WIN-LOCK-4");
-    fs.mkdirSync(path.dirname(h.drive(target)), { recursive: true });
-    fs.writeFileSync(h.drive(target), "old plugin");
+    h.write(target, "old plugin");
     h.change((s) => (s.runningImages = [target]));
     // Before issue 31 (test/fixtures/install-script-21b8001.ts): `Move-Item -LiteralPath $tmp … -Force`.
     const moveForce = installScriptBefore31([item]);

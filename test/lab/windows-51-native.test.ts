@@ -93,9 +93,8 @@ describe("the kubelet service through sc.exe on the stand-in (rows 2, 6)", () =>
     const h = newHost(dir, name);
     const service = await runScript(edit(kubeletServiceScript(reg)), h.state);
     const file = "C:\\k\\kubeadm\\join.yaml";
-    fs.mkdirSync(path.dirname(h.drive(file)), { recursive: true });
-    fs.writeFileSync(
-      h.drive(file),
+    h.write(
+      file,
       joinConfiguration(
         { labels: reg.labels, taints: [WINDOWS_TAINT] },
         reg.nodeName,

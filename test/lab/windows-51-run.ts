@@ -66,6 +66,8 @@ export interface StandInHost {
   state: string;
   /** Where a Windows path of its C: drive is on this machine. */
   drive: (p: string) => string;
+  /** Writes a file at a Windows path of its C: drive, as the program's SFTP upload would. */
+  write: (p: string, text: string) => void;
   read: () => HostState;
   /** Changes its state in place. */
   change: (f: (s: HostState) => void) => void;
@@ -81,9 +83,14 @@ export function newHost(dir: string, name: string, over: Record<string, unknown>
     JSON.stringify({ ...freshWindowsState(name), driveRoot: path.join(root, "drives"), ...over }),
   );
   const read = (): HostState => JSON.parse(fs.readFileSync(state, "utf8"));
+  const drive = (p: string) => path.join(root, "drives", "C:", ...p.replace(/^C:\\/, "").split("\\"));
   return {
     state,
-    drive: (p) => path.join(root, "drives", "C:", ...p.replace(/^C:\\/, "").split("\\")),
+    drive,
+    write: (p, text) => {
+      fs.mkdirSync(path.dirname(drive(p)), { recursive: true });
+      fs.writeFileSync(drive(p), text);
+    },
     read,
     change: (f) => {
       const s = read();

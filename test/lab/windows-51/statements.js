@@ -145,8 +145,8 @@ function splitTop(text, sep) {
 
 /**
  * The value of an expression the scripts use: a '…' literal, a whole number, `$true`/`$false`, `$name` or
- * `$a.b.c` (from `vars`, by the name after `$`), `$name.Trim()`, `@(…)` of literals, `($x -join '…')` of an array,
- * `(…)`, and `<term> + <term> + …` (text). Anything else is `{ unmodelled }`.
+ * `$a.b.c` (from `vars`, by the name after `$`), `$name.Trim()`, arrays `@(…)` and hash tables `@{…}` of values,
+ * `($x -join '…')` of an array, `(…)`, and `<term> + <term> + …` (text). Anything else is `{ unmodelled }`.
  */
 function value(t, vars = {}) {
   t = t.trim();
@@ -158,10 +158,20 @@ function value(t, vars = {}) {
   if (/^\$[\w.]+$/.test(t)) return vars[t.slice(1)];
   const join = /^(\$\w+) -join ('(?:[^']|'')*')$/.exec(t);
   if (join) return (value(join[1], vars) || []).join(unquote(join[2]));
-  if (t.startsWith("@(") && balanced(t, 1).end === t.length) {
-    const inside = balanced(t, 1).inside.trim();
-    return inside === "" ? [] : splitTop(inside, ",").map((x) => value(x, vars));
-  }
+  // `@(…)`: its statements' values, each a `,`-separated list (about_Arrays); `@{ k = v; … }` (about_Hash_Tables).
+  if (t.startsWith("@(") && balanced(t, 1).end === t.length)
+    return statements(balanced(t, 1).inside)
+      .flatMap((st) => splitTop(st, ","))
+      .filter((x) => x.trim() !== "")
+      .map((x) => value(x, vars));
+  if (t.startsWith("@{") && balanced(t, 1).end === t.length)
+    return Object.fromEntries(
+      statements(balanced(t, 1).inside).map((kv) => {
+        const [k, ...v] = splitTop(kv, " = ");
+        if (v.length !== 1 || !/^\w+$/.test(k.trim())) throw { unmodelled: kv };
+        return [k.trim(), value(v[0], vars)];
+      }),
+    );
   if (t.startsWith("(") && balanced(t, 0).end === t.length) return value(balanced(t, 0).inside, vars);
   const terms = splitTop(t, " + ");
   if (terms.length > 1) return terms.map((x) => String(value(x, vars) ?? "")).join("");
