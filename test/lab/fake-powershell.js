@@ -486,14 +486,14 @@ async function handle(script) {
       ? undefined
       : win.encodeText(host.authorizedKeys.map((k) => k + "\r\n").join(""), host.authorizedKeysEncoding || "ascii");
   const readsBytes = script.includes("[System.IO.File]::ReadAllBytes($keyFile)");
-  // Whether the key is found where the script looks for it: `lookup` matches the script's lookup line and captures the
-  // variable it searches (the probe's `keyAuthorized = [bool]($v | …)`, prepare's `if (-not ($v | …)`); how the script
-  // fills that variable decides the lines: `$v = @($text -split …)` after `ReadAllBytes($keyFile)` is what sshd sees
+  // Whether the key is found where the script looks for it: `lookup` is the script's lookup expression (the probe's
+  // `keyAuthorized = [bool]($v | …)`, prepare's `if (-not ($v | …) …)`), `re` captures the variable it searches; how
+  // the script fills that variable decides the lines: `$v = @($text -split …)` after `ReadAllBytes($keyFile)` is what sshd sees
   // (win.sshdKeyLines), `$v = @(Get-Content -LiteralPath $keyFile)` the decoded lines (win.getContentLines), a
   // variable never filled is $null (no key). An Error for a lookup or a filling the stand-in has no model of.
-  const keyVisible = (k, lookup) => {
-    const v = (lookup.exec(script) || [])[1];
-    if (!v) return new Error(`no key lookup matching ${lookup}`);
+  const keyVisible = (k, lookup, re) => {
+    const v = (re.exec(lookup || "") || [])[1];
+    if (!v) return new Error(`no key lookup matching ${re}`);
     const fills = ps
       .leaves(script)
       .filter((st) => st.startsWith(`$${v} = `))
@@ -893,7 +893,7 @@ async function handle(script) {
     // The rewrite test: the top-level `if (-not ($v | Where-Object …) …) { … }` and its condition.
     const rewrite = ps.statements(script).find((st) => /^if \(-not \(\$\w+ \| Where-Object/.test(st));
     const test = rewrite && ps.block(rewrite, "if");
-    const found = keyVisible(key, /^if \(-not \(\$(\w+) \| Where-Object/m);
+    const found = keyVisible(key, test && test.cond, /^-not \(\$(\w+) \| Where-Object/);
     if (found instanceof Error || !test) {
       complain(`the stand-in: ${found instanceof Error ? found.message : "no rewrite test in prepare"}\r\n`);
       return finish(1);
@@ -1110,9 +1110,12 @@ async function handle(script) {
     };
     // The key as the probe's `keyAuthorized =` line reads the file (keyVisible); the encoding as sshd sees it.
     const keyFile = readsBytes ? { keyFileEncoding: win.keyFileEncoding(keyBytes()) } : {};
-    const keyAuthorized = script.includes("keyAuthorized =")
-      ? keyVisible(key, /^\s*keyAuthorized = \[bool\]\(\$(\w+) \| Where-Object/m)
-      : undefined;
+    // The reported object's entries (`[pscustomobject]@{ … } | ConvertTo-Json`), as the reader reads them.
+    const reported = ps.hashEntries(ps.statements(script).find((st) => st.startsWith("[pscustomobject]@{")) || "");
+    const keyAuthorized =
+      reported && "keyAuthorized" in reported
+        ? keyVisible(key, reported.keyAuthorized, /^\[bool\]\(\$(\w+) \| Where-Object/)
+        : undefined;
     if (keyAuthorized instanceof Error) {
       complain(`the stand-in: ${keyAuthorized.message}\r\n`);
       return finish(1);
@@ -1125,13 +1128,20 @@ async function handle(script) {
   return finish(0);
 }
 
+/** `handle`, with a statement the reader has no model of (windows-51/statements.js) refused in words, not a crash. */
+const answer = (script) =>
+  handle(script).catch((e) => {
+    if (!e || !e.unmodelled) throw e;
+    return { code: 1, stdout: "", stderr: `the stand-in has no model of ${JSON.stringify(e.unmodelled)}\r\n` };
+  });
+
 // Started with one script (`powershell -EncodedCommand <script>`): answer it and exit with its code. Started with the
 // runner (providers/ssh/powershell-runner.ts): read one base64 (UTF-16LE) script per line from standard input and
 // answer each with a frame, in order, until an empty line or the end of input, exactly as the runner's PowerShell
 // does. A script that talks to the network is answered when it is done; the next waits for it.
 const FRAME = "##windows-estate-runner:";
 if (!launched.includes(FRAME)) {
-  handle(launched).then((r) => {
+  answer(launched).then((r) => {
     process.stdout.write(r.stdout);
     // -EncodedCommand with stderr redirected: 5.1 writes its errors as CLIXML (transport.stderr-clixml).
     process.stderr.write(r.stderr ? win.clixml(r.stderr) : "");
@@ -1147,9 +1157,9 @@ if (!launched.includes(FRAME)) {
     fs.appendFileSync(state + ".transport.log", `runner ended: ${how}\n`);
     process.exit(0);
   };
-  const answer = async (line) => {
+  const answerLine = async (line) => {
     if (line === "") ended("empty line");
-    const r = await handle(Buffer.from(line, "base64").toString("utf16le"));
+    const r = await answer(Buffer.from(line, "base64").toString("utf16le"));
     process.stderr.write(r.stderr);
     if (r.reboot) fs.appendFileSync(state + ".transport.log", `restart: ${r.answered ? "answered" : "no answer"}\n`);
     if (r.reboot && !r.answered) process.exit(0);
@@ -1158,15 +1168,15 @@ if (!launched.includes(FRAME)) {
       output: r.stdout,
       error: r.code === 0 ? "" : r.stderr || `exit code ${r.code}`,
     };
-    const answerLine = FRAME + Buffer.from(JSON.stringify(frame), "utf8").toString("base64") + "\r\n";
+    const framed = FRAME + Buffer.from(JSON.stringify(frame), "utf8").toString("base64") + "\r\n";
     // An answered restart: the answer gets out, then Windows goes down with the process.
-    process.stdout.write(answerLine, r.reboot ? () => process.exit(0) : undefined);
+    process.stdout.write(framed, r.reboot ? () => process.exit(0) : undefined);
   };
   process.stdin.on("data", (d) => {
     buffered += d.toString("utf8");
     const lines = buffered.split("\n");
     buffered = lines.pop();
-    for (const line of lines.map((l) => l.replace(/\r$/, ""))) queue = queue.then(() => answer(line));
+    for (const line of lines.map((l) => l.replace(/\r$/, ""))) queue = queue.then(() => answerLine(line));
   });
   process.stdin.on("end", () =>
     queue.then(() => {

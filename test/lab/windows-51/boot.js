@@ -197,9 +197,10 @@ function runFirstBoot(script, host) {
       } else if (st === "$text = ''" || st === "$before = $text" || st === "$configChanged = $text -ne $before") {
         // The key-only block (providers/windows-host/scripts.ts SSHD_KEY_ONLY_CONFIG): modelled by its foreach and
         // its write below.
-      } else if ((m = /^foreach \(\$pair in @\((.*)\)\) \{/.exec(st))) {
+      } else if ((b = block(st, "foreach")) && b.cond.startsWith("$pair in ")) {
+        // Its pairs, `@(@('<setting>', '<value>'), …)`, as the reader evaluates them.
         vars.pendingConfig = { ...(host.sshdConfig || {}) };
-        for (const p of m[1].matchAll(/@\('(\w+)', '(\w+)'\)/g)) vars.pendingConfig[p[1]] = p[2];
+        for (const [k, v] of value(b.cond.slice("$pair in ".length))) vars.pendingConfig[k] = v;
         vars.configChanged = JSON.stringify(vars.pendingConfig) !== JSON.stringify(host.sshdConfig || {});
       } else if ((m = /^Set-LocalUser -Name ('(?:[^']|'')*') -PasswordNeverExpires \$true$/.exec(st))) {
         host.passwordNeverExpires = unquote(m[1]);

@@ -165,17 +165,25 @@ function value(t, vars = {}) {
       .filter((x) => x.trim() !== "")
       .map((x) => value(x, vars));
   if (t.startsWith("@{") && balanced(t, 1).end === t.length)
-    return Object.fromEntries(
-      statements(balanced(t, 1).inside).map((kv) => {
-        const [k, ...v] = splitTop(kv, " = ");
-        if (v.length !== 1 || !/^\w+$/.test(k.trim())) throw { unmodelled: kv };
-        return [k.trim(), value(v[0], vars)];
-      }),
-    );
+    return Object.fromEntries(Object.entries(hashEntries(t)).map(([k, v]) => [k, value(v, vars)]));
   if (t.startsWith("(") && balanced(t, 0).end === t.length) return value(balanced(t, 0).inside, vars);
   const terms = splitTop(t, " + ");
   if (terms.length > 1) return terms.map((x) => String(value(x, vars) ?? "")).join("");
   throw { unmodelled: t };
+}
+
+/** The entries of the first hash table `@{ k = v; … }` in `st`, each key with its expression's text; undefined without. */
+function hashEntries(st) {
+  let at = -1;
+  scan(st, (c, k) => c === "@" && st[k + 1] === "{" && (at = k) >= 0);
+  if (at < 0) return undefined;
+  return Object.fromEntries(
+    statements(balanced(st, at + 1).inside).map((kv) => {
+      const [k, ...v] = splitTop(kv, " = ");
+      if (v.length !== 1 || !/^\w+$/.test(k.trim())) throw { unmodelled: kv };
+      return [k.trim(), v[0].trim()];
+    }),
+  );
 }
 
 /**
@@ -222,6 +230,7 @@ module.exports = {
   walk,
   leaves,
   functionBody,
+  hashEntries,
   value,
   assigned,
   thrown,
