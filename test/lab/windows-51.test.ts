@@ -26,3 +26,47 @@ test("each rule has a unique id in its area's namespace, a statement, a source a
 test("a rule that does not exist cannot be cited", () => {
   expect(() => win.rule("web.no-such-rule")).toThrow("no stand-in rule web.no-such-rule");
 });
+
+// The stand-in's one statement reader (windows-51/statements.js), on PowerShell's grammar (about_Parsing,
+// about_If, about_Try_Catch_Finally): what every handler sees of a script.
+describe("the statement reader", () => {
+  const ps = win.reader;
+
+  test("a statement ends at a line break or `;` outside quotes and blocks; else, elseif and catch continue it", () => {
+    const script = [
+      '$a = \'x; y\'; $b = "`"}"',
+      "if ($a) { $c = 1; $d = 2 }",
+      "elseif ($b) { $c = 3 }",
+      "else { $c = 4 }",
+      "try { Stop-Service -Name s }",
+      "catch { throw ('failed: ' + $_.Exception.Message) }",
+    ].join("\n");
+    expect(ps.statements(script)).toEqual([
+      "$a = 'x; y'",
+      '$b = "`"}"',
+      "if ($a) { $c = 1; $d = 2 } elseif ($b) { $c = 3 } else { $c = 4 }",
+      "try { Stop-Service -Name s } catch { throw ('failed: ' + $_.Exception.Message) }",
+    ]);
+    expect(ps.leaves(script)).toEqual([
+      "$a = 'x; y'",
+      '$b = "`"}"',
+      "$c = 1",
+      "$d = 2",
+      "$c = 3",
+      "$c = 4",
+      "Stop-Service -Name s",
+      "throw ('failed: ' + $_.Exception.Message)",
+    ]);
+    expect(ps.thrown(script, "failed", { "_.Exception.Message": "Access is denied." })).toBe(
+      "failed: Access is denied.",
+    );
+  });
+
+  test("values: literals with doubled quotes, arrays, hash tables, -join and concatenation; anything else unmodelled", () => {
+    expect(ps.value("'it''s' + ' ' + ($xs -join ', ')", { xs: ["a", "b"] })).toBe("it's a, b");
+    expect(ps.value("@(\n  'k1',\n  'k2'\n)")).toEqual(["k1", "k2"]);
+    expect(ps.value("@{ name = 'x'; strip = $false; n = 3 }")).toEqual({ name: "x", strip: false, n: 3 });
+    expect(ps.assigned("if ($true) { $v = Join-Path $a 'b' }\n$v = 'c'", "v")).toBe("c");
+    expect(() => ps.value("Get-Date")).toThrow();
+  });
+});

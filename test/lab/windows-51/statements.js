@@ -172,7 +172,7 @@ function value(t, vars = {}) {
   throw { unmodelled: t };
 }
 
-/** The entries of the first hash table `@{ k = v; … }` in `st`, each key with its expression's text; undefined without. */
+/** The entries of the first hash table `@{ k = v; … }` in `st`: each key with its expression's text (none: undefined). */
 function hashEntries(st) {
   let at = -1;
   scan(st, (c, k) => c === "@" && st[k + 1] === "{" && (at = k) >= 0);
