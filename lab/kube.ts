@@ -1,8 +1,12 @@
 import * as fs from "fs";
-import * as https from "https";
 import { LabError } from "./errors";
+import { kubeClient } from "../lib/kube-api";
+import { messageOf } from "../lib/errors";
 
-/** Enough of a Kubernetes client for the lab's set-up: the admin certificate over HTTPS, each call with a timeout. */
+/**
+ * Enough of a Kubernetes client for the lab's set-up: the one client (lib/kube-api.ts) with the admin certificate.
+ * The body is the JSON, or the text when it is not JSON (`/readyz`).
+ */
 export interface LabClient {
   request(
     method: string,
@@ -13,50 +17,20 @@ export interface LabClient {
 }
 
 export function labClient(server: string, pki: { caCert: string; adminCert: string; adminKey: string }): LabClient {
-  const url = new URL(server);
-  const agent = new https.Agent({
-    ca: fs.readFileSync(pki.caCert),
-    cert: fs.readFileSync(pki.adminCert),
-    key: fs.readFileSync(pki.adminKey),
-    keepAlive: true,
+  const client = kubeClient({
+    server,
+    tls: { ca: fs.readFileSync(pki.caCert), cert: fs.readFileSync(pki.adminCert), key: fs.readFileSync(pki.adminKey) },
   });
   return {
-    request: (method, path, body, contentType = "application/json") =>
-      new Promise((resolve, reject) => {
-        const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        const req = https.request(
-          {
-            host: url.hostname,
-            port: url.port,
-            method,
-            path,
-            agent,
-            timeout: 30_000,
-            headers: {
-              Accept: "application/json",
-              ...(data ? { "Content-Type": contentType, "Content-Length": data.length } : {}),
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on("data", (c: Buffer) => chunks.push(c));
-            res.on("end", () => {
-              const text = Buffer.concat(chunks).toString("utf8");
-              let parsed: unknown = text;
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                /* plain text (readyz) */
-              }
-              resolve({ status: res.statusCode ?? 0, body: parsed });
-            });
-          },
-        );
-        req.on("timeout", () => req.destroy(new LabError(`${method} ${path} on ${server} timed out after 30s`)));
-        req.on("error", reject);
-        if (data) req.write(data);
-        req.end();
-      }),
+    async request(method, path, body, contentType) {
+      try {
+        const r = await client.request(method, path, body, contentType);
+        return { status: r.status, body: r.body ?? r.text };
+      } catch (e) {
+        // A timeout or a refused connection is the lab's kind of failure: one line, no stack (lab/errors.ts).
+        throw new LabError(messageOf(e));
+      }
+    },
   };
 }
 

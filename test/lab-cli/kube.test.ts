@@ -1,0 +1,95 @@
+import * as fs from "fs";
+import * as https from "https";
+import type { AddressInfo } from "net";
+import * as os from "os";
+import * as path from "path";
+import { execFileSync } from "child_process";
+import { LabError } from "../../lab/errors";
+import { labClient } from "../../lab/kube";
+
+// The lab's set-up client (lab/kube.ts, over lib/kube-api.ts) against an HTTPS server configured as lab/start.ts
+// configures kube-apiserver: a CA, a serving certificate for 127.0.0.1 and an admin client certificate in
+// system:masters, as lab/certs.ts makes them (EC keys here: makePki's RSA keys take seconds).
+
+/** The CA, the server's and the admin's certificates, with openssl, in `dir`. */
+function pkiIn(dir: string) {
+  const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  run(["req", "-x509", ...ec, "-days", "1", "-subj", "/CN=lab-ca", "-keyout", "ca.key", "-out", "ca.crt"]);
+  const leaf = (name: string, subject: string, ext: string) => {
+    run(["req", ...ec, "-subj", subject, "-keyout", `${name}.key`, "-out", `${name}.csr`]);
+    fs.writeFileSync(path.join(dir, `${name}.ext`), ext);
+    run(
+      ["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial"].concat([
+        "-days",
+        "1",
+        "-extfile",
+        `${name}.ext`,
+        "-out",
+        `${name}.crt`,
+      ]),
+    );
+  };
+  leaf("server", "/CN=kube-apiserver", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+  leaf("admin", "/O=system:masters/CN=windows-estate-lab-admin", "extendedKeyUsage=clientAuth\n");
+  const p = (f: string) => path.join(dir, f);
+  return {
+    caCert: p("ca.crt"),
+    serverCert: p("server.crt"),
+    serverKey: p("server.key"),
+    adminCert: p("admin.crt"),
+    adminKey: p("admin.key"),
+  };
+}
+
+let dir: string;
+let pki: ReturnType<typeof pkiIn>;
+let server: https.Server;
+let base: string;
+/** The client certificate's subject the server saw on each request. */
+const subjects: string[] = [];
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "lab-kube-"));
+  pki = pkiIn(dir);
+  server = https.createServer(
+    {
+      cert: fs.readFileSync(pki.serverCert),
+      key: fs.readFileSync(pki.serverKey),
+      ca: fs.readFileSync(pki.caCert),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (req, res) => {
+      const peer = (req.socket as import("tls").TLSSocket).getPeerCertificate();
+      subjects.push(`O=${peer.subject.O}, CN=${peer.subject.CN}`);
+      // kube-apiserver answers /readyz in text.
+      if (req.url === "/readyz") return res.writeHead(200, { "Content-Type": "text/plain" }).end("ok");
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ gitVersion: "v1.36.3" }));
+    },
+  );
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("the admin certificate is presented and the server is trusted through the lab's CA; text answers stay text", async () => {
+  const client = labClient(base, pki);
+  expect(await client.request("GET", "/version")).toEqual({ status: 200, body: { gitVersion: "v1.36.3" } });
+  expect(await client.request("GET", "/readyz")).toEqual({ status: 200, body: "ok" });
+  expect(subjects).toEqual(Array(2).fill("O=system:masters, CN=windows-estate-lab-admin"));
+});
+
+test("a server the lab's CA did not sign is refused with a LabError naming the call and the server", async () => {
+  // Trusting another certificate than the lab's CA: the CA the server presents in its chain is not trusted.
+  const wrong = labClient(base, { ...pki, caCert: pki.adminCert });
+  const failed = await wrong.request("GET", "/version").catch((e: unknown) => e);
+  expect(failed).toBeInstanceOf(LabError);
+  expect((failed as Error).message).toBe(
+    `GET /version: cannot reach the Kubernetes API at ${base}: SELF_SIGNED_CERT_IN_CHAIN`,
+  );
+});
