@@ -11,28 +11,31 @@ import { labClient } from "../../lab/kube";
 // configures kube-apiserver: a CA, a serving certificate for 127.0.0.1 and an admin client certificate in
 // system:masters, as lab/certs.ts makes them (EC keys here: makePki's RSA keys take seconds).
 
-/** The CA, the server's and the admin's certificates, with openssl, in `dir`. */
+/** The CA, the server's and the admin's certificates in `dir`, each made in one `openssl req` (OpenSSL 3: -CA). */
 function pkiIn(dir: string) {
-  const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  run(["req", "-x509", ...ec, "-days", "1", "-subj", "/CN=lab-ca", "-keyout", "ca.key", "-out", "ca.crt"]);
-  const leaf = (name: string, subject: string, ext: string) => {
-    run(["req", ...ec, "-subj", subject, "-keyout", `${name}.key`, "-out", `${name}.csr`]);
-    fs.writeFileSync(path.join(dir, `${name}.ext`), ext);
-    run(
-      ["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial"].concat([
+  const p = (f: string) => path.join(dir, f);
+  const make = (name: string, subject: string, extra: string[]) =>
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"].concat([
         "-days",
         "1",
-        "-extfile",
-        `${name}.ext`,
+        "-subj",
+        subject,
+        "-keyout",
+        p(`${name}.key`),
         "-out",
-        `${name}.crt`,
+        p(`${name}.crt`),
+        ...extra,
       ]),
+      {
+        stdio: "pipe",
+      },
     );
-  };
-  leaf("server", "/CN=kube-apiserver", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
-  leaf("admin", "/O=system:masters/CN=windows-estate-lab-admin", "extendedKeyUsage=clientAuth\n");
-  const p = (f: string) => path.join(dir, f);
+  make("ca", "/CN=lab-ca", []);
+  const signed = ["-CA", p("ca.crt"), "-CAkey", p("ca.key")];
+  make("server", "/CN=kube-apiserver", [...signed, "-addext", "subjectAltName=IP:127.0.0.1"]);
+  make("admin", "/O=system:masters/CN=windows-estate-lab-admin", [...signed, "-addext", "extendedKeyUsage=clientAuth"]);
   return {
     caCert: p("ca.crt"),
     serverCert: p("server.crt"),
