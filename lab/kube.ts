@@ -20,6 +20,8 @@ export function labClient(server: string, pki: { caCert: string; adminCert: stri
   const client = kubeClient({
     server,
     tls: { ca: fs.readFileSync(pki.caCert), cert: fs.readFileSync(pki.adminCert), key: fs.readFileSync(pki.adminKey) },
+    // The set-up makes hundreds of calls on one client.
+    keepAlive: true,
   });
   return {
     async request(method, path, body, contentType) {

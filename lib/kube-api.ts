@@ -32,6 +32,11 @@ export interface KubeEndpoint {
   authorize?: (options: https.RequestOptions) => Promise<void>;
   /** The time one request may take without an answer, in ms; 30 s when not given. */
   timeoutMs?: number;
+  /**
+   * Keeps connections open between requests (with `tls`): for a client that makes many (the lab's set-up), not for
+   * one made per call, whose idle connection would stay open until the server closes it.
+   */
+  keepAlive?: boolean;
 }
 
 /** One answer: the status, the body as JSON (undefined when empty or not JSON) and as text. */
@@ -73,12 +78,10 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
   const server = endpoint.server.replace(/\/+$/, "");
   const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const secure = new URL(server).protocol === "https:";
-  // One keep-alive agent per client for fixed TLS material (the lab's set-up makes hundreds of calls); `authorize`
-  // sets its own agent (client-node makes one per request, with the kubeconfig's proxy).
+  // One agent per client for fixed TLS material; `authorize` sets its own (client-node makes one per request, with
+  // the kubeconfig's proxy).
   const agent =
-    secure && endpoint.tls
-      ? new https.Agent({ ca: endpoint.tls.ca, cert: endpoint.tls.cert, key: endpoint.tls.key, keepAlive: true })
-      : undefined;
+    secure && endpoint.tls ? new https.Agent({ ...endpoint.tls, keepAlive: endpoint.keepAlive === true }) : undefined;
 
   const send = async (
     method: string,
