@@ -103,7 +103,7 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
     await endpoint.authorize?.(options);
     const url = new URL(server + path);
     return new Promise((resolve, reject) => {
-      const req = (secure ? https : http).request(url, { ...options, timeout: timeoutMs }, (res) => {
+      const req = (secure ? https : http).request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", reject);
