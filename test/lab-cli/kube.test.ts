@@ -80,10 +80,10 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test("the admin certificate is presented and the server is trusted through the lab's CA; text answers stay text", async () => {
+test("the admin certificate is presented and the server is trusted through the lab's CA", async () => {
   const client = labClient(base, pki);
-  expect(await client.request("GET", "/version")).toEqual({ status: 200, body: { gitVersion: "v1.36.3" } });
-  expect(await client.request("GET", "/readyz")).toEqual({ status: 200, body: "ok" });
+  expect(await client.request("GET", "/version")).toMatchObject({ status: 200, body: { gitVersion: "v1.36.3" } });
+  expect(await client.request("GET", "/readyz")).toEqual({ status: 200, body: undefined, text: "ok" });
   expect(subjects).toEqual(Array(2).fill("O=system:masters, CN=windows-estate-lab-admin"));
 });
 
