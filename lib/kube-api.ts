@@ -25,17 +25,11 @@ export interface KubeEndpoint {
   tls?: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer };
   /** A bearer token (a bootstrap token, a ServiceAccount's). */
   token?: string;
-  /**
-   * Fills each request's TLS and credentials (after `tls` and `token`): KubeConfig.applyToHTTPSOptions, per request
-   * because tokens and exec plugins renew.
-   */
+  /** Fills each request's credentials: KubeConfig.applyToHTTPSOptions (per request: tokens and exec plugins renew). */
   authorize?: (options: https.RequestOptions) => Promise<void>;
   /** The time one request may take without an answer, in ms; 30 s when not given. */
   timeoutMs?: number;
-  /**
-   * Keeps connections open between requests (with `tls`): for a client that makes many (the lab's set-up), not for
-   * one made per call, whose idle connection would stay open until the server closes it.
-   */
+  /** Keeps connections open between requests (with `tls`): for a long-lived client making many (the lab's set-up). */
   keepAlive?: boolean;
 }
 
@@ -59,8 +53,6 @@ export interface KubeClient {
 /** How many times a GET answered 429 is sent (client-go rest/request.go `maxRetries`). */
 export const GET_RETRIES_ON_429 = 10;
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-
 /** The `message` of an API Status body, or the start of a text body; "" when there is neither. */
 export function statusMessage(answer: Pick<KubeAnswer, "body" | "text">): string {
   const b = answer.body;
@@ -76,7 +68,7 @@ export function answerError(method: string, path: string, answer: Pick<KubeAnswe
 
 export function kubeClient(endpoint: KubeEndpoint): KubeClient {
   const server = endpoint.server.replace(/\/+$/, "");
-  const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = endpoint.timeoutMs ?? 30_000;
   const secure = new URL(server).protocol === "https:";
   // One agent per client for fixed TLS material; `authorize` sets its own (client-node makes one per request, with
   // the kubeconfig's proxy).
