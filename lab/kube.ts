@@ -1,61 +1,24 @@
 import * as fs from "fs";
-import * as https from "https";
 import { LabError } from "./errors";
+import { answerError, KubeClient, kubeClient } from "../lib/kube-api";
+import { messageOf } from "../lib/errors";
+import { get, objects } from "../lib/json";
 
-/** Enough of a Kubernetes client for the lab's set-up: the admin certificate over HTTPS, each call with a timeout. */
-export interface LabClient {
-  request(
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: string,
-  ): Promise<{ status: number; body: unknown }>;
-}
+/** The lab set-up's client: the one client (lib/kube-api.ts), as the admin, on one kept-alive connection. */
+export type LabClient = KubeClient;
 
 export function labClient(server: string, pki: { caCert: string; adminCert: string; adminKey: string }): LabClient {
-  const url = new URL(server);
-  const agent = new https.Agent({
-    ca: fs.readFileSync(pki.caCert),
-    cert: fs.readFileSync(pki.adminCert),
-    key: fs.readFileSync(pki.adminKey),
+  const client = kubeClient({
+    server,
+    tls: { ca: fs.readFileSync(pki.caCert), cert: fs.readFileSync(pki.adminCert), key: fs.readFileSync(pki.adminKey) },
     keepAlive: true,
   });
   return {
-    request: (method, path, body, contentType = "application/json") =>
-      new Promise((resolve, reject) => {
-        const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-        const req = https.request(
-          {
-            host: url.hostname,
-            port: url.port,
-            method,
-            path,
-            agent,
-            timeout: 30_000,
-            headers: {
-              Accept: "application/json",
-              ...(data ? { "Content-Type": contentType, "Content-Length": data.length } : {}),
-            },
-          },
-          (res) => {
-            const chunks: Buffer[] = [];
-            res.on("data", (c: Buffer) => chunks.push(c));
-            res.on("end", () => {
-              const text = Buffer.concat(chunks).toString("utf8");
-              let parsed: unknown = text;
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                /* plain text (readyz) */
-              }
-              resolve({ status: res.statusCode ?? 0, body: parsed });
-            });
-          },
-        );
-        req.on("timeout", () => req.destroy(new LabError(`${method} ${path} on ${server} timed out after 30s`)));
-        req.on("error", reject);
-        if (data) req.write(data);
-        req.end();
+    server: client.server,
+    // A timeout or a refused connection is the lab's kind of failure: one line, no stack (lab/errors.ts).
+    request: (...call) =>
+      client.request(...call).catch((e: unknown) => {
+        throw new LabError(messageOf(e));
       }),
   };
 }
@@ -82,15 +45,16 @@ export async function createAll(client: LabClient, objects: readonly Record<stri
     const o = raw as unknown as Obj;
     const created = await client.request("POST", restPath(o), o);
     if (created.status >= 300)
-      throw new LabError(`creating ${describe(o)} failed: ${JSON.stringify(created.body).slice(0, 400)}`);
+      throw new LabError(`creating ${describe(o)} failed: ${answerError("POST", restPath(o), created)}`);
     if (o.status !== undefined && !["Namespace", "Service"].includes(o.kind)) {
       const current = created.body as Record<string, unknown>;
       const withStatus = { ...current, status: o.status };
-      const r = await client.request("PUT", `${restPath(o, true)}/status`, withStatus);
+      const status = `${restPath(o, true)}/status`;
+      const r = await client.request("PUT", status, withStatus);
       // A CRD without the status subresource (config.openshift.io Network) kept the status given at create.
       if (r.status === 404 && current.status !== undefined) continue;
       if (r.status >= 300)
-        throw new LabError(`setting the status of ${describe(o)} failed: ${JSON.stringify(r.body).slice(0, 400)}`);
+        throw new LabError(`setting the status of ${describe(o)} failed: ${answerError("PUT", status, r)}`);
     }
   }
 }
@@ -101,8 +65,7 @@ export async function waitEstablished(client: LabClient, names: readonly string[
   for (const name of names) {
     for (;;) {
       const r = await client.request("GET", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-      const conds =
-        (r.body as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
+      const conds = objects(get(r.body, "status", "conditions"));
       if (conds.some((c) => c.type === "Established" && c.status === "True")) break;
       if (Date.now() > deadline) throw new LabError(`CRD ${name} was not established within ${timeoutMs / 1000}s`);
       await new Promise((res) => setTimeout(res, 200));

@@ -15,6 +15,7 @@ import * as http from "http";
 import * as path from "path";
 import { LabError } from "./errors";
 import { createAll, LabClient } from "./kube";
+import { statusMessage } from "../lib/kube-api";
 import { freePort, startDetached, Started, waitFor } from "./processes";
 import { MACHINE_API_OPERATOR_VERSION } from "./programs";
 import { OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
@@ -190,8 +191,7 @@ async function webhooksInForce(client: LabClient): Promise<boolean> {
   const base = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}`;
   const refusedBy = async (resource: string, body: Record<string, unknown>, hook: string) => {
     const r = await client.request("POST", `${base}/${resource}?dryRun=All`, body);
-    const message = typeof r.body === "object" && r.body !== null && "message" in r.body ? String(r.body.message) : "";
-    return r.status >= 400 && message.includes(`admission webhook "${hook}" denied`);
+    return r.status >= 400 && statusMessage(r).includes(`admission webhook "${hook}" denied`);
   };
   const metadata = { name: "lab-webhook-probe", namespace: MACHINE_API_NAMESPACE };
   return (

@@ -9,6 +9,7 @@ import { adminKubeconfig, makePki } from "./certs";
 import { labCatalogs } from "./catalog";
 import { collectedCrds } from "./crds";
 import { LabError } from "./errors";
+import { get, str } from "../lib/json";
 import { startMachineApi } from "./machine-api";
 import { checkGo } from "./go";
 import { createAll, labClient, waitEstablished, waitServed } from "./kube";
@@ -176,7 +177,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       "healthy",
       async () => {
         const r = await etcdApi.request("GET", "/health");
-        return r.status === 200 && (r.body as { health?: string }).health === "true";
+        return r.status === 200 && get(r.body, "health") === "true";
       },
       60_000,
     );
@@ -417,7 +418,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       await waitFor(playersProcess, "ready", async () => fs.existsSync(ready), 60_000);
     }
 
-    const version = ((await client.request("GET", "/version")).body as { gitVersion?: string }).gitVersion ?? "";
+    const version = str(get((await client.request("GET", "/version")).body, "gitVersion")) ?? "";
     const binDir = path.join(runDir, "bin");
     fs.mkdirSync(binDir);
     for (const [name, file] of bins) fs.symlinkSync(file, path.join(binDir, name));

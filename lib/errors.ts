@@ -9,3 +9,19 @@ export function codeOf(e: unknown): string | number | undefined {
   const code = e.code;
   return typeof code === "string" || typeof code === "number" ? code : undefined;
 }
+
+/**
+ * A failure to reach a host or the API at all (refused, timed out, connection lost, a 5xx), as opposed to an answer.
+ * Flagged where the network call fails, so callers decide on the flag instead of matching messages: a refresh
+ * keeps the last known state for these, a reboot expects its own connection to drop. A flagged plain Error, not a
+ * subclass: provider code is serialized into state, and serialized classes lose their constructor arguments.
+ */
+export type UnreachableError = Error & { unreachable: true };
+
+export function unreachableError(message: string): UnreachableError {
+  return Object.assign(new Error(message), { unreachable: true as const });
+}
+
+export function isUnreachable(e: unknown): e is UnreachableError {
+  return e instanceof Error && "unreachable" in e && e.unreachable === true;
+}

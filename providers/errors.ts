@@ -13,17 +13,5 @@ export function isFinal(e: unknown): e is FinalError {
   return e instanceof Error && "final" in e && e.final === true;
 }
 
-/**
- * A failure to reach a host or the API at all (refused, timed out, connection lost, a 5xx), as opposed to an answer.
- * Flagged where the network call fails, so callers decide on the flag instead of matching messages: a refresh
- * keeps the last known state for these, a reboot expects its own connection to drop.
- */
-export type UnreachableError = Error & { unreachable: true };
-
-export function unreachableError(message: string): UnreachableError {
-  return Object.assign(new Error(message), { unreachable: true as const });
-}
-
-export function isUnreachable(e: unknown): e is UnreachableError {
-  return e instanceof Error && "unreachable" in e && e.unreachable === true;
-}
+// Unreachable (timed out, refused, a 5xx) is lib/errors.ts's, where the Kubernetes API client (lib/kube-api.ts) flags it.
+export { isUnreachable, unreachableError, type UnreachableError } from "../lib/errors";

@@ -4,9 +4,8 @@
  * RFC 3339 strings on the way back), metadata accessors, conditions, and the log. The watch cache is
  * lab/players/informer.ts, the work queue lab/players/queue.ts, events lab/players/events.ts.
  */
-import * as http from "http";
-import * as https from "https";
 import { KubeConfig } from "@kubernetes/client-node";
+import { answerError, KubeClient, kubeClient } from "../../lib/kube-api";
 import { get, isObject, JsonObject, obj, str, stringMap } from "../../lib/json";
 
 export type { JsonObject };
@@ -76,11 +75,11 @@ export function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** Raw JSON REST against the API server the kubeconfig names. */
+/** Raw JSON REST against the API server the kubeconfig names, through the one client (lib/kube-api.ts). */
 export class Kube {
   private constructor(
     readonly kc: KubeConfig,
-    private readonly server: URL,
+    private readonly client: KubeClient,
   ) {}
 
   static connect(kubeconfigPath: string): Kube {
@@ -88,43 +87,14 @@ export class Kube {
     kc.loadFromFile(kubeconfigPath);
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error(`${kubeconfigPath} names no current cluster`);
-    return new Kube(kc, new URL(cluster.server));
+    return new Kube(kc, kubeClient({ server: cluster.server, authorize: (opts) => kc.applyToHTTPSOptions(opts) }));
   }
 
-  async request(method: string, path: string, body?: unknown, contentType = "application/json"): Promise<unknown> {
-    const opts: https.RequestOptions = { method, headers: { Accept: "application/json" } };
-    await this.kc.applyToHTTPSOptions(opts);
-    const url = new URL(path, this.server);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    // Content-Length always: Node sends a DELETE's body with neither it nor chunked encoding, and the API server then
-    // reads no body (a pod's grace-period-0 DeleteOptions was silently ignored: the kubelet player never finished
-    // an evicted pod; found by test/e2e/day2.e2e.ts).
-    if (payload !== undefined)
-      opts.headers = { ...opts.headers, "Content-Type": contentType, "Content-Length": Buffer.byteLength(payload) };
-    const send = url.protocol === "https:" ? https.request : http.request;
-    return new Promise((resolve, reject) => {
-      const req = send(url, opts, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let parsed: unknown = undefined;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            parsed = text;
-          }
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) return resolve(parsed);
-          const message = str(get(parsed, "message")) ?? text.slice(0, 300);
-          reject(new KubeError(status, str(get(parsed, "reason")) ?? "", `${method} ${path}: ${status} ${message}`));
-        });
-      });
-      req.on("error", reject);
-      req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path}: timed out`)));
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+  /** The body of a 2xx answer (its text when not JSON); any other answer is a KubeError naming the call. */
+  async request(method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> {
+    const r = await this.client.request(method, path, body, contentType);
+    if (r.status >= 200 && r.status < 300) return r.body ?? (r.text === "" ? undefined : r.text);
+    throw new KubeError(r.status, str(get(r.body, "reason")) ?? "", answerError(method, path, r));
   }
 
   /** The object, or undefined when it does not exist. */
@@ -141,7 +111,7 @@ export class Kube {
   }
   /** RFC 7386 merge patch (`null` removes a key; lists are replaced whole). */
   async patch(path: string, patch: JsonObject): Promise<JsonObject> {
-    return obj(await this.request("PATCH", path, patch, "application/merge-patch+json")) ?? {};
+    return obj(await this.request("PATCH", path, patch)) ?? {};
   }
   async put(path: string, body: JsonObject): Promise<JsonObject> {
     return obj(await this.request("PUT", path, body)) ?? {};

@@ -31,10 +31,11 @@ export interface RequestOptions {
   passThrough?: (status: number, body: unknown) => boolean;
 }
 
-import { finalError as fatal, isUnreachable, unreachableError } from "../errors";
-import { obj, parseJson } from "../../lib/json";
+import { finalError as fatal, unreachableError } from "../errors";
+import { obj } from "../../lib/json";
 import { expandHome } from "../../lib/paths";
 import { messageOf } from "../../lib/errors";
+import { answerError, KubeAnswer as Answer, kubeClient } from "../../lib/kube-api";
 
 /** Loads the kubeconfig the way every API user here does; messages name the source, never its content. */
 export function loadKubeConfig(access: KubeAccess): import("@kubernetes/client-node").KubeConfig {
@@ -65,118 +66,53 @@ export function loadKubeConfig(access: KubeAccess): import("@kubernetes/client-n
   return kc;
 }
 
-/** How many times a GET answered 429 is sent (modelled on client-go rest/request.go `maxRetries`). */
-export const GET_RETRIES_ON_429 = 10;
-
 /** The answer to one request: status and parsed JSON body (undefined when the body is empty or not JSON). */
-export interface KubeAnswer {
-  status: number;
-  body: unknown;
-}
+export type KubeAnswer = Omit<Answer, "text">;
 
 /**
- * Builds the API access with `@kubernetes/client-node` (kubeconfig loading, contexts, certificates, tokens, exec
- * plugins) over Node's own http(s) with a timeout per request. Modules are required here, at call time, because
- * this code runs inside the dynamic-provider host after being serialized.
+ * The API access of the program and its providers: the kubeconfig loaded by `@kubernetes/client-node` (contexts,
+ * certificates, tokens, exec plugins), the requests by the one client (lib/kube-api.ts: timeout, Content-Length,
+ * the retry of a GET answered 429), and what an answer means here: a refusal (401/403) is final with the hint to the
+ * kubeconfig, a 5xx is unreachable. client-node is required at call time (loadKubeConfig): it does not load under jest,
+ * whose tests import this module's types.
  */
 export async function connectKube(access: KubeAccess, requestTimeoutMs: number): Promise<KubeApi> {
   const kc = loadKubeConfig(access);
-  const server = (kc.getCurrentCluster()?.server ?? "").replace(/\/+$/, "");
+  const client = kubeClient({
+    server: kc.getCurrentCluster()?.server ?? "",
+    timeoutMs: requestTimeoutMs,
+    authorize: async (opts) => {
+      try {
+        await kc.applyToHTTPSOptions(opts);
+      } catch (e) {
+        throw fatal(
+          `cannot prepare the request to ${client.server} from the kubeconfig: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
+        );
+      }
+    },
+  });
+  const server = client.server;
 
-  const send = async (
-    method: string,
-    path: string,
-    body?: unknown,
-    options?: RequestOptions,
-  ): Promise<KubeAnswer & { retryAfterSeconds: number }> => {
-    const url = new URL(server + path);
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { Accept: "application/json" };
-    // Patches here are JSON merge patches (RFC 7386): small, explicit, and understood by every resource.
-    if (payload !== undefined) {
-      headers["Content-Type"] = method === "PATCH" ? "application/merge-patch+json" : "application/json";
-      // Without it Node sends a DELETE's body chunked, and the API server reads no DeleteOptions from it.
-      headers["Content-Length"] = String(Buffer.byteLength(payload));
-    }
-    const opts: import("https").RequestOptions = { method, headers };
-    try {
-      await kc.applyToHTTPSOptions(opts);
-    } catch (e) {
+  /** What an answer means here: a refusal (401/403) is final, a 5xx unreachable, unless `options` passes it. */
+  const judged = (method: string, path: string, r: Answer, options?: RequestOptions) => {
+    const passed = options?.passThrough?.(r.status, r.body) === true;
+    if ((r.status === 401 || r.status === 403) && !passed)
       throw fatal(
-        `cannot prepare the request to ${server} from the kubeconfig: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
+        `the Kubernetes API at ${server} refused ${method} ${path} (${r.status}); check the credentials and RBAC of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
       );
-    }
-    const lib: typeof import("https") = url.protocol === "http:" ? require("http") : require("https");
-    return new Promise((resolve, reject) => {
-      const req = lib.request(url, { ...opts, timeout: requestTimeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const status = res.statusCode ?? 0;
-          let parsed: unknown;
-          try {
-            parsed = chunks.length > 0 ? parseJson(Buffer.concat(chunks).toString("utf8")) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-          const passed = options?.passThrough?.(status, parsed) === true;
-          if ((status === 401 || status === 403) && !passed) {
-            return reject(
-              fatal(
-                `the Kubernetes API at ${server} refused ${method} ${path} (${status}); check the credentials and RBAC of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
-              ),
-            );
-          }
-          if (status >= 500 && !passed) return reject(unreachableError(`${method} ${path} answered ${status}`));
-          // Retry-After in seconds (the API server sends whole seconds), 1 s when absent, at most 10 s.
-          const after = Number(res.headers["retry-after"]);
-          resolve({
-            status,
-            body: parsed,
-            retryAfterSeconds: Number.isFinite(after) && after >= 0 ? Math.min(after, 10) : 1,
-          });
-        });
-      });
-      req.on("timeout", () =>
-        req.destroy(unreachableError(`${method} ${server}${path} timed out after ${requestTimeoutMs} ms`)),
-      );
-      req.on("error", (e: NodeJS.ErrnoException) =>
-        reject(
-          isUnreachable(e)
-            ? e
-            : unreachableError(`cannot reach the Kubernetes API at ${server}: ${e.code ?? e.message}`),
-        ),
-      );
-      req.end(payload);
-    });
-  };
-
-  /**
-   * A GET answered 429 is asked again after the server's Retry-After, up to 10 times, modelled on client-go
-   * (rest/request.go: `checkWait`, `maxRetries` 10): an API server answers 429 "storage is (re)initializing" while a
-   * resource's watch cache starts, and under API Priority and Fairness. Other verbs keep their 429 (an eviction's
-   * 429 is a PodDisruptionBudget's answer, which the drain reads).
-   */
-  const sendRetrying = async (
-    method: string,
-    path: string,
-    body?: unknown,
-    options?: RequestOptions,
-  ): Promise<KubeAnswer> => {
-    for (let attempt = 1; ; attempt++) {
-      const r = await send(method, path, body, options);
-      if (method !== "GET" || r.status !== 429 || attempt >= GET_RETRIES_ON_429) return r;
-      await new Promise((res) => setTimeout(res, r.retryAfterSeconds * 1000));
-    }
+    if (r.status >= 500 && !passed) throw unreachableError(answerError(method, path, r));
+    return { status: r.status, body: r.body };
   };
 
   return {
     server,
-    request: (method, path, body, options) => sendRetrying(method, path, body, options),
+    request: async (method, path, body, options) =>
+      judged(method, path, await client.request(method, path, body), options),
     async get(path: string): Promise<Fetched> {
-      const r = await sendRetrying("GET", path);
+      const r = await client.request("GET", path);
+      judged("GET", path, r);
       if (r.status === 404) return undefined;
-      if (r.status < 200 || r.status >= 300) throw new Error(`GET ${path} answered ${r.status}`);
+      if (r.status < 200 || r.status >= 300) throw new Error(answerError("GET", path, r));
       const body = obj(r.body);
       if (!body) throw new Error(`GET ${path} returned something that is not a JSON object`);
       return body;

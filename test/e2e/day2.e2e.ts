@@ -29,17 +29,6 @@ const hosts: LabWindows[] = [];
 type Api = ReturnType<typeof labApi>;
 let api: Api;
 
-async function must(
-  method: string,
-  p: string,
-  body: unknown,
-  contentType?: string,
-): Promise<{ metadata: { uid: string } }> {
-  const r = await api.request(method, p, body, contentType);
-  if (r.status >= 300) throw new Error(`${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
-  return r.body;
-}
-
 const readyPod = (name: string, node: string, app: string, owner: Owner) =>
   boundReadyPod(api, { namespace: NS, name, node, app, owner });
 
@@ -80,10 +69,10 @@ beforeAll(async () => {
 
   // A workload on the three nodes: a StatefulSet (no controller runs it here) owning one Ready pod per node, and a
   // budget that wants all three.
-  await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+  await api.must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
   const rs = await ownerController(api, NS, "web", "web", 3);
   for (const [i, node] of NODES.entries()) await readyPod(`web-${i}`, node, "web", rs);
-  await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
+  await api.must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
     metadata: { name: "web-pdb" },
@@ -110,7 +99,7 @@ test("a budget that allows no disruption: the rollout retries the real 429, then
 });
 
 test("with room in the budget it drains through the Eviction API, restarts every node, one at a time, and uncordons", async () => {
-  await must("PATCH", PDB, { spec: { minAvailable: 0 } }, "application/merge-patch+json");
+  await api.must("PATCH", PDB, { spec: { minAvailable: 0 } }, "application/merge-patch+json");
   await budgetSettles(0, 3);
   config["windows-estate:reboot"] = { token: "2026-11-patch", maxUnavailable: 1, drainTimeoutSeconds: 60 };
   stack.writeConfig(config);
@@ -171,11 +160,11 @@ test("two stacks on one cluster: their rolling reboots are serialized by the day
     [a, "a"],
     [b, "b"],
   ])
-    await must("PATCH", `/api/v1/nodes/${n}`, { metadata: { labels: { pool } } }, "application/merge-patch+json");
+    await api.must("PATCH", `/api/v1/nodes/${n}`, { metadata: { labels: { pool } } }, "application/merge-patch+json");
   const solo = await ownerController(api, NS, "solo", "solo", 1);
   await readyPod("solo-0", a, "solo", solo);
   const soloPdb = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/solo-pdb`;
-  await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
+  await api.must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
     metadata: { name: "solo-pdb" },
@@ -232,7 +221,7 @@ test("two stacks on one cluster: their rolling reboots are serialized by the day
   ]);
   // While the second waits, its node is untouched; then the budget lets the first finish.
   expect((await api.get(`/api/v1/nodes/${b}`)).spec.unschedulable).toBeUndefined();
-  await must("PATCH", soloPdb, { spec: { minAvailable: 0 } }, "application/merge-patch+json");
+  await api.must("PATCH", soloPdb, { spec: { minAvailable: 0 } }, "application/merge-patch+json");
   const [ra, rb] = await Promise.all([first, second]);
   watching = false;
   await watch;
@@ -257,7 +246,7 @@ test("while WMCO upgrades a node (its upgrading label), preview warns naming it 
   // controllers/controllers.go `markNodeAsUpgrading`), put here by hand as if WMCO were midway through NODES[2].
   const label = "windowsmachineconfig.openshift.io/upgrading";
   const merge = "application/merge-patch+json";
-  await must("PATCH", `/api/v1/nodes/${NODES[2]}`, { metadata: { labels: { [label]: "true" } } }, merge);
+  await api.must("PATCH", `/api/v1/nodes/${NODES[2]}`, { metadata: { labels: { [label]: "true" } } }, merge);
   try {
     config["windows-estate:reboot"] = { token: "2026-12-during-wmco-upgrade", maxUnavailable: 1 };
     stack.writeConfig(config);
@@ -275,6 +264,6 @@ test("while WMCO upgrades a node (its upgrading label), preview warns naming it 
     expect(await Promise.all(NODES.map(async (n) => (await api.get(`/api/v1/nodes/${n}`)).spec))).toEqual(before);
     expect(hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")).bootTime)).toEqual(boots);
   } finally {
-    await must("PATCH", `/api/v1/nodes/${NODES[2]}`, { metadata: { labels: { [label]: null } } }, merge);
+    await api.must("PATCH", `/api/v1/nodes/${NODES[2]}`, { metadata: { labels: { [label]: null } } }, merge);
   }
 });

@@ -16,12 +16,6 @@ const NS = "drain";
 let lab: LabInfo;
 let api: ReturnType<typeof labApi>;
 
-async function must(method: string, p: string, body: unknown, contentType?: string) {
-  const r = await api.request(method, p, body, contentType);
-  if (r.status >= 300) throw new Error(`${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
-  return r.body;
-}
-
 const container = WINDOWS_CONTAINER;
 
 /** A Ready pod of the owner on the node, as the scheduler and a kubelet would leave it. */
@@ -30,7 +24,7 @@ const readyPod = (name: string, app: string, owner: Owner) =>
 
 /** A budget wanting every pod of `app`, once the disruption controller has seen it (0 disruptions allowed). */
 async function budget(name: string, app: string) {
-  await must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
+  await api.must("POST", `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
     metadata: { name },
@@ -57,12 +51,12 @@ beforeAll(async () => {
   lab = startLab("none", LAB);
   api = labApi(lab);
   // The node the pods are bound to (the pod garbage collector removes pods bound to a Node that does not exist).
-  await must("POST", "/api/v1/nodes", {
+  await api.must("POST", "/api/v1/nodes", {
     apiVersion: "v1",
     kind: "Node",
     metadata: { name: NODE, labels: { "kubernetes.io/os": "windows", "kubernetes.io/hostname": NODE } },
   });
-  await must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+  await api.must("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
   // A controller none runs here: it owns the pods (so they are not "unmanaged") and recreates none.
   owner = await ownerController(api, NS, "owner", "rs-owned", 0);
 }, 900_000);
@@ -119,7 +113,7 @@ test("blockers against the real API server: its own label and field selectors de
   );
   // A node-scoped blocker does not hold the whole job, and a finished pod holds nothing.
   expect(await clusterBlocked(nodeApi, [{ podSelector: "app=held", scope: "node" }])).toBeUndefined();
-  await must("POST", `/api/v1/namespaces/${NS}/pods`, {
+  await api.must("POST", `/api/v1/namespaces/${NS}/pods`, {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: "nightly", labels: { app: "backup" } },
@@ -128,7 +122,7 @@ test("blockers against the real API server: its own label and field selectors de
   expect(await nodeBlocked(nodeApi, [{ podSelector: "app=backup", scope: "node" }], NODE)).toBe(
     "pod(s) drain/nightly matching blocker app=backup",
   );
-  await must(
+  await api.must(
     "PATCH",
     `/api/v1/namespaces/${NS}/pods/nightly/status`,
     { status: { phase: "Succeeded" } },

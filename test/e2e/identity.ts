@@ -4,7 +4,7 @@ import * as https from "https";
 import * as path from "path";
 import { parse } from "yaml";
 import type { LabInfo } from "../../lab/record";
-import { labApi } from "./lab";
+import { labApi, labCredentials } from "./lab";
 
 /**
  * Identities other than the lab's admin, made as a cluster's users are: a client certificate issued through the
@@ -13,20 +13,12 @@ import { labApi } from "./lab";
  * decision.
  */
 
-type Api = ReturnType<typeof labApi>;
-
 export interface Identity {
   user: string;
   /** A kubeconfig for this user, everything embedded. */
   kubeconfig: string;
   cert: string;
   key: string;
-}
-
-async function must(api: Api, method: string, p: string, body: unknown, contentType?: string) {
-  const r = await api.request(method, p, body, contentType);
-  if (r.status >= 300) throw new Error(`${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
-  return r.body;
 }
 
 /** A client certificate for `user` (CN, no groups but system:authenticated) and a kubeconfig using it, in `dir`. */
@@ -37,7 +29,7 @@ export async function issueIdentity(lab: LabInfo, user: string, dir: string): Pr
   execFileSync("openssl", ["genrsa", "-out", key, "2048"], { stdio: "ignore" });
   const csr = execFileSync("openssl", ["req", "-new", "-key", key, "-subj", `/CN=${user}`], { encoding: "utf8" });
   const name = `e2e-${user}`;
-  await must(api, "POST", "/apis/certificates.k8s.io/v1/certificatesigningrequests", {
+  await api.must("POST", "/apis/certificates.k8s.io/v1/certificatesigningrequests", {
     apiVersion: "certificates.k8s.io/v1",
     kind: "CertificateSigningRequest",
     metadata: { name },
@@ -50,7 +42,7 @@ export async function issueIdentity(lab: LabInfo, user: string, dir: string): Pr
   });
   const csrPath = `/apis/certificates.k8s.io/v1/certificatesigningrequests/${name}`;
   const pending = await api.get(csrPath);
-  await must(api, "PUT", `${csrPath}/approval`, {
+  await api.must("PUT", `${csrPath}/approval`, {
     ...pending,
     status: {
       conditions: [{ type: "Approved", status: "True", reason: "E2E", message: `the e2e suite's ${user}` }],
@@ -102,7 +94,7 @@ export async function allButPortForward(lab: LabInfo, user: string): Promise<voi
   const core = (await api.get("/api/v1")).resources.map((r: { name: string }) => r.name) as string[];
   const groups = (await api.get("/apis")).groups.map((g: { name: string }) => g.name) as string[];
   const name = `e2e-all-but-portforward-${user}`;
-  await must(api, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+  await api.must("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",
     metadata: { name },
@@ -112,7 +104,7 @@ export async function allButPortForward(lab: LabInfo, user: string): Promise<voi
       { nonResourceURLs: ["*"], verbs: ["*"] },
     ],
   });
-  await must(api, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+  await api.must("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
     metadata: { name },
@@ -127,7 +119,7 @@ export async function review(
   user: string,
   attrs: { verb: string; resource: string; subresource?: string; namespace: string },
 ): Promise<{ allowed: boolean; reason: string }> {
-  const r = await must(labApi(lab), "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+  const r = await labApi(lab).must("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
     apiVersion: "authorization.k8s.io/v1",
     kind: "SubjectAccessReview",
     spec: { user, groups: ["system:authenticated"], resourceAttributes: attrs },
@@ -147,17 +139,15 @@ export function portForwardAs(
   pod: string,
   port: number,
 ): Promise<{ status: number; protocol?: string; body: string }> {
-  const admin = parse(fs.readFileSync(lab.kubeconfig, "utf8")) as {
-    clusters: { cluster: { "certificate-authority-data": string } }[];
-  };
-  const url = new URL(lab.apiserver);
+  const { server, tls } = labCredentials(lab);
+  const url = new URL(server);
   return new Promise((resolve, reject) => {
     const req = https.request({
       host: url.hostname,
       port: url.port,
       path: `/api/v1/namespaces/${namespace}/pods/${pod}/portforward?ports=${port}`,
       method: "GET",
-      ca: Buffer.from(admin.clusters[0].cluster["certificate-authority-data"], "base64"),
+      ca: tls.ca,
       cert: who.cert,
       key: who.key,
       agent: false,

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, SpawnSyncReturns } from "child_process";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
+import { answerError, kubeClient } from "../../lib/kube-api";
 
 export const PROJECT_DIR = path.resolve(__dirname, "..", "..");
 
@@ -132,61 +133,46 @@ export function withLab(info: LabInfo, command: string, args: string[], cwd = PR
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers of many kinds, asserted field by field
 type Json = any;
 
-/**
- * Requests to the lab's API server with the kubeconfig it printed (embedded CA and admin certificate).
- * `@kubernetes/client-node` 1.x does not load under jest's module system, hence this small client.
- */
-export function labApi(info: LabInfo) {
+/** The lab's admin kubeconfig (embedded CA and admin certificate) read as TLS material for lib/kube-api.ts. */
+export function labCredentials(info: LabInfo): { server: string; tls: { ca: Buffer; cert: Buffer; key: Buffer } } {
   const { parse } = require("yaml") as typeof import("yaml");
-  const https = require("https") as typeof import("https");
   const kc = parse(require("fs").readFileSync(info.kubeconfig, "utf8")) as {
     clusters: { cluster: { server: string; "certificate-authority-data": string } }[];
     users: { user: { "client-certificate-data": string; "client-key-data": string } }[];
   };
   const b64 = (s: string) => Buffer.from(s, "base64");
-  const url = new URL(kc.clusters[0].cluster.server);
-  const agent = new https.Agent({
-    ca: b64(kc.clusters[0].cluster["certificate-authority-data"]),
-    cert: b64(kc.users[0].user["client-certificate-data"]),
-    key: b64(kc.users[0].user["client-key-data"]),
-  });
-  const request = (
+  return {
+    server: kc.clusters[0].cluster.server,
+    tls: {
+      ca: b64(kc.clusters[0].cluster["certificate-authority-data"]),
+      cert: b64(kc.users[0].user["client-certificate-data"]),
+      key: b64(kc.users[0].user["client-key-data"]),
+    },
+  };
+}
+
+/**
+ * Requests to the lab's API server as its admin, through the program's own client (lib/kube-api.ts; its KubeConfig
+ * side, @kubernetes/client-node 1.x, does not load under jest's module system, so the kubeconfig is read here).
+ * The body is the JSON, or the text when it is not JSON.
+ */
+export function labApi(info: LabInfo) {
+  const client = kubeClient(labCredentials(info));
+  const request = async (
     method: string,
     p: string,
     body?: unknown,
-    contentType = "application/json",
-  ): Promise<{ status: number; body: Json }> =>
-    new Promise((resolve, reject) => {
-      const data = body === undefined ? undefined : JSON.stringify(body);
-      const req = https.request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: p,
-          method,
-          agent,
-          timeout: 30_000,
-          // Content-Length: Node sends a DELETE's body without it otherwise, and the API server reads none.
-          headers: data ? { "Content-Type": contentType, "Content-Length": Buffer.byteLength(data) } : {},
-        },
-        (res) => {
-          let text = "";
-          res.on("data", (c: Buffer) => (text += c.toString("utf8")));
-          res.on("end", () => {
-            let parsed: unknown = text;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              /* text */
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed });
-          });
-        },
-      );
-      req.on("timeout", () => req.destroy(new Error(`${method} ${p} timed out`)));
-      req.on("error", reject);
-      req.end(data);
-    });
+    contentType?: string,
+  ): Promise<{ status: number; body: Json }> => {
+    const r = await client.request(method, p, body, contentType);
+    return { status: r.status, body: r.body ?? r.text };
+  };
+  /** The body of a 2xx answer; any other fails naming the call, its status and the API's message (lib/kube-api.ts). */
+  const must = async (method: string, p: string, body?: unknown, contentType?: string): Promise<Json> => {
+    const r = await client.request(method, p, body, contentType);
+    if (r.status < 200 || r.status >= 300) throw new Error(answerError(method, p, r));
+    return r.body ?? r.text;
+  };
   return {
     request,
     /** The status an object's GET answers (200, 404, …). */
@@ -194,10 +180,9 @@ export function labApi(info: LabInfo) {
       return (await request("GET", p)).status;
     },
     async get(p: string): Promise<Json> {
-      const r = await request("GET", p);
-      if (r.status !== 200) throw new Error(`GET ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-      return r.body;
+      return must("GET", p);
     },
+    must,
     /**
      * Polls `GET p` until `done` holds for its answer (a condition, not a time): the players act asynchronously.
      * Fails after `timeoutMs` with `what` and the last answer.

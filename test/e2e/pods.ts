@@ -5,12 +5,6 @@ type Api = ReturnType<typeof labApi>;
 /** A container any Windows node could run; no kubelet runs it here. */
 export const WINDOWS_CONTAINER = { name: "c", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022" };
 
-async function must(api: Api, method: string, p: string, body: unknown, contentType?: string) {
-  const r = await api.request(method, p, body, contentType);
-  if (r.status >= 300) throw new Error(`${method} ${p} answered ${r.status}: ${JSON.stringify(r.body).slice(0, 400)}`);
-  return r.body;
-}
-
 /**
  * A controller whose pods carry `app: <app>`, to own the pods a test binds (so a drain sees them managed): a
  * StatefulSet, which no controller of the lab runs (its kube-controller-manager runs the deployment and replicaset
@@ -24,7 +18,7 @@ export async function ownerController(
   app: string,
   replicas: number,
 ): Promise<Owner> {
-  const sts = await must(api, "POST", `/apis/apps/v1/namespaces/${namespace}/statefulsets`, {
+  const sts = await api.must("POST", `/apis/apps/v1/namespaces/${namespace}/statefulsets`, {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
     metadata: { name },
@@ -54,7 +48,7 @@ export async function boundReadyPod(
   api: Api,
   p: { namespace: string; name: string; node: string; app: string; owner: Owner },
 ): Promise<void> {
-  await must(api, "POST", `/api/v1/namespaces/${p.namespace}/pods`, {
+  await api.must("POST", `/api/v1/namespaces/${p.namespace}/pods`, {
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
@@ -71,8 +65,7 @@ export async function boundReadyPod(
     },
   });
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  await must(
-    api,
+  await api.must(
     "PATCH",
     `/api/v1/namespaces/${p.namespace}/pods/${p.name}/status`,
     {

@@ -1,13 +1,13 @@
 import { X509Certificate, createHash } from "crypto";
 import * as fs from "fs";
-import * as https from "https";
 import type { LabInfo } from "../../lab/record";
 import { KUBERNETES_VERSION } from "../../lab/programs";
 import { KUBEADM_NETWORKS } from "../../lab/seed/kubeadm";
 import { BOOTSTRAP_GROUP, WINDOWS_NETWORK } from "../../facts/kubernetes";
 import type { ArtifactServer } from "../helpers/artifact-server";
 import { LabWindows, scriptsRun } from "../lab/lab-windows";
-import { labApi, stopLab } from "./lab";
+import { kubeClient, statusMessage } from "../../lib/kube-api";
+import { labApi, labCredentials, stopLab } from "./lab";
 import { diagnosticMessages, Stack } from "./project";
 import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
@@ -44,57 +44,25 @@ const hosts: LabWindows[] = [];
 
 /** The pin kubeadm checks: SHA-256 of the CA's SubjectPublicKeyInfo (cmd/kubeadm/app/util/pubkeypin Hash). */
 function labCaPin(): string {
-  const ca = /certificate-authority-data: (\S+)/.exec(fs.readFileSync(lab.kubeconfig, "utf8"))?.[1] ?? "";
-  const der = new X509Certificate(Buffer.from(ca, "base64")).publicKey.export({ type: "spki", format: "der" });
+  const der = new X509Certificate(labCredentials(lab).tls.ca).publicKey.export({ type: "spki", format: "der" });
   return `sha256:${createHash("sha256").update(der).digest("hex")}`;
 }
 
 /** A request to the lab's API server as a client certificate (the kubelet's `cert + key` PEM) or a bearer token. */
-function requestAs(
+async function requestAs(
   who: { pem: string } | { token: string },
   method: string,
   p: string,
   body?: unknown,
-  contentType = "application/merge-patch+json",
 ): Promise<{ status: number; message: string }> {
-  const url = new URL(lab.apiserver);
-  const ca = Buffer.from(
-    /certificate-authority-data: (\S+)/.exec(fs.readFileSync(lab.kubeconfig, "utf8"))?.[1] ?? "",
-    "base64",
-  );
-  const data = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: p,
-        method,
-        ca,
-        agent: false,
-        ...("pem" in who ? { cert: who.pem, key: who.pem } : {}),
-        headers: {
-          ...("token" in who ? { Authorization: `Bearer ${who.token}` } : {}),
-          ...(data ? { "Content-Type": contentType, "Content-Length": Buffer.byteLength(data) } : {}),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c: Buffer) => (text += c.toString("utf8")));
-        res.on("end", () => {
-          let message = text;
-          try {
-            message = (JSON.parse(text) as { message?: string }).message ?? text;
-          } catch {
-            // not a Status
-          }
-          resolve({ status: res.statusCode ?? 0, message });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(data);
-  });
+  const { server, tls } = labCredentials(lab);
+  const r = await kubeClient({
+    server,
+    ...("pem" in who
+      ? { tls: { ca: tls.ca, cert: who.pem, key: who.pem } }
+      : { tls: { ca: tls.ca }, token: who.token }),
+  }).request(method, p, body);
+  return { status: r.status, message: statusMessage(r) || r.text };
 }
 
 /** The stack's bootstrap token, read as an admin from its Secret (its value stays out of every message). */

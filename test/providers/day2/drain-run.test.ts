@@ -255,7 +255,7 @@ test("the budgets' 500 is told from an eviction's other 500s, which stay 'unreac
     },
   }));
   expect((await withConnectKube(kube.kubeconfig(), drainCall())).value).toBe(
-    "evicting pod apps/web on node win-1 failed: POST /api/v1/namespaces/apps/pods/web/eviction answered 500",
+    "evicting pod apps/web on node win-1 failed: POST /api/v1/namespaces/apps/pods/web/eviction answered 500: etcdserver: leader changed",
   );
 });
 

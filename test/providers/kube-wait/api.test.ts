@@ -1,11 +1,10 @@
 import { execFile } from "child_process";
 import * as http from "http";
 import * as path from "path";
-import { GET_RETRIES_ON_429 } from "../../../providers/kube-wait/api";
+import { GET_RETRIES_ON_429 } from "../../../lib/kube-api";
 
-// The API server answers 429 "storage is (re)initializing" while a resource's watch cache starts (seen from the
-// real kube-apiserver v1.36 of the lab: a preview's discovery failed on GET …/machines answered 429). client-go asks
-// again after Retry-After (rest/request.go checkWait, maxRetries 10); so does connectKube, for GETs only.
+// connectKube: the kubeconfig's credentials on every request, and what an answer means to a provider. The requests
+// themselves (Retry-After, Content-Length, timeouts): test/lib/kube-api.test.ts.
 
 // @kubernetes/client-node 1.x does not load under jest's module system; the calls run in a Node child process, as
 // they do in the dynamic-provider host, against a server in this process.
@@ -26,28 +25,31 @@ function inChild(call: string): Promise<{ ok: boolean; value: unknown }> {
 }
 
 let server: http.Server;
-let answers: { status: number; retryAfter?: string }[] = [];
+let answers: { status: number; retryAfter?: string; body?: unknown }[] = [];
 const seen: string[] = [];
-/** When each request arrived (ms), to measure the waits between them on the server's side. */
-const arrived: number[] = [];
+const authorization: (string | undefined)[] = [];
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    arrived.push(Date.now());
+    authorization.push(req.headers.authorization);
     const a = answers.shift() ?? { status: 200 };
     res.writeHead(a.status, {
       "Content-Type": "application/json",
       ...(a.retryAfter ? { "Retry-After": a.retryAfter } : {}),
     });
-    res.end(JSON.stringify(a.status === 200 ? { kind: "MachineList", items: [] } : { kind: "Status", code: a.status }));
+    res.end(
+      JSON.stringify(
+        a.body ?? (a.status === 200 ? { kind: "MachineList", items: [] } : { kind: "Status", code: a.status }),
+      ),
+    );
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
 });
 afterAll(() => server.close());
 beforeEach(() => {
   seen.length = 0;
-  arrived.length = 0;
+  authorization.length = 0;
 });
 
 function kubeconfig(): string {
@@ -56,20 +58,30 @@ function kubeconfig(): string {
     "apiVersion: v1",
     "kind: Config",
     "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:" + port + "', insecure-skip-tls-verify: true}}]",
-    "users: [{name: u, user: {}}]",
+    "users: [{name: u, user: {token: kubeconfig-token}}]",
     "contexts: [{name: x, context: {cluster: c, user: u}}]",
     "current-context: x",
   ].join("\n");
 }
 
-test("a GET answered 429 is sent again after Retry-After, and its answer is the one that counts", async () => {
-  answers = [{ status: 429, retryAfter: "1" }, { status: 429 }, { status: 200 }];
+test("every request carries the kubeconfig's credentials", async () => {
   const list = await inChild('api.get("/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machines")');
   expect(list).toEqual({ ok: true, value: { kind: "MachineList", items: [] } });
-  expect(seen).toHaveLength(3);
-  // 1 s after the first answer (its Retry-After), 1 s after the second (no header: the default).
-  expect(arrived[1] - arrived[0]).toBeGreaterThanOrEqual(950);
-  expect(arrived[2] - arrived[1]).toBeGreaterThanOrEqual(950);
+  expect(authorization).toEqual(["Bearer kubeconfig-token"]);
+});
+
+test("a 5xx is unreachable, quoting the API's Status message; a refusal names the kubeconfig to fix", async () => {
+  answers = [{ status: 500, body: { kind: "Status", message: "etcdserver: leader changed", code: 500 } }];
+  expect(
+    await inChild('api.request("PUT", "/api/v1/nodes/n", {}).catch((e) => e.unreachable + ": " + e.message)'),
+  ).toEqual({
+    ok: true,
+    value: "true: PUT /api/v1/nodes/n answered 500: etcdserver: leader changed",
+  });
+  answers = [{ status: 403 }];
+  expect((await inChild('api.get("/api/v1/nodes")')).value).toMatch(
+    /refused GET \/api\/v1\/nodes \(403\); check the credentials and RBAC of the kubeconfig\/context/,
+  );
 });
 
 test("a GET still answered 429 after the retries fails naming the path", async () => {
@@ -77,10 +89,3 @@ test("a GET still answered 429 after the retries fails naming the path", async (
   expect(await inChild('api.get("/api/v1/nodes")')).toEqual({ ok: false, value: "GET /api/v1/nodes answered 429" });
   expect(seen).toHaveLength(GET_RETRIES_ON_429);
 }, 30_000);
-
-test("an eviction's 429 is the PodDisruptionBudget's answer: returned at once, never re-sent", async () => {
-  answers = [{ status: 429, retryAfter: "1" }];
-  const r = await inChild('api.request("POST", "/api/v1/namespaces/a/pods/p/eviction", { kind: "Eviction" })');
-  expect(r).toMatchObject({ ok: true, value: { status: 429 } });
-  expect(seen).toEqual(["POST /api/v1/namespaces/a/pods/p/eviction"]);
-});
