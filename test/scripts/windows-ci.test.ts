@@ -1,3 +1,4 @@
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -5,7 +6,7 @@ import { parse } from "yaml";
 import { CHECK_RULES, Fetcher, Predictions, rsa4096Keys } from "../../scripts/windows-ci/checks";
 import { renderTo } from "../../scripts/windows-ci/render";
 import { standIn } from "../../scripts/windows-ci/stand-in";
-import { RSA_4096_PUBLIC_KEYS, rsaBits } from "../helpers/fixture-keys";
+import { RSA_4096_PUBLIC_KEYS } from "../helpers/fixture-keys";
 import { powershellErrors } from "../helpers/powershell-parser";
 
 // The Windows workflow's node side (scripts/windows-ci): what it renders for check.ps1, which only a Windows runner
@@ -130,6 +131,10 @@ test("host names: $env:COMPUTERNAME is the NetBIOS name of the DNS host name rea
     kubeletNodeName: "corporate-mail-server01",
   });
 });
+
+/** The key's size in bits, as ssh-keygen reads the line. */
+const rsaBits = (line: string) =>
+  Number(execFileSync("ssh-keygen", ["-l", "-f", "-"], { input: line }).toString().split(" ")[0]);
 
 test("rsa4096Keys makes OpenSSH RSA-4096 authorized_keys lines, the form of the fixture keys used in their place", () => {
   const [made] = rsa4096Keys(1);
