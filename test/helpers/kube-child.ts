@@ -1,4 +1,4 @@
-import { execFile } from "child_process";
+import { ChildProcess, spawn } from "child_process";
 import * as path from "path";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -10,31 +10,70 @@ export interface ChildResult {
   lines: string[];
 }
 
+// The child's side: for each message, a fresh client (connectKube) for that call's kubeconfig and the call over it,
+// answered with its own progress lines. It leaves with the test file's process (its IPC channel closing).
+const CHILD = `
+  const { connectKube } = require(${JSON.stringify(path.join(ROOT, "providers/kube-wait/api"))});
+  const drain = require(${JSON.stringify(path.join(ROOT, "providers/day2/drain-run"))});
+  process.on("disconnect", () => process.exit(0));
+  process.on("message", ({ id, kubeconfig, call }) => {
+    const lines = [];
+    const progress = (l) => lines.push(l);
+    const out = (o) => process.send({ id, ...o, lines });
+    connectKube({ kubeconfig }, 5000)
+      .then((api) => eval(call))
+      .then((v) => out({ ok: true, value: v === undefined ? null : v }), (e) => out({ ok: false, value: e.message }));
+  });
+  process.send({ ready: true });`;
+
+let child: ChildProcess | undefined;
+let started: Promise<ChildProcess> | undefined;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (r: ChildResult) => void; reject: (e: Error) => void }>();
+
+/** One child per test file: starting Node with ts-node and loading @kubernetes/client-node is the slow part. */
+function kubeChild(): Promise<ChildProcess> {
+  if (started) return started;
+  let stderr = "";
+  const c = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", CHILD], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+  });
+  c.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  started = new Promise((resolve, reject) => {
+    c.on("message", (m: { ready?: boolean; id?: number } & ChildResult) => {
+      if (m.ready) return resolve(c);
+      const w = waiting.get(m.id ?? -1);
+      waiting.delete(m.id ?? -1);
+      w?.resolve({ ok: m.ok, value: m.value, lines: m.lines });
+    });
+    c.once("exit", (code, signal) => {
+      const e = new Error(`the kube child exited (${code ?? signal})\n${stderr}`);
+      reject(e);
+      for (const w of waiting.values()) w.reject(e);
+      waiting.clear();
+      child = undefined;
+      started = undefined;
+    });
+  });
+  child = c;
+  return started;
+}
+
+// jest's globals exist while a test file loads its imports; the e2e and unit files both end their child here.
+if (typeof afterAll === "function") afterAll(() => void child?.kill());
+
 /**
  * Runs `call` (a JavaScript expression over `api`, the production client from `connectKube`, `drain`, the module
  * providers/day2/drain-run, and `progress`, a sink for progress lines) in a Node child process against the API at
  * `kubeconfig`. @kubernetes/client-node 1.x does not load under jest's module system, so the production client runs
- * where it runs in the dynamic-provider host: in plain Node.
+ * where it runs in the dynamic-provider host: in plain Node, one long-lived process serving call after call.
  */
-export function withConnectKube(kubeconfig: string, call: string): Promise<ChildResult> {
-  const code = `
-    const { connectKube } = require(${JSON.stringify(path.join(ROOT, "providers/kube-wait/api"))});
-    const drain = require(${JSON.stringify(path.join(ROOT, "providers/day2/drain-run"))});
-    const lines = [];
-    const progress = (l) => lines.push(l);
-    const out = (o) => console.log(JSON.stringify({ ...o, lines }));
-    connectKube({ kubeconfig: process.env.KC }, 5000)
-      .then((api) => ${call})
-      .then((v) => out({ ok: true, value: v === undefined ? null : v }), (e) => out({ ok: false, value: e.message }));`;
-  return new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      ["-r", "ts-node/register/transpile-only", "-e", code],
-      { env: { ...process.env, KC: kubeconfig }, cwd: ROOT },
-      (err, stdout, stderr) => {
-        if (err) return reject(new Error(`${err.message}\n${stderr}`));
-        resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "{}"));
-      },
-    ),
-  );
+export async function withConnectKube(kubeconfig: string, call: string): Promise<ChildResult> {
+  const c = await kubeChild();
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    c.send({ id, kubeconfig, call });
+  });
 }

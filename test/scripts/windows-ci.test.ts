@@ -1,3 +1,4 @@
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -5,6 +6,7 @@ import { parse } from "yaml";
 import { CHECK_RULES, Fetcher, Predictions, rsa4096Keys } from "../../scripts/windows-ci/checks";
 import { renderTo } from "../../scripts/windows-ci/render";
 import { standIn } from "../../scripts/windows-ci/stand-in";
+import { RSA_4096_PUBLIC_KEYS } from "../helpers/fixture-keys";
 import { powershellErrors } from "../helpers/powershell-parser";
 
 // The Windows workflow's node side (scripts/windows-ci): what it renders for check.ps1, which only a Windows runner
@@ -24,17 +26,18 @@ const fakeFetch: Fetcher = async (url) => ({
 
 let dir: string;
 let p: Predictions;
-let keys: string[];
+// The committed test-only keys (test/fixtures/keys): rsa4096Keys, which renders them when the workflow runs, is
+// tested once below instead of generating five RSA-4096 keys here on every run.
+const keys = RSA_4096_PUBLIC_KEYS;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "windows-ci-"));
-  keys = rsa4096Keys(5);
   await renderTo(dir, {
     root: ROOT,
     standIn: w,
     dnsHostName: "Corporate-Mail-Server01",
     fetch: fakeFetch,
-    rsaKeys: keys,
+    rsaKeys: [...keys],
   });
   p = JSON.parse(fs.readFileSync(path.join(dir, "predictions.json"), "utf8")) as Predictions;
 }, 120_000);
@@ -127,6 +130,22 @@ test("host names: $env:COMPUTERNAME is the NetBIOS name of the DNS host name rea
     computerName: "CORPORATE-MAIL-",
     kubeletNodeName: "corporate-mail-server01",
   });
+});
+
+/** The key's size in bits, as ssh-keygen reads the line. */
+const rsaBits = (line: string) =>
+  Number(execFileSync("ssh-keygen", ["-l", "-f", "-"], { input: line }).toString().split(" ")[0]);
+
+test("rsa4096Keys makes OpenSSH RSA-4096 authorized_keys lines, the form of the fixture keys used in their place", () => {
+  const [made] = rsa4096Keys(1);
+  const form = /^ssh-rsa [A-Za-z0-9+/]+=*$/;
+  expect(made).toMatch(form);
+  expect(rsaBits(made)).toBe(4096);
+  expect(keys).toHaveLength(5);
+  for (const k of keys) {
+    expect(k).toMatch(form);
+    expect(rsaBits(k)).toBe(4096);
+  }
 });
 
 test("retire: the exec command line for 1 to 4 RSA-4096 keys against cmd.exe's 8191 characters (row 10)", () => {

@@ -94,6 +94,15 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
   }
 }
 
+/** The relay logs this once its listener is closed (relay-proxy.js drain): new connections are refused from then on. */
+const STOPPED_LISTENING = /SIGTERM: refusing new connections/;
+
+/** Sends SIGTERM and waits for the relay to say it has stopped listening: an event, not a guess at how long it takes. */
+async function terminate(relay: Relay): Promise<void> {
+  relay.proc.kill("SIGTERM");
+  await until("the relay's SIGTERM line", () => STOPPED_LISTENING.test(relay.log()));
+}
+
 /** A tunnel through the relay to the echo server, as the SSH layer opens one. */
 async function openTunnel(port: number): Promise<Conn> {
   const c = await connectTcp(port);
@@ -126,8 +135,7 @@ test("after SIGTERM an open tunnel keeps working and new connections are refused
   const tunnel = await openTunnel(relay.port);
   await roundTrip(tunnel, "before ");
   const signalled = Date.now();
-  relay.proc.kill("SIGTERM");
-  await sleep(300);
+  await terminate(relay);
   expect(await tryConnect(relay.port)).toBe("ECONNREFUSED");
   // The session in flight goes on: its SSH traffic still flows both ways.
   await roundTrip(tunnel, "during ");
@@ -151,8 +159,7 @@ test("a CONNECT whose request arrives after SIGTERM, on a connection accepted be
   // Half a request line: the connection is busy (not idle), so stopping the server leaves it open.
   late.socket.write(`CONNECT 127.0.0.1:${echoPort} HTTP/1.1\r\n`);
   await sleep(200);
-  relay.proc.kill("SIGTERM");
-  await sleep(300);
+  await terminate(relay);
   late.socket.write(`Host: 127.0.0.1:${echoPort}\r\n\r\n`);
   await within(late.closed, 2000);
   expect(late.received()).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\nX-Relay-Error: the relay is stopping/);
@@ -164,8 +171,7 @@ test("a CONNECT whose request arrives after SIGTERM, on a connection accepted be
 test("a stopping relay exits as soon as its last tunnel ends, and at once when none is open", async () => {
   const relay = await startRelay({ RELAY_DRAIN_SECONDS: "30" });
   const tunnel = await openTunnel(relay.port);
-  relay.proc.kill("SIGTERM");
-  await sleep(300);
+  await terminate(relay);
   await roundTrip(tunnel, "last words ");
   const ended = Date.now();
   tunnel.socket.end();

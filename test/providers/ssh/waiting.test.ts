@@ -32,8 +32,10 @@ test("while connecting keeps failing it says so every progressSeconds, and fails
         user: "Administrator",
         trustOnFirstUse: true,
         password: "unused",
-        deadlineSeconds: 4,
-        progressSeconds: 1,
+        // Short, as seconds go: attempts at 0 s, 0.5 s and 1.5 s (backoff 500 ms doubling); the next would pass the
+        // deadline, so it gives up there, having said so once a progress interval had passed.
+        deadlineSeconds: 2,
+        progressSeconds: 0.4,
         connectTimeoutSeconds: 1,
       },
       undefined,
@@ -44,7 +46,7 @@ test("while connecting keeps failing it says so every progressSeconds, and fails
     for (const l of lines)
       expect(l).toMatch(
         new RegExp(
-          `^Administrator@127\\.0\\.0\\.1:${port}: not reachable over SSH yet, still trying \\(0m0\\ds of 0m04s\\): .*ECONNREFUSED`,
+          `^Administrator@127\\.0\\.0\\.1:${port}: not reachable over SSH yet, still trying \\(0m0\\ds of 0m02s\\): .*ECONNREFUSED`,
         ),
       );
   } finally {

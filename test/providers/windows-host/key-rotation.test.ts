@@ -10,6 +10,7 @@ import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { FakeKube } from "../../helpers/fake-kube";
 import { validateObject } from "../../helpers/schemas";
 import { DynamicPlugin } from "../../helpers/dynamic-plugin";
+import { RSA_4096_PUBLIC_KEYS } from "../../helpers/fixture-keys";
 import { labWindows, LabWindows } from "../../lab/lab-windows";
 import { powershellCommand } from "../../../providers/ssh/powershell";
 import { retireKeysScript } from "../../../providers/windows-host/scripts";
@@ -235,11 +236,8 @@ test("three retired RSA-4096 keys are removed: the script goes over the runner's
   // shell) takes at most 8,191 (KB830473), which the stand-in enforces (transport.cmd-line-limit).
   expect(win.rule("transport.cmd-line-limit").rows).toContain(10);
   const l = labs[1];
-  const rsa = ["rsa-a", "rsa-b", "rsa-c"].map((n) => {
-    const file = path.join(dir, n);
-    execFileSync("ssh-keygen", ["-q", "-t", "rsa", "-b", "4096", "-N", "", "-C", "", "-f", file]);
-    return fs.readFileSync(`${file}.pub`, "utf8").trim();
-  });
+  // Committed test-only keys (test/fixtures/keys): only their length matters here, not that they are fresh.
+  const rsa = RSA_4096_PUBLIC_KEYS.slice(0, 3);
   expect(powershellCommand(retireKeysScript(NEW.pub, rsa)).length).toBeGreaterThan(win.CMD_EXE_MAX_COMMAND_LINE);
   const s = JSON.parse(fs.readFileSync(l.state, "utf8"));
   fs.writeFileSync(l.state, JSON.stringify({ ...s, authorizedKeys: [NEW.pub, ...rsa] }));
