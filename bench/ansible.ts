@@ -73,19 +73,21 @@ const JINJA = /\{\{|\{%|\{#/;
 
 /**
  * Writes inventory, host vars, config, the ssh/sftp wrappers that count logins and transfers, and the playbook into
- * `dir`; returns a function that runs the playbook once and reads what it cost each host.
+ * `dir`; returns `play`, which runs the playbook once and reads what it cost each host, and `stop`, which ends the
+ * ControlMasters the runs left (ControlPersist keeps them 120 s; the hosts' sshd would live on with them).
  */
 export function ansibleSetup(
   dir: string,
   hosts: BenchHost[],
   work: (i: number) => AnsibleHostWork,
-): () => { ms: number; costs: AnsibleCost[] } {
+): { play: () => { ms: number; costs: AnsibleCost[] }; stop: () => void } {
   fs.mkdirSync(path.join(dir, "host_vars"), { recursive: true });
   fs.writeFileSync(
     path.join(dir, "known_hosts"),
     hosts.map((h) => `[${h.host.host}]:${h.host.port} ${h.host.hostKeyLine}`).join("\n") + "\n",
   );
   const sshLog = path.join(dir, "ssh.log");
+  const cp = path.join(dir, "cp");
   const sftpLog = path.join(dir, "sftp.log");
   const ssh = path.join(dir, "ssh");
   // Every ssh Ansible starts (and the one each sftp starts) logs at VERBOSE into one file: a login is its
@@ -127,7 +129,7 @@ export function ansibleSetup(
       `sftp_executable = ${path.join(dir, "sftp")}`,
       "transfer_method = sftp",
       `ssh_args = -o ControlMaster=auto -o ControlPersist=120s -o UserKnownHostsFile=${path.join(dir, "known_hosts")} -o StrictHostKeyChecking=yes`,
-      `control_path_dir = ${path.join(dir, "cp")}`,
+      `control_path_dir = ${cp}`,
     ].join("\n") + "\n",
   );
   const playbook = path.join(dir, "vanilla.yml");
@@ -148,7 +150,11 @@ export function ansibleSetup(
     fs.existsSync(file)
       ? [...fs.readFileSync(file, "utf8").matchAll(re)].filter((m) => Number(m[1]) === port).length
       : 0;
-  return () => {
+  const stop = () => {
+    for (const socket of fs.existsSync(cp) ? fs.readdirSync(cp) : [])
+      spawnSync("/usr/bin/ssh", ["-S", path.join(cp, socket), "-O", "exit", "master"], { stdio: "ignore" });
+  };
+  const play = () => {
     for (const f of [sshLog, sftpLog, ...hosts.map((h) => h.state + ".log")]) fs.rmSync(f, { force: true });
     const t = process.hrtime.bigint();
     const r = spawnSync("ansible-playbook", ["-i", path.join(dir, "inventory.ini"), playbook], {
@@ -168,4 +174,5 @@ export function ansibleSetup(
       })),
     };
   };
+  return { play, stop };
 }

@@ -193,21 +193,26 @@ export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: 
       if (withAnsible) {
         // The same steps: what our converge ran, without its two probes (Ansible reads nothing first).
         const dir = path.join(work, `run-${r}`);
-        const play = ansibleSetup(dir, hosts, (i) => ({
+        const { play, stop } = ansibleSetup(dir, hosts, (i) => ({
           scripts: c.costs[i].launches.flat().slice(1, -1),
           file: { path: vanillaInputs(hosts[i]).joinConfigPath, text: vanillaInputs(hosts[i]).joinConfig },
         }));
         resetHosts(hosts, fresh);
-        const first = play();
-        // Ansible must have done the same work: every host as our converge left it (otherwise the figure is wrong).
-        hosts.forEach((h, i) => {
-          const theirs = fs.readFileSync(h.state, "utf8");
-          if (theirs !== JSON.stringify(converged[i]))
-            throw new Error(`ansible-playbook left host ${i} otherwise than our converge: ${theirs.slice(0, 400)}`);
-        });
-        const again = play();
-        ansible.push({ converge: first.ms, noop: again.ms, convergeCost: first.costs, noopCost: again.costs });
-        line += `; ansible converge ${secs(first.ms)}s, no-op ${secs(again.ms)}s`;
+        try {
+          const first = play();
+          // Ansible must have done the same work: every host as our converge left it (otherwise the figure is wrong).
+          hosts.forEach((h, i) => {
+            const theirs = fs.readFileSync(h.state, "utf8");
+            if (theirs !== JSON.stringify(converged[i]))
+              throw new Error(`ansible-playbook left host ${i} otherwise than our converge: ${theirs.slice(0, 400)}`);
+          });
+          const again = play();
+          ansible.push({ converge: first.ms, noop: again.ms, convergeCost: first.costs, noopCost: again.costs });
+        } finally {
+          stop();
+        }
+        const [first, again] = [ansible[ansible.length - 1].converge, ansible[ansible.length - 1].noop];
+        line += `; ansible converge ${secs(first)}s, no-op ${secs(again)}s`;
       }
       log(line);
     }
