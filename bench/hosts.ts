@@ -1,8 +1,8 @@
 /**
  * The benchmark's hosts: N real sshd servers on 127.0.0.1 (random ports) whose `powershell` is the lab's stand-in
  * (test/lab/fake-powershell.js), each with its own state file, so every operation runs its real SSH and PowerShell
- * round trips. What a host costs an operation: logins as the SSH layer counts them (providers/ssh/limits.ts), launches
- * and their scripts from the stand-in's log.
+ * round trips. What a host costs an operation: logins and files written as the SSH layer counts them
+ * (providers/ssh/limits.ts), launches and their scripts from the stand-in's log.
  */
 import * as fs from "fs";
 import { labWindows, LabWindows, launchLog } from "../test/lab/lab-windows";
@@ -27,10 +27,11 @@ export function resetHosts(hosts: BenchHost[], state: (h: BenchHost, i: number) 
   });
 }
 
-/** What one run of an operation cost each host: logins sshd accepted, PowerShell launches and their scripts. */
+/** What one run of an operation cost each host: logins, PowerShell launches and their scripts, files written. */
 export interface HostCost {
   logins: number;
   launches: string[][];
+  transfers: number;
 }
 
 /** Runs `op` and reads what it cost each host (from a clean log). */
@@ -41,19 +42,25 @@ export async function withCosts<T>(
   for (const h of hosts) fs.rmSync(h.state + ".log", { force: true });
   const target = (h: BenchHost) => `${h.host.user}@${h.host.host}:${h.host.port}`;
   const counted = (h: BenchHost) => sshCounters().loginsByTarget[target(h)] ?? 0;
-  const before = hosts.map(counted);
+  const written = (h: BenchHost) => sshCounters().transfersByTarget[target(h)] ?? 0;
+  const before = hosts.map((h) => [counted(h), written(h)]);
   const result = await op();
   return {
     result,
-    costs: hosts.map((h, i) => ({ logins: counted(h) - before[i], launches: launchLog(h.state) })),
+    costs: hosts.map((h, i) => ({
+      logins: counted(h) - before[i][0],
+      launches: launchLog(h.state),
+      transfers: written(h) - before[i][1],
+    })),
   };
 }
 
 /** The most of each count any host needed. */
-export function worst(costs: HostCost[]): { logins: number; launches: number; commands: number } {
+export function worst(costs: HostCost[]): { logins: number; launches: number; commands: number; transfers: number } {
   return {
     logins: Math.max(...costs.map((c) => c.logins)),
     launches: Math.max(...costs.map((c) => c.launches.length)),
     commands: Math.max(...costs.map((c) => c.launches.flat().length)),
+    transfers: Math.max(...costs.map((c) => c.transfers)),
   };
 }

@@ -13,7 +13,7 @@ import { offlineJoinConfig, releaseDownloads } from "../test/helpers/vanilla-fix
 import { freshWindowsState } from "../test/lab/windows-state";
 import { BenchHost, HostCost, resetHosts, withCosts, worst } from "./hosts";
 import { replay } from "./lower-bound";
-import { ansibleSetup } from "./ansible";
+import { AnsibleCost, ansibleSetup } from "./ansible";
 import { median, peakGrowthMb, ratio, secs, timed } from "./stats";
 
 export interface OpFigures {
@@ -23,6 +23,7 @@ export interface OpFigures {
   logins: number;
   launches: number;
   commands: number;
+  transfers: number;
   peak_mb_per_host: number;
 }
 
@@ -44,9 +45,17 @@ function figures(runs: Run[], hosts: number): OpFigures {
     logins: w.logins,
     launches: w.launches,
     commands: w.commands,
+    transfers: w.transfers,
     peak_mb_per_host: Math.round((median(runs.map((r) => r.mb)) / hosts) * 1000) / 1000,
   };
 }
+
+/** The most of each count any host needed in one Ansible run. */
+const ansibleWorst = (costs: AnsibleCost[]): AnsibleCost => ({
+  logins: Math.max(...costs.map((c) => c.logins)),
+  launches: Math.max(...costs.map((c) => c.launches)),
+  transfers: Math.max(...costs.map((c) => c.transfers)),
+});
 
 /** Ours timed (with memory), its per-host costs read, then the lower bound replaying them from the same state. */
 async function measure<T>(
@@ -151,7 +160,7 @@ function vanillaInputs(h: BenchHost): VanillaNodeInputs {
 export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: string) => void, withAnsible: boolean) {
   const converge: Run[] = [];
   const noop: Run[] = [];
-  const ansible: { converge: number; noop: number }[] = [];
+  const ansible: { converge: number; noop: number; convergeCost: AnsibleCost[]; noopCost: AnsibleCost[] }[] = [];
   const fresh = (h: BenchHost, i: number) => {
     fs.mkdirSync(path.join(h.dir, "kubeadm"), { recursive: true });
     return freshWindowsState(`node-${i}`);
@@ -184,18 +193,25 @@ export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: 
       if (withAnsible) {
         // The same steps: what our converge ran, without its two probes (Ansible reads nothing first).
         const dir = path.join(work, `run-${r}`);
-        const play = ansibleSetup(
-          dir,
-          hosts.map((h) => h.host),
-          (i) => ({
-            scripts: c.costs[i].launches.flat().slice(1, -1),
-            file: { path: vanillaInputs(hosts[i]).joinConfigPath, text: vanillaInputs(hosts[i]).joinConfig },
-          }),
-        );
+        const { play, stop } = ansibleSetup(dir, hosts, (i) => ({
+          scripts: c.costs[i].launches.flat().slice(1, -1),
+          file: { path: vanillaInputs(hosts[i]).joinConfigPath, text: vanillaInputs(hosts[i]).joinConfig },
+        }));
         resetHosts(hosts, fresh);
-        const first = play();
-        const again = play();
-        ansible.push({ converge: first, noop: again });
+        try {
+          const first = play();
+          // Ansible must have done the same work: every host as our converge left it (otherwise the figure is wrong).
+          hosts.forEach((h, i) => {
+            const theirs = fs.readFileSync(h.state, "utf8");
+            if (theirs !== JSON.stringify(converged[i]))
+              throw new Error(`ansible-playbook left host ${i} otherwise than our converge: ${theirs.slice(0, 400)}`);
+          });
+          const again = play();
+          ansible.push({ converge: first.ms, noop: again.ms, convergeCost: first.costs, noopCost: again.costs });
+        } finally {
+          stop();
+        }
+        const [first, again] = [ansible[ansible.length - 1].converge, ansible[ansible.length - 1].noop];
         line += `; ansible converge ${secs(first)}s, no-op ${secs(again)}s`;
       }
       log(line);
@@ -210,6 +226,8 @@ export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: 
       ? {
           converge_s: secs(median(ansible.map((a) => a.converge))),
           noop_s: secs(median(ansible.map((a) => a.noop))),
+          converge: ansibleWorst(ansible[ansible.length - 1].convergeCost),
+          noop: ansibleWorst(ansible[ansible.length - 1].noopCost),
         }
       : undefined,
   };

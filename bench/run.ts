@@ -102,6 +102,14 @@ async function main(): Promise<void> {
     if (!skip.has("nodes")) {
       const byoh = await byohFigures(hosts, RUNS, log);
       const vanilla = await vanillaFigures(hosts, RUNS, log, !skip.has("ansible"));
+      const counts = (c: { logins: number; launches: number; transfers: number }) =>
+        `${c.logins} / ${c.launches} / ${c.transfers}`.padEnd(12);
+      log("per host (the most any host needed): logins / PowerShell launches / files transferred");
+      for (const [what, ours, theirs] of [
+        ["converge", vanilla.converge, vanilla.ansible?.converge],
+        ["no-op", vanilla.noop, vanilla.ansible?.noop],
+      ] as const)
+        log(`  vanilla ${what.padEnd(9)} ours ${counts(ours)}${theirs ? ` ansible-playbook ${counts(theirs)}` : ""}`);
       Object.assign(result, {
         byoh_prepare_ratio: byoh.prepare.ratio,
         byoh_refresh_ratio: byoh.refresh.ratio,

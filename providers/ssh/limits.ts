@@ -48,11 +48,16 @@ export function processSemaphore(): Semaphore {
   return s;
 }
 
-/** What this process's SSH layer has done so far: successful logins (connections that authenticated), also by target. */
+/**
+ * What this process's SSH layer has done so far: successful logins (connections that authenticated), also by target,
+ * and files written over SFTP by target (the benchmark prints both beside Ansible's).
+ */
 export interface SshCounters {
   logins: number;
   /** By `user@host:port` (describeTarget). */
   loginsByTarget: Record<string, number>;
+  /** Files written (writeFileAtomic), by `user@host:port`. */
+  transfersByTarget: Record<string, number>;
 }
 
 /**
@@ -63,7 +68,7 @@ export function sshCounters(): SshCounters {
   const key = Symbol.for("windows-estate.ssh.counters");
   const existing: SshCounters | undefined = Reflect.get(globalThis, key);
   if (existing) return existing;
-  const c: SshCounters = { logins: 0, loginsByTarget: {} };
+  const c: SshCounters = { logins: 0, loginsByTarget: {}, transfersByTarget: {} };
   Reflect.set(globalThis, key, c);
   return c;
 }

@@ -481,6 +481,8 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         () => client.end(),
       );
       await timed(`renaming into ${path}`, renameOver(s, tmp, remote, target, path));
+      const written = sshCounters().transfersByTarget;
+      written[target] = (written[target] ?? 0) + 1;
     },
     async mkdirp(dir) {
       const s = await getSftp();

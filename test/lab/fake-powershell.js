@@ -1140,7 +1140,14 @@ const answer = (script) =>
 // answer each with a frame, in order, until an empty line or the end of input, exactly as the runner's PowerShell
 // does. A script that talks to the network is answered when it is done; the next waits for it.
 const FRAME = "##windows-estate-runner:";
-if (!launched.includes(FRAME)) {
+// Ansible's PowerShell module transport over SSH (the benchmark's baseline): its nested PowerShell, its bootstrap
+// reading the module from standard input, its temporary directories (ansible-windows.js, on the hosts that have it
+// beside them: test/lab/lab-windows.ts copies it).
+const ansibleFile = path.join(__dirname, "ansible-windows.js");
+const ansible = fs.existsSync(ansibleFile) ? require(ansibleFile) : undefined;
+if (ansible && ansible.answers(launched)) {
+  ansible.answer(launched, { state, handle: answer, clixml: win.clixml });
+} else if (!launched.includes(FRAME)) {
   answer(launched).then((r) => {
     process.stdout.write(r.stdout);
     // -EncodedCommand with stderr redirected: 5.1 writes its errors as CLIXML (transport.stderr-clixml).

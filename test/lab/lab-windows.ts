@@ -7,6 +7,8 @@ import { freshWindowsState } from "./windows-state";
 const FAKE_PS = path.join(__dirname, "fake-powershell.js");
 /** What the stand-in loads beside itself when a script downloads or joins a real cluster. */
 const FAKE_NETWORK = path.join(__dirname, "fake-windows-network.js");
+/** What the stand-in loads beside itself for Ansible's PowerShell module transport (the benchmark's baseline). */
+const ANSIBLE_TRANSPORT = path.join(__dirname, "ansible-windows.js");
 /** The Windows PowerShell 5.1 rules the stand-in applies (one module per area). */
 const RULES_DIR = path.join(__dirname, "windows-51");
 
@@ -20,6 +22,17 @@ export function standInBin(prefix = "lab-win-"): { dir: string; state: string } 
   fs.copyFileSync(FAKE_PS, path.join(dir, "powershell"));
   fs.chmodSync(path.join(dir, "powershell"), 0o755);
   fs.copyFileSync(FAKE_NETWORK, path.join(dir, "fake-windows-network.js"));
+  fs.copyFileSync(ANSIBLE_TRANSPORT, path.join(dir, "ansible-windows.js"));
+  // Windows finds commands whatever their case (Ansible starts `PowerShell`), and Ansible runs `chcp.com 65001 >nul 2>&1`
+  // before each command (ssh.py exec_command): this host's `powershell` under both names, and a chcp.com that sets
+  // nothing. cmd.exe's `nul` is the null device; the shell standing in for cmd.exe makes it a file in the home
+  // directory, which chcp.com removes when it is its own output.
+  fs.symlinkSync("powershell", path.join(dir, "PowerShell"));
+  fs.writeFileSync(
+    path.join(dir, "chcp.com"),
+    '#!/bin/sh\nout=$(readlink /proc/$$/fd/1)\n[ "$out" = "$PWD/nul" ] && rm -f "$out"\necho "Active code page: $1"\n',
+    { mode: 0o755 },
+  );
   fs.cpSync(RULES_DIR, path.join(dir, "windows-51"), { recursive: true });
   return { dir, state: path.join(dir, "state.json") };
 }
