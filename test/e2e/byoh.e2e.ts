@@ -245,16 +245,6 @@ test("WMCO cannot reach a new host: up fails within the minute quoting WMCO's Ev
   expect(wait?.outputs?.nodes).toEqual([...ADDRESSES, JOINER].map(nodeOf).sort());
 });
 
-/** `up --json`'s events as `op name` in the order the engine finished them. */
-function finished(stdout: string): string[] {
-  return stdout
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as { resOutputsEvent?: { metadata: { op: string; urn: string } } })
-    .filter((e) => e.resOutputsEvent && e.resOutputsEvent.metadata.op !== "same")
-    .map((e) => `${e.resOutputsEvent?.metadata.op} ${e.resOutputsEvent?.metadata.urn.split("::").pop()}`);
-}
-
 /** Does a login with `pem` to lab host `h` succeed (host key pinned)? */
 const logsIn = (h: LabWindows, pem: string) =>
   withSession(
@@ -297,7 +287,7 @@ test("rotating the WMCO key: every host authorizes the new key, then the Secret,
   fs.writeFileSync(keyFile, newKey, { mode: 0o600 });
   const r = stack.pulumi(["up", "--yes", "--skip-preview", "--json"]);
   expect(r.status).toBe(0);
-  const order = finished(r.stdout);
+  const order = engineSteps(r.stdout).finished();
   const at = (step: string) => order.indexOf(step);
   expect(at("update estate-key-secret")).toBeGreaterThanOrEqual(0);
   for (const address of ADDRESSES) {
