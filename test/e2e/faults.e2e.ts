@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
-import { labApi, labCommand, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, labCommand, stopLab } from "./lab";
+import { exampleConfig, labProject, Stack } from "./project";
 
 // The cluster's API server going away (issue 24 d), with the real one: `npm run lab -- apiserver stop` ends the lab's
 // kube-apiserver (etcd, the controller manager and the players stay up), `apiserver start` starts it again on the
@@ -26,13 +26,11 @@ const stateNames = () =>
     .map((r) => r.urn.split("::").pop())
     .sort();
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
+beforeAll(async () => {
+  let dir: string;
+  ({ lab, dir } = await labProject("azure", LAB));
   config = exampleConfig(dir, "Pulumi.dev.yaml");
-  stack = new Stack(dir, "e2e", lab);
-  stack.init(config);
+  stack = new Stack(dir, "e2e", lab).init(config);
   stack.up();
 }, 900_000);
 afterAll(() => stopLab(LAB));

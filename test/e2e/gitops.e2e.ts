@@ -2,8 +2,8 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { stopLab } from "./lab";
+import { exampleConfig, labProject, Stack } from "./project";
 
 // GitOps (issue 24 g): what .github/workflows/preview.yml and up.yml run, `npm run gitops -- preview|up`, run here
 // as the workflows run it (from the project folder, the CLI on PATH, KUBECONFIG set) against the lab. What is checked
@@ -31,13 +31,11 @@ function gitops(command: "preview" | "up"): { status: number | null; report: str
   };
 }
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  const dir = projectCopy();
-  pem = writeWmcoKey(dir);
+beforeAll(async () => {
+  let dir: string;
+  ({ lab, dir, pem } = await labProject("azure", LAB));
   config = exampleConfig(dir, "stacks/examples/Pulumi.lab.yaml");
-  stack = new Stack(dir, "lab", lab);
-  stack.init(config);
+  stack = new Stack(dir, "lab", lab).init(config);
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

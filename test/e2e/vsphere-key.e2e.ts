@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { exampleConfig, labProject, Stack, writeWmcoKey } from "./project";
 import { createHash } from "crypto";
 import { parsePrivateKey, ParsedKey } from "../../stacks/key";
 
@@ -23,15 +23,14 @@ describe("a WMCO key rotation with a vSphere MachineSet, through the real CLI", 
   let config: Record<string, unknown>;
   let oldFingerprint = "";
   let newKey: ParsedKey | undefined;
-  beforeAll(() => {
-    lab = startLab("vsphere", LAB);
-    const dir = projectCopy();
-    oldFingerprint = parsePrivateKey(writeWmcoKey(dir)).fingerprint;
-    config = exampleConfig(dir, "stacks/examples/Pulumi.vsphere.yaml");
+  beforeAll(async () => {
+    const p = await labProject("vsphere", LAB);
+    lab = p.lab;
+    oldFingerprint = parsePrivateKey(p.pem).fingerprint;
+    config = exampleConfig(p.dir, "stacks/examples/Pulumi.vsphere.yaml");
     // Against the lab: discovery on (the example turns it off only to render offline).
     delete (config["windows-estate:cluster"] as Record<string, unknown>).discovery;
-    stack = new Stack(dir, "e2e", lab);
-    stack.init(config);
+    stack = new Stack(p.dir, "e2e", lab).init(config);
     stack.up();
   }, 1_500_000);
   afterAll(() => stopLab(LAB));
