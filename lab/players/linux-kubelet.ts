@@ -53,8 +53,7 @@ import { Informer } from "./informer";
 import { KubeletOptions, NodeHeartbeats } from "./kubelet";
 import { ForwardTarget, KubeletServer } from "./kubelet-server";
 import { freePort } from "../processes";
-import { OPENSHIFT_MINOR } from "../seed/openshift";
-import { minorOf } from "../../facts/kubernetes";
+import { crioFor, OPENSHIFT_MINOR } from "../seed/openshift";
 
 export const PLAYER = "linux-kubelet";
 
@@ -154,14 +153,6 @@ interface PodRun {
   stopping?: Promise<void>;
   /** Status writes, one after the other. */
   writes: Promise<void>;
-}
-
-/**
- * CRI-O's minor follows Kubernetes' (cri-o README, "Compatibility matrix: CRI-O ⬄ Kubernetes": CRI-O 1.x for
- * Kubernetes 1.x), so an OpenShift node's runtime is the kubelet's minor: `v1.36.3` → `1.36.0`.
- */
-export function crioFor(kubeletVersion: string): string {
-  return `${minorOf(kubeletVersion.replace(/^v/, ""))}.0`;
 }
 
 /**

@@ -46,6 +46,14 @@ export const OPENSHIFT_VERSION = openshiftVersionFor(KUBERNETES_VERSION);
 /** Its `major.minor`, e.g. for the update channel (`stable-5.0`). */
 export const OPENSHIFT_MINOR = minorOf(OPENSHIFT_VERSION);
 
+/**
+ * CRI-O's minor follows Kubernetes' (cri-o README, "Compatibility matrix: CRI-O ⬄ Kubernetes": CRI-O 1.x for
+ * Kubernetes 1.x), so an OpenShift node's runtime is the kubelet's minor: `v1.36.3` → `1.36.0`.
+ */
+export function crioFor(kubeletVersion: string): string {
+  return `${minorOf(kubeletVersion.replace(/^v/, ""))}.0`;
+}
+
 type Obj = Record<string, unknown>;
 
 function platformStatus(p: OpenShiftPlatform, id: string): Obj {
