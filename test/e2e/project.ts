@@ -91,8 +91,11 @@ export interface LabProject {
  * and the WMCO key written into the copy. The caller stops the lab by its name (`stopLab`).
  */
 export async function labProject(platform: string, labName: string, extra: string[] = []): Promise<LabProject> {
-  const [lab, dir] = await Promise.all([startLabAsync(platform, labName, extra), projectCopyAsync()]);
-  return { lab, dir, pem: writeWmcoKey(dir) };
+  // Both are waited for before anything fails, so a lab that started is there for the caller's stopLab.
+  const [started, copied] = await Promise.allSettled([startLabAsync(platform, labName, extra), projectCopyAsync()]);
+  if (started.status === "rejected") throw started.reason;
+  if (copied.status === "rejected") throw copied.reason;
+  return { lab: started.value, dir: copied.value, pem: writeWmcoKey(copied.value) };
 }
 
 /** A stack of the project in `dir`, driven through the real `pulumi` CLI with the lab's environment. */
