@@ -2,7 +2,7 @@ import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { labApi, stopLab } from "./lab";
-import { exampleConfig, labProject, rsaKey, Stack } from "./project";
+import { labStack, rsaKey, Stack } from "./project";
 
 // Edits (issue 24 b): each previewed with `pulumi preview --json` through the real engine, then applied. What the
 // plan may never hold: a replace or delete of a fixed-name object WMCO or the cluster watches (cloud-private-key,
@@ -28,11 +28,7 @@ const destructive = (plan: string[]) =>
   plan.filter((l) => /^(replace|delete|delete-replaced|create-replacement) /.test(l));
 
 beforeAll(async () => {
-  let dir: string;
-  ({ lab, dir } = await labProject("azure", LAB));
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  stack = new Stack(dir, "e2e", lab).init(config);
-  stack.up();
+  ({ lab, stack, config } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml", up: true }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

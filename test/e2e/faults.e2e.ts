@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
 import { labApi, labCommand, stopLab } from "./lab";
-import { exampleConfig, labProject, Stack } from "./project";
+import { labStack, Stack } from "./project";
 
 // The cluster's API server going away (issue 24 d), with the real one: `npm run lab -- apiserver stop` ends the lab's
 // kube-apiserver (etcd, the controller manager and the players stay up), `apiserver start` starts it again on the
@@ -27,11 +27,7 @@ const stateNames = () =>
     .sort();
 
 beforeAll(async () => {
-  let dir: string;
-  ({ lab, dir } = await labProject("azure", LAB));
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  stack = new Stack(dir, "e2e", lab).init(config);
-  stack.up();
+  ({ lab, stack, config } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml", up: true }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

@@ -4,7 +4,7 @@ import type { LabInfo } from "../../lab/record";
 import { OPENSHIFT_VERSION } from "../../lab/seed/openshift";
 import { labApi, stopLab } from "./lab";
 import { Ec2StandIn } from "../helpers/ec2-stand-in";
-import { exampleConfig, labProject, Stack } from "./project";
+import { exampleConfig, labStack, Stack } from "./project";
 
 // First contact (issue 24 a), as a user has it: the project copied and built, `pulumi stack init`, the stack's
 // config file, then the real CLI v3.248.0 with the real pulumi-resource-kubernetes against the lab's real API
@@ -18,9 +18,7 @@ describe("the dev stack (Azure) through the real CLI", () => {
   let lab: LabInfo;
   let stack: Stack;
   beforeAll(async () => {
-    const p = await labProject("azure", LAB);
-    lab = p.lab;
-    stack = new Stack(p.dir, "e2e", lab).init(exampleConfig(p.dir, "Pulumi.dev.yaml"));
+    ({ lab, stack } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml" }));
   }, 900_000);
   afterAll(() => stopLab(LAB));
 
@@ -81,11 +79,9 @@ describe("the dev stack (Azure) through the real CLI", () => {
   });
 });
 
-/** The example's config as against any cluster: discovery on (the examples turn it off only to render offline). */
-function againstCluster(dir: string, file: string): Record<string, unknown> {
-  const config = exampleConfig(dir, `stacks/examples/${file}`);
+/** An example's config as against any cluster: discovery on (the examples turn it off only to render offline). */
+function againstCluster(config: Record<string, unknown>): void {
   delete (config["windows-estate:cluster"] as Record<string, unknown>).discovery;
-  return config;
 }
 
 const machineSetSteps = (steps: { op: string; urn: string }[], op: string) =>
@@ -167,9 +163,8 @@ describe(`the AWS example against OpenShift ${OPENSHIFT_VERSION} (AMI lookups an
       AWS_SECRET_ACCESS_KEY: "example-secret",
       AWS_EC2_METADATA_DISABLED: "true",
     };
-    ({ lab, dir } = await labProject("aws", LAB));
-    config = againstCluster(dir, "Pulumi.aws.yaml");
-    stack = new Stack(dir, "e2e", lab, env).init(config);
+    const file = "stacks/examples/Pulumi.aws.yaml";
+    ({ lab, dir, stack, config } = await labStack("aws", LAB, { file, edit: againstCluster, env }));
   }, 900_000);
   afterAll(async () => {
     stopLab(LAB);
@@ -254,7 +249,9 @@ describe(`the AWS example against OpenShift ${OPENSHIFT_VERSION} (AMI lookups an
       AWS_CONFIG_FILE: "/nonexistent",
       AWS_SHARED_CREDENTIALS_FILE: "/nonexistent",
     });
-    nocreds.init(againstCluster(dir, "Pulumi.aws.yaml"));
+    const example = exampleConfig(dir, "stacks/examples/Pulumi.aws.yaml");
+    againstCluster(example);
+    nocreds.init(example);
     const r = await nocreds.pulumiAsync(["up", "--yes", "--skip-preview"]);
     expect(r.status).not.toBe(0);
     expect(r.stdout).toMatch(/looking up the Windows AMI in us-east-1 failed: .*machineSets\[i\]\.aws\.ami/s);
@@ -290,9 +287,7 @@ describe.each(CLOUDS)("the $platform example through the real CLI", ({ platform,
   let lab: LabInfo;
   let stack: Stack;
   beforeAll(async () => {
-    const p = await labProject(platform, LAB);
-    lab = p.lab;
-    stack = new Stack(p.dir, "e2e", lab).init(againstCluster(p.dir, file));
+    ({ lab, stack } = await labStack(platform, LAB, { file: `stacks/examples/${file}`, edit: againstCluster }));
   }, 900_000);
   afterAll(() => stopLab(LAB));
 

@@ -3,7 +3,7 @@ import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { stopLab } from "./lab";
-import { exampleConfig, labProject, Stack } from "./project";
+import { labStack, Stack } from "./project";
 
 // GitOps (issue 24 g): what .github/workflows/preview.yml and up.yml run, `npm run gitops -- preview|up`, run here
 // as the workflows run it (from the project folder, the CLI on PATH, KUBECONFIG set) against the lab. What is checked
@@ -32,10 +32,10 @@ function gitops(command: "preview" | "up"): { status: number | null; report: str
 }
 
 beforeAll(async () => {
-  let dir: string;
-  ({ lab, dir, pem } = await labProject("azure", LAB));
-  config = exampleConfig(dir, "stacks/examples/Pulumi.lab.yaml");
-  stack = new Stack(dir, "lab", lab).init(config);
+  ({ lab, pem, stack, config } = await labStack("azure", LAB, {
+    file: "stacks/examples/Pulumi.lab.yaml",
+    name: "lab",
+  }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

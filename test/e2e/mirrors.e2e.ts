@@ -5,7 +5,7 @@ import * as path from "path";
 import { stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { labApi, stopLab } from "./lab";
-import { exampleConfig, labProject, Stack } from "./project";
+import { labStack, Stack } from "./project";
 
 // Mirror sources WMCO cannot write on a Windows node, through the real commands: `npm run synth` (offline) and
 // `pulumi preview` (discovery on) against the Azure lab. WMCO writes each source registry's file to
@@ -29,9 +29,7 @@ function withPortSource(): Record<string, unknown> {
 }
 
 beforeAll(async () => {
-  ({ lab, dir } = await labProject("azure", LAB));
-  base = exampleConfig(dir, "Pulumi.dev.yaml");
-  stack = new Stack(dir, "e2e", lab).init(base);
+  ({ lab, dir, stack, config: base } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml" }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

@@ -98,6 +98,37 @@ export async function labProject(platform: string, labName: string, extra: strin
   return { lab: started.value, dir: copied.value, pem: writeWmcoKey(copied.value) };
 }
 
+/** A lab, a project copy and one stack of it (`labStack`). */
+export interface LabStack extends LabProject {
+  stack: Stack;
+  /** The stack's config as written (edit it and `stack.writeConfig(config)` for the next step). */
+  config: Record<string, unknown>;
+}
+
+/**
+ * "Start a lab, copy the project, write the key, init, up": `labProject`, then stack `name` from an example file's
+ * config (`exampleConfig`, changed by `edit` first), created with `pulumi stack init` and, with `up`, brought up.
+ */
+export async function labStack(
+  platform: string,
+  labName: string,
+  o: {
+    file: string;
+    name?: string;
+    edit?: (config: Record<string, unknown>) => void;
+    up?: boolean;
+    labArgs?: string[];
+    env?: NodeJS.ProcessEnv;
+  },
+): Promise<LabStack> {
+  const p = await labProject(platform, labName, o.labArgs);
+  const config = exampleConfig(p.dir, o.file);
+  o.edit?.(config);
+  const stack = new Stack(p.dir, o.name ?? "e2e", p.lab, o.env).init(config);
+  if (o.up) stack.up();
+  return { ...p, stack, config };
+}
+
 /** A stack of the project in `dir`, driven through the real `pulumi` CLI with the lab's environment. */
 export class Stack {
   constructor(

@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
 import { labApi, stopLab } from "./lab";
-import { exampleConfig, labProject, Stack, writeWmcoKey } from "./project";
+import { labStack, Stack, writeWmcoKey } from "./project";
 import { createHash } from "crypto";
 import { parsePrivateKey, ParsedKey } from "../../stacks/key";
 
@@ -24,14 +24,14 @@ describe("a WMCO key rotation with a vSphere MachineSet, through the real CLI", 
   let oldFingerprint = "";
   let newKey: ParsedKey | undefined;
   beforeAll(async () => {
-    const p = await labProject("vsphere", LAB);
-    lab = p.lab;
-    oldFingerprint = parsePrivateKey(p.pem).fingerprint;
-    config = exampleConfig(p.dir, "stacks/examples/Pulumi.vsphere.yaml");
-    // Against the lab: discovery on (the example turns it off only to render offline).
-    delete (config["windows-estate:cluster"] as Record<string, unknown>).discovery;
-    stack = new Stack(p.dir, "e2e", lab).init(config);
-    stack.up();
+    let pem: string;
+    ({ lab, pem, stack, config } = await labStack("vsphere", LAB, {
+      file: "stacks/examples/Pulumi.vsphere.yaml",
+      // Against the lab: discovery on (the example turns it off only to render offline).
+      edit: (c: Record<string, unknown>) => delete (c["windows-estate:cluster"] as Record<string, unknown>).discovery,
+      up: true,
+    }));
+    oldFingerprint = parsePrivateKey(pem).fingerprint;
   }, 1_500_000);
   afterAll(() => stopLab(LAB));
 
