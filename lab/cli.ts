@@ -6,6 +6,7 @@ import { LabError } from "./errors";
 import { nextSteps } from "./next-steps";
 import { allRecords, readRecord, running } from "./record";
 import { LabPlatform, PLAYER_NAMES, PlayerName, start } from "./start";
+import { OPENSHIFT_VERSION } from "./seed/openshift";
 import { stop } from "./stop";
 
 const HELP = `npm run lab -- <command> [options]
@@ -22,7 +23,7 @@ Commands:
                         for tests
 
 Options:
-  --platform P          start: aws | azure | gcp | vsphere | nutanix (OpenShift 4.20 there) | none (kubeadm); default aws
+  --platform P          start: aws | azure | gcp | vsphere | nutanix (OpenShift ${OPENSHIFT_VERSION} there) | none (kubeadm); default aws
   --json                start: print one JSON line {kubeconfig, apiserver, version, pulumi, env}
   --name N              start/stop/status: which lab (several can run side by side); default "default"
   --apiserver-port N    start: listen on this port instead of a free one

@@ -18,7 +18,7 @@ import { bootId, checkPortFree, freePort, startDetached, Started, startTimeOf, w
 import { PROGRAMS, programNamed, KUBERNETES_VERSION } from "./programs";
 import { LabInfo, LabRecord, readRecord, running, starting, writeRecord } from "./record";
 import { KUBEADM_NETWORKS, kubeadmSeed } from "./seed/kubeadm";
-import { openshiftSeed, OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
+import { OPENSHIFT_VERSION, openshiftSeed, OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
 import { teardown } from "./stop";
 
 export type LabPlatform = OpenShiftPlatform | "none";
@@ -343,7 +343,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
 
     if (openshift) {
       const p = opts.platform as OpenShiftPlatform;
-      log(`seeding OpenShift 4.20 on ${PLATFORMS[p].type}`);
+      log(`seeding OpenShift ${OPENSHIFT_VERSION} on ${PLATFORMS[p].type}`);
       await createAll(client, openshiftSeed(p, opts.infrastructureName));
       // machine-api and OLM (with its catalogs) are part of the cluster, not players: an OpenShift lab runs them
       // whatever plays. Neither waits on the other, so they start side by side; both are settled before a failure

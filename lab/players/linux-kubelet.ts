@@ -53,6 +53,7 @@ import { Informer } from "./informer";
 import { KubeletOptions, NodeHeartbeats } from "./kubelet";
 import { ForwardTarget, KubeletServer } from "./kubelet-server";
 import { freePort } from "../processes";
+import { crioFor, OPENSHIFT_MINOR } from "../seed/openshift";
 
 export const PLAYER = "linux-kubelet";
 
@@ -152,6 +153,27 @@ interface PodRun {
   stopping?: Promise<void>;
   /** Status writes, one after the other. */
   writes: Promise<void>;
+}
+
+/**
+ * The RHEL release RHCOS is built on, by OpenShift minor: since 4.19 RHCOS names itself by it (`9.6.20251015-1 (Plow)`
+ * on 4.20); OpenShift 5.0's default node image is built on RHEL 9.8 (openshift/release
+ * ci-operator/config/openshift/os/openshift-os-master.yaml: `OPENSHIFT_VERSION 5.0`, `rhel-9.8-*` repositories for
+ * `ose-rhel-coreos-9`; a RHEL 10.2 image is built beside it).
+ */
+const RHCOS_RHEL: Readonly<Record<string, string>> = { "4.20": "9.6", "5.0": "9.8" };
+
+/**
+ * The RHCOS the lab's OpenShift (OPENSHIFT_VERSION) nodes report. The build date and the kernel's build number are
+ * illustrative: nothing reads them; an OpenShift minor missing above reports no release rather than a wrong one.
+ */
+function rhcos(): { osImage: string; kernelVersion: string } {
+  const rhel = RHCOS_RHEL[OPENSHIFT_MINOR];
+  if (!rhel) return { osImage: "Red Hat Enterprise Linux CoreOS", kernelVersion: "5.14.0" };
+  return {
+    osImage: `Red Hat Enterprise Linux CoreOS ${rhel}.20261101-0 (Plow)`,
+    kernelVersion: `5.14.0-611.5.1.el${rhel.replace(".", "_")}.x86_64`,
+  };
 }
 
 export class LinuxKubelets implements Player {
@@ -257,11 +279,10 @@ export class LinuxKubelets implements Player {
         nodeInfo: {
           architecture: "amd64",
           operatingSystem: "linux",
-          osImage: openshift ? "Red Hat Enterprise Linux CoreOS 9.6.20251015-1 (Plow)" : "Ubuntu 24.04.3 LTS",
-          kernelVersion: openshift ? "5.14.0-570.52.1.el9_6.x86_64" : "6.8.0-86-generic",
+          ...(openshift ? rhcos() : { osImage: "Ubuntu 24.04.3 LTS", kernelVersion: "6.8.0-86-generic" }),
           kubeletVersion: this.kubeletVersion,
           kubeProxyVersion: "",
-          containerRuntimeVersion: openshift ? "cri-o://1.33.5" : "containerd://2.1.4",
+          containerRuntimeVersion: openshift ? `cri-o://${crioFor(this.kubeletVersion)}` : "containerd://2.1.4",
           machineID: n.name,
           systemUUID: n.name,
           bootID: "",

@@ -1,11 +1,15 @@
 /**
- * How an OpenShift 4.20 cluster on each platform presents itself to the program: the objects the installer and the
+ * How an OpenShift cluster (OPENSHIFT_VERSION) on each platform presents itself to the program: the objects the installer and the
  * cluster operators create and the program reads at preview/up (components/machinesets/discovery.ts,
  * components/wmco/prerequisites.ts). Hand-written in the shapes the real CRDs accept (the API server validates
  * them against openshift/api's schemas when the lab creates them); values follow the installer's naming
  * (openshift/installer pkg/asset/machines/<platform>/machines.go, the worker provider specs; pkg/asset/manifests
  * infrastructure.go, network.go).
  */
+import { minorOf } from "../../facts/kubernetes";
+import { format as formatWmco, wmcoForKubernetesMinor, wmcoForOpenShift } from "../../facts/wmco";
+import { KUBERNETES_VERSION } from "../programs";
+
 export type OpenShiftPlatform = "aws" | "azure" | "gcp" | "vsphere" | "nutanix";
 
 export const PLATFORMS: Record<OpenShiftPlatform, { type: string; infrastructureName: string; region?: string }> = {
@@ -18,8 +22,37 @@ export const PLATFORMS: Record<OpenShiftPlatform, { type: string; infrastructure
   nutanix: { type: "Nutanix", infrastructureName: "ocp-ntnx-2mkp4" },
 };
 
-/** The OpenShift release the lab's cluster reports (ClusterVersion status.desired.version). */
-export const OPENSHIFT_VERSION = "4.20.4";
+/**
+ * The OpenShift release a cluster on Kubernetes `kubernetesVersion` runs, from the fact tables: the newest WMCO release
+ * that accepts that minor (facts/wmco.ts `wmcoForKubernetesMinor`, the head of the lab's catalog channel,
+ * lab/catalog.ts) and the first OpenShift minor that ships it (`wmcoForOpenShift`: 4.y → 10.y, 5.x → 11.0; WMCO's
+ * hack/common.sh `get_OCP_version` and each release branch's Makefile `WMCO_VERSION`). Kubernetes 1.36 gives WMCO 11.0
+ * (master, pkg/cluster/config.go `baseK8sVersion = "v1.36"`), hence OpenShift 5.0. Its first release, `.0`: the patch
+ * level is nothing the program reads.
+ */
+export function openshiftVersionFor(kubernetesVersion: string): string {
+  const minor = Number(minorOf(kubernetesVersion.replace(/^v/, "")).split(".")[1]);
+  const head = wmcoForKubernetesMinor(minor).at(-1);
+  for (const major of [4, 5])
+    for (let m = 0; m < 100; m++) {
+      const wmco = wmcoForOpenShift(`${major}.${m}`);
+      if (head !== undefined && wmco !== undefined && formatWmco(wmco) === head) return `${major}.${m}.0`;
+    }
+  throw new Error(`no OpenShift release in facts/wmco.ts ships a WMCO that accepts Kubernetes ${kubernetesVersion}`);
+}
+
+/** The OpenShift release the lab's cluster reports (ClusterVersion status.desired.version), for its API server. */
+export const OPENSHIFT_VERSION = openshiftVersionFor(KUBERNETES_VERSION);
+/** Its `major.minor`, e.g. for the update channel (`stable-5.0`). */
+export const OPENSHIFT_MINOR = minorOf(OPENSHIFT_VERSION);
+
+/**
+ * CRI-O's minor follows Kubernetes' (cri-o README, "Compatibility matrix: CRI-O ⬄ Kubernetes": CRI-O 1.x for
+ * Kubernetes 1.x), so an OpenShift node's runtime is the kubelet's minor: `v1.36.3` → `1.36.0`.
+ */
+export function crioFor(kubeletVersion: string): string {
+  return `${minorOf(kubeletVersion.replace(/^v/, ""))}.0`;
+}
 
 type Obj = Record<string, unknown>;
 
@@ -215,7 +248,7 @@ export function openshiftSeed(platform: OpenShiftPlatform, infrastructureName?: 
       apiVersion: "config.openshift.io/v1",
       kind: "ClusterVersion",
       metadata: { name: "version" },
-      spec: { clusterID: "6e2b3a4c-0f1d-4c8e-9a7b-2d5f8e1c3b6a", channel: "stable-4.20" },
+      spec: { clusterID: "6e2b3a4c-0f1d-4c8e-9a7b-2d5f8e1c3b6a", channel: `stable-${OPENSHIFT_MINOR}` },
       status: {
         desired: {
           version: OPENSHIFT_VERSION,

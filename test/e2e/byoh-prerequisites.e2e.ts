@@ -2,8 +2,8 @@ import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { labApi, startLab, stopLab } from "./lab";
-import { byohEntry, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { byohEntry, exampleConfig, labProject, Stack } from "./project";
 
 // WMCO's BYOH prerequisites through the real CLI (issue 30, item 6): docs/byoh-instance-pre-requisites.md (release-4.18
 // to master) asks for a PTR record for the host's address that resolves to its hostname, and, on a static IP on any
@@ -37,9 +37,8 @@ const setState = (h: LabWindows, over: Record<string, unknown>) =>
   fs.writeFileSync(h.state, JSON.stringify({ ...JSON.parse(fs.readFileSync(h.state, "utf8")), ...over }));
 
 beforeAll(async () => {
-  lab = startLab("azure", LAB);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
+  let dir: string;
+  ({ lab, dir } = await labProject("azure", LAB));
   const states = [
     // Windows Server 2025 (build 26100) on a static address, the registry value not set.
     { osBuild: "26100", updateRevision: 4349, productName: "Windows Server 2025 Datacenter", addressDhcp: "Disabled" },
@@ -52,10 +51,9 @@ beforeAll(async () => {
     fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
     hosts.push(w);
   }
-  stack = new Stack(dir, "e2e", lab);
   config = exampleConfig(dir, "Pulumi.dev.yaml");
   config["windows-estate:machineSets"] = [];
-  stack.init(config);
+  stack = new Stack(dir, "e2e", lab).init(config);
 }, 900_000);
 afterAll(async () => {
   stopLab(LAB);

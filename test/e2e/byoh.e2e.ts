@@ -3,9 +3,9 @@ import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { labApi, startLab, stopLab } from "./lab";
+import { labApi, stopLab } from "./lab";
 import { withSession } from "../../providers/ssh/session";
-import { byohEntry, engineSteps, exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./project";
+import { byohEntry, engineSteps, exampleConfig, labProject, rsaKey, Stack } from "./project";
 
 // Bring-your-own hosts through the real CLI (issue 24 a, b, d, f): the dev stack on the Azure lab with its BYOH
 // entries pointing at loopback OpenSSH servers on port 22 (WMCO's only port). Windows itself is not here: each
@@ -57,9 +57,8 @@ const destructive = (plan: string[]) =>
   plan.filter((l) => /^(replace|delete|delete-replaced|create-replacement) /.test(l));
 
 beforeAll(async () => {
-  lab = startLab("azure", LAB);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
+  let dir: string;
+  ({ lab, dir } = await labProject("azure", LAB));
   const pemFile = path.join(dir, ".dev", "wmco-dev-key.pem");
   wmcoPublic = execFileSync("ssh-keygen", ["-y", "-f", pemFile], { encoding: "utf8" }).trim().split(" ")[1];
   for (const [i, address] of [...ADDRESSES, JOINER].entries()) {
@@ -69,10 +68,9 @@ beforeAll(async () => {
     fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
     hosts.push(w);
   }
-  stack = new Stack(dir, "e2e", lab);
   config = exampleConfig(dir, "Pulumi.dev.yaml");
   config["windows-estate:machineSets"] = [];
-  stack.init(config);
+  stack = new Stack(dir, "e2e", lab).init(config);
 }, 900_000);
 afterAll(async () => {
   stopLab(LAB);
@@ -245,16 +243,6 @@ test("WMCO cannot reach a new host: up fails within the minute quoting WMCO's Ev
   expect(wait?.outputs?.nodes).toEqual([...ADDRESSES, JOINER].map(nodeOf).sort());
 });
 
-/** `up --json`'s events as `op name` in the order the engine finished them. */
-function finished(stdout: string): string[] {
-  return stdout
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as { resOutputsEvent?: { metadata: { op: string; urn: string } } })
-    .filter((e) => e.resOutputsEvent && e.resOutputsEvent.metadata.op !== "same")
-    .map((e) => `${e.resOutputsEvent?.metadata.op} ${e.resOutputsEvent?.metadata.urn.split("::").pop()}`);
-}
-
 /** Does a login with `pem` to lab host `h` succeed (host key pinned)? */
 const logsIn = (h: LabWindows, pem: string) =>
   withSession(
@@ -297,7 +285,7 @@ test("rotating the WMCO key: every host authorizes the new key, then the Secret,
   fs.writeFileSync(keyFile, newKey, { mode: 0o600 });
   const r = stack.pulumi(["up", "--yes", "--skip-preview", "--json"]);
   expect(r.status).toBe(0);
-  const order = finished(r.stdout);
+  const order = engineSteps(r.stdout).finished();
   const at = (step: string) => order.indexOf(step);
   expect(at("update estate-key-secret")).toBeGreaterThanOrEqual(0);
   for (const address of ADDRESSES) {

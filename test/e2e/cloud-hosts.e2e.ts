@@ -3,9 +3,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { PROJECT_DIR, startLab, stopLab } from "./lab";
+import { PROJECT_DIR, stopLab } from "./lab";
 import { playedCloudPlugins, playedCloudStack } from "./played-cloud/plugins";
-import { PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labProject, PlanStep, Stack, writeWmcoKey } from "./project";
 
 /** The last commit before issue 41 changed how VMs are declared: stacks made by it are upgraded below. */
 const BEFORE = "a4e686b";
@@ -26,10 +26,8 @@ let cloudLog: string;
 const typeOf = (s: PlanStep) => s.newState?.type ?? "";
 const VM_TYPES = ["aws:ec2/instance:Instance", "azure-native:compute:VirtualMachine"];
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  dir = projectCopy();
-  writeWmcoKey(dir);
+beforeAll(async () => {
+  ({ lab, dir } = await labProject("azure", LAB));
   cloudLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "played-cloud-log-")), "calls.jsonl");
 }, 900_000);
 afterAll(() => stopLab(LAB));

@@ -4,9 +4,9 @@ import type { LabInfo } from "../../lab/record";
 import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { labApi, startLab, stopLab } from "./lab";
+import { labApi, stopLab } from "./lab";
 import { boundReadyPod, Owner, ownerController } from "./pods";
-import { byohEntries, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { byohEntries, exampleConfig, labProject, Stack } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
 // through the real Eviction API against a PodDisruptionBudget whose status the real disruption controller keeps
@@ -44,10 +44,9 @@ const budgetSettles = (minAvailable: number, allowed: number) =>
   );
 
 beforeAll(async () => {
-  lab = startLab("azure", LAB, ["--node-status-report-seconds", "3"]);
+  let dir: string;
+  ({ lab, dir } = await labProject("azure", LAB, ["--node-status-report-seconds", "3"]));
   api = labApi(lab);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
   for (const [i, address] of ADDRESSES.entries()) {
     const w = await labWindows(address, `win-day2-${i}`);
     trustingOwnKey(w);
@@ -57,8 +56,7 @@ beforeAll(async () => {
   config = exampleConfig(dir, "Pulumi.dev.yaml");
   config["windows-estate:machineSets"] = [];
   config["windows-estate:byoh"] = byohEntries(hosts);
-  stack = new Stack(dir, "e2e", lab);
-  stack.init(config);
+  stack = new Stack(dir, "e2e", lab).init(config);
   stack.up();
   for (const n of NODES)
     await api.until(

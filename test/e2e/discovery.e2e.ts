@@ -1,8 +1,8 @@
 import type { LabInfo } from "../../lab/record";
 import { tokenDigest } from "../../providers/day2/rollout";
 import { NODE_INFO } from "../helpers/fake-nodes";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { exampleConfig, labProject, PlanStep, Stack } from "./project";
 
 // Discovery through the real CLI (`pulumi preview --json`, discovery on) against the Azure lab, whose cluster the
 // tests reshape with the objects another team or the installer would have created there: the real API server
@@ -47,16 +47,14 @@ function preview(over: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  lab = startLab("azure", LAB);
+  let dir: string;
+  ({ lab, dir } = await labProject("azure", LAB));
   api = labApi(lab);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
   base = exampleConfig(dir, "Pulumi.dev.yaml");
   // publicLoadBalancer left to discovery: the Linux worker's value must arrive in the MachineSet.
   const sets = base["windows-estate:machineSets"] as { azure: Record<string, unknown> }[];
   for (const s of sets) delete s.azure.publicLoadBalancer;
-  stack = new Stack(dir, "e2e", lab);
-  stack.init(base);
+  stack = new Stack(dir, "e2e", lab).init(base);
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

@@ -1,8 +1,8 @@
 import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, rsaKey, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { labStack, rsaKey, Stack } from "./project";
 
 // Edits (issue 24 b): each previewed with `pulumi preview --json` through the real engine, then applied. What the
 // plan may never hold: a replace or delete of a fixed-name object WMCO or the cluster watches (cloud-private-key,
@@ -27,14 +27,8 @@ const mirrors = () => config["windows-estate:mirrors"] as { digest: Record<strin
 const destructive = (plan: string[]) =>
   plan.filter((l) => /^(replace|delete|delete-replaced|create-replacement) /.test(l));
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  stack = new Stack(dir, "e2e", lab);
-  stack.init(config);
-  stack.up();
+beforeAll(async () => {
+  ({ lab, stack, config } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml", up: true }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

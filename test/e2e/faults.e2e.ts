@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
-import { labApi, labCommand, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, labCommand, stopLab } from "./lab";
+import { labStack, Stack } from "./project";
 
 // The cluster's API server going away (issue 24 d), with the real one: `npm run lab -- apiserver stop` ends the lab's
 // kube-apiserver (etcd, the controller manager and the players stay up), `apiserver start` starts it again on the
@@ -26,14 +26,8 @@ const stateNames = () =>
     .map((r) => r.urn.split("::").pop())
     .sort();
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  stack = new Stack(dir, "e2e", lab);
-  stack.init(config);
-  stack.up();
+beforeAll(async () => {
+  ({ lab, stack, config } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml", up: true }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

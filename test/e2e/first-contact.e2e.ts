@@ -1,9 +1,10 @@
 import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
+import { OPENSHIFT_VERSION } from "../../lab/seed/openshift";
+import { labApi, stopLab } from "./lab";
 import { Ec2StandIn } from "../helpers/ec2-stand-in";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { exampleConfig, labStack, Stack } from "./project";
 
 // First contact (issue 24 a), as a user has it: the project copied and built, `pulumi stack init`, the stack's
 // config file, then the real CLI v3.248.0 with the real pulumi-resource-kubernetes against the lab's real API
@@ -16,12 +17,8 @@ describe("the dev stack (Azure) through the real CLI", () => {
   const LAB = "e2e-first-azure";
   let lab: LabInfo;
   let stack: Stack;
-  beforeAll(() => {
-    lab = startLab("azure", LAB);
-    const dir = projectCopy();
-    writeWmcoKey(dir);
-    stack = new Stack(dir, "e2e", lab);
-    stack.init(exampleConfig(dir, "Pulumi.dev.yaml"));
+  beforeAll(async () => {
+    ({ lab, stack } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml" }));
   }, 900_000);
   afterAll(() => stopLab(LAB));
 
@@ -82,18 +79,9 @@ describe("the dev stack (Azure) through the real CLI", () => {
   });
 });
 
-/** The Windows Server 2025 sets of an example become 2022: the lab is OpenShift 4.20, whose WMCO 10.20 refuses 2025. */
-function on420(config: Record<string, unknown>): Record<string, unknown> {
-  for (const set of config["windows-estate:machineSets"] as Record<string, unknown>[])
-    if (set.windowsServer === "2025") set.windowsServer = "2022";
-  return config;
-}
-
-/** The example's config as against any cluster: discovery on (the examples turn it off only to render offline). */
-function againstCluster(dir: string, file: string): Record<string, unknown> {
-  const config = exampleConfig(dir, `stacks/examples/${file}`);
+/** An example's config as against any cluster: discovery on (the examples turn it off only to render offline). */
+function againstCluster(config: Record<string, unknown>): void {
   delete (config["windows-estate:cluster"] as Record<string, unknown>).discovery;
-  return config;
 }
 
 const machineSetSteps = (steps: { op: string; urn: string }[], op: string) =>
@@ -138,7 +126,7 @@ function expectConverged(stack: Stack): void {
   }
 }
 
-describe("the AWS example against OpenShift 4.20 (AMI lookups answered by a local EC2 stand-in)", () => {
+describe(`the AWS example against OpenShift ${OPENSHIFT_VERSION} (AMI lookups answered by a local EC2 stand-in)`, () => {
   const LAB = "e2e-first-aws";
   // EC2 cannot run here: DescribeImages is answered by test/helpers/ec2-stand-in.ts (signed requests only).
   const ec2 = new Ec2StandIn();
@@ -175,12 +163,8 @@ describe("the AWS example against OpenShift 4.20 (AMI lookups answered by a loca
       AWS_SECRET_ACCESS_KEY: "example-secret",
       AWS_EC2_METADATA_DISABLED: "true",
     };
-    lab = startLab("aws", LAB);
-    dir = projectCopy();
-    writeWmcoKey(dir);
-    stack = new Stack(dir, "e2e", lab, env);
-    config = againstCluster(dir, "Pulumi.aws.yaml");
-    stack.init(config);
+    const file = "stacks/examples/Pulumi.aws.yaml";
+    ({ lab, dir, stack, config } = await labStack("aws", LAB, { file, edit: againstCluster, env }));
   }, 900_000);
   afterAll(async () => {
     stopLab(LAB);
@@ -190,19 +174,24 @@ describe("the AWS example against OpenShift 4.20 (AMI lookups answered by a loca
     (await labApi(lab).get(`/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/${set}`))
       .spec.template.spec.providerSpec.value.ami.id;
 
-  test("preview refuses Windows Server 2025, which WMCO 10.20 (OpenShift 4.20) does not support on AWS, and creates nothing", async () => {
+  test("preview refuses Windows Server 2019, which the cluster's WMCO (11.0, from its OpenShift version) dropped, and creates nothing", async () => {
+    // Against the cluster the Windows Server check waits for discovery: the WMCO is the one the cluster's OpenShift
+    // version ships (5.x → 11.0: WMCO's release-5.0 Makefile `WMCO_VERSION ?= 11.0.0`), which dropped 2019 (master
+    // test/e2e/windows/version.go, hack/machineset.sh: 2022 and 2025 only).
+    const with2019 = structuredClone(config);
+    (with2019["windows-estate:machineSets"] as Record<string, unknown>[])[1].windowsServer = "2019";
+    stack.writeConfig(with2019);
     const p = await stack.pulumiAsync(["preview"]);
     expect(p.status).not.toBe(0);
-    // facts/wmco.ts supportedWindowsServers: 2025 from WMCO 10.21 (release-4.21 test/e2e/windows/version.go).
     expect(p.stdout).toContain(
-      "windows-estate:machineSets[1].windowsServer: Windows Server 2025 is not supported on AWS by WMCO 10.20 (from the cluster version 4.20.4)",
+      `windows-estate:machineSets[1].windowsServer: Windows Server 2019 is not supported on AWS by WMCO 11.0 (from the cluster version ${OPENSHIFT_VERSION})`,
     );
     expect(await labApi(lab).status(`/api/v1/namespaces/${NS}`)).toBe(404);
   });
 
-  test("with 2022: preview → up pins the newest matching AMI → converged; a newer AMI later changes nothing", async () => {
+  test("as the example has it (2022 and 2025): preview → up pins the newest matching AMI → converged; a newer AMI later changes nothing", async () => {
     ec2.images = [IMAGE_A, OTHER];
-    stack.writeConfig(on420(config));
+    stack.writeConfig(config);
     const p = await stack.pulumiAsync(["preview", "--json"]);
     expect(p.status).toBe(0);
     expect(machineSetSteps(JSON.parse(p.stdout).steps, "create").sort()).toEqual([
@@ -260,16 +249,16 @@ describe("the AWS example against OpenShift 4.20 (AMI lookups answered by a loca
       AWS_CONFIG_FILE: "/nonexistent",
       AWS_SHARED_CREDENTIALS_FILE: "/nonexistent",
     });
-    nocreds.init(on420(againstCluster(dir, "Pulumi.aws.yaml")));
+    const example = exampleConfig(dir, "stacks/examples/Pulumi.aws.yaml");
+    againstCluster(example);
+    nocreds.init(example);
     const r = await nocreds.pulumiAsync(["up", "--yes", "--skip-preview"]);
     expect(r.status).not.toBe(0);
     expect(r.stdout).toMatch(/looking up the Windows AMI in us-east-1 failed: .*machineSets\[i\]\.aws\.ami/s);
   });
 });
 
-/**
- * The other clouds' example stacks, each against a lab of its platform, as they are (GCP's 2025 set as 2022).
- */
+/** The other clouds' example stacks, each against a lab of its platform, as they are. */
 const CLOUDS: { platform: "gcp" | "vsphere" | "nutanix"; file: string; kind: string; apiVersion: string }[] = [
   // openshift/api machine/v1beta1 types_gcpprovider.go, types_vsphereprovider.go; machine/v1
   // types_nutanixprovider.go (NutanixMachineProviderConfig is machine.openshift.io/v1).
@@ -297,12 +286,8 @@ describe.each(CLOUDS)("the $platform example through the real CLI", ({ platform,
   const LAB = `e2e-first-${platform}`;
   let lab: LabInfo;
   let stack: Stack;
-  beforeAll(() => {
-    lab = startLab(platform, LAB);
-    const dir = projectCopy();
-    writeWmcoKey(dir);
-    stack = new Stack(dir, "e2e", lab);
-    stack.init(on420(againstCluster(dir, file)));
+  beforeAll(async () => {
+    ({ lab, stack } = await labStack(platform, LAB, { file: `stacks/examples/${file}`, edit: againstCluster }));
   }, 900_000);
   afterAll(() => stopLab(LAB));
 

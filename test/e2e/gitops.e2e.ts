@@ -2,8 +2,8 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { stopLab } from "./lab";
+import { labStack, Stack } from "./project";
 
 // GitOps (issue 24 g): what .github/workflows/preview.yml and up.yml run, `npm run gitops -- preview|up`, run here
 // as the workflows run it (from the project folder, the CLI on PATH, KUBECONFIG set) against the lab. What is checked
@@ -31,13 +31,11 @@ function gitops(command: "preview" | "up"): { status: number | null; report: str
   };
 }
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  const dir = projectCopy();
-  pem = writeWmcoKey(dir);
-  config = exampleConfig(dir, "stacks/examples/Pulumi.lab.yaml");
-  stack = new Stack(dir, "lab", lab);
-  stack.init(config);
+beforeAll(async () => {
+  ({ lab, pem, stack, config } = await labStack("azure", LAB, {
+    file: "stacks/examples/Pulumi.lab.yaml",
+    name: "lab",
+  }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

@@ -3,8 +3,8 @@ import { programPath } from "../../lab/cache";
 import { checkGo } from "../../lab/go";
 import { programNamed } from "../../lab/programs";
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, startLabAsync, stopLab } from "./lab";
+import { exampleConfig, projectCopyAsync, Stack, writeWmcoKey } from "./project";
 
 // The program against the real machine-api (issue 43 item 5): machine-api-operator's MachineSet controller and its
 // Machine/MachineSet admission webhooks (lab/machine-api.ts), on every platform, through the real CLI. The
@@ -13,6 +13,10 @@ import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
 // what pulumi-kubernetes then reads back must show neither a diff nor a replace, after `up` and after `refresh`.
 // Every set the program renders is also decoded strictly against openshift/api's Go types (machineset-check), since
 // the real create drops an unknown or wrongly cased field without a word.
+//
+// One lab per platform: the webhooks read Infrastructure/cluster once, when they start (lab/machine-api.ts), so a
+// lab's platform is fixed for its life. The platforms' stacks share one project copy, and the next platform's lab
+// starts while the tests of the one before run (each is stopped when its platform is done).
 
 const MACHINE_API = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api";
 const checker = programPath(programNamed("machineset-check"), checkGo());
@@ -23,13 +27,16 @@ interface Case {
   /** The stack file the config starts from (its machineSets replaced by `set`). */
   file: string;
   set: Set;
-  /** An edit of the set's image (GCP: its machine type; the image follows windowsServer, and WMCO 10.20 takes only 2022 on GCP). */
+  /** An edit of the set's image (GCP: its Windows Server, which chooses the image). */
   edit: (s: Set) => void;
   /** Where the edit shows in the live providerSpec, and its value after. */
   edited: (providerSpec: Record<string, any>) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
   after: unknown;
+  /** What the edit rightly deletes beside (GCP: the RuntimeClass of a Windows build no set uses any more). */
+  retired?: string[];
 }
 
+// vSphere last: the refusals below run on its lab right after it.
 const CASES: Case[] = [
   {
     platform: "aws",
@@ -61,9 +68,29 @@ const CASES: Case[] = [
       windowsServer: "2022",
       gcp: { projectID: "my-project", zone: "us-central1-a" },
     },
-    edit: (s) => ((s.gcp as Record<string, unknown>).machineType = "n2-standard-8"),
-    edited: (p) => p.machineType,
-    after: "n2-standard-8",
+    // Google's public image family (cloud.google.com/compute/docs/images/os-details, "windows-cloud"), as WMCO's
+    // hack/machineset.sh names it for GCP: `projects/windows-cloud/global/images/family/windows-<version>-core`.
+    edit: (s) => (s.windowsServer = "2025"),
+    edited: (p) => p.disks[0].image,
+    after: "projects/windows-cloud/global/images/family/windows-2025-core",
+    // RuntimeClasses are published for the Windows builds in use only: 2022's goes with the last 2022 set.
+    retired: ["delete estate-runtimeclasses-2022"],
+  },
+  {
+    platform: "nutanix",
+    file: "stacks/examples/Pulumi.nutanix.yaml",
+    set: {
+      name: "ocp-ntnx-2mkp4-windows-worker-a",
+      replicas: 1,
+      nutanix: {
+        clusterUuid: "0005b0f1-8f43-a0f2-02b7-3cecef193712",
+        subnetUuid: "c7938dc6-7659-453e-a688-e26020c68e43",
+        image: "nutanix-windows-server-2022",
+      },
+    },
+    edit: (s) => ((s.nutanix as Record<string, unknown>).image = "nutanix-windows-server-2022-v2"),
+    edited: (p) => p.image.name,
+    after: "nutanix-windows-server-2022-v2",
   },
   {
     platform: "vsphere",
@@ -84,22 +111,6 @@ const CASES: Case[] = [
     edit: (s) => ((s.vsphere as Record<string, unknown>).template = "windows-golden-images/windows-server-2022-v2"),
     edited: (p) => p.template,
     after: "windows-golden-images/windows-server-2022-v2",
-  },
-  {
-    platform: "nutanix",
-    file: "stacks/examples/Pulumi.nutanix.yaml",
-    set: {
-      name: "ocp-ntnx-2mkp4-windows-worker-a",
-      replicas: 1,
-      nutanix: {
-        clusterUuid: "0005b0f1-8f43-a0f2-02b7-3cecef193712",
-        subnetUuid: "c7938dc6-7659-453e-a688-e26020c68e43",
-        image: "nutanix-windows-server-2022",
-      },
-    },
-    edit: (s) => ((s.nutanix as Record<string, unknown>).image = "nutanix-windows-server-2022-v2"),
-    edited: (p) => p.image.name,
-    after: "nutanix-windows-server-2022-v2",
   },
 ];
 
@@ -179,24 +190,48 @@ test("machineset-check refuses an unknown and a wrongly cased field, and passes 
   expect(bad.out).toContain('unknown field "amiID"');
 });
 
+/** The labs of the platforms, by name, each started at most once (the next one while the one before is tested). */
+const labs = new Map<string, Promise<LabInfo>>();
+const labName = (c: Case) => `e2e-mapi-${c.platform}`;
+function labOf(c: Case): Promise<LabInfo> {
+  const name = labName(c);
+  if (!labs.has(name)) labs.set(name, startLabAsync(c.platform, name));
+  return labs.get(name) as Promise<LabInfo>;
+}
+function stopLabOf(c: Case): void {
+  if (labs.delete(labName(c))) stopLab(labName(c));
+}
+// Whatever is still running when the file ends (a platform whose tests failed early, a lab started ahead).
+afterAll(() => CASES.forEach(stopLabOf));
+
+/** One project copy for every platform's stack (`e2e-<platform>`), with the WMCO key written. */
+let copy: Promise<string> | undefined;
+const projectDir = () =>
+  (copy ??= projectCopyAsync().then((dir) => {
+    writeWmcoKey(dir);
+    return dir;
+  }));
+
 describe.each(CASES)("$platform: the real MachineSet controller and webhooks", (c) => {
-  const LAB = `e2e-mapi-${c.platform}`;
   let lab: LabInfo;
   let stack: Stack;
   let config: Record<string, unknown>;
   const sets = () => config["windows-estate:machineSets"] as Set[];
-  beforeAll(() => {
-    lab = startLab(c.platform, LAB);
-    const dir = projectCopy();
-    writeWmcoKey(dir);
+  beforeAll(async () => {
+    const [started, dir] = await Promise.all([labOf(c), projectDir()]);
+    lab = started;
+    const next = CASES[CASES.indexOf(c) + 1];
+    if (next) void labOf(next).catch(() => undefined); // its own beforeAll reports a failed start
     config = exampleConfig(dir, c.file);
     // Against the cluster: discovery on (the examples turn it off only to render offline).
     delete (config["windows-estate:cluster"] as Record<string, unknown>).discovery;
     config["windows-estate:machineSets"] = [structuredClone(c.set)];
-    stack = new Stack(dir, "e2e", lab);
-    stack.init(config);
+    stack = new Stack(dir, `e2e-${c.platform}`, lab).init(config);
   }, 900_000);
-  afterAll(() => stopLab(LAB));
+  afterAll(() => {
+    // The refusals below run on the vSphere lab and stop it.
+    if (c.platform !== "vsphere") stopLabOf(c);
+  });
 
   test("create: admitted, Machines made by the controller; no changes after up nor after refresh; strict decoding clean", async () => {
     upAndConverge(stack, "create");
@@ -223,7 +258,7 @@ describe.each(CASES)("$platform: the real MachineSet controller and webhooks", (
     c.edit(sets()[0]);
     stack.writeConfig(config);
     const plan = stack.plan();
-    expect(destructive(plan)).toEqual([]);
+    expect(destructive(plan)).toEqual(c.retired ?? []);
     expect(plan.filter((l) => l.endsWith("-machineset"))).toEqual([`update estate-ms-${c.set.name}-machineset`]);
     upAndConverge(stack, "image edit", false);
     const after = await labApi(lab).get(`${MACHINE_API}/machinesets/${c.set.name}`);
@@ -263,24 +298,24 @@ describe.each(CASES)("$platform: the real MachineSet controller and webhooks", (
   });
 });
 
-describe("vSphere: what the webhooks refuse", () => {
-  const LAB = "e2e-mapi-refusals";
+describe("vSphere: what the webhooks refuse (on the vSphere lab, its set deleted above)", () => {
+  const vsphere = CASES.find((c) => c.platform === "vsphere") as Case;
   let lab: LabInfo;
   let stack: Stack;
   let config: Record<string, unknown>;
-  beforeAll(() => {
-    lab = startLab("vsphere", LAB);
-    const dir = projectCopy();
-    writeWmcoKey(dir);
-    config = exampleConfig(dir, "stacks/examples/Pulumi.vsphere.yaml");
+  beforeAll(async () => {
+    const [started, dir] = await Promise.all([labOf(vsphere), projectDir()]);
+    lab = started;
+    config = exampleConfig(dir, vsphere.file);
     delete (config["windows-estate:cluster"] as Record<string, unknown>).discovery;
     config["windows-estate:machineSets"] = [];
-    stack = new Stack(dir, "e2e", lab);
-    stack.init(config);
+    // The vSphere case's stack, whose last test left it with no MachineSet: the operator it installed stays.
+    stack = new Stack(dir, `e2e-${vsphere.platform}`, lab);
+    stack.writeConfig(config);
   }, 900_000);
-  afterAll(() => stopLab(LAB));
+  afterAll(() => stopLabOf(vsphere));
 
-  const vsphereSet = () => structuredClone(CASES.find((c) => c.platform === "vsphere")?.set) as Set;
+  const vsphereSet = () => structuredClone(vsphere.set);
 
   test("a credentials Secret that does not exist is a preview warning naming it (machine-api only warns)", () => {
     const set = vsphereSet();

@@ -4,8 +4,8 @@ import * as os from "os";
 import * as path from "path";
 import { stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { labStack, Stack } from "./project";
 
 // Mirror sources WMCO cannot write on a Windows node, through the real commands: `npm run synth` (offline) and
 // `pulumi preview` (discovery on) against the Azure lab. WMCO writes each source registry's file to
@@ -28,13 +28,8 @@ function withPortSource(): Record<string, unknown> {
   return config;
 }
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  dir = projectCopy();
-  writeWmcoKey(dir);
-  base = exampleConfig(dir, "Pulumi.dev.yaml");
-  stack = new Stack(dir, "e2e", lab);
-  stack.init(base);
+beforeAll(async () => {
+  ({ lab, dir, stack, config: base } = await labStack("azure", LAB, { file: "Pulumi.dev.yaml" }));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

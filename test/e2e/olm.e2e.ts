@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { exampleConfig, labProject, Stack } from "./project";
 import { freePort } from "../../lab/processes";
 
 // The program against the real OLM v0.41.0 (lab/olm.ts: olm, catalog and opm serving the lab's generated catalogs,
@@ -15,10 +15,8 @@ const SUB = "windows-machine-config-operator";
 const olmApi = (ns: string, kind: string, name = "") =>
   `/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/${kind}${name ? `/${name}` : ""}`;
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  dir = projectCopy();
-  writeWmcoKey(dir);
+beforeAll(async () => {
+  ({ lab, dir } = await labProject("azure", LAB));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 
@@ -28,8 +26,7 @@ function stackFor(name: string, namespace: string, operator: Record<string, unkn
   config["windows-estate:operator"] = { namespace, ...operator };
   config["windows-estate:machineSets"] = [];
   delete config["windows-estate:mirrors"];
-  const stack = new Stack(dir, name, lab);
-  stack.init(config);
+  const stack = new Stack(dir, name, lab).init(config);
   return stack;
 }
 

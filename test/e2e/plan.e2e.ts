@@ -2,9 +2,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
-import { startLab, stopLab } from "./lab";
+import { stopLab } from "./lab";
 import { EXAMPLE_ADMIN_PASSWORD, playedCloudStack } from "./played-cloud/plugins";
-import { diagnosticMessages, exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { diagnosticMessages, exampleConfig, labProject, PlanStep, Stack } from "./project";
 
 // What the engine is asked to do, read from the real CLI's own plan (`pulumi preview --json`: every step's
 // `newState` with its type, parent, provider, dependencies and inputs, secrets shown as "[secret]";
@@ -36,10 +36,8 @@ function preview(name: string, config: Record<string, unknown>, extra: string[] 
   return p.steps;
 }
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  dir = projectCopy();
-  writeWmcoKey(dir);
+beforeAll(async () => {
+  ({ lab, dir } = await labProject("azure", LAB));
   bootstrapKey = path.join(dir, ".dev", "bootstrap.pem");
   // Not a key: the program passes the file through as the bootstrap credential, which is what is checked here.
   fs.writeFileSync(bootstrapKey, "bootstrap-credential-for-tests-Ym9vdHN0cmFwLWtleS1ib2R5LWZvci10ZXN0cw==\n", {

@@ -2,8 +2,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { PROJECT_DIR, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { PROJECT_DIR, stopLab } from "./lab";
+import { exampleConfig, labProject, Stack } from "./project";
 
 // The policy pack (issue 24 c) through `pulumi preview --policy-pack policy`: the real CLI starts the pack through
 // the language host's RunPlugin, as it does for users and in the preview workflow.
@@ -13,16 +13,13 @@ let lab: LabInfo;
 let dir: string;
 let pem: string;
 
-beforeAll(() => {
-  lab = startLab("azure", LAB);
-  dir = projectCopy();
-  pem = writeWmcoKey(dir);
+beforeAll(async () => {
+  ({ lab, dir, pem } = await labProject("azure", LAB));
 }, 900_000);
 afterAll(() => stopLab(LAB));
 
 test("the dev stack passes every policy of the pack", () => {
-  const stack = new Stack(dir, "compliant", lab);
-  stack.init(exampleConfig(dir, "Pulumi.dev.yaml"));
+  const stack = new Stack(dir, "compliant", lab).init(exampleConfig(dir, "Pulumi.dev.yaml"));
   const r = stack.pulumi(["preview", "--policy-pack", path.join(dir, "policy")]);
   expect(r.stdout + r.stderr).not.toMatch(/mandatory|error:/);
   expect(r.status).toBe(0);

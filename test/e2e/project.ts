@@ -5,21 +5,45 @@ import * as os from "os";
 import * as path from "path";
 import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
-import { PROJECT_DIR, runAsync } from "./lab";
+import { BUILD_STAMP } from "../../lib/project";
+import { PROJECT_DIR, runAsync, startLabAsync } from "./lab";
+
+/**
+ * The environment variable naming a copy of the project that `global-setup.ts` built once for the whole run
+ * (`builtOnce`): each suite's copy takes its bin/ instead of running tsc again (about 40 s a copy on 2 busy cores,
+ * 46 copies a run). The output is the same: tsc's bin/ holds only relative paths, and its stamps are hashes of the
+ * same tracked files (lib/project.ts `sourceHash`), so the program in the copy runs from it as after its own build.
+ */
+export const BUILT_COPY = "WINDOWS_ESTATE_E2E_BUILT_COPY";
 
 /**
  * The project as a user has it: the tracked files in a folder of their own, node_modules beside, built with `npm run
- * build`.
+ * build` (once per run: `BUILT_COPY`).
  */
 export function projectCopy(): string {
   const dir = copyOfProject();
+  if (withBuildOf(dir)) return dir;
   return built(dir, spawnSync("npm", ["run", "--silent", "build"], { cwd: dir, encoding: "utf8", timeout: 600_000 }));
 }
 
 /** The same as `projectCopy`, without blocking this process while it builds (e.g. while a lab starts). */
 export async function projectCopyAsync(): Promise<string> {
   const dir = copyOfProject();
+  if (withBuildOf(dir)) return dir;
   return built(dir, await runAsync("npm", ["run", "--silent", "build"], { cwd: dir }));
+}
+
+/** Builds one copy for the run and names it in `BUILT_COPY` for the suites (global-setup.ts). */
+export function builtOnce(): void {
+  process.env[BUILT_COPY] = projectCopy();
+}
+
+/** Gives `dir` the bin/ of the copy built for this run, when there is one (else the caller builds). */
+function withBuildOf(dir: string): boolean {
+  const from = process.env[BUILT_COPY];
+  if (!from || !fs.existsSync(path.join(from, BUILD_STAMP))) return false;
+  fs.cpSync(path.join(from, "bin"), path.join(dir, "bin"), { recursive: true });
+  return true;
 }
 
 function built(dir: string, build: { status: number | null; stdout: string; stderr: string }): string {
@@ -48,6 +72,61 @@ export interface CliResult {
   status: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** The PULUMI_HOMEs (one per lab) this process logged in to their lab's backend. */
+const loggedIn = new Set<string>();
+
+/** A lab and a project copy to run stacks of against it (`labProject`). */
+export interface LabProject {
+  lab: LabInfo;
+  /** The built project copy (`projectCopy`), with a throwaway WMCO key at `.dev/wmco-dev-key.pem`. */
+  dir: string;
+  /** That key. */
+  pem: string;
+}
+
+/**
+ * What nearly every suite starts from: a lab started (`npm run lab -- start`) while the project is copied beside it,
+ * and the WMCO key written into the copy. The caller stops the lab by its name (`stopLab`).
+ */
+export async function labProject(platform: string, labName: string, extra: string[] = []): Promise<LabProject> {
+  // Both are waited for before anything fails, so a lab that started is there for the caller's stopLab.
+  const [started, copied] = await Promise.allSettled([startLabAsync(platform, labName, extra), projectCopyAsync()]);
+  if (started.status === "rejected") throw started.reason;
+  if (copied.status === "rejected") throw copied.reason;
+  return { lab: started.value, dir: copied.value, pem: writeWmcoKey(copied.value) };
+}
+
+/** A lab, a project copy and one stack of it (`labStack`). */
+export interface LabStack extends LabProject {
+  stack: Stack;
+  /** The stack's config as written (edit it and `stack.writeConfig(config)` for the next step). */
+  config: Record<string, unknown>;
+}
+
+/**
+ * "Start a lab, copy the project, write the key, init, up": `labProject`, then stack `name` from an example file's
+ * config (`exampleConfig`, changed by `edit` first), created with `pulumi stack init` and, with `up`, brought up.
+ */
+export async function labStack(
+  platform: string,
+  labName: string,
+  o: {
+    file: string;
+    name?: string;
+    edit?: (config: Record<string, unknown>) => void;
+    up?: boolean;
+    labArgs?: string[];
+    env?: NodeJS.ProcessEnv;
+  },
+): Promise<LabStack> {
+  const p = await labProject(platform, labName, o.labArgs);
+  const config = exampleConfig(p.dir, o.file);
+  o.edit?.(config);
+  const stack = new Stack(p.dir, o.name ?? "e2e", p.lab, o.env).init(config);
+  if (o.up) stack.up();
+  return { ...p, stack, config };
 }
 
 /** A stack of the project in `dir`, driven through the real `pulumi` CLI with the lab's environment. */
@@ -84,21 +163,30 @@ export class Stack {
     });
   }
 
-  /** `pulumi stack init` once per lab backend (`pulumi login` of the backend URL first, as a user does). */
-  init(config: Record<string, unknown>): void {
-    const login = spawnSync("pulumi", ["login", this.lab.env.PULUMI_BACKEND_URL], {
-      cwd: this.dir,
-      encoding: "utf8",
-      env: { ...process.env, ...this.lab.env },
-    });
-    if (login.status !== 0) throw new Error(`pulumi login failed: ${login.stderr}`);
+  /**
+   * `pulumi stack init` with this config (`pulumi login` of the lab's backend URL first, as a user does; once per lab:
+   * the login is kept in the lab's own PULUMI_HOME). Returns the stack.
+   */
+  init(config: Record<string, unknown>): this {
+    const env = { ...process.env, ...this.lab.env };
+    const home = this.lab.env.PULUMI_HOME ?? "";
+    if (!loggedIn.has(home)) {
+      const login = spawnSync("pulumi", ["login", this.lab.env.PULUMI_BACKEND_URL], {
+        cwd: this.dir,
+        encoding: "utf8",
+        env,
+      });
+      if (login.status !== 0) throw new Error(`pulumi login failed: ${login.stderr}`);
+      if (home) loggedIn.add(home);
+    }
     this.writeConfig(config);
     const r = spawnSync("pulumi", ["stack", "init", this.name, "--non-interactive"], {
       cwd: this.dir,
       encoding: "utf8",
-      env: { ...process.env, ...this.lab.env },
+      env,
     });
     if (r.status !== 0) throw new Error(`pulumi stack init failed: ${r.stderr}`);
+    return this;
   }
 
   /** The stack's config file, as a user writes Pulumi.<stack>.yaml. */
@@ -221,6 +309,12 @@ export function engineSteps(stdout: string) {
       events.find((e) => e.resOutputsEvent?.metadata.op === op && name(e.resOutputsEvent.metadata.urn) === n)?.sequence,
     names: (op: string) =>
       events.flatMap((e) => (e.resourcePreEvent?.metadata.op === op ? [name(e.resourcePreEvent.metadata.urn)] : [])),
+    /** `op name` of every step that changed something, in the order the engine finished them. */
+    finished: () =>
+      events.flatMap((e) => {
+        const m = e.resOutputsEvent?.metadata;
+        return m && m.op !== "same" ? [`${m.op} ${name(m.urn)}`] : [];
+      }),
   };
 }
 

@@ -8,8 +8,8 @@ import { REBOOTED_FOR_ANNOTATION, RELAY_NAME, RELAY_PORT, RELAY_VANILLA_NAMESPAC
 import { tokenDigest } from "../../providers/day2/rollout";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { allButPortForward, Identity, issueIdentity, portForwardAs, review } from "./identity";
-import { labApi, startLab, stopLab } from "./lab";
-import { byohEntries, engineSteps, exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { byohEntries, engineSteps, exampleConfig, labProject, Stack } from "./project";
 import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
 // Node access through the cluster (`nodeAccess.via: cluster`) through the real CLI and the real API server's
@@ -188,9 +188,8 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
 
   beforeAll(async () => {
     // Ready heartbeats every 3 s: the rolling reboot waits for one after each restart (day2.e2e.ts).
-    lab = startLab("azure", BYOH_LAB, ["--node-status-report-seconds", "3"]);
-    const dir = projectCopy();
-    writeWmcoKey(dir);
+    let dir: string;
+    ({ lab, dir } = await labProject("azure", BYOH_LAB, ["--node-status-report-seconds", "3"]));
     for (const [i, address] of ADDRESSES.entries()) {
       const w = trustingOwnKey(await labWindows(address, `win-relay-${i}`));
       fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
@@ -206,8 +205,7 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
       portForwardSubjects: [{ kind: "User", name: RUNNER }],
     };
     // Every command of this stack runs as the runner.
-    stack = new Stack(dir, "relay", lab, { KUBECONFIG: runner.kubeconfig });
-    stack.init(config);
+    stack = new Stack(dir, "relay", lab, { KUBECONFIG: runner.kubeconfig }).init(config);
   }, 900_000);
   afterAll(async () => {
     stopLab(BYOH_LAB);

@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, startLabAsync, stopLab } from "./lab";
+import { engineSteps, exampleConfig, labProject, Stack } from "./project";
 
 // Teardown and one stack per cluster (issue 24 f): two labs (two clusters), one stack each from the same project;
 // `pulumi destroy` of the first, observed through the CLI's own event log, deletes in an order that never takes
@@ -10,22 +10,20 @@ const NS = "openshift-windows-machine-config-operator";
 const labs: LabInfo[] = [];
 const stacks: Stack[] = [];
 
-interface EngineEvent {
-  sequence: number;
-  resourcePreEvent?: { metadata: { op: string; urn: string } };
-  resOutputsEvent?: { metadata: { op: string; urn: string } };
-}
-
-beforeAll(() => {
-  const dir = projectCopy();
-  writeWmcoKey(dir);
+beforeAll(async () => {
+  // Both labs start side by side, the first with the project copy beside it.
+  const [first, second] = await Promise.all([
+    labProject("azure", "e2e-teardown-one"),
+    startLabAsync("azure", "e2e-teardown-two"),
+  ]);
   // The lab example docs/getting-started.md offers (stacks/examples/Pulumi.lab.yaml), as a user copies it.
-  const config = exampleConfig(dir, "stacks/examples/Pulumi.lab.yaml");
-  for (const name of ["one", "two"]) {
-    const lab = startLab("azure", `e2e-teardown-${name}`);
-    labs.push(lab);
-    const stack = new Stack(dir, name, lab);
-    stack.init(config);
+  const config = exampleConfig(first.dir, "stacks/examples/Pulumi.lab.yaml");
+  labs.push(first.lab, second);
+  for (const [name, lab] of [
+    ["one", first.lab],
+    ["two", second],
+  ] as const) {
+    const stack = new Stack(first.dir, name, lab).init(config);
     stack.up();
     stacks.push(stack);
   }
@@ -40,17 +38,9 @@ test("destroy deletes the MachineSet before the key, and the key before the oper
   const r = stacks[0].pulumi(["destroy", "--yes", "--skip-preview", "--json"]);
   expect(r.stderr).not.toMatch(/error:/);
   expect(r.status).toBe(0);
-  const events = r.stdout
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as EngineEvent);
-  const name = (urn: string) => urn.split("::").pop() ?? "";
-  const started = (n: string) =>
-    events.find((e) => e.resourcePreEvent?.metadata.op === "delete" && name(e.resourcePreEvent.metadata.urn) === n)
-      ?.sequence;
-  const done = (n: string) =>
-    events.find((e) => e.resOutputsEvent?.metadata.op === "delete" && name(e.resOutputsEvent.metadata.urn) === n)
-      ?.sequence;
+  const steps = engineSteps(r.stdout);
+  const started = (n: string) => steps.started("delete", n);
+  const done = (n: string) => steps.done("delete", n);
   // WMCO needs the key to deconfigure the MachineSet's nodes, and the operator to do it at all.
   expect(done("estate-ms-winworker-machineset")).toBeLessThan(started("estate-key-secret") ?? -1);
   expect(done("estate-key-secret")).toBeLessThan(started("estate-operator-subscription") ?? -1);

@@ -4,8 +4,8 @@ import type { LabInfo } from "../../lab/record";
 import { DEFAULT_CONTAINERD, FLANNEL_CNI_PLUGIN_VERSION, FLANNEL_VERSION } from "../../facts/kubernetes";
 import { ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
 import { LabWindows, labWindows } from "../lab/lab-windows";
-import { startLabAsync, stopLab } from "./lab";
-import { exampleConfig, projectCopyAsync, Stack, writeWmcoKey } from "./project";
+import { stopLab } from "./lab";
+import { exampleConfig, labProject, Stack } from "./project";
 
 /**
  * The setup of the vanilla (kubeadm) suites that join Windows hosts through the real CLI: a `--platform none` lab (the
@@ -52,19 +52,9 @@ export async function startVanillaLab(o: VanillaLabOptions): Promise<VanillaLab>
   const hosts: LabWindows[] = [];
   let mirror: ArtifactServer | undefined;
   try {
-    // The lab starts while the project copy builds (each takes about as long); both are waited for before anything
-    // fails, so a lab that started is stopped.
-    const [started, copied] = await Promise.allSettled([
-      startLabAsync("none", o.lab, o.labArgs ?? ["--no-players"]),
-      projectCopyAsync(),
-    ]);
-    if (started.status === "rejected") throw started.reason;
-    if (copied.status === "rejected") throw copied.reason;
-    const lab = started.value;
-    const dir = copied.value;
+    const { lab, dir } = await labProject("none", o.lab, o.labArgs ?? ["--no-players"]);
     const served = releaseArtifacts({ kubernetes: o.kubernetes, containerd: DEFAULT_CONTAINERD });
     mirror = await startArtifactServer(served.files);
-    writeWmcoKey(dir);
     for (const [i, h] of o.hosts.entries()) {
       const w = await labWindows(
         h.address,
@@ -106,8 +96,7 @@ export async function startVanillaLab(o: VanillaLabOptions): Promise<VanillaLab>
       bootstrap: { privateKeyPath: `.dev/node-${i}` },
     }));
     config["windows-estate:nodes"] = o.nodes ? o.nodes(base) : base;
-    const stack = new Stack(dir, o.stack, lab);
-    stack.init(JSON.parse(JSON.stringify(config)));
+    const stack = new Stack(dir, o.stack, lab).init(JSON.parse(JSON.stringify(config)));
     const server = mirror;
     return {
       lab,

@@ -2,9 +2,9 @@ import type { LabInfo } from "../../lab/record";
 import { KUBERNETES_VERSION } from "../../lab/programs";
 import { KUBEADM_NETWORKS } from "../../lab/seed/kubeadm";
 import { NODE_INFO } from "../helpers/fake-nodes";
-import { labApi, startLab, stopLab } from "./lab";
+import { labApi, stopLab } from "./lab";
 import { playedCloudPlugins } from "./played-cloud/plugins";
-import { diagnosticMessages, exampleConfig, PlanStep, projectCopy, Stack, writeWmcoKey } from "./project";
+import { diagnosticMessages, exampleConfig, labProject, PlanStep, Stack } from "./project";
 import { acquireLease, SlotOptions } from "../../providers/day2/leases";
 import { acquireDay2Lock, holderIdentity, withDay2Lock } from "../../providers/day2/day2-lock";
 import { DAY2_LOCK } from "../../facts/day2";
@@ -51,15 +51,13 @@ function preview(over: Record<string, unknown> = {}, s = stack) {
 const name = (s: PlanStep) => s.urn.split("::").pop() ?? "";
 const deps = (s: PlanStep) => s.newState?.dependencies ?? [];
 
-beforeAll(() => {
-  lab = startLab("none", LAB);
-  const dir = projectCopy();
-  writeWmcoKey(dir);
+beforeAll(async () => {
+  let dir: string;
+  ({ lab, dir } = await labProject("none", LAB));
   base = exampleConfig(dir, "stacks/examples/Pulumi.kubeadm.yaml");
   const cluster = base["windows-estate:cluster"] as Record<string, unknown>;
   delete cluster.render;
-  stack = new Stack(dir, "kubeadm", lab);
-  stack.init(base);
+  stack = new Stack(dir, "kubeadm", lab).init(base);
 }, 900_000);
 afterAll(() => stopLab(LAB));
 

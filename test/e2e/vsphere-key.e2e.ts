@@ -1,6 +1,6 @@
 import type { LabInfo } from "../../lab/record";
-import { labApi, startLab, stopLab } from "./lab";
-import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "./project";
+import { labApi, stopLab } from "./lab";
+import { labStack, Stack, writeWmcoKey } from "./project";
 import { createHash } from "crypto";
 import { parsePrivateKey, ParsedKey } from "../../stacks/key";
 
@@ -23,16 +23,15 @@ describe("a WMCO key rotation with a vSphere MachineSet, through the real CLI", 
   let config: Record<string, unknown>;
   let oldFingerprint = "";
   let newKey: ParsedKey | undefined;
-  beforeAll(() => {
-    lab = startLab("vsphere", LAB);
-    const dir = projectCopy();
-    oldFingerprint = parsePrivateKey(writeWmcoKey(dir)).fingerprint;
-    config = exampleConfig(dir, "stacks/examples/Pulumi.vsphere.yaml");
-    // Against the lab: discovery on (the example turns it off only to render offline).
-    delete (config["windows-estate:cluster"] as Record<string, unknown>).discovery;
-    stack = new Stack(dir, "e2e", lab);
-    stack.init(config);
-    stack.up();
+  beforeAll(async () => {
+    let pem: string;
+    ({ lab, pem, stack, config } = await labStack("vsphere", LAB, {
+      file: "stacks/examples/Pulumi.vsphere.yaml",
+      // Against the lab: discovery on (the example turns it off only to render offline).
+      edit: (c: Record<string, unknown>) => delete (c["windows-estate:cluster"] as Record<string, unknown>).discovery,
+      up: true,
+    }));
+    oldFingerprint = parsePrivateKey(pem).fingerprint;
   }, 1_500_000);
   afterAll(() => stopLab(LAB));
 
