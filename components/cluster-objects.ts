@@ -32,17 +32,25 @@ export const fields = <S extends z.ZodRawShape>(shape: S) =>
   z.preprocess((v) => (isObject(v) ? v : {}), z.object(shape));
 /** An object of these fields, else absent. */
 export const loose = <S extends z.ZodRawShape>(shape: S) => z.object(shape).optional().catch(undefined);
+/** The entries that decode, others dropped. */
+function decodeEach<T extends z.ZodType>(item: T, xs: readonly unknown[]): z.output<T>[] {
+  return xs.flatMap((x) => {
+    const r = item.safeParse(x);
+    return r.success ? [r.data] : [];
+  });
+}
 /** The entries of a list that decode (others dropped); [] when it is not a list. */
 export const listOf = <T extends z.ZodType>(item: T) =>
   z
     .array(z.unknown())
     .catch([])
-    .transform((xs) =>
-      xs.flatMap((x) => {
-        const r = item.safeParse(x);
-        return r.success ? [r.data] : [];
-      }),
-    );
+    .transform((xs) => decodeEach(item, xs));
+/** The objects of a list that decode (other entries, objects or not, dropped); [] when it is not a list. */
+const objectsOf = <T extends z.ZodType>(item: T) =>
+  z
+    .array(z.unknown())
+    .catch([])
+    .transform((xs) => decodeEach(item, xs.filter(isObject)));
 /** An object's string values (others dropped); {} when it is not an object. */
 const stringMap = z
   .record(z.string(), z.unknown())
@@ -191,9 +199,9 @@ const decode =
 
 export const decodeInfrastructure = decode(infrastructure);
 export const decodeMachineSets = (list: unknown): MachineSetFacts[] =>
-  fields({ items: listOf(machineSet) }).parse(list).items;
+  fields({ items: objectsOf(machineSet) }).parse(list).items;
 export const decodeMachines = (list: unknown): MachineRow[] =>
-  fields({ items: listOf(machine) })
+  fields({ items: objectsOf(machine) })
     .parse(list)
     .items.flatMap((m) => (m ? [m] : []));
 export const decodeNetwork = (n: { config?: unknown; operator?: unknown }): NetworkFacts => ({

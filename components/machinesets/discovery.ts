@@ -5,17 +5,10 @@ import type { ByohHostConfig } from "../../stacks/schema/byoh";
 import { JsonObject as Obj } from "../../lib/json";
 import { PLATFORM_MACHINESETS } from "./build";
 import { Workers } from "./common";
-import {
-  Infrastructure,
-  MachineRow,
-  MachineSetFacts,
-  NetworkFacts,
-  NodeTaints,
-  ProxyFacts,
-} from "../cluster-objects";
+import { Infrastructure, MachineRow, MachineSetFacts, NetworkFacts, NodeTaints, ProxyFacts } from "../cluster-objects";
 
 /**
- * What the cluster says about itself, decoded (cluster-objects.ts) by discover.ts `discoverCluster`, the one place the
+ * What the cluster says about itself, decoded (cluster-objects.ts) by discover.ts `readCluster`, the one place the
  * program reads the cluster at preview/up.
  */
 export interface ClusterFacts {
@@ -59,7 +52,10 @@ export function workersFor(platform: Platform, providerSpecs: readonly unknown[]
 }
 
 /** Config and cluster must describe the same cluster: a wrong kubeconfig context must not get another cluster's MachineSets. */
-export function identityIssues(cluster: OpenShiftClusterConfig, facts: Pick<ClusterFacts, "infrastructure">): ConfigIssue[] {
+export function identityIssues(
+  cluster: OpenShiftClusterConfig,
+  facts: Pick<ClusterFacts, "infrastructure">,
+): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const infra = facts.infrastructure;
   if (!infra) return out;
