@@ -4,7 +4,7 @@ import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { AzureBlock, MachineSetConfig, WindowsServer } from "../../stacks/schema/machinesets";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { anyText, fields, text } from "../cluster-objects";
-import { PlatformMachineSets, required, Workers } from "./common";
+import { fillFrom, PlatformMachineSets, required, Workers } from "./common";
 
 /**
  * Azure Marketplace image (hack/machineset.sh `get_azure_ms`: sku `<version>-datacenter-smalldisk`, version
@@ -37,15 +37,7 @@ type AzureWorker = z.output<typeof worker>;
 
 /** Zone and network names copied from the first worker; config always wins, `zone: ""` included. */
 function complete(block: AzureBlock, w: AzureWorker | undefined): AzureBlock {
-  return {
-    ...block,
-    zone: block.zone ?? w?.zone,
-    resourceGroup: block.resourceGroup ?? w?.resourceGroup,
-    networkResourceGroup: block.networkResourceGroup ?? w?.networkResourceGroup,
-    vnet: block.vnet ?? w?.vnet,
-    subnet: block.subnet ?? w?.subnet,
-    publicLoadBalancer: block.publicLoadBalancer ?? w?.publicLoadBalancer,
-  };
+  return fillFrom(block, w, ["zone", "resourceGroup", "networkResourceGroup", "vnet", "subnet", "publicLoadBalancer"]);
 }
 
 /**

@@ -41,6 +41,12 @@ export interface PlatformMachineSets {
   warnings?(set: MachineSetConfig, i: number): ConfigIssue[];
 }
 
+/** The block with each of `keys` its config left out taken from the worker; config always wins (`""` included). */
+export function fillFrom<B extends object>(block: B, worker: Partial<B> | undefined, keys: readonly (keyof B)[]): B {
+  const filled = keys.flatMap((k) => (block[k] === undefined && worker?.[k] !== undefined ? [[k, worker[k]]] : []));
+  return { ...block, ...Object.fromEntries(filled) };
+}
+
 /** A value validation guarantees; undefined here is a bug in this program, reported as such. */
 export function required<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new Error(`internal: ${what} missing after validation`);

@@ -136,5 +136,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
 
 /** `spec.replicas` of every MachineSet, by name. */
 function replicasOf(sets: readonly MachineSetFacts[]): Record<string, number> {
-  return Object.fromEntries(sets.flatMap((ms) => (ms.name && ms.replicas !== undefined ? [[ms.name, ms.replicas]] : [])));
+  return Object.fromEntries(
+    sets.flatMap((ms) => (ms.name && ms.replicas !== undefined ? [[ms.name, ms.replicas]] : [])),
+  );
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { VsphereBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { fields, listOf, loose, text } from "../cluster-objects";
-import { PlatformMachineSets, required, Workers } from "./common";
+import { fillFrom, PlatformMachineSets, required, Workers } from "./common";
 
 /** What a Linux worker's VSphereMachineProviderSpec gives (types_vsphereprovider.go). */
 const worker = fields({
@@ -19,16 +19,16 @@ type VsphereWorker = z.output<typeof worker>;
 
 /** Workspace, network and credentials Secret copied from the first worker; config always wins. */
 function complete(block: VsphereBlock, w: VsphereWorker | undefined): VsphereBlock {
-  return {
-    ...block,
-    server: block.server ?? w?.server,
-    datacenter: block.datacenter ?? w?.datacenter,
-    datastore: block.datastore ?? w?.datastore,
-    folder: block.folder ?? w?.folder,
-    resourcePool: block.resourcePool ?? w?.resourcePool,
-    networkName: block.networkName ?? w?.networkName,
-    credentialsSecret: block.credentialsSecret ?? w?.credentialsSecret,
-  };
+  const keys = [
+    "server",
+    "datacenter",
+    "datastore",
+    "folder",
+    "resourcePool",
+    "networkName",
+    "credentialsSecret",
+  ] as const;
+  return fillFrom(block, w, keys);
 }
 
 /** The block once validation and discovery have filled workspace and network: what the builder accepts. */

@@ -11,7 +11,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import { execFileSync } from "child_process";
-import { parseArgs } from "util";
+import { checkOptions } from "./cli";
 
 /** Each layer and the layers it may import (its own always). A module outside every layer is itself a violation. */
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
@@ -207,20 +207,8 @@ Exit codes: 0 none (or printed without --check), 1 --check found some, 2 a wrong
 `;
 
 function main(): void {
-  let parsed;
-  try {
-    parsed = parseArgs({ options: { check: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
-  } catch (e) {
-    process.stderr.write(
-      `layers: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ")} (see \`npm run layers -- --help\`)\n`,
-    );
-    process.exit(2);
-  }
-  const { values } = parsed;
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
+  const values = checkOptions("layers", HELP);
+  if (!values) return;
   const root = path.resolve(__dirname, "..", "..");
   const files = moduleFiles(root);
   const found = layerViolations(importGraph(root, files));
