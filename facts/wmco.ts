@@ -4,11 +4,13 @@
  * label or a port elsewhere. Each fact names the WMCO file it comes from (master = WMCO 11.0.0, `release-4.22` =
  * 10.22.2, as of the snapshot noted in docs/wmco.md).
  */
-import type { Platform } from "../stacks/schema/cluster";
-import type { WindowsServer } from "../stacks/schema/machinesets";
+/** The platforms WMCO supports, spelled as `Infrastructure/cluster` `.spec.platformSpec.type` spells them. */
+export const PLATFORMS = ["AWS", "Azure", "GCP", "VSphere", "Nutanix", "None"] as const;
+export type Platform = (typeof PLATFORMS)[number];
 
-export type { WindowsServer };
-export const WINDOWS_SERVERS: readonly WindowsServer[] = ["2019", "2022", "2025"];
+/** Windows Server versions WMCO can configure; which platform supports which is `supportedVersions` below. */
+export const WINDOWS_SERVERS = ["2019", "2022", "2025"] as const;
+export type WindowsServer = (typeof WINDOWS_SERVERS)[number];
 
 /** A Windows Server version's build, as `CurrentBuildNumber` and as the Node label value. */
 export interface WindowsServerFacts {

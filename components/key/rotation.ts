@@ -13,7 +13,7 @@
  *   miss before it rewrites `windows-user-data` (controllers/secret_controller.go `updateUserData`): a host whose key is
  *   a DNS name that is not one of its Node's addresses stops the rotation for every node.
  *
- * Pure, apart from `resolveIpv4`, `currentWmcoKey` and `rotationIssues`, which read the cluster and DNS.
+ * Pure, apart from `resolveIpv4` and `rotationIssues`, which resolve names (the key WMCO uses now comes from discovery).
  */
 import { promises as dns } from "dns";
 import { isIPv4 } from "net";
@@ -24,7 +24,6 @@ import type { ByohHostConfig } from "../../stacks/schema/byoh";
 import { fingerprint, hostKeyMatches, isUsablePin } from "../../providers/ssh/host-key";
 import { get, objects, str, stringMap } from "../../lib/json";
 import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
-import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
 import { messageOf } from "../../lib/errors";
 import { wmcoUpgradeRefusal, wmcoUpgradingNodes } from "../../providers/day2/wmco-upgrade";
 
@@ -245,26 +244,19 @@ export async function resolveIpv4(
   return Object.fromEntries(entries);
 }
 
-/** The public key in `windows-user-data` now (undefined before WMCO has written it, e.g. on a first install). */
-export async function currentWmcoKey(access: KubeAccess): Promise<string | undefined> {
-  const api = await connectKube(access, 15_000);
-  const secret = await api.get(`/api/v1/namespaces/${MACHINE_API_NAMESPACE}/secrets/${USER_DATA_SECRET}`);
-  const data = str(get(secret, "data", "userData"));
-  return data ? userDataPublicKey(Buffer.from(data, "base64").toString("utf8")) : undefined;
-}
-
 /**
  * Every rotation check at preview/up: reads the key WMCO uses now, resolves the BYOH addresses that are names, and
  * checks the vSphere sets and BYOH hosts against the key change (errors) or a later one (warnings).
  */
 export async function rotationIssues(
   cfg: {
-    cluster: KubeAccess;
     privateKey: { parsed?: ParsedKey };
     machineSets: readonly MachineSetConfig[];
     byoh: readonly ByohHostConfig[];
   },
   windowsNodes: unknown,
+  /** The public key in `windows-user-data` now, read by discovery (machinesets/discover.ts `wmcoPublicKey`). */
+  currentWmcoKey: () => Promise<string | undefined>,
 ): Promise<{ errors: ConfigIssue[]; warnings: ConfigIssue[] }> {
   const labelled = labelledNodes(windowsNodes);
   const upgrading = wmcoUpgradingNodes(labelled).length > 0;
@@ -274,7 +266,7 @@ export async function rotationIssues(
     return { errors: [], warnings: [] };
   let current: string | undefined;
   try {
-    current = await currentWmcoKey(cfg.cluster);
+    current = await currentWmcoKey();
   } catch (e) {
     const message =
       `could not read ${MACHINE_API_NAMESPACE}/${USER_DATA_SECRET} to tell whether the WMCO key changes (${messageOf(e)}): ` +

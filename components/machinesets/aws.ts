@@ -1,6 +1,9 @@
-import { ResolvedAws } from "./resolve";
-import { MachineSetConfig } from "../../stacks/schema/machinesets";
+/** An AWS Windows MachineSet: what the Linux workers give it, its checks, and its providerSpec. */
+import { z } from "zod";
+import { AwsBlock, MachineSetConfig, WindowsServer } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
+import { fields, listOf, loose, text } from "../cluster-objects";
+import { PlatformMachineSets, required, Workers } from "./common";
 
 /** An AWS resource given by ID (`subnet-…`, `sg-…`) or by Name tag, as the providerSpec references them. */
 export function awsRef(
@@ -8,6 +11,61 @@ export function awsRef(
   idPrefix: string,
 ): { id: string } | { filters: { name: string; values: string[] }[] } {
   return value.startsWith(idPrefix) ? { id: value } : { filters: [{ name: "tag:Name", values: [value] }] };
+}
+
+/** AWS: the AMI name filter of WMCO's script, owned by Amazon; the newest match is used. */
+export function awsAmiFilter(version: WindowsServer): { owners: string[]; nameFilter: string } {
+  return { owners: ["amazon"], nameFilter: `Windows_Server-${version}-English-Core-Base-????.??.??` };
+}
+
+/** A reference as a worker's providerSpec holds it: by ID, or by the first value of its first filter. */
+const ref = z
+  .object({ id: text, filters: listOf(z.object({ values: listOf(z.string()) })) })
+  .transform((r) => r.id ?? r.filters[0]?.values[0]);
+
+/** What a Linux worker's AWSMachineProviderConfig gives (openshift/api machine/v1beta1 types_awsprovider.go). */
+const worker = fields({
+  placement: loose({ availabilityZone: text, region: text }),
+  subnet: ref.optional().catch(undefined),
+  securityGroups: z
+    .unknown()
+    .optional()
+    .transform((v) => (Array.isArray(v) ? v : v ? [v] : []))
+    .pipe(listOf(ref)),
+  iamInstanceProfile: loose({ id: text }),
+}).transform((w) => ({
+  availabilityZone: w.placement?.availabilityZone,
+  region: w.placement?.region,
+  subnet: w.subnet,
+  securityGroups: w.securityGroups.flatMap((g) => (g ? [g] : [])),
+  iamInstanceProfile: w.iamInstanceProfile?.id,
+}));
+type AwsWorker = z.output<typeof worker>;
+
+/**
+ * Zone, subnet, security groups and instance profile copied from the worker in the set's zone (else the first), so
+ * installs whose tags were named differently still work; a subnet is only taken from a worker of the set's own zone.
+ */
+function complete(block: AwsBlock, workers: readonly AwsWorker[]): AwsBlock {
+  const w =
+    (block.availabilityZone ? workers.find((x) => x.availabilityZone === block.availabilityZone) : undefined) ??
+    workers[0];
+  const sameZone = !block.availabilityZone || w?.availabilityZone === block.availabilityZone;
+  return {
+    ...block,
+    availabilityZone: block.availabilityZone ?? w?.availabilityZone,
+    subnet: block.subnet ?? (sameZone ? w?.subnet : undefined),
+    securityGroups: block.securityGroups ?? (w && w.securityGroups.length > 0 ? w.securityGroups : undefined),
+    iamInstanceProfile: block.iamInstanceProfile ?? w?.iamInstanceProfile,
+  };
+}
+
+/** The block once validation and discovery have filled the zone: what the builder accepts. */
+export type ResolvedAws = AwsBlock & { availabilityZone: string };
+
+export function resolveAws(b: AwsBlock | undefined): ResolvedAws | undefined {
+  const az = b?.availabilityZone;
+  return b && az !== undefined ? { ...b, availabilityZone: az } : undefined;
 }
 
 /**
@@ -19,7 +77,6 @@ export function awsRef(
 export function awsProviderSpec(
   infraId: string,
   region: string,
-  set: MachineSetConfig,
   block: ResolvedAws,
   amiId: string,
 ): Record<string, unknown> {
@@ -41,3 +98,25 @@ export function awsProviderSpec(
     userDataSecret: { name: USER_DATA_SECRET },
   };
 }
+
+export const AWS: PlatformMachineSets = {
+  block: "aws",
+  discoverable: ["availabilityZone"],
+  zone: (set) => set.aws?.availabilityZone,
+  workers(specs): Workers {
+    const workers = specs.map((s) => worker.parse(s));
+    return {
+      region: (infra) => infra?.region.AWS ?? workers[0]?.region,
+      complete: (set: MachineSetConfig) => (set.aws ? { ...set, aws: complete(set.aws, workers) } : set),
+      hosts: { iamInstanceProfile: workers[0]?.iamInstanceProfile },
+    };
+  },
+  providerSpec: (infraId, region, set, resolved) =>
+    awsProviderSpec(
+      infraId,
+      region,
+      required(resolveAws(set.aws), "aws.availabilityZone"),
+      resolved.amiId ?? required(set.aws?.ami, "aws.ami"),
+    ),
+  issues: () => [],
+};

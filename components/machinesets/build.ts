@@ -1,20 +1,24 @@
 import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
-import { awsProviderSpec } from "./aws";
-import { azureProviderSpec } from "./azure";
-import { buildSkeleton, MachineSetObject } from "./common";
-import { gcpProviderSpec } from "./gcp";
+import { AWS } from "./aws";
+import { AZURE } from "./azure";
+import { buildSkeleton, MachineSetObject, PlatformMachineSets, Resolved } from "./common";
+import { GCP } from "./gcp";
 import { machineSetName } from "./names";
-import { nutanixProviderSpec } from "./nutanix";
-import { vsphereProviderSpec } from "./vsphere";
-import { resolveAws, resolveGcp, resolveNutanix, resolveVsphere } from "./resolve";
+import { NUTANIX } from "./nutanix";
+import { VSPHERE } from "./vsphere";
 
-/** Values known only at `pulumi up` (the AWS AMI looked up by name) or read from the cluster. */
-export interface Resolved {
-  amiId?: string;
-  /** `spec.replicas` to declare instead of `set.replicas` (machine-surge-plan.ts `declaredReplicas`, mid-surge). */
-  replicas?: number;
-}
+export type { Resolved };
+
+/** Each platform's Windows MachineSets; `None` has no Machine API. */
+export const PLATFORM_MACHINESETS: Readonly<Record<Platform, PlatformMachineSets | undefined>> = {
+  AWS,
+  Azure: AZURE,
+  GCP,
+  VSphere: VSPHERE,
+  Nutanix: NUTANIX,
+  None: undefined,
+};
 
 /**
  * The whole MachineSet for one validated (and, when enabled, discovery-completed) config entry. Validation
@@ -28,45 +32,13 @@ export function buildMachineSet(
   const { platform, infrastructureId: infraId } = cluster;
   const name = machineSetName(platform, infraId, set);
   if (!name) throw new Error(`internal: MachineSet name unresolved for platform ${platform}`);
+  const machineSets = PLATFORM_MACHINESETS[platform];
+  if (!machineSets) throw new Error("internal: platform None has no MachineSets");
   const built = buildSkeleton(
     infraId,
     name,
     set,
-    providerSpecFor(platform, infraId, cluster.region ?? "", set, resolved),
+    machineSets.providerSpec(infraId, cluster.region ?? "", set, resolved),
   );
   return resolved.replicas === undefined ? built : { ...built, spec: { ...built.spec, replicas: resolved.replicas } };
-}
-
-function providerSpecFor(
-  platform: Platform,
-  infraId: string,
-  region: string,
-  set: MachineSetConfig,
-  resolved: Resolved,
-): Record<string, unknown> {
-  switch (platform) {
-    case "AWS":
-      return awsProviderSpec(
-        infraId,
-        region,
-        set,
-        required(resolveAws(set.aws), "aws.availabilityZone"),
-        resolved.amiId ?? required(set.aws?.ami, "aws.ami"),
-      );
-    case "Azure":
-      return azureProviderSpec(infraId, region, set, required(set.azure, "azure"));
-    case "GCP":
-      return gcpProviderSpec(infraId, region, set, required(resolveGcp(set.gcp), "gcp.projectID/zone"));
-    case "VSphere":
-      return vsphereProviderSpec(required(resolveVsphere(set.vsphere), "vsphere workspace and network"));
-    case "Nutanix":
-      return nutanixProviderSpec(required(resolveNutanix(set.nutanix), "nutanix.clusterUuid/subnetUuid"));
-    case "None":
-      throw new Error("internal: platform None has no MachineSets");
-  }
-}
-
-function required<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new Error(`internal: ${what} missing after validation`);
-  return v;
 }

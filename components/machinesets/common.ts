@@ -1,6 +1,57 @@
 import { MACHINE_API_NAMESPACE, WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../../facts/wmco";
+import type { ConfigIssue } from "../../stacks/config-issue";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { MANAGED_BY } from "../operator/builders";
+import type { Infrastructure } from "../cluster-objects";
+
+/** Values known only at `pulumi up` (the AWS AMI looked up by name) or read from the cluster. */
+export interface Resolved {
+  amiId?: string;
+  /** `spec.replicas` to declare instead of `set.replicas` (machine-surge-plan.ts `declaredReplicas`, mid-surge). */
+  replicas?: number;
+}
+
+/** What the Linux workers of one platform give its Windows MachineSets, decoded from their providerSpecs. */
+export interface Workers {
+  /** The cluster's region: the Infrastructure's, else the first worker's (AWS, GCP, Azure's `location`). */
+  region(infra: Infrastructure | undefined): string | undefined;
+  /** The set with what its config left out copied from the workers; config always wins. */
+  complete(set: MachineSetConfig): MachineSetConfig;
+  /** What a VM the stack creates for a BYOH host copies from the first worker (hack/machineset.sh copies them too). */
+  hosts: { iamInstanceProfile?: string; publicLoadBalancer?: string };
+}
+
+/**
+ * One platform's Windows MachineSets, each in its own file (aws.ts, azure.ts, gcp.ts, vsphere.ts, nutanix.ts): its
+ * config block, what discovery fills, what its Linux workers give, its own checks, and its providerSpec.
+ */
+export interface PlatformMachineSets {
+  block: "aws" | "azure" | "gcp" | "vsphere" | "nutanix";
+  /** Fields discovery can fill; without discovery they must be in the config (validate.ts `requiredFieldIssues`). */
+  discoverable: readonly string[];
+  /** The zone a set names, which must be in `cluster.region` and names the set (names.ts). */
+  zone(set: MachineSetConfig): string | undefined;
+  /** Decodes the Linux workers' `providerSpec.value`s. */
+  workers(providerSpecs: readonly unknown[]): Workers;
+  /** The set's providerSpec; validation has guaranteed every value it needs (a missing one is a bug, said so). */
+  providerSpec(infraId: string, region: string, set: MachineSetConfig, resolved: Resolved): Record<string, unknown>;
+  /** The platform's own rules for a set (errors). */
+  issues(set: MachineSetConfig, i: number): ConfigIssue[];
+  /** What the set should carry and may not without discovery (warnings). */
+  warnings?(set: MachineSetConfig, i: number): ConfigIssue[];
+}
+
+/** The block with each of `keys` its config left out taken from the worker; config always wins (`""` included). */
+export function fillFrom<B extends object>(block: B, worker: Partial<B> | undefined, keys: readonly (keyof B)[]): B {
+  const filled = keys.flatMap((k) => (block[k] === undefined && worker?.[k] !== undefined ? [[k, worker[k]]] : []));
+  return { ...block, ...Object.fromEntries(filled) };
+}
+
+/** A value validation guarantees; undefined here is a bug in this program, reported as such. */
+export function required<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Error(`internal: ${what} missing after validation`);
+  return v;
+}
 
 export const LABEL = {
   cluster: "machine.openshift.io/cluster-api-cluster",

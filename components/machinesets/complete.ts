@@ -1,15 +1,14 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
-import { discoverCluster, existingSecrets } from "./discover";
+import { ClusterReader, readCluster } from "./discover";
 import { credentialsSecretOf, missingCredentialsWarnings } from "./credentials";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { identityIssues, mergeDiscovered, mergeDiscoveredHosts } from "./discovery";
+import type { MachineSetFacts } from "../cluster-objects";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
-import { isMarked, machineImage } from "../../providers/day2/machine-rollout-plan";
-import { get, objects, str, stringMap } from "../../lib/json";
-import { MACHINESET_LABEL } from "../../facts/day2";
 import { runtimeClassViews } from "../day2/inventory";
-import { publicLoadBalancerWarnings, requiredFieldIssues, versionIssues } from "./validate";
+import { requiredFieldIssues, versionIssues } from "./validate";
+import { PLATFORM_MACHINESETS } from "./build";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { kubernetesSkewIssues, wmcoInEffect } from "../wmco/release";
 import { byohVersionIssues } from "../byoh/validate";
@@ -25,12 +24,14 @@ import { noRelayNodeWarning, relayNodeCount } from "../node-access/placement";
  */
 export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: EstateConfig; issues: ConfigIssue[] }> {
   if (!cfg.cluster.discovery) return { config: cfg, issues: [] };
+  let cluster: ClusterReader;
   let facts;
   try {
-    facts = await discoverCluster(
-      { kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context },
-      { namespace: cfg.operator.namespace, subscription: cfg.operator.package },
-    );
+    cluster = await readCluster({ kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context });
+    facts = await cluster.facts({
+      platform: cfg.cluster.platform,
+      operator: { namespace: cfg.operator.namespace, subscription: cfg.operator.package },
+    });
   } catch (e) {
     return {
       config: cfg,
@@ -47,8 +48,8 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   const missing = merged.machineSets.flatMap((s, i) => requiredFieldIssues(merged.cluster, s, i, true));
   // The installed CSV, else a Manual startingCSV pin, else the channel head (components/wmco/release.ts).
   const effective = wmcoInEffect(cfg.operator, {
-    installedCSV: str(get(facts.subscription, "status", "installedCSV")),
-    openShiftVersion: str(get(facts.clusterVersion, "status", "desired", "version")),
+    installedCSV: facts.installedCSV,
+    openShiftVersion: facts.openShiftVersion,
   });
   const wmco = effective.from === "newest" ? undefined : effective;
   // A Manual pin was checked at load; otherwise the cluster's WMCO, or the newest rules when the cluster does not say.
@@ -63,10 +64,10 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   // accept: stop before any MachineSet or host is touched.
   const prerequisites = [
     ...networkIssues(cfg.cluster.platform, facts.network ?? {}),
-    ...kubernetesSkewIssues(effective, cfg.operator, str(get(facts.serverVersion, "gitVersion"))),
+    ...kubernetesSkewIssues(effective, cfg.operator, facts.kubernetesVersion),
   ];
   // A change of the WMCO key that WMCO could not complete (vSphere templates, BYOH addresses): refused before it starts.
-  const rotation = await rotationIssues(cfg, facts.windowsNodes);
+  const rotation = await rotationIssues(cfg, facts.windowsNodes, () => cluster.wmcoPublicKey());
   const unique = [
     ...new Map(
       [...identity, ...prerequisites, ...missing, ...versions, ...rotation.errors].map((i) => [
@@ -75,16 +76,13 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       ]),
     ).values(),
   ];
-  const warnings = merged.machineSets.flatMap((s, i) => publicLoadBalancerWarnings(merged.cluster, s, i));
+  const platformSets = PLATFORM_MACHINESETS[merged.cluster.platform];
+  const warnings = merged.machineSets.flatMap((s, i) => platformSets?.warnings?.(s, i) ?? []);
   // A credentials Secret that does not exist: machine-api only warns when it admits the set (credentials.ts). Not
   // readable (RBAC): nothing is said, as the webhook would say it at up.
   const platform = merged.cluster.platform;
   const secrets = [...new Set(merged.machineSets.flatMap((s) => credentialsSecretOf(platform, s) ?? []))];
-  const present = await existingSecrets(
-    { kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context },
-    MACHINE_API_NAMESPACE,
-    secrets,
-  ).catch(() => undefined);
+  const present = await cluster.existingSecrets(MACHINE_API_NAMESPACE, secrets).catch(() => undefined);
   if (present) warnings.push(...missingCredentialsWarnings(platform, merged.machineSets, (n) => present.has(n)));
   // WMCO merges every mirror set in the cluster into each Windows node's files: one it cannot write stops them all.
   const mirrorSets = clusterMirrorIssues(cfg, facts.mirrorSets);
@@ -122,7 +120,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
           ...(n.machine ? { machine: n.machine } : {}),
           ...nodeInfoOf(n),
         })),
-        machines: machineRows(facts.machines),
+        machines: facts.machineRows,
         machineSetReplicas: replicasOf(facts.machineSets),
         ...(relayNodes !== undefined ? { relayNodes } : {}),
         runtimeClasses: runtimeClassViews(facts.runtimeClasses),
@@ -137,32 +135,8 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
 }
 
 /** `spec.replicas` of every MachineSet, by name. */
-function replicasOf(list: unknown): Record<string, number> {
+function replicasOf(sets: readonly MachineSetFacts[]): Record<string, number> {
   return Object.fromEntries(
-    objects(get(list, "items")).flatMap((ms) => {
-      const name = str(get(ms, "metadata", "name"));
-      const replicas = get(ms, "spec", "replicas");
-      return name && typeof replicas === "number" ? [[name, replicas]] : [];
-    }),
+    sets.flatMap((ms) => (ms.name && ms.replicas !== undefined ? [[ms.name, ms.replicas]] : [])),
   );
-}
-
-/** Every Machine with its MachineSet, the image it boots, and whether it is marked for deletion on a scale-down. */
-function machineRows(
-  list: unknown,
-): { name: string; machineSet: string; image: string; deleting: boolean; marked: boolean }[] {
-  return objects(get(list, "items")).flatMap((m) => {
-    const name = str(get(m, "metadata", "name"));
-    const machineSet = stringMap(get(m, "metadata", "labels"))[MACHINESET_LABEL];
-    if (!name || !machineSet) return [];
-    return [
-      {
-        name,
-        machineSet,
-        image: machineImage(get(m, "spec", "providerSpec", "value")),
-        deleting: get(m, "metadata", "deletionTimestamp") !== undefined,
-        marked: isMarked(get(m, "metadata", "annotations")),
-      },
-    ];
-  });
 }

@@ -1,72 +1,65 @@
 import { ConfigIssue } from "../../stacks/config-issue";
-import { OpenShiftClusterConfig } from "../../stacks/schema/cluster";
+import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
+import { JsonObject as Obj } from "../../lib/json";
+import { PLATFORM_MACHINESETS } from "./build";
+import { Workers } from "./common";
+import { Infrastructure, MachineRow, MachineSetFacts, NetworkFacts, NodeTaints, ProxyFacts } from "../cluster-objects";
 
-import { get, JsonObject as Obj, obj, objects, parseJson, str, stringMap } from "../../lib/json";
-
-/** What the cluster says about itself: `Infrastructure/cluster` and its Linux worker MachineSets. */
+/**
+ * What the cluster says about itself, decoded (cluster-objects.ts) by discover.ts `readCluster`, the one place the
+ * program reads the cluster at preview/up.
+ */
 export interface ClusterFacts {
-  infrastructure?: Obj;
-  /** `providerSpec.value` of each Linux worker MachineSet. */
-  workerSpecs: Obj[];
+  infrastructure?: Infrastructure;
+  /** What the Linux worker MachineSets give a Windows one, decoded for the stack's platform. */
+  workers: Workers;
   /** Registries the global pull secret has credentials for: the keys only, the credentials are dropped here. */
   registriesWithCredentials?: string[];
-  /** `networks.config.openshift.io/cluster` and `networks.operator.openshift.io/cluster`. */
-  network?: { config?: Obj; operator?: Obj };
-  /** `proxies.config.openshift.io/cluster`. */
-  proxy?: Obj;
-  /** `clusterversions.config.openshift.io/version`. */
-  clusterVersion?: Obj;
-  /** The API server's `GET /version` (`gitVersion`, e.g. `v1.36.3`): the Kubernetes WMCO checks itself against. */
-  serverVersion?: Obj;
-  /** WMCO's Subscription, when it is installed already (its `status.installedCSV` names the running WMCO). */
-  subscription?: Obj;
+  network?: NetworkFacts;
+  proxy?: ProxyFacts;
+  /** WMCO's Subscription `status.installedCSV`, when it is installed already (the running WMCO). */
+  installedCSV?: string;
+  /** The ClusterVersion's `status.desired.version`. */
+  openShiftVersion?: string;
+  /** The API server's `GET /version` `gitVersion` (e.g. `v1.36.3`): the Kubernetes WMCO checks itself against. */
+  kubernetesVersion?: string;
   /** Every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster (WMCO merges them all). */
   mirrorSets?: { idms: Obj[]; itms: Obj[] };
-  /** The `kubernetes.io/os=windows` NodeList and the Machines of `openshift-machine-api` (day-2 inventory). */
+  /**
+   * The `kubernetes.io/os=windows` NodeList and the Machines of `openshift-machine-api` as read: the day-2 inventory
+   * (providers/day2/inventory.ts, which the day-2 providers share) reads them.
+   */
   windowsNodes?: Obj;
   machines?: Obj;
+  /** Every Machine with its MachineSet and image. */
+  machineRows: MachineRow[];
   /** Every MachineSet of `openshift-machine-api` (its `spec.replicas` while a surge rollout is under way). */
-  machineSets?: Obj;
+  machineSets: MachineSetFacts[];
   /** `node.k8s.io/v1` RuntimeClasses, for the inventory's RuntimeClass check. */
   runtimeClasses?: Obj;
-  /** The `kubernetes.io/os=linux` NodeList (first 500): where the node relay can be scheduled. */
-  linuxNodes?: Obj;
+  /** The taints of the `kubernetes.io/os=linux` nodes (first 500): where the node relay can be scheduled. */
+  linuxNodes?: NodeTaints;
 }
 
-/** The registry names of a `kubernetes.io/dockerconfigjson` Secret, without reading out any credential. */
-export function registriesIn(secret: unknown): string[] {
-  const b64 = get(secret, "data", ".dockerconfigjson");
-  if (typeof b64 !== "string") return [];
-  try {
-    return Object.keys(obj(get(parseJson(Buffer.from(b64, "base64").toString("utf8")), "auths")) ?? {}).sort();
-  } catch {
-    return [];
-  }
-}
+/** Workers that give nothing: a platform without MachineSets, or a cluster with no Linux worker. */
+export const NO_WORKERS: Workers = { region: () => undefined, complete: (set) => set, hosts: {} };
 
-/** The Linux worker MachineSets among all MachineSets: role worker, not Windows, not ours. */
-export function linuxWorkerSpecs(machineSetList: unknown): Obj[] {
-  return objects(get(machineSetList, "items"))
-    .filter((ms) => {
-      const labels = stringMap(get(ms, "spec", "template", "metadata", "labels"));
-      return (
-        labels["machine.openshift.io/cluster-api-machine-role"] === "worker" &&
-        labels["machine.openshift.io/os-id"] !== "Windows"
-      );
-    })
-    .flatMap((ms) => objects([get(ms, "spec", "template", "spec", "providerSpec", "value")]));
+/** The Linux workers' `providerSpec.value`s decoded for one platform. */
+export function workersFor(platform: Platform, providerSpecs: readonly unknown[]): Workers {
+  return PLATFORM_MACHINESETS[platform]?.workers(providerSpecs) ?? NO_WORKERS;
 }
 
 /** Config and cluster must describe the same cluster: a wrong kubeconfig context must not get another cluster's MachineSets. */
-export function identityIssues(cluster: OpenShiftClusterConfig, facts: ClusterFacts): ConfigIssue[] {
+export function identityIssues(
+  cluster: OpenShiftClusterConfig,
+  facts: Pick<ClusterFacts, "infrastructure">,
+): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   const infra = facts.infrastructure;
   if (!infra) return out;
-  const platform =
-    str(get(infra, "status", "platformStatus", "type")) ?? str(get(infra, "spec", "platformSpec", "type"));
-  const id = str(get(infra, "status", "infrastructureName"));
+  const { platform, infrastructureName: id } = infra;
   if (platform && platform !== cluster.platform) {
     out.push({
       path: "cluster.platform",
@@ -82,40 +75,6 @@ export function identityIssues(cluster: OpenShiftClusterConfig, facts: ClusterFa
   return out;
 }
 
-/** The cluster's region as the Infrastructure or a worker states it. */
-function discoveredRegion(cluster: OpenShiftClusterConfig, facts: ClusterFacts): string | undefined {
-  const infra = facts.infrastructure;
-  const w = facts.workerSpecs[0];
-  switch (cluster.platform) {
-    case "AWS":
-      return str(get(infra, "status", "platformStatus", "aws", "region")) ?? str(get(w, "placement", "region"));
-    case "GCP":
-      return str(get(infra, "status", "platformStatus", "gcp", "region")) ?? str(get(w, "region"));
-    case "Azure":
-      return str(get(w, "location"));
-    default:
-      return undefined;
-  }
-}
-
-function awsNames(refs: unknown): string[] | undefined {
-  const list = Array.isArray(refs) ? refs : refs ? [refs] : [];
-  const out = list
-    .map((r) => str(get(r, "id")) ?? str(get(r, "filters", 0, "values", 0)))
-    .filter((v): v is string => !!v);
-  return out.length > 0 ? out : undefined;
-}
-
-/** An Azure zone as the worker has it: "" (no zone) counts. */
-function zoneOf(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-/** The worker to copy from: the one in the same zone when the config names a zone, else the first. */
-function pickWorker(specs: Obj[], zone: string | undefined, zoneOf: (s: Obj) => unknown): Obj | undefined {
-  return (zone ? specs.find((s) => zoneOf(s) === zone) : undefined) ?? specs[0];
-}
-
 /**
  * Fills what the config left out from the cluster; config always wins. Copies zone and network references from a
  * Linux worker instead of recomputing tag names, so installs whose tags were named differently still work.
@@ -123,83 +82,12 @@ function pickWorker(specs: Obj[], zone: string | undefined, zoneOf: (s: Obj) => 
 export function mergeDiscovered(
   cluster: OpenShiftClusterConfig,
   sets: readonly MachineSetConfig[],
-  facts: ClusterFacts,
+  facts: Pick<ClusterFacts, "infrastructure" | "workers">,
 ): { cluster: OpenShiftClusterConfig; machineSets: MachineSetConfig[] } {
-  const merged = { ...cluster, region: cluster.region ?? discoveredRegion(cluster, facts) };
-  const out = sets.map((set) => {
-    const s: MachineSetConfig = { ...set };
-    // Config always wins (`??`); a discovered value only fills what the config left out.
-    const a = set.aws;
-    if (a) {
-      const w = pickWorker(facts.workerSpecs, a.availabilityZone, (x) => get(x, "placement", "availabilityZone"));
-      const workerZone = str(get(w, "placement", "availabilityZone"));
-      // A subnet copied from a worker in another zone would be wrong; only take it from the worker's own zone.
-      const sameZone = !a.availabilityZone || workerZone === a.availabilityZone;
-      s.aws = {
-        ...a,
-        availabilityZone: a.availabilityZone ?? workerZone,
-        subnet: a.subnet ?? (sameZone ? awsNames(get(w, "subnet"))?.[0] : undefined),
-        securityGroups: a.securityGroups ?? awsNames(get(w, "securityGroups")),
-        iamInstanceProfile: a.iamInstanceProfile ?? str(get(w, "iamInstanceProfile", "id")),
-      };
-    }
-    const az = set.azure;
-    if (az) {
-      const w = facts.workerSpecs[0];
-      s.azure = {
-        ...az,
-        zone: az.zone ?? zoneOf(get(w, "zone")),
-        resourceGroup: az.resourceGroup ?? str(get(w, "resourceGroup")),
-        networkResourceGroup: az.networkResourceGroup ?? str(get(w, "networkResourceGroup")),
-        vnet: az.vnet ?? str(get(w, "vnet")),
-        subnet: az.subnet ?? str(get(w, "subnet")),
-        publicLoadBalancer: az.publicLoadBalancer ?? str(get(w, "publicLoadBalancer")),
-      };
-    }
-    const g = set.gcp;
-    if (g) {
-      const w = pickWorker(facts.workerSpecs, g.zone, (x) => get(x, "zone"));
-      s.gcp = {
-        ...g,
-        projectID: g.projectID ?? str(get(w, "projectID")),
-        zone: g.zone ?? str(get(w, "zone")),
-        network: g.network ?? str(get(w, "networkInterfaces", 0, "network")),
-        subnetwork: g.subnetwork ?? str(get(w, "networkInterfaces", 0, "subnetwork")),
-        serviceAccountEmail: g.serviceAccountEmail ?? str(get(w, "serviceAccounts", 0, "email")),
-      };
-    }
-    const v = set.vsphere;
-    if (v) {
-      const w = facts.workerSpecs[0];
-      s.vsphere = {
-        ...v,
-        server: v.server ?? str(get(w, "workspace", "server")),
-        datacenter: v.datacenter ?? str(get(w, "workspace", "datacenter")),
-        datastore: v.datastore ?? str(get(w, "workspace", "datastore")),
-        folder: v.folder ?? str(get(w, "workspace", "folder")),
-        resourcePool: v.resourcePool ?? str(get(w, "workspace", "resourcePool")),
-        networkName: v.networkName ?? str(get(w, "network", "devices", 0, "networkName")),
-        credentialsSecret: v.credentialsSecret ?? str(get(w, "credentialsSecret", "name")),
-      };
-    }
-    const n = set.nutanix;
-    if (n) {
-      const w = facts.workerSpecs[0];
-      // hack/machineset.sh copies the worker's `project` whatever its type, by name or by UUID.
-      const byName = get(w, "project", "type") === "name";
-      const configured = n.projectUuid !== undefined || n.projectName !== undefined;
-      s.nutanix = {
-        ...n,
-        clusterUuid: n.clusterUuid ?? str(get(w, "cluster", "uuid")),
-        subnetUuid: n.subnetUuid ?? str(get(w, "subnets", 0, "uuid")),
-        credentialsSecret: n.credentialsSecret ?? str(get(w, "credentialsSecret", "name")),
-        projectUuid: configured ? n.projectUuid : byName ? undefined : str(get(w, "project", "uuid")),
-        projectName: configured ? n.projectName : byName ? str(get(w, "project", "name")) : undefined,
-      };
-    }
-    return s;
-  });
-  return { cluster: merged, machineSets: out };
+  return {
+    cluster: { ...cluster, region: cluster.region ?? facts.workers.region(facts.infrastructure) },
+    machineSets: sets.map((set) => facts.workers.complete(set)),
+  };
 }
 
 /**
@@ -207,15 +95,16 @@ export function mergeDiscovered(
  * (hack/machineset.sh): on AWS the instance profile, on Azure the public load balancer (the NIC's way out). Config
  * always wins, `""` included (Azure: no load balancer, the subnet has its own way out).
  */
-export function mergeDiscoveredHosts(hosts: readonly ByohHostConfig[], facts: ClusterFacts): ByohHostConfig[] {
-  const w = facts.workerSpecs[0];
+export function mergeDiscoveredHosts(
+  hosts: readonly ByohHostConfig[],
+  facts: Pick<ClusterFacts, "workers">,
+): ByohHostConfig[] {
+  const w = facts.workers.hosts;
   return hosts.map((h) => ({
     ...h,
-    ...(h.aws
-      ? { aws: { ...h.aws, iamInstanceProfile: h.aws.iamInstanceProfile ?? str(get(w, "iamInstanceProfile", "id")) } }
-      : {}),
+    ...(h.aws ? { aws: { ...h.aws, iamInstanceProfile: h.aws.iamInstanceProfile ?? w.iamInstanceProfile } } : {}),
     ...(h.azure
-      ? { azure: { ...h.azure, publicLoadBalancer: h.azure.publicLoadBalancer ?? str(get(w, "publicLoadBalancer")) } }
+      ? { azure: { ...h.azure, publicLoadBalancer: h.azure.publicLoadBalancer ?? w.publicLoadBalancer } }
       : {}),
   }));
 }

@@ -1,13 +1,51 @@
-import { MachineSetConfig } from "../../stacks/schema/machinesets";
-import { ResolvedGcp } from "./resolve";
+/** A GCP Windows MachineSet: what the Linux workers give it, and its providerSpec. */
+import { z } from "zod";
+import { GcpBlock, WindowsServer } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
-import { gcpImageFamily } from "./images";
+import { fields, listOf, text } from "../cluster-objects";
+import { PlatformMachineSets, required, Workers } from "./common";
+
+/** GCP public image family of Windows Server Core. */
+export function gcpImageFamily(version: WindowsServer): string {
+  return `projects/windows-cloud/global/images/family/windows-${version}-core`;
+}
+
+/** What a Linux worker's GCPMachineProviderSpec gives (types_gcpprovider.go). */
+const worker = fields({
+  projectID: text,
+  zone: text,
+  region: text,
+  networkInterfaces: listOf(z.object({ network: text, subnetwork: text })),
+  serviceAccounts: listOf(z.object({ email: text })),
+});
+type GcpWorker = z.output<typeof worker>;
+
+/** Project, zone, network and service account copied from the worker in the set's zone, else the first. */
+function complete(block: GcpBlock, workers: readonly GcpWorker[]): GcpBlock {
+  const w = (block.zone ? workers.find((x) => x.zone === block.zone) : undefined) ?? workers[0];
+  return {
+    ...block,
+    projectID: block.projectID ?? w?.projectID,
+    zone: block.zone ?? w?.zone,
+    network: block.network ?? w?.networkInterfaces[0]?.network,
+    subnetwork: block.subnetwork ?? w?.networkInterfaces[0]?.subnetwork,
+    serviceAccountEmail: block.serviceAccountEmail ?? w?.serviceAccounts[0]?.email,
+  };
+}
+
+/** The block once validation and discovery have filled project and zone: what the builder accepts. */
+export type ResolvedGcp = GcpBlock & { projectID: string; zone: string };
+
+export function resolveGcp(b: GcpBlock | undefined): ResolvedGcp | undefined {
+  const [projectID, zone] = [b?.projectID, b?.zone];
+  return b && projectID !== undefined && zone !== undefined ? { ...b, projectID, zone } : undefined;
+}
 
 /** GCPMachineProviderSpec for a Windows machine: the worker network, service account and tag of the cluster. */
 export function gcpProviderSpec(
   infraId: string,
   region: string,
-  set: MachineSetConfig,
+  windowsServer: WindowsServer,
   block: ResolvedGcp,
 ): Record<string, unknown> {
   const project = block.projectID;
@@ -21,7 +59,7 @@ export function gcpProviderSpec(
       {
         autoDelete: true,
         boot: true,
-        image: gcpImageFamily(set.windowsServer),
+        image: gcpImageFamily(windowsServer),
         sizeGb: block.diskSizeGb,
         type: block.diskType,
       },
@@ -43,3 +81,20 @@ export function gcpProviderSpec(
     zone: block.zone,
   };
 }
+
+export const GCP: PlatformMachineSets = {
+  block: "gcp",
+  discoverable: ["projectID", "zone"],
+  zone: (set) => set.gcp?.zone,
+  workers(specs): Workers {
+    const workers = specs.map((s) => worker.parse(s));
+    return {
+      region: (infra) => infra?.region.GCP ?? workers[0]?.region,
+      complete: (set) => (set.gcp ? { ...set, gcp: complete(set.gcp, workers) } : set),
+      hosts: {},
+    };
+  },
+  providerSpec: (infraId, region, set) =>
+    gcpProviderSpec(infraId, region, set.windowsServer, required(resolveGcp(set.gcp), "gcp.projectID/zone")),
+  issues: () => [],
+};

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { OpenShiftClusterConfig } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { buildMachineSet } from "./build";
-import { awsAmiFilter } from "./images";
+import { awsAmiFilter } from "./aws";
 import { machineSetName } from "./names";
 import { WINDOWS_SERVER } from "../../facts/wmco";
 import { PinnedAmi } from "../../providers/aws-ami/resource";

@@ -1,6 +1,45 @@
-import { ResolvedNutanix } from "./resolve";
+/** A Nutanix Windows MachineSet: what the Linux workers give it, its checks, and its providerSpec. */
+import { z } from "zod";
+import { joinPath } from "../../stacks/config-issue";
+import { NutanixBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { canonicalQuantity } from "../../lib/quantity";
+import { fields, listOf, loose, text } from "../cluster-objects";
+import { PlatformMachineSets, required, Workers } from "./common";
+
+/** What a Linux worker's NutanixMachineProviderConfig gives (machine/v1 types_nutanixprovider.go). */
+const worker = fields({
+  cluster: loose({ uuid: text }),
+  subnets: listOf(z.object({ uuid: text })),
+  credentialsSecret: loose({ name: text }),
+  project: loose({ type: z.unknown().optional(), uuid: text, name: text }),
+});
+type NutanixWorker = z.output<typeof worker>;
+
+/**
+ * Cluster, subnet, credentials Secret and project copied from the first worker; hack/machineset.sh copies the
+ * worker's `project` whatever its type, by name or by UUID. Config always wins, a project configured either way too.
+ */
+function complete(block: NutanixBlock, w: NutanixWorker | undefined): NutanixBlock {
+  const byName = w?.project?.type === "name";
+  const configured = block.projectUuid !== undefined || block.projectName !== undefined;
+  return {
+    ...block,
+    clusterUuid: block.clusterUuid ?? w?.cluster?.uuid,
+    subnetUuid: block.subnetUuid ?? w?.subnets[0]?.uuid,
+    credentialsSecret: block.credentialsSecret ?? w?.credentialsSecret?.name,
+    projectUuid: configured ? block.projectUuid : byName ? undefined : w?.project?.uuid,
+    projectName: configured ? block.projectName : byName ? w?.project?.name : undefined,
+  };
+}
+
+/** The block once validation and discovery have filled cluster and subnet: what the builder accepts. */
+export type ResolvedNutanix = NutanixBlock & { clusterUuid: string; subnetUuid: string };
+
+export function resolveNutanix(b: NutanixBlock | undefined): ResolvedNutanix | undefined {
+  const [clusterUuid, subnetUuid] = [b?.clusterUuid, b?.subnetUuid];
+  return b && clusterUuid !== undefined && subnetUuid !== undefined ? { ...b, clusterUuid, subnetUuid } : undefined;
+}
 
 /**
  * NutanixMachineProviderConfig (machine.openshift.io/v1) for a Windows VM from an image uploaded to Prism Central.
@@ -29,3 +68,28 @@ export function nutanixProviderSpec(block: ResolvedNutanix): Record<string, unkn
     vcpusPerSocket: block.vcpusPerSocket,
   };
 }
+
+export const NUTANIX: PlatformMachineSets = {
+  block: "nutanix",
+  discoverable: ["clusterUuid", "subnetUuid"],
+  zone: () => undefined,
+  workers(specs): Workers {
+    const first = specs.length > 0 ? worker.parse(specs[0]) : undefined;
+    return {
+      region: () => undefined,
+      complete: (set) => (set.nutanix ? { ...set, nutanix: complete(set.nutanix, first) } : set),
+      hosts: {},
+    };
+  },
+  providerSpec: (_infraId, _region, set) =>
+    nutanixProviderSpec(required(resolveNutanix(set.nutanix), "nutanix.clusterUuid/subnetUuid")),
+  issues: (set, i) =>
+    set.nutanix?.projectUuid !== undefined && set.nutanix.projectName !== undefined
+      ? [
+          {
+            path: joinPath(["machineSets", i, "nutanix", "projectName"]),
+            message: "set either projectUuid or projectName, not both",
+          },
+        ]
+      : [],
+};

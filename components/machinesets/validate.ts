@@ -1,8 +1,8 @@
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
-import { get } from "../../lib/json";
 import { OpenShiftClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { machineSetName } from "./names";
+import { PLATFORM_MACHINESETS } from "./build";
 import { OperatorChoice, PIN_HINT, wmcoInEffect } from "../wmco/release";
 import {
   format,
@@ -15,21 +15,7 @@ import {
 } from "../../facts/wmco";
 
 const BLOCKS = ["aws", "azure", "gcp", "vsphere", "nutanix"] as const;
-type Block = (typeof BLOCKS)[number];
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** Fields that discovery can fill; without discovery they must be in the config. */
-const DISCOVERABLE: Record<Block, string[]> = {
-  aws: ["availabilityZone"],
-  azure: [],
-  gcp: ["projectID", "zone"],
-  vsphere: ["server", "datacenter", "datastore", "folder", "networkName"],
-  nutanix: ["clusterUuid", "subnetUuid"],
-};
-
-function platformBlock(platform: Platform): Block | undefined {
-  return PLATFORM_BLOCK[platform];
-}
 
 /**
  * Checks `windows-estate:machineSets` against the cluster: the right platform block, supported Windows versions,
@@ -52,8 +38,9 @@ export function validateMachineSets(
     });
     return { errors, warnings };
   }
-  const expected = platformBlock(platform);
-  if (!expected) return { errors, warnings };
+  const machineSets = PLATFORM_MACHINESETS[platform];
+  if (!machineSets) return { errors, warnings };
+  const expected = machineSets.block;
   const names = new Map<string, number>();
   sets.forEach((set, i) => {
     const at = (...p: (string | number)[]) => joinPath(["machineSets", i, ...p]);
@@ -86,19 +73,9 @@ export function validateMachineSets(
       return;
     }
     if (opts.wmco !== "cluster") errors.push(...versionIssues(platform, set, i, opts.wmco));
-    if (platform === "Azure" && set.windowsServer === "2019" && set.azure?.imageVersion === undefined) {
-      errors.push({
-        path: at("azure", "imageVersion"),
-        message:
-          "is required for Windows Server 2019 on Azure: the image WMCO pinned (17763.6293.240905) has been removed by Microsoft and newer " +
-          "2019 images carry an OpenSSH regression (KB5044277) that breaks WMCO's SSH; set a 2019 image version you have verified, or use 2022 or 2025",
-      });
-    }
+    errors.push(...machineSets.issues(set, i));
     if (!opts.discovery) errors.push(...requiredFieldIssues(cluster, set, i));
-    if (!opts.discovery) warnings.push(...publicLoadBalancerWarnings(cluster, set, i));
-    if (set.nutanix?.projectUuid !== undefined && set.nutanix.projectName !== undefined) {
-      errors.push({ path: at("nutanix", "projectName"), message: "set either projectUuid or projectName, not both" });
-    }
+    if (!opts.discovery) warnings.push(...(machineSets.warnings?.(set, i) ?? []));
     errors.push(...zoneIssues(cluster, set, i));
 
     const name = machineSetName(platform, cluster.infrastructureId, set);
@@ -134,26 +111,6 @@ export function validateMachineSets(
     }
   });
   return { errors, warnings };
-}
-
-/**
- * Azure: WMCO's machineset.sh copies `publicLoadBalancer` from the Linux worker (and its e2e tests from the cluster);
- * without it a Windows node may have no outbound path for what its user data downloads.
- */
-export function publicLoadBalancerWarnings(
-  cluster: OpenShiftClusterConfig,
-  set: MachineSetConfig,
-  i: number,
-): ConfigIssue[] {
-  if (cluster.platform !== "Azure" || !set.azure || set.azure.publicLoadBalancer !== undefined) return [];
-  return [
-    {
-      path: joinPath(["machineSets", i, "azure", "publicLoadBalancer"]),
-      message:
-        "not set: copy it from a Linux worker (oc get machinesets -n openshift-machine-api -o jsonpath='{.items[0].spec.template.spec.providerSpec.value.publicLoadBalancer}'), " +
-        "or turn discovery on; without it the node may lack the outbound path its user data needs (leave it out only with user-defined routing)",
-    },
-  ];
 }
 
 /**
@@ -203,19 +160,19 @@ export function requiredFieldIssues(
   afterDiscovery = false,
 ): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  const block = platformBlock(cluster.platform);
-  if (!block) return out;
+  const machineSets = PLATFORM_MACHINESETS[cluster.platform];
+  if (!machineSets) return out;
   if (["AWS", "Azure", "GCP"].includes(cluster.platform) && !cluster.region) {
     out.push({
       path: "cluster.region",
       message: `is required for ${cluster.platform} MachineSets (or enable discovery with a cluster to read it from)`,
     });
   }
-  const values = set[block] ?? {};
-  for (const field of DISCOVERABLE[block]) {
-    if (get(values, field) === undefined) {
+  const values: Readonly<Record<string, unknown>> = set[machineSets.block] ?? {};
+  for (const field of machineSets.discoverable) {
+    if (values[field] === undefined) {
       out.push({
-        path: joinPath(["machineSets", i, block, field]),
+        path: joinPath(["machineSets", i, machineSets.block, field]),
         message: afterDiscovery
           ? "is not set and no Linux worker MachineSet provides it; set it"
           : "is required: set it, or run against the cluster with discovery on to copy it from a Linux worker",
@@ -227,14 +184,14 @@ export function requiredFieldIssues(
 
 function zoneIssues(cluster: OpenShiftClusterConfig, set: MachineSetConfig, i: number): ConfigIssue[] {
   const region = cluster.region;
-  if (!region) return [];
-  const zone =
-    cluster.platform === "AWS" ? set.aws?.availabilityZone : cluster.platform === "GCP" ? set.gcp?.zone : undefined;
+  const machineSets = PLATFORM_MACHINESETS[cluster.platform];
+  if (!region || !machineSets) return [];
+  const zone = machineSets.zone(set);
   if (zone && !zone.startsWith(region)) {
     const key = cluster.platform === "AWS" ? "availabilityZone" : "zone";
     return [
       {
-        path: joinPath(["machineSets", i, cluster.platform === "AWS" ? "aws" : "gcp", key]),
+        path: joinPath(["machineSets", i, machineSets.block, key]),
         message: `${zone} is not in region ${region} (cluster.region)`,
       },
     ];

@@ -1,5 +1,58 @@
-import { ResolvedVsphere } from "./resolve";
+/** A vSphere Windows MachineSet: what the Linux workers give it, and its providerSpec. */
+import { z } from "zod";
+import { VsphereBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
+import { fields, listOf, loose, text } from "../cluster-objects";
+import { fillFrom, PlatformMachineSets, required, Workers } from "./common";
+
+/** What a Linux worker's VSphereMachineProviderSpec gives (types_vsphereprovider.go). */
+const worker = fields({
+  workspace: loose({ server: text, datacenter: text, datastore: text, folder: text, resourcePool: text }),
+  network: loose({ devices: listOf(z.object({ networkName: text })) }),
+  credentialsSecret: loose({ name: text }),
+}).transform((w) => ({
+  ...w.workspace,
+  networkName: w.network?.devices[0]?.networkName,
+  credentialsSecret: w.credentialsSecret?.name,
+}));
+type VsphereWorker = z.output<typeof worker>;
+
+/** Workspace, network and credentials Secret copied from the first worker; config always wins. */
+function complete(block: VsphereBlock, w: VsphereWorker | undefined): VsphereBlock {
+  const keys = [
+    "server",
+    "datacenter",
+    "datastore",
+    "folder",
+    "resourcePool",
+    "networkName",
+    "credentialsSecret",
+  ] as const;
+  return fillFrom(block, w, keys);
+}
+
+/** The block once validation and discovery have filled workspace and network: what the builder accepts. */
+export type ResolvedVsphere = VsphereBlock & {
+  server: string;
+  datacenter: string;
+  datastore: string;
+  folder: string;
+  networkName: string;
+};
+
+export function resolveVsphere(b: VsphereBlock | undefined): ResolvedVsphere | undefined {
+  if (!b) return undefined;
+  const { server, datacenter, datastore, folder, networkName } = b;
+  if (
+    server === undefined ||
+    datacenter === undefined ||
+    datastore === undefined ||
+    folder === undefined ||
+    networkName === undefined
+  )
+    return undefined;
+  return { ...b, server, datacenter, datastore, folder, networkName };
+}
 
 /**
  * VSphereMachineProviderSpec cloned from your golden-image template. `userDataSecret` is set as in WMCO's README
@@ -31,3 +84,20 @@ export function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unkn
     },
   };
 }
+
+export const VSPHERE: PlatformMachineSets = {
+  block: "vsphere",
+  discoverable: ["server", "datacenter", "datastore", "folder", "networkName"],
+  zone: () => undefined,
+  workers(specs): Workers {
+    const first = specs.length > 0 ? worker.parse(specs[0]) : undefined;
+    return {
+      region: () => undefined,
+      complete: (set) => (set.vsphere ? { ...set, vsphere: complete(set.vsphere, first) } : set),
+      hosts: {},
+    };
+  },
+  providerSpec: (_infraId, _region, set) =>
+    vsphereProviderSpec(required(resolveVsphere(set.vsphere), "vsphere workspace and network")),
+  issues: () => [],
+};

@@ -5,7 +5,7 @@
  * never is there (the node is cordoned): the drain would hang. So one pod there (the budget's `maxUnavailable: 1` then
  * allows every eviction), and the drain only waits for the pod's grace period while a session finishes.
  */
-import { get, objects, str } from "../../lib/json";
+import type { NodeTaints } from "../cluster-objects";
 import { RELAY_REPLICAS } from "../../facts/day2";
 
 /**
@@ -20,15 +20,14 @@ const PASSING = "node.kubernetes.io/";
  * on: those without a NoSchedule or NoExecute taint other than a passing one (control-plane and infra nodes are
  * left out). Undefined when the list is cut (`metadata.continue`) before two were found, or absent.
  */
-export function relayNodeCount(list: unknown): number | undefined {
+export function relayNodeCount(list: NodeTaints | undefined): number | undefined {
   if (list === undefined) return undefined;
-  const count = objects(get(list, "items")).filter((node) =>
-    objects(get(node, "spec", "taints")).every((t) => {
-      const effect = str(get(t, "effect"));
-      return (effect !== "NoSchedule" && effect !== "NoExecute") || (str(get(t, "key")) ?? "").startsWith(PASSING);
-    }),
+  const count = list.taints.filter((taints) =>
+    taints.every(
+      ({ key, effect }) => (effect !== "NoSchedule" && effect !== "NoExecute") || (key ?? "").startsWith(PASSING),
+    ),
   ).length;
-  return count < 2 && str(get(list, "metadata", "continue")) ? undefined : count;
+  return count < 2 && list.continued ? undefined : count;
 }
 
 /** The relay's replicas: the configured count, else one where a single node can take it, else two. */

@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Provider as AwsProvider } from "@pulumi/aws/provider";
 import { Instance } from "@pulumi/aws/ec2/instance";
-import { awsAmiFilter } from "../machinesets/images";
+import { awsAmiFilter } from "../machinesets/aws";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 import { WMCO_MACHINE } from "../../facts/clouds";
 import { providerFor } from "./host-context";

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Provider as AzureProvider } from "@pulumi/azure-native/provider";
 import { VirtualMachine, VirtualMachineExtension } from "@pulumi/azure-native/compute";
 import { NetworkInterface, getLoadBalancerOutput } from "@pulumi/azure-native/network";
-import { azureImage } from "../machinesets/images";
+import { azureImage } from "../machinesets/azure";
 import { AZURE_RUN_CUSTOM_DATA } from "./user-data";
 import { providerFor } from "./host-context";
 import type { CloudHost, CloudHostParts, CloudHostsContext } from "./host-context";

@@ -8,8 +8,10 @@ import { parse } from "yaml";
 import { ConfigIssue } from "../../stacks/config-issue";
 import { containerdSupportIssue, versionSupportIssue } from "./validate";
 import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
-import { connectKube, KubeAccess } from "../../providers/kube-wait/api";
-import { get, isObject, objects, str } from "../../lib/json";
+import { KubeAccess } from "../../providers/kube-wait/api";
+import { isObject } from "../../lib/json";
+import { z } from "zod";
+import { connectForDiscovery, decodeNodeTaints, fields, gitVersion, listOf, loose, text } from "../cluster-objects";
 import {
   DEFAULT_CONTAINERD,
   FLANNEL_BACKEND_ANNOTATION,
@@ -68,6 +70,15 @@ function yamlOf(text: string | undefined): unknown {
   }
 }
 
+/** A ConfigMap's or Secret's `data` key. */
+const dataKey = (o: unknown, key: string) => fields({ data: fields({ [key]: text }) }).parse(o).data[key];
+/** kubeadm's `ClusterConfiguration` (kubeadm.k8s.io types: `networking.podSubnet`, `networking.serviceSubnet`). */
+const clusterConfiguration = fields({ networking: loose({ podSubnet: text, serviceSubnet: text }) });
+/** The kubeconfig `kube-public/cluster-info` publishes: its first cluster's server and CA. */
+const clusterInfoKubeconfig = fields({
+  clusters: listOf(z.object({ cluster: loose({ server: text, "certificate-authority-data": text }) })),
+});
+
 /** Parses the objects discovery read; each argument may be undefined (404). */
 export function parseVanillaFacts(o: {
   version?: unknown;
@@ -89,18 +100,17 @@ export function parseVanillaFacts(o: {
     windowsNodes: windowsNodes(o.windowsNodes, undefined, []),
     runtimeClasses: runtimeClassViews(o.runtimeClasses),
   };
-  const git = str(get(o.version, "gitVersion"));
+  const git = gitVersion(o.version);
   const m = git && /^v?(\d+\.\d+\.\d+)/.exec(git);
   if (m) facts.serverVersion = m[1];
-  const clusterConfiguration = yamlOf(str(get(o.kubeadmConfig, "data", "ClusterConfiguration")));
-  facts.podNetworkCidr = str(get(clusterConfiguration, "networking", "podSubnet"));
-  facts.serviceCidr = str(get(clusterConfiguration, "networking", "serviceSubnet"));
-  facts.dnsServiceIp = str(get(o.kubeDns, "spec", "clusterIP"));
-  const kubeconfig = yamlOf(str(get(o.clusterInfo, "data", "kubeconfig")));
-  const cluster = objects(get(kubeconfig, "clusters"))[0];
-  const server = str(get(cluster, "cluster", "server"));
+  const networking = clusterConfiguration.parse(yamlOf(dataKey(o.kubeadmConfig, "ClusterConfiguration"))).networking;
+  facts.podNetworkCidr = networking?.podSubnet;
+  facts.serviceCidr = networking?.serviceSubnet;
+  facts.dnsServiceIp = fields({ spec: loose({ clusterIP: text }) }).parse(o.kubeDns).spec?.clusterIP;
+  const cluster = clusterInfoKubeconfig.parse(yamlOf(dataKey(o.clusterInfo, "kubeconfig"))).clusters[0]?.cluster;
+  const server = cluster?.server;
   if (server) facts.apiServerEndpoint = new URL(server).host;
-  const ca = str(get(cluster, "cluster", "certificate-authority-data"));
+  const ca = cluster?.["certificate-authority-data"];
   if (ca) {
     try {
       facts.caCertHash = caCertHash(Buffer.from(ca, "base64").toString("utf8"));
@@ -108,7 +118,7 @@ export function parseVanillaFacts(o: {
       // An unreadable CA leaves the hash undiscovered; resolve says what is missing.
     }
   }
-  const netConfText = str(get(o.flannelConfig, "data", "net-conf.json"));
+  const netConfText = dataKey(o.flannelConfig, "net-conf.json");
   if (netConfText) {
     let parsed: unknown;
     try {
@@ -119,22 +129,22 @@ export function parseVanillaFacts(o: {
     if (isObject(parsed)) facts.netConf = parsed;
     else facts.netConfUnreadable = true;
   }
-  const restarted = str(
-    get(o.flannelDaemonSet, "spec", "template", "metadata", "annotations", FLANNEL_BACKEND_ANNOTATION),
-  );
+  const restarted = fields({
+    spec: loose({
+      template: loose({ metadata: loose({ annotations: loose({ [FLANNEL_BACKEND_ANNOTATION]: text }) }) }),
+    }),
+  }).parse(o.flannelDaemonSet).spec?.template?.metadata?.annotations?.[FLANNEL_BACKEND_ANNOTATION];
   if (restarted) facts.flannelRestartedFor = restarted;
-  const listed = objects(get(o.linuxNodes, "items")).length;
-  const remaining = get(o.linuxNodes, "metadata", "remainingItemCount");
-  const more = str(get(o.linuxNodes, "metadata", "continue"));
-  if (o.linuxNodes !== undefined && (typeof remaining === "number" || !more))
-    facts.linuxNodes = listed + (typeof remaining === "number" ? remaining : 0);
-  const relayNodes = relayNodeCount(o.linuxNodes);
+  const linux = decodeNodeTaints(o.linuxNodes);
+  if (linux && (linux.remaining !== undefined || !linux.continued))
+    facts.linuxNodes = linux.taints.length + (linux.remaining ?? 0);
+  const relayNodes = relayNodeCount(linux);
   if (relayNodes !== undefined) facts.relayNodes = relayNodes;
   return facts;
 }
 
 export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts> {
-  const api = await connectKube(access, 15_000);
+  const api = await connectForDiscovery(access);
   const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes, runtimeClasses, linuxNodes, flannelDs] =
     await Promise.all([
       api.get("/version"),

@@ -9,23 +9,18 @@
 import type { ConfigIssue } from "../../stacks/config-issue";
 import type { Platform } from "../../stacks/schema/cluster";
 
-import { get, JsonObject as Obj, obj, objects, str } from "../../lib/json";
+import type { NetworkFacts, ProxyFacts } from "../cluster-objects";
+
+export type { NetworkFacts };
 
 /** The hybrid network the OpenShift docs use in their example ("Configuring hybrid networking"). */
 export const EXAMPLE_HYBRID_NETWORK = { cidr: "10.132.0.0/14", hostPrefix: 23 };
 /** The custom VXLAN port of the docs' vSphere example; anything but 4789 (the default, held by OVN on Linux). */
 export const EXAMPLE_VXLAN_PORT = 9898;
 
-export interface NetworkFacts {
-  /** `networks.config.openshift.io/cluster`. */
-  config?: Obj;
-  /** `networks.operator.openshift.io/cluster`. */
-  operator?: Obj;
-}
-
 /** The `hybridOverlayConfig` an install-time `networks.operator.openshift.io` manifest would carry (docs' example). */
 export function hybridOverlayConfig(platform: Platform): string {
-  const hybrid: Obj = { hybridClusterNetwork: [EXAMPLE_HYBRID_NETWORK] };
+  const hybrid: Record<string, unknown> = { hybridClusterNetwork: [EXAMPLE_HYBRID_NETWORK] };
   if (platform === "VSphere") hybrid.hybridOverlayVXLANPort = EXAMPLE_VXLAN_PORT;
   return JSON.stringify(hybrid);
 }
@@ -46,31 +41,30 @@ export function isClassE(cidr: string): boolean {
  */
 export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  const networkType = get(n.config, "spec", "networkType");
+  const networkType = n.config?.networkType;
   if (networkType !== undefined && networkType !== "OVNKubernetes") {
     out.push({
       path: "cluster",
-      message: `the cluster's network type is ${String(networkType)}; WMCO supports only OVNKubernetes with hybrid networking (WMCO: "network type not supported")`,
+      message: `the cluster's network type is ${networkType}; WMCO supports only OVNKubernetes with hybrid networking (WMCO: "network type not supported")`,
     });
     return out;
   }
-  const hybrid = obj(get(n.operator, "spec", "defaultNetwork", "ovnKubernetesConfig", "hybridOverlayConfig"));
-  const networks = objects(get(hybrid, "hybridClusterNetwork"));
-  if (n.operator && (!hybrid || networks.length === 0)) {
+  const hybrid = n.operator?.hybrid;
+  const networks = hybrid?.networks ?? 0;
+  if (n.operator && networks === 0) {
     out.push({
       path: "cluster",
       message: `the cluster is not configured for OVN hybrid networking, which WMCO requires (the operator exits without it); ${AT_INSTALLATION}: run Windows nodes on a cluster installed with spec.defaultNetwork.ovnKubernetesConfig.hybridOverlayConfig in its Network manifest, e.g. ${hybridOverlayConfig(platform)} (a CIDR that overlaps no cluster, service or machine network)`,
     });
   }
-  const port = get(hybrid, "hybridOverlayVXLANPort");
-  if (hybrid && networks.length > 0 && platform === "VSphere" && (port === undefined || port === 4789)) {
+  const port = hybrid?.vxlanPort;
+  if (networks > 0 && platform === "VSphere" && (port === undefined || port === 4789)) {
     out.push({
       path: "cluster",
       message: `vSphere needs a custom VXLAN port for hybrid networking (not 4789; WMCO's vSphere prerequisites); ${AT_INSTALLATION}, with hybridOverlayConfig.hybridOverlayVXLANPort set, e.g. ${EXAMPLE_VXLAN_PORT}`,
     });
   }
-  const clusterNetworks = objects(get(n.config, "spec", "clusterNetwork")).map((c) => str(c.cidr) ?? "");
-  for (const cidr of clusterNetworks.filter(isClassE)) {
+  for (const cidr of (n.config?.clusterNetworks ?? []).filter(isClassE)) {
     out.push({
       path: "cluster",
       message: `the cluster network ${cidr} is class E (240.0.0.0/4), which Windows cannot use; Windows nodes need a cluster installed with another clusterNetwork`,
@@ -87,17 +81,16 @@ export interface ProxySummary {
   trustedCA?: string;
 }
 
-export function proxySummary(proxy: Obj | undefined): ProxySummary | undefined {
+export function proxySummary(proxy: ProxyFacts | undefined): ProxySummary | undefined {
   if (!proxy) return undefined;
-  const status = obj(get(proxy, "status")) ?? {};
-  const redact = (u: unknown) => str(u)?.replace(/\/\/[^/@]*@/, "//[credentials]@");
+  const redact = (u: string | undefined) => u?.replace(/\/\/[^/@]*@/, "//[credentials]@");
   const s: ProxySummary = {};
   const set = (k: keyof ProxySummary, v: string | undefined) => {
     if (v !== undefined) s[k] = v;
   };
-  set("httpProxy", redact(status.httpProxy));
-  set("httpsProxy", redact(status.httpsProxy));
-  set("noProxy", str(status.noProxy));
-  set("trustedCA", str(get(proxy, "spec", "trustedCA", "name")));
+  set("httpProxy", redact(proxy.httpProxy));
+  set("httpsProxy", redact(proxy.httpsProxy));
+  set("noProxy", proxy.noProxy);
+  set("trustedCA", proxy.trustedCA);
   return Object.keys(s).length > 0 ? s : undefined;
 }

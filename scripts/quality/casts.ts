@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import { execFileSync } from "child_process";
-import { parseArgs } from "util";
+import { checkOptions } from "./cli";
 
 export const CAST_LIMIT = 20;
 
@@ -41,20 +41,8 @@ export function countCasts(file: string, text: string): { total: number; toStrin
 }
 
 function main(): void {
-  let parsed;
-  try {
-    parsed = parseArgs({ options: { check: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
-  } catch (e) {
-    process.stderr.write(
-      `casts: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, " ")} (see \`npm run casts -- --help\`)\n`,
-    );
-    process.exit(2);
-  }
-  const { values } = parsed;
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
+  const values = checkOptions("casts", HELP);
+  if (!values) return;
   const root = path.resolve(__dirname, "..", "..");
   const files = execFileSync("git", ["ls-files", "*.ts"], { cwd: root, encoding: "utf8" })
     .split("\n")

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { Platform, PLATFORMS } from "../../facts/wmco";
 
-/** The platforms WMCO supports, spelled as `Infrastructure/cluster` `.spec.platformSpec.type` spells them. */
-export const PLATFORMS = ["AWS", "Azure", "GCP", "VSphere", "Nutanix", "None"] as const;
-export type Platform = (typeof PLATFORMS)[number];
+// The platforms are a WMCO fact (facts/wmco.ts); the config schema derives from them.
+export { PLATFORMS };
+export type { Platform };
 
 /**
  * What `cluster.platform` may say: an OpenShift/OKD platform (WMCO), or `Kubernetes` for a vanilla kubeadm cluster

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { quantityBytes } from "../../lib/quantity";
+import { WINDOWS_SERVERS, WindowsServer } from "../../facts/wmco";
 
-/** Windows Server versions WMCO can configure; which platform supports which is `support-matrix.ts`. */
-export const WINDOWS_VERSIONS = ["2019", "2022", "2025"] as const;
-export type WindowsServer = (typeof WINDOWS_VERSIONS)[number];
+// The Windows Server versions are a WMCO fact (facts/wmco.ts); the config schema derives from them.
+export const WINDOWS_VERSIONS = WINDOWS_SERVERS;
+export type { WindowsServer };
 
 const nonEmpty = z.string().min(1);
 

@@ -1,6 +1,6 @@
 import { buildMachineSet } from "../../../components/machinesets/build";
 import { LABEL } from "../../../components/machinesets/common";
-import { awsAmiFilter } from "../../../components/machinesets/images";
+import { awsAmiFilter } from "../../../components/machinesets/aws";
 import { Platform } from "../../../stacks/schema/cluster";
 import { machineSetSchema } from "../../../stacks/schema/machinesets";
 import { schemaFileFor, validateAgainstSchema, validateObject } from "../../helpers/schemas";

@@ -1,17 +1,19 @@
 import {
   identityIssues,
-  linuxWorkerSpecs,
   mergeDiscovered,
   mergeDiscoveredHosts,
+  workersFor,
 } from "../../../components/machinesets/discovery";
-import { resolveNutanix } from "../../../components/machinesets/resolve";
-import { nutanixProviderSpec } from "../../../components/machinesets/nutanix";
+import { decodeInfrastructure, decodeMachineSets, linuxWorkerSpecs } from "../../../components/cluster-objects";
+import { nutanixProviderSpec, resolveNutanix } from "../../../components/machinesets/nutanix";
 import { OpenShiftClusterConfig } from "../../../stacks/schema/cluster";
 import { machineSetsSchema } from "../../../stacks/schema/machinesets";
 import { validateObject } from "../../helpers/schemas";
 
 // Hand-built in the shape `oc get machinesets -n openshift-machine-api -o json` returns (not recorded from a
-// cluster); each MachineSet is validated against the openshift/api schema below.
+// cluster); each MachineSet is validated against the openshift/api schema below, and read through discovery's decoders
+// (components/cluster-objects.ts) as discovery reads it.
+const workers = (list: { items: unknown[] }) => linuxWorkerSpecs(decodeMachineSets(list));
 const workerMs = (value: Record<string, unknown>, labels: Record<string, string> = {}) => ({
   apiVersion: "machine.openshift.io/v1beta1",
   kind: "MachineSet",
@@ -46,13 +48,13 @@ test("only Linux workers are copied from", () => {
       { spec: { template: { metadata: { labels: { "machine.openshift.io/cluster-api-machine-role": "infra" } } } } },
     ],
   };
-  expect(linuxWorkerSpecs(list)).toHaveLength(1);
+  expect(workers(list)).toHaveLength(1);
 });
 
 test("AWS: zone, subnet, security groups and profile are copied from the worker of the same zone (old tag names survive)", () => {
   const facts = {
-    infrastructure: { status: { platformStatus: { type: "AWS", aws: { region: "us-east-1" } } } },
-    workerSpecs: linuxWorkerSpecs({ items: [awsWorker("us-east-1a"), awsWorker("us-east-1b")] }),
+    infrastructure: decodeInfrastructure({ status: { platformStatus: { type: "AWS", aws: { region: "us-east-1" } } } }),
+    workers: workersFor("AWS", workers({ items: [awsWorker("us-east-1a"), awsWorker("us-east-1b")] })),
   };
   const c: OpenShiftClusterConfig = { platform: "AWS", infrastructureId: "ocp-x" };
   const merged = mergeDiscovered(
@@ -72,9 +74,10 @@ test("AWS: zone, subnet, security groups and profile are copied from the worker 
 
 test("config always wins over discovery", () => {
   const facts = {
-    workerSpecs: linuxWorkerSpecs({
-      items: [workerMs({ location: "eastus", zone: "2", vnet: "other-vnet", subnet: "other-subnet" })],
-    }),
+    workers: workersFor(
+      "Azure",
+      workers({ items: [workerMs({ location: "eastus", zone: "2", vnet: "other-vnet", subnet: "other-subnet" })] }),
+    ),
   };
   const c: OpenShiftClusterConfig = { platform: "Azure", infrastructureId: "ocp-x", region: "westus" };
   const merged = mergeDiscovered(c, machineSetsSchema.parse([{ azure: { zone: "", vnet: "mine" } }]), facts);
@@ -87,13 +90,13 @@ test("vSphere workspace and network, GCP project and zone, Nutanix cluster and s
     { platform: "VSphere", infrastructureId: "x" },
     machineSetsSchema.parse([{ name: "w", vsphere: { template: "t" } }]),
     {
-      workerSpecs: [
+      workers: workersFor("VSphere", [
         {
           workspace: { server: "vc", datacenter: "dc", datastore: "ds", folder: "/f", resourcePool: "/rp" },
           network: { devices: [{ networkName: "n" }] },
           credentialsSecret: { name: "vsphere-creds" },
         },
-      ],
+      ]),
     },
   );
   expect(vs.machineSets[0].vsphere).toMatchObject({
@@ -107,7 +110,7 @@ test("vSphere workspace and network, GCP project and zone, Nutanix cluster and s
     template: "t",
   });
   const gcp = mergeDiscovered({ platform: "GCP", infrastructureId: "x" }, machineSetsSchema.parse([{ gcp: {} }]), {
-    workerSpecs: [{ projectID: "p", zone: "us-central1-b", region: "us-central1" }],
+    workers: workersFor("GCP", [{ projectID: "p", zone: "us-central1-b", region: "us-central1" }]),
   });
   expect(gcp.cluster.region).toBe("us-central1");
   expect(gcp.machineSets[0].gcp).toMatchObject({ projectID: "p", zone: "us-central1-b" });
@@ -115,13 +118,13 @@ test("vSphere workspace and network, GCP project and zone, Nutanix cluster and s
     { platform: "Nutanix", infrastructureId: "x" },
     machineSetsSchema.parse([{ nutanix: { image: "i" } }]),
     {
-      workerSpecs: [
+      workers: workersFor("Nutanix", [
         {
           cluster: { type: "uuid", uuid: "c" },
           subnets: [{ type: "uuid", uuid: "s" }],
           credentialsSecret: { name: "nc" },
         },
-      ],
+      ]),
     },
   );
   expect(ntx.machineSets[0].nutanix).toMatchObject({
@@ -136,8 +139,9 @@ test("a kubeconfig pointing at another cluster is caught", () => {
   const issues = identityIssues(
     { platform: "Azure", infrastructureId: "win-tmk9g" },
     {
-      infrastructure: { status: { infrastructureName: "prod-abcde", platformStatus: { type: "AWS" } } },
-      workerSpecs: [],
+      infrastructure: decodeInfrastructure({
+        status: { infrastructureName: "prod-abcde", platformStatus: { type: "AWS" } },
+      }),
     },
   );
   expect(issues.map((i) => i.path)).toEqual(["cluster.platform", "cluster.infrastructureId"]);
@@ -154,7 +158,7 @@ test("a Nutanix worker's project given by name is kept by name and rendered as t
   const merged = mergeDiscovered(
     { platform: "Nutanix", infrastructureId: "x" },
     machineSetsSchema.parse([{ nutanix: { image: "i" } }]),
-    { workerSpecs: [worker] },
+    { workers: workersFor("Nutanix", [worker]) },
   );
   const block = merged.machineSets[0].nutanix;
   expect(block).toMatchObject({ projectName: "windows-apps" });
@@ -173,10 +177,13 @@ test("created BYOH hosts take the workers' instance profile (AWS) and public loa
     windowsServer: "2022",
     aws: { subnetId: "subnet-0a", securityGroupIds: ["sg-0a"] },
   };
-  const facts = (spec: Record<string, unknown>) => ({
-    workerSpecs: linuxWorkerSpecs({ items: [workerMs(spec)] }),
+  const facts = (platform: "AWS" | "Azure", spec: Record<string, unknown>) => ({
+    workers: workersFor(platform, workers({ items: [workerMs(spec)] })),
   });
-  const awsFacts = facts({ kind: "AWSMachineProviderConfig", iamInstanceProfile: { id: "ocp-x-worker-profile" } });
+  const awsFacts = facts("AWS", {
+    kind: "AWSMachineProviderConfig",
+    iamInstanceProfile: { id: "ocp-x-worker-profile" },
+  });
   const [filled, kept, byAddress] = mergeDiscoveredHosts(
     [aws, { ...aws, aws: { ...aws.aws, iamInstanceProfile: "mine" } }, { address: "10.0.0.5" }] as never,
     awsFacts,
@@ -186,7 +193,7 @@ test("created BYOH hosts take the workers' instance profile (AWS) and public loa
   expect(byAddress).toEqual({ address: "10.0.0.5" });
 
   const az = { name: "w", azure: { subscriptionId: "s", adminPasswordSecret: "p" } };
-  const azFacts = facts({ kind: "AzureMachineProviderSpec", publicLoadBalancer: "ocp-x" });
+  const azFacts = facts("Azure", { kind: "AzureMachineProviderSpec", publicLoadBalancer: "ocp-x" });
   const [lb, none] = mergeDiscoveredHosts(
     [az, { ...az, azure: { ...az.azure, publicLoadBalancer: "" } }] as never,
     azFacts,

@@ -1,3 +1,4 @@
+import { decodeNodeTaints } from "../../../components/cluster-objects";
 import * as fs from "fs";
 import * as path from "path";
 import {
@@ -178,7 +179,8 @@ test("two relay pods, one per node while there are nodes for both, a budget keep
 
 test("one relay pod on a cluster with a single Linux node it can run on (two would make that node's drain wait on the budget for good); a configured count wins", () => {
   const node = (taints: { key: string; effect: string }[] = []) => ({ spec: { taints } });
-  const list = (...items: unknown[]) => ({ metadata: {}, items });
+  // Read through discovery's decoder (components/cluster-objects.ts), as discovery reads the NodeList.
+  const list = (...items: unknown[]) => decodeNodeTaints({ metadata: {}, items });
   const controlPlane = node([{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }]);
   // kubeadm: a tainted control plane and one worker (cordoned for maintenance: still counted).
   expect(
@@ -186,7 +188,7 @@ test("one relay pod on a cluster with a single Linux node it can run on (two wou
   ).toBe(1);
   expect(relayNodeCount(list(controlPlane, node(), node([{ key: "dedicated", effect: "PreferNoSchedule" }])))).toBe(2);
   expect(relayNodeCount(list(controlPlane))).toBe(0);
-  expect(relayNodeCount({ metadata: { continue: "x" }, items: [node()] })).toBeUndefined();
+  expect(relayNodeCount(decodeNodeTaints({ metadata: { continue: "x" }, items: [node()] }))).toBeUndefined();
   expect(relayNodeCount(undefined)).toBeUndefined();
   expect(relayReplicas(undefined, 1)).toBe(1);
   expect(relayReplicas(undefined, 3)).toBe(2);

@@ -1,8 +1,10 @@
 import { hybridOverlayConfig, isClassE, networkIssues, proxySummary } from "../../../components/wmco/prerequisites";
 import { validateObject } from "../../helpers/schemas";
+import { decodeNetwork, decodeProxy } from "../../../components/cluster-objects";
 
 // Objects as the API serves them (hand-built, each validated against its openshift/api schema). What WMCO refuses
-// comes from pkg/cluster/config.go (`getNetworkType`, `ovnKubernetes.Validate`).
+// comes from pkg/cluster/config.go (`getNetworkType`, `ovnKubernetes.Validate`). Each is read through discovery's
+// decoders (components/cluster-objects.ts), as discovery reads it.
 const configNetwork = (cidr = "10.128.0.0/14", type = "OVNKubernetes") => ({
   apiVersion: "config.openshift.io/v1",
   kind: "Network",
@@ -32,7 +34,7 @@ test("the objects are valid for their schemas", () => {
 });
 
 test("no hybrid overlay: WMCO's refusal; the fix is at installation, never a patch (docs/wmco-prerequisites.md 'Supported Networking')", () => {
-  const issues = networkIssues("Azure", { config: configNetwork(), operator: operatorNetwork() });
+  const issues = networkIssues("Azure", decodeNetwork({ config: configNetwork(), operator: operatorNetwork() }));
   expect(issues).toHaveLength(1);
   expect(issues[0].message).toContain("not configured for OVN hybrid networking");
   // release-4.18 to master docs/wmco-prerequisites.md: the network configuration must be completed during the
@@ -43,36 +45,53 @@ test("no hybrid overlay: WMCO's refusal; the fix is at installation, never a pat
   expect(issues[0].message).toContain(`{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}`);
   // An empty hybridClusterNetwork is refused too ("invalid OVN hybrid networking configuration").
   expect(
-    networkIssues("Azure", { config: configNetwork(), operator: operatorNetwork({ hybridClusterNetwork: [] }) }),
+    networkIssues(
+      "Azure",
+      decodeNetwork({ config: configNetwork(), operator: operatorNetwork({ hybridClusterNetwork: [] }) }),
+    ),
   ).toHaveLength(1);
 });
 
 test("vSphere needs a custom VXLAN port, set at installation too", () => {
   const hybrid = { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] };
-  const [vxlan] = networkIssues("VSphere", { config: configNetwork(), operator: operatorNetwork(hybrid) });
+  const [vxlan] = networkIssues(
+    "VSphere",
+    decodeNetwork({ config: configNetwork(), operator: operatorNetwork(hybrid) }),
+  );
   expect(vxlan.message).toMatch(
     /custom VXLAN port.*when the cluster is installed.*hybridOverlayVXLANPort set, e\.g\. 9898/,
   );
   expect(vxlan.message).not.toMatch(/oc patch/);
   expect(
-    networkIssues("VSphere", {
-      config: configNetwork(),
-      operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 4789 }),
-    }),
+    networkIssues(
+      "VSphere",
+      decodeNetwork({
+        config: configNetwork(),
+        operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 4789 }),
+      }),
+    ),
   ).toHaveLength(1);
   expect(
-    networkIssues("VSphere", {
-      config: configNetwork(),
-      operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 9898 }),
-    }),
+    networkIssues(
+      "VSphere",
+      decodeNetwork({
+        config: configNetwork(),
+        operator: operatorNetwork({ ...hybrid, hybridOverlayVXLANPort: 9898 }),
+      }),
+    ),
   ).toEqual([]);
-  expect(networkIssues("AWS", { config: configNetwork(), operator: operatorNetwork(hybrid) })).toEqual([]);
+  expect(networkIssues("AWS", decodeNetwork({ config: configNetwork(), operator: operatorNetwork(hybrid) }))).toEqual(
+    [],
+  );
   expect(hybridOverlayConfig("VSphere")).toContain('"hybridOverlayVXLANPort":9898');
 });
 
 test("a class E cluster network is refused (OpenShift docs: class E CIDRs are not compatible with Windows nodes)", () => {
   const hybrid = { hybridClusterNetwork: [{ cidr: "10.132.0.0/14", hostPrefix: 23 }] };
-  const issues = networkIssues("AWS", { config: configNetwork("240.0.0.0/14"), operator: operatorNetwork(hybrid) });
+  const issues = networkIssues(
+    "AWS",
+    decodeNetwork({ config: configNetwork("240.0.0.0/14"), operator: operatorNetwork(hybrid) }),
+  );
   expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/240\.0\.0\.0\/14 is class E/)]);
   expect([
     isClassE("239.255.0.0/16"),
@@ -84,8 +103,10 @@ test("a class E cluster network is refused (OpenShift docs: class E CIDRs are no
 
 test("a network type other than OVNKubernetes is refused (WMCO: network type not supported)", () => {
   expect(
-    networkIssues("AWS", { config: configNetwork("10.128.0.0/14", "OpenShiftSDN"), operator: operatorNetwork() })[0]
-      .message,
+    networkIssues(
+      "AWS",
+      decodeNetwork({ config: configNetwork("10.128.0.0/14", "OpenShiftSDN"), operator: operatorNetwork() }),
+    )[0].message,
   ).toMatch(/OpenShiftSDN; WMCO supports only OVNKubernetes/);
 });
 
@@ -102,19 +123,21 @@ test("the proxy as WMCO applies it, without credentials in its URLs", () => {
     },
   };
   expect(validateObject(proxy)).toBe("");
-  expect(proxySummary(proxy)).toEqual({
+  expect(proxySummary(decodeProxy(proxy))).toEqual({
     httpProxy: "http://[credentials]@proxy.example.com:3128",
     httpsProxy: "http://proxy.example.com:3128",
     noProxy: ".cluster.local,10.0.0.0/16",
     trustedCA: "user-ca-bundle",
   });
   expect(
-    proxySummary({
-      apiVersion: "config.openshift.io/v1",
-      kind: "Proxy",
-      metadata: { name: "cluster" },
-      spec: {},
-      status: {},
-    }),
+    proxySummary(
+      decodeProxy({
+        apiVersion: "config.openshift.io/v1",
+        kind: "Proxy",
+        metadata: { name: "cluster" },
+        spec: {},
+        status: {},
+      }),
+    ),
   ).toBeUndefined();
 });
