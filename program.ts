@@ -10,7 +10,7 @@ import { completeWithCluster } from "./components/machinesets/complete";
 import { completeVanilla } from "./components/vanilla/complete";
 import { VanillaEstate, withCompletedConfig as withCompletedVanilla } from "./components/vanilla/estate";
 import { argsFromStack, loadStackConfig } from "./stacks/from-pulumi";
-import { VanillaEstateArgs, WindowsEstateArgs } from "./library/args";
+import { VanillaEstateArgs, WindowsEstateArgs } from "./components/args";
 import { DOMAIN_VALIDATORS } from "./components/validators";
 import { wmcoUpgradeNotice } from "./providers/day2/wmco-upgrade";
 

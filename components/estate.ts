@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { WindowsEstateArgs } from "../library/args";
+import { WindowsEstateArgs } from "./args";
 import { EstateConfig, isVanillaConfig } from "../stacks/load";
 import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs } from "../stacks/from-args";
 import { componentOptions, declared, kubernetesFor, partOf, whenDeclared } from "./component-args";

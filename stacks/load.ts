@@ -7,7 +7,15 @@ import { defaultProviderIssue, DISABLE_DEFAULT_PROVIDERS } from "./default-provi
 import { namespaceTypos } from "./namespace";
 import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
-import { isTopLevelKey, NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
+import {
+  componentKeys,
+  isTopLevelKey,
+  NAMESPACE,
+  OPTIONAL_KEYS,
+  TOP_LEVEL_KEY_NAMES,
+  TOP_LEVEL_KEYS,
+  TopLevelKey,
+} from "./schema";
 import { codeOf } from "../lib/errors";
 import { get } from "../lib/json";
 import { expandHome } from "../lib/paths";
@@ -185,7 +193,7 @@ export interface ValidatorContext {
    */
   secretText(key: string): string | undefined;
 }
-export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
+export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]["schema"]> };
 
 /** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
 export function decode(key: TopLevelKey, text: string): unknown {
@@ -341,29 +349,31 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     return undefined;
   };
   const parsed: Partial<ParsedKeys> = {
-    cluster: parseKey("cluster", TOP_LEVEL_KEYS.cluster),
-    operator: parseKey("operator", TOP_LEVEL_KEYS.operator),
-    privateKey: parseKey("privateKey", TOP_LEVEL_KEYS.privateKey),
-    privateKeyPath: parseKey("privateKeyPath", TOP_LEVEL_KEYS.privateKeyPath),
-    machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets),
-    mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors),
-    byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh),
-    waitForNodes: parseKey("waitForNodes", TOP_LEVEL_KEYS.waitForNodes),
-    waitForNodesTimeoutSeconds: parseKey("waitForNodesTimeoutSeconds", TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds),
-    nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess),
-    reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot),
-    patching: parseKey("patching", TOP_LEVEL_KEYS.patching),
-    kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes),
-    nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes),
+    cluster: parseKey("cluster", TOP_LEVEL_KEYS.cluster.schema),
+    operator: parseKey("operator", TOP_LEVEL_KEYS.operator.schema),
+    privateKey: parseKey("privateKey", TOP_LEVEL_KEYS.privateKey.schema),
+    privateKeyPath: parseKey("privateKeyPath", TOP_LEVEL_KEYS.privateKeyPath.schema),
+    machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets.schema),
+    mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors.schema),
+    byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh.schema),
+    waitForNodes: parseKey("waitForNodes", TOP_LEVEL_KEYS.waitForNodes.schema),
+    waitForNodesTimeoutSeconds: parseKey(
+      "waitForNodesTimeoutSeconds",
+      TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema,
+    ),
+    nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess.schema),
+    reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot.schema),
+    patching: parseKey("patching", TOP_LEVEL_KEYS.patching.schema),
+    kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes.schema),
+    nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes.schema),
   };
   // Keys of the other kind of cluster are mistakes, not silently ignored settings.
   const vanilla = parsed.cluster !== undefined && isVanilla(parsed.cluster.platform);
   if (parsed.cluster) {
-    const misplaced = vanilla
-      ? (["operator", "machineSets", "byoh", "waitForNodes", "waitForNodesTimeoutSeconds"] as const)
-      : (["kubernetes", "nodes"] as const);
-    for (const key of misplaced)
-      if (present.has(key))
+    const mine = componentKeys(vanilla ? "vanilla" : "openshift");
+    const theirs = componentKeys(vanilla ? "openshift" : "vanilla");
+    for (const key of theirs)
+      if (present.has(key) && !mine.includes(key))
         errors.push({
           path: key,
           message: vanilla
@@ -406,11 +416,11 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
         discovery: discoveryEnabled(parsedCluster, opts.offline),
         clusterIdentifier: parsedCluster.clusterIdentifier ?? infrastructureId,
       },
-      kubernetes: parsed.kubernetes ?? TOP_LEVEL_KEYS.kubernetes.unwrap().parse({}),
+      kubernetes: parsed.kubernetes ?? TOP_LEVEL_KEYS.kubernetes.schema.unwrap().parse({}),
       nodes: parsed.nodes ?? [],
       privateKey,
       mirrors: parsed.mirrors ?? { digest: [], tag: [] },
-      nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
+      nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
       ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
       ...(parsed.patching ? { patching: parsed.patching } : {}),
       warnings,
@@ -431,9 +441,10 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     byoh: parsed.byoh ?? [],
     waitForNodes: {
       enabled: parsed.waitForNodes ?? true,
-      timeoutSeconds: parsed.waitForNodesTimeoutSeconds ?? TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.parse(undefined),
+      timeoutSeconds:
+        parsed.waitForNodesTimeoutSeconds ?? TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema.parse(undefined),
     },
-    nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
+    nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
     ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
     ...(parsed.patching ? { patching: parsed.patching } : {}),
     warnings,

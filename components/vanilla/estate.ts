@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { VanillaEstateArgs } from "../../library/args";
+import { VanillaEstateArgs } from "../args";
 import { isVanillaConfig, VanillaEstateConfig } from "../../stacks/load";
 import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs } from "../../stacks/from-args";
 import { ResolvedKubernetes } from "./node-plan";

@@ -4,7 +4,7 @@ import { loadArgs } from "../../stacks/from-args";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { isVanillaConfig, loadAnyConfig } from "../../stacks/load";
 import { argsFromStack } from "../../stacks/from-pulumi";
-import type { WindowsEstateArgs } from "../../library/args";
+import type { WindowsEstateArgs } from "../../components/args";
 
 // A library user's args go through the stack config's loader (stacks/load.ts) and every domain check, and the
 // problems are named by their path in the args, never by a `windows-estate:` config key.
