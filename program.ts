@@ -3,38 +3,24 @@ import * as pulumi from "@pulumi/pulumi";
 // depth); with ts-node's source-map support each frame is mapped back to TypeScript, which for a large estate costs
 // seconds. V8's own positions are kept unless DEBUG is set (as synth does); our errors never rely on stack traces.
 if (!process.env.DEBUG) Reflect.deleteProperty(Error, "prepareStackTrace");
-import { kubernetesProvider } from "./components/cluster-access";
-import { WindowsEstate, withCompletedConfig } from "./components/estate";
-import { formatIssue, formatIssues, isVanillaConfig, VanillaEstateConfig } from "./stacks/load";
-import { completeWithCluster } from "./components/machinesets/complete";
-import { completeVanilla } from "./components/vanilla/complete";
-import { VanillaEstate, withCompletedConfig as withCompletedVanilla } from "./components/vanilla/estate";
-import { argsFromStack, loadStackConfig } from "./stacks/from-pulumi";
+import { WindowsEstate } from "./components/estate";
+import { VanillaEstate } from "./components/vanilla/estate";
+import { argsFromStack } from "./stacks/from-pulumi";
 import { VanillaEstateArgs, WindowsEstateArgs } from "./components/args";
-import { DOMAIN_VALIDATORS } from "./components/validators";
-import { wmcoUpgradeNotice } from "./providers/day2/wmco-upgrade";
 
 /**
- * The program. Everything is validated (and, against a live cluster, completed by discovery) before the first
- * resource is declared: a config error declares nothing.
+ * The program: the stack config as the components' args, and the component its `cluster.platform` names. The
+ * component validates them (and, against a live cluster, completes them by discovery) before it declares anything,
+ * telling the problems in the stack config's terms: a config error declares no child.
  */
 export = async () => {
-  const any = loadStackConfig(DOMAIN_VALIDATORS);
-  if (isVanillaConfig(any)) return vanilla(any);
-  const { config, issues } = await completeWithCluster(any);
-  if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
-  // Warnings discovery added (those of the config alone were printed by the loader).
-  for (const w of config.warnings.slice(any.warnings.length)) pulumi.log.warn(formatIssue(w));
-  if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`);
-  // A WMCO upgrade rebuilding Windows nodes (its `upgrading` label): our reboots, patching and rollouts will refuse.
-  const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
-  if (upgrading) pulumi.log.warn(upgrading);
+  const { args, reader, vanilla: isVanilla } = argsFromStack<WindowsEstateArgs & VanillaEstateArgs>();
+  if (isVanilla) return vanilla(new VanillaEstate("estate", args, { reader }));
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
-  // The stack's keys are the component's args (library/args.ts); the completed config rides along (stacks/from-args.ts).
-  const args = withCompletedConfig(argsFromStack<WindowsEstateArgs>(), { completed: config, kubernetesProvider });
-  const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }] });
-
+  const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }], reader });
+  // The problems alone end the run, before any output is read.
+  await estate.whenDeclared();
   return {
     /** Namespace WMCO runs in. */
     operatorNamespace: estate.operatorNamespace,
@@ -72,14 +58,8 @@ export = async () => {
 };
 
 /** A vanilla Kubernetes stack (`cluster.platform: Kubernetes`): no WMCO; the Windows side of a kubeadm cluster. */
-async function vanilla(loaded: VanillaEstateConfig) {
-  const { config, resolved, facts, issues } = await completeVanilla(loaded);
-  if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatIssues(issues));
-  // Warnings discovery added (those of the config alone were printed by the loader).
-  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatIssue(w));
-  const completed = { config, resolved, ...(facts ? { facts } : {}) };
-  const args = withCompletedVanilla(argsFromStack<VanillaEstateArgs>(), { completed, kubernetesProvider });
-  const estate = new VanillaEstate("estate", args);
+async function vanilla(estate: VanillaEstate) {
+  await estate.whenDeclared();
   return {
     /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
     kubernetes: estate.kubernetes,

@@ -1,13 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
-import { EstateConfig, VanillaEstateConfig } from "../stacks/load";
-import { FromStack } from "../stacks/from-args";
-import { providerArgs } from "./cluster-access";
+import { AnyEstateConfig, EstateConfig, Reader, VanillaEstateConfig } from "../stacks/load";
+import { argsReader, loadArgs } from "../stacks/from-args";
+import { ConfigIssue, formatIssue, formatIssues } from "../stacks/config-issue";
+import { isOffline } from "../stacks/offline";
+import { kubernetesProvider, providerArgs } from "./cluster-access";
 import { annotateSyncWaves } from "./gitops/sync-waves";
+import { DOMAIN_VALIDATORS } from "./validators";
 
 /**
  * What WindowsEstate and VanillaEstate share as components taking args (components/estate.ts,
- * components/vanilla/estate.ts): their options, their Kubernetes provider, their outputs, and when they are declared.
+ * components/vanilla/estate.ts): the one way in (args validated and completed, problems and warnings told to whoever
+ * reads them), their options, their Kubernetes provider, their outputs, and when they are declared.
  */
 
 type Cluster = EstateConfig["cluster"] | VanillaEstateConfig["cluster"];
@@ -19,8 +23,8 @@ const declaredOf = new WeakMap<pulumi.ComponentResource, Promise<void>>();
  * a component class is an output of its schema (@pulumi/pulumi provider/experimental analyzer `analyzeComponent`).
  * A failure is reported through the outputs (and whenDeclared), so this promise alone never counts as unhandled.
  */
-export function declared<P>(c: pulumi.ComponentResource, built: P | Promise<P>): void {
-  const done = Promise.resolve(built).then(() => undefined);
+function declared<P>(c: pulumi.ComponentResource, built: Promise<P>): void {
+  const done = built.then(() => undefined);
   done.catch(() => undefined);
   declaredOf.set(c, done);
 }
@@ -31,29 +35,127 @@ export function whenDeclared(c: pulumi.ComponentResource): Promise<void> {
 }
 
 /**
- * Each output of a component from what it declared, now (through the program) or once declared (as a library): one
- * Output per field, so each carries only its own dependencies and secrecy.
+ * Each output of a component from what it declared: one Output per field, with only its own dependencies and secrecy.
+ * Through the program a failure ends the run with the problems (program.ts awaits whenDeclared), told once: the
+ * outputs, never read then, do not fail again (in-process runs such as synth have no host to report a rejection once).
  */
-export function partOf<P>(built: P | Promise<P>) {
+export function partOf<P>(built: Promise<P>, reader: Reader) {
+  const failed = (e: unknown) => {
+    if (reader.audience.stack) return undefined;
+    throw e;
+  };
+  // output() of a promise of an Input<T> is an Output<T>.
   return <T>(f: (p: P) => pulumi.Input<T>): pulumi.Output<T> =>
-    // output() of an Input<T>, or of a promise of one, is an Output<T>.
-    (built instanceof Promise ? pulumi.output(built.then(f)) : pulumi.output(f(built))) as pulumi.Output<T>;
+    pulumi.output(built.then(f, failed)) as pulumi.Output<T>;
+}
+
+/** A component's options; `reader` is the program's alone (stacks/from-pulumi.ts argsFromStack). */
+export interface EstateOptions extends pulumi.ComponentResourceOptions {
+  /** Who reads the args' problems and warnings: a stack's user through the program; by default a library user. */
+  reader?: Reader;
+}
+
+/** Where a component's messages go. */
+export interface Log {
+  warn(message: string): void;
+  info(message: string): void;
+}
+
+/** What one component does on the way in: its kind of config, its completion from the cluster, what it declares. */
+export interface EstateSteps<L extends AnyEstateConfig, C, P> {
+  /** Whether the loaded config is this component's kind. */
+  accepts(c: AnyEstateConfig): c is L;
+  /** Why a config of the other kind is refused (`… use VanillaEstate`). */
+  otherKind(c: AnyEstateConfig): string;
+  /** Completion from the cluster (discovery): the completed config unless there are issues, and every warning. */
+  complete(loaded: L): Promise<{ completed?: C; issues: ConfigIssue[]; warnings: readonly ConfigIssue[] }>;
+  /** What is said once complete, after the warnings. */
+  announce?(c: C, log: Log): void;
+  cluster(c: C): Cluster;
+  declare(c: C): P;
+}
+
+/** How a component is reached: who reads it, and the provider its Kubernetes objects get once it is made. */
+export interface Way {
+  reader: Reader;
+  provider: { current?: pulumi.ProviderResource };
+}
+
+/** A component's way in (a library user's reader unless the program gave one) and its options for `super`. */
+export function estateOptions(
+  component: string,
+  cluster: { render?: string } | undefined,
+  opts: EstateOptions | undefined,
+): { way: Way; options: pulumi.ComponentResourceOptions } {
+  const { reader = argsReader(component), ...rest } = opts ?? {};
+  const provider: Way["provider"] = {};
+  return { way: { reader, provider }, options: componentOptions(rest, cluster, () => provider.current) };
 }
 
 /**
- * The Kubernetes provider the estate's objects use: the program's (made once the config is complete), or the
- * component's own child made from `cluster`, with ConfigMaps and Secrets changed in place (a replaced
- * `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts providerArgs). A
- * provider in the component's options is not used for that reason.
+ * The one way in, for both components and both readers: the args validated (stacks/from-args.ts), completed from the
+ * cluster, the problems thrown and the warnings told in the reader's terms, then the Kubernetes provider made and the
+ * children declared. Nothing is declared until all of that has passed.
  */
-export function kubernetesFor(
+export function wayIn<L extends AnyEstateConfig, C, P>(
+  self: pulumi.ComponentResource,
+  name: string,
+  args: object,
+  way: Way,
+  steps: EstateSteps<L, C, P>,
+): Promise<P> {
+  const { audience } = way.reader;
+  // A stack's user reads them among the stack's own, as before the component took args; a library user's on it.
+  const on = audience.stack ? undefined : self;
+  const log: Log = { warn: (m) => pulumi.log.warn(m, on), info: (m) => pulumi.log.info(m, on) };
+  const complete = async () => {
+    const loaded = await loadArgs(way.reader, args, DOMAIN_VALIDATORS);
+    if (!steps.accepts(loaded)) throw new pulumi.RunError(`${audience.who}: ${steps.otherKind(loaded)}`);
+    // Offline, synth has printed the stack's warnings already, before running the program.
+    if (!audience.stack || !isOffline()) for (const w of loaded.warnings) log.warn(formatIssue(w, audience));
+    const { completed, issues, warnings } = await steps.complete(loaded);
+    if (issues.length > 0 || completed === undefined) throw new pulumi.RunError(formatIssues(issues, audience));
+    // The warnings completion added (those of the args alone were told above).
+    for (const w of warnings.slice(loaded.warnings.length)) log.warn(formatIssue(w, audience));
+    steps.announce?.(completed, log);
+    return completed;
+  };
+  const built = complete().then((c) => {
+    way.provider.current = kubernetesFor(self, name, steps.cluster(c), way.reader);
+    return steps.declare(c);
+  });
+  declared(self, built);
+  return built;
+}
+
+/**
+ * The outputs a component registers: through the program, its own once declared, as it always has (none if it fails:
+ * the program ends with the problems, once); a library user's none, as the SDK would (its outputs are read from the
+ * component's properties, by its program or the component provider, not from the state).
+ */
+export function registered<P>(reader: Reader, built: Promise<P>, outputs: pulumi.Inputs): Promise<pulumi.Inputs> {
+  return reader.audience.stack
+    ? built.then(
+        () => outputs,
+        () => ({}),
+      )
+    : Promise.resolve({});
+}
+
+/**
+ * The Kubernetes provider the estate's objects use: the program's (a top-level resource, as every existing stack has
+ * it), or a library user's component's own child made from `cluster`, with ConfigMaps and Secrets changed in place (a
+ * replaced `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts
+ * providerArgs). A provider in the component's options is not used for that reason.
+ */
+function kubernetesFor(
   parent: pulumi.ComponentResource,
   name: string,
   cluster: Cluster,
-  fromStack: FromStack<unknown> | undefined,
+  reader: Reader,
 ): pulumi.ProviderResource {
-  return fromStack
-    ? fromStack.kubernetesProvider(cluster)
+  return reader.audience.stack
+    ? kubernetesProvider(cluster)
     : new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent });
 }
 
@@ -63,7 +165,7 @@ export function kubernetesFor(
  * the one `provider()` returns (a transformation runs in this process as each child registers, so a provider made
  * after the component, once its config is validated, still reaches every object).
  */
-export function componentOptions(
+function componentOptions(
   opts: pulumi.ComponentResourceOptions | undefined,
   cluster: { render?: string } | undefined,
   provider: () => pulumi.ProviderResource | undefined,

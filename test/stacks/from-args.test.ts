@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { loadArgs } from "../../stacks/from-args";
+import { argsReader, loadArgs } from "../../stacks/from-args";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { isVanillaConfig, loadAnyConfig } from "../../stacks/load";
 import { argsFromStack } from "../../stacks/from-pulumi";
@@ -23,7 +23,7 @@ const good = (over: Partial<WindowsEstateArgs> = {}): WindowsEstateArgs => ({
 
 async function problems(args: WindowsEstateArgs): Promise<string> {
   try {
-    await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+    await loadArgs(argsReader("WindowsEstate estate"), args, DOMAIN_VALIDATORS);
   } catch (e) {
     if (e instanceof pulumi.RunError) return e.message;
     throw e;
@@ -34,7 +34,7 @@ async function problems(args: WindowsEstateArgs): Promise<string> {
 test("good args load into the same config the stack config would, the key from a secret Output", async () => {
   const args = good({ reboot: { token: "t1", maxUnavailable: "2" } });
   args.cluster.discovery = true; // a reboot plans from the cluster's nodes
-  const cfg = await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+  const cfg = await loadArgs(argsReader("WindowsEstate estate"), args, DOMAIN_VALIDATORS);
   if (isVanillaConfig(cfg)) throw new Error("an OpenShift config was expected");
   expect(cfg.privateKey.pem).toBe(pem);
   expect(cfg.privateKey.parsed?.publicKey).toMatch(/^ssh-ed25519 /);
@@ -97,8 +97,42 @@ test("the program's mapping of a stack file onto the args loads the same config 
     secretKeys: new Set(["windows-estate:privateKey"]),
   };
   const fromFile = loadAnyConfig(raw, { projectDir: process.cwd(), offline: false, validators: DOMAIN_VALIDATORS });
-  const args = argsFromStack<WindowsEstateArgs>(raw);
+  const { args, reader, vanilla } = argsFromStack<WindowsEstateArgs>(raw, []);
+  expect(vanilla).toBe(false);
   expect(Object.keys(args).sort()).toEqual(["cluster", "machineSets", "privateKey", "reboot"]);
-  const fromArgs = await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+  // The key is a secret because the stack keeps it one, as a library user passes it.
+  expect(await pulumi.isSecret(pulumi.output(args.privateKey))).toBe(true);
+  const fromArgs = await loadArgs(reader, args, DOMAIN_VALIDATORS);
   expect(fromArgs).toEqual(fromFile);
+});
+
+test("each reader reads the same problems with keys named its own way, the stack's around the args among them", async () => {
+  const raw = {
+    values: {
+      "windows-estate:cluster": JSON.stringify({ platform: "Kubernetes", discovery: false }),
+      "windows-estate:privateKey": pem,
+      "windows-estate:byoh": "[]",
+      "windows-estate:clsuter": "{}",
+    },
+    secretKeys: new Set<string>(),
+  };
+  const { args, reader, vanilla } = argsFromStack<WindowsEstateArgs>(raw, []);
+  expect(vanilla).toBe(true);
+  const asStack = await loadArgs(reader, args, DOMAIN_VALIDATORS).catch((e: Error) => e.message);
+  expect(asStack).toMatch(/^the stack configuration has 3 problems:\n/);
+  expect(asStack).toContain("windows-estate:clsuter: unknown key; did you mean 'windows-estate:cluster'?");
+  expect(asStack).toContain(
+    "windows-estate:byoh: applies to OpenShift/OKD with WMCO; with cluster.platform Kubernetes, Windows hosts go in windows-estate:nodes",
+  );
+  expect(asStack).toContain("windows-estate:privateKey: is stored in plain text; set it again with `pulumi config set");
+  const asLibrary = await loadArgs(argsReader("VanillaEstate estate"), args, DOMAIN_VALIDATORS).catch(
+    (e: Error) => e.message,
+  );
+  expect(asLibrary).toMatch(/^VanillaEstate estate: the args have 2 problems:\n/);
+  expect(asLibrary).toContain(
+    "byoh: applies to OpenShift/OKD with WMCO; with cluster.platform Kubernetes, Windows hosts go in nodes",
+  );
+  expect(asLibrary).toContain("privateKey: must be a secret");
+  expect(asLibrary).not.toContain("windows-estate:");
+  expect(asLibrary).not.toContain("pulumi config set");
 });
