@@ -21,38 +21,26 @@ export = async () => {
   const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }], reader });
   // The problems alone end the run, before any output is read.
   await estate.whenDeclared();
+  // The stack outputs: the component's properties (components/estate.ts documents each), some renamed.
   return {
-    /** Namespace WMCO runs in. */
     operatorNamespace: estate.operatorNamespace,
-    /** The installed and succeeded WMCO CSV (unknown in render mode). */
     installedCSV: estate.installedCSV,
-    /** Public half of the WMCO key as an `authorized_keys` line: put it on golden images and BYOH hosts. */
     wmcoPublicKey: estate.publicKey,
-    /** SHA256 fingerprint of the WMCO key. */
     wmcoPublicKeyFingerprint: estate.publicKeyFingerprint,
-    /** Per MachineSet: name, platform, Windows Server version and build, replicas. */
     machineSets: estate.machineSets,
-    /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
     runtimeClasses: estate.runtimeClasses,
-    /** The containerd hosts.toml every Windows node gets from WMCO, by registry directory, credentials redacted. */
     windowsRegistryConfig: estate.windowsRegistryConfig,
     /** The same files by full Windows path (synth writes them under windows-node-files/). */
     windowsNodeFiles: estate.windowsNodeFiles,
-    /** Which mirror sets each registry file comes from (this stack's or the cluster's), and what the files cover. */
     windowsRegistrySources: estate.windowsRegistrySources,
     /** The cluster-wide proxy WMCO applies to every Windows node (read at preview/up; credentials removed). */
     clusterProxy: estate.clusterProxy.apply((p) => p ?? null),
-    /** Bring-your-own hosts as prepared (hostname, Windows Server version, host key fingerprint). */
     byohHosts: estate.byohHosts,
-    /** The first-boot script of each BYOH VM this stack creates on AWS or Azure (no secret in it). */
     byohVmFirstBoot: estate.createdHostsFirstBoot,
     /** The rolling reboot (`windows-estate:reboot`): token and the nodes in their batches, as preview shows them. */
     windowsReboot: estate.reboot.apply((r) => (r ? { token: r.token, plan: r.plan } : undefined)),
-    /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
     windowsNodeInventory: estate.inventory,
-    /** The patch rollout (`windows-estate:patching`): the minimum, the batches planned, nodes left to an image roll. */
     windowsPatching: estate.patching,
-    /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
     windowsNodeHostStatus: estate.hostStatus,
   };
 };
@@ -60,18 +48,13 @@ export = async () => {
 /** A vanilla Kubernetes stack (`cluster.platform: Kubernetes`): no WMCO; the Windows side of a kubeadm cluster. */
 async function vanilla(estate: VanillaEstate) {
   await estate.whenDeclared();
+  // As above: components/vanilla/estate.ts documents each.
   return {
-    /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
     kubernetes: estate.kubernetes,
-    /** RuntimeClasses for the Windows builds in use: set `runtimeClassName` on Windows pods. */
     runtimeClasses: estate.runtimeClasses,
-    /** Per node: the files it gets (exact text; the join token as a placeholder), downloads and steps, in order. */
     windowsNodePlans: estate.nodePlans,
-    /** Every Windows node: Windows Server version, build, update revision, kubelet/runtime versions, patch level. */
     windowsNodeInventory: estate.inventory,
-    /** The patch rollout (`windows-estate:patching`): the minimum and the batches planned. */
     windowsPatching: estate.patching,
-    /** Per managed node (BYOH, vanilla): boot time, uptime and a pending restart, read over SSH at up and refresh. */
     windowsNodeHostStatus: estate.hostStatus,
   };
 }

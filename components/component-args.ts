@@ -49,39 +49,32 @@ export function partOf<P>(built: Promise<P>, reader: Reader) {
     pulumi.output(built.then(f, failed)) as pulumi.Output<T>;
 }
 
-/** A component's options; `reader` is the program's alone (stacks/from-pulumi.ts argsFromStack). */
-export interface EstateOptions extends pulumi.ComponentResourceOptions {
-  /** Who reads the args' problems and warnings: a stack's user through the program; by default a library user. */
-  reader?: Reader;
-}
+/** A component's options; `reader` (a stack's user) is the program's alone (stacks/from-pulumi.ts argsFromStack). */
+export type EstateOptions = pulumi.ComponentResourceOptions & { reader?: Reader };
 
-/** Where a component's messages go. */
-export interface Log {
-  warn(message: string): void;
-  info(message: string): void;
-}
-
-/** What one component does on the way in: its kind of config, its completion from the cluster, what it declares. */
+/**
+ * What one component does on the way in: takes its kind of config (else says why not), completes it from the cluster
+ * (the completed config unless there are issues, and every warning), says what it found, declares.
+ */
 export interface EstateSteps<L extends AnyEstateConfig, C, P> {
-  /** Whether the loaded config is this component's kind. */
   accepts(c: AnyEstateConfig): c is L;
-  /** Why a config of the other kind is refused (`… use VanillaEstate`). */
   otherKind(c: AnyEstateConfig): string;
-  /** Completion from the cluster (discovery): the completed config unless there are issues, and every warning. */
   complete(loaded: L): Promise<{ completed?: C; issues: ConfigIssue[]; warnings: readonly ConfigIssue[] }>;
-  /** What is said once complete, after the warnings. */
-  announce?(c: C, log: Log): void;
+  announce?(c: C, log: Pick<typeof pulumi.log, "warn" | "info">): void;
   cluster(c: C): Cluster;
   declare(c: C): P;
 }
 
-/** How a component is reached: who reads it, and the provider its Kubernetes objects get once it is made. */
-export interface Way {
-  reader: Reader;
-  provider: { current?: pulumi.ProviderResource };
-}
+/** Who reads a component, and the provider its Kubernetes objects get once it is made. */
+type Way = { reader: Reader; provider: { current?: pulumi.ProviderResource } };
 
-/** A component's way in (a library user's reader unless the program gave one) and its options for `super`. */
+/**
+ * A component's way in (a library user's reader unless the program gave one) and its options for `super`, with its
+ * transformations: in render mode the sync waves of the rendered objects (components/gitops/sync-waves.ts), and every
+ * descendant of type `kubernetes:*` without a provider of its own gets the way's (a transformation runs in this
+ * process as each child registers, so a provider made after the component, once its config is complete, still
+ * reaches every object).
+ */
 export function estateOptions(
   component: string,
   cluster: { render?: string } | undefined,
@@ -89,7 +82,15 @@ export function estateOptions(
 ): { way: Way; options: pulumi.ComponentResourceOptions } {
   const { reader = argsReader(component), ...rest } = opts ?? {};
   const provider: Way["provider"] = {};
-  return { way: { reader, provider }, options: componentOptions(rest, cluster, () => provider.current) };
+  const use: pulumi.ResourceTransformation = (a) => {
+    const p = provider.current;
+    return p && a.type.startsWith("kubernetes:") && !a.opts.provider
+      ? { props: a.props, opts: pulumi.mergeOptions(a.opts, { provider: p }) }
+      : undefined;
+  };
+  const waves = cluster?.render === undefined ? [] : [annotateSyncWaves];
+  const transformations = [...(rest.transformations ?? []), ...waves, use];
+  return { way: { reader, provider }, options: { ...rest, transformations } };
 }
 
 /**
@@ -107,7 +108,7 @@ export function wayIn<L extends AnyEstateConfig, C, P>(
   const { audience } = way.reader;
   // A stack's user reads them among the stack's own, as before the component took args; a library user's on it.
   const on = audience.stack ? undefined : self;
-  const log: Log = { warn: (m) => pulumi.log.warn(m, on), info: (m) => pulumi.log.info(m, on) };
+  const log = { warn: (m: string) => pulumi.log.warn(m, on), info: (m: string) => pulumi.log.info(m, on) };
   const complete = async () => {
     const loaded = await loadArgs(way.reader, args, DOMAIN_VALIDATORS);
     if (!steps.accepts(loaded)) throw new pulumi.RunError(`${audience.who}: ${steps.otherKind(loaded)}`);
@@ -134,12 +135,8 @@ export function wayIn<L extends AnyEstateConfig, C, P>(
  * component's properties, by its program or the component provider, not from the state).
  */
 export function registered<P>(reader: Reader, built: Promise<P>, outputs: pulumi.Inputs): Promise<pulumi.Inputs> {
-  return reader.audience.stack
-    ? built.then(
-        () => outputs,
-        () => ({}),
-      )
-    : Promise.resolve({});
+  const none = () => ({});
+  return reader.audience.stack ? built.then(() => outputs, none) : Promise.resolve(none());
 }
 
 /**
@@ -148,34 +145,7 @@ export function registered<P>(reader: Reader, built: Promise<P>, outputs: pulumi
  * replaced `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts
  * providerArgs). A provider in the component's options is not used for that reason.
  */
-function kubernetesFor(
-  parent: pulumi.ComponentResource,
-  name: string,
-  cluster: Cluster,
-  reader: Reader,
-): pulumi.ProviderResource {
-  return reader.audience.stack
-    ? kubernetesProvider(cluster)
-    : new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent });
-}
-
-/**
- * The component's options with its transformations: in render mode the sync waves of the rendered objects
- * (components/gitops/sync-waves.ts), and every descendant of type `kubernetes:*` without a provider of its own gets
- * the one `provider()` returns (a transformation runs in this process as each child registers, so a provider made
- * after the component, once its config is validated, still reaches every object).
- */
-function componentOptions(
-  opts: pulumi.ComponentResourceOptions | undefined,
-  cluster: { render?: string } | undefined,
-  provider: () => pulumi.ProviderResource | undefined,
-): pulumi.ComponentResourceOptions {
-  const use: pulumi.ResourceTransformation = (a) => {
-    const p = provider();
-    return p && a.type.startsWith("kubernetes:") && !a.opts.provider
-      ? { props: a.props, opts: pulumi.mergeOptions(a.opts, { provider: p }) }
-      : undefined;
-  };
-  const waves = cluster?.render === undefined ? [] : [annotateSyncWaves];
-  return { ...opts, transformations: [...(opts?.transformations ?? []), ...waves, use] };
+function kubernetesFor(parent: pulumi.ComponentResource, name: string, cluster: Cluster, reader: Reader) {
+  const own = () => new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent });
+  return reader.audience.stack ? kubernetesProvider(cluster) : own();
 }

@@ -33,28 +33,18 @@ export interface Audience {
   readonly who: string;
   /** How this audience names a key (a path under the namespace). */
   key(path: string): string;
-  /** The line that heads a list of `count` problems. */
-  heading(count: number): string;
 }
-
-const problems = (n: number) => `${n} problem${n === 1 ? "" : "s"}`;
 
 /** A stack's user: `windows-estate:reboot.token`. */
 export const STACK_AUDIENCE: Audience = {
   stack: true,
   who: "the stack configuration",
   key: (path) => `${NAMESPACE}:${path}`,
-  heading: (n) => `the stack configuration has ${problems(n)}:`,
 };
 
 /** A library user of `component` (`WindowsEstate estate`): `reboot.token`. */
 export function argsAudience(component: string): Audience {
-  return {
-    stack: false,
-    who: component,
-    key: (path) => path,
-    heading: (n) => `${component}: the args have ${problems(n)}:`,
-  };
+  return { stack: false, who: component, key: (path) => path };
 }
 
 /** A message for each audience from one text that names keys (and gives hints) through the audience. */
@@ -71,8 +61,9 @@ export function formatIssue(i: ConfigIssue, audience: Audience = STACK_AUDIENCE)
 
 /** Every problem, headed for `audience`. */
 export function formatIssues(issues: readonly ConfigIssue[], audience: Audience = STACK_AUDIENCE): string {
-  const lines = issues.map((i) => `  ${formatIssue(i, audience)}`);
-  return `${audience.heading(issues.length)}\n${lines.join("\n")}`;
+  const n = `${issues.length} problem${issues.length === 1 ? "" : "s"}`;
+  const lines = issues.map((i) => `\n  ${formatIssue(i, audience)}`);
+  return `${audience.who}${audience.stack ? ` has ${n}:` : `: the args have ${n}:`}${lines.join("")}`;
 }
 
 /** Joins path segments the way `pulumi config set --path` spells them: `a.b[0].c`. */

@@ -9,7 +9,9 @@ import { secretKeysFromHost } from "./from-pulumi";
 export function argsReader(component: string): Reader {
   return {
     audience: argsAudience(component),
-    around: { secretKeys: secretKeysFromHost(), secretText: () => undefined, issues: [] },
+    secretKeys: secretKeysFromHost(),
+    secretText: () => undefined,
+    issues: [],
   };
 }
 
@@ -73,9 +75,9 @@ export async function loadArgs(
   args: object,
   validators: readonly Validator[],
 ): Promise<AnyEstateConfig> {
-  const { audience, around } = reader;
+  const { audience } = reader;
   const values: KeyValues["values"] = {};
-  const secretKeys = new Set<string>(around.secretKeys);
+  const secretKeys = new Set<string>(reader.secretKeys);
   const issues: ConfigIssue[] = [];
   const secrets: string[] = [];
   for (const [key, arg] of Object.entries(args)) {
@@ -97,7 +99,7 @@ export async function loadArgs(
   if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues, audience));
   try {
     return loadKeyValues(
-      { ...around, values, secretKeys },
+      { ...reader, values, secretKeys },
       { projectDir: process.cwd(), stackName: pulumi.getStack(), offline: isOffline(), validators },
     );
   } catch (e) {

@@ -29,24 +29,17 @@ export function rawConfigFromRuntime(): RawConfig {
   return { values: pulumi.runtime.allConfig(), secretKeys: secretKeysFromHost() };
 }
 
-/** The stack config as the program hands it to a component: its args, and the stack's user as their reader. */
-export interface StackArgs<A> {
-  args: A;
-  reader: Reader;
-  /** `cluster.platform: Kubernetes`: a VanillaEstate's args; else a WindowsEstate's. */
-  vanilla: boolean;
-}
-
 /**
  * The stack's `windows-estate:<key>` values as a component's args (`<key>`), each decoded once (stacks/load.ts
  * stackKeyValues), the WMCO key a secret when the stack keeps it one; the stack's other problems (its file, other
  * namespaces, unknown keys) ride in the reader, listed with the args' own by the component. A stack file whose
- * settings are all lost ends the run here, with nothing declared.
+ * settings are all lost ends the run here, with nothing declared. `vanilla`: `cluster.platform: Kubernetes`, the args
+ * of a VanillaEstate, else of a WindowsEstate.
  */
 export function argsFromStack<A extends object>(
   raw: RawConfig = rawConfigFromRuntime(),
   fileIssues: readonly ConfigIssue[] = stackFileIssuesIn(process.cwd(), pulumi.getStack()),
-): StackArgs<A> {
+): { args: A; reader: Reader; vanilla: boolean } {
   let kv;
   try {
     kv = stackKeyValues(raw, fileIssues);
@@ -62,7 +55,7 @@ export function argsFromStack<A extends object>(
       : values;
   return {
     args: args as A, // the keys the loader checks as the component's, by the names the args interfaces use
-    reader: { audience: STACK_AUDIENCE, around },
+    reader: { audience: STACK_AUDIENCE, ...around },
     vanilla: get(values.cluster, "platform") === "Kubernetes",
   };
 }

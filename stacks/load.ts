@@ -152,15 +152,11 @@ export interface KeyValues {
 }
 
 /**
- * Who reads a component's args: a library user (argsReader, the default), or a stack's user through the program,
- * whose stack config the args were decoded from (stacks/from-pulumi.ts argsFromStack). Each reads the problems with
- * keys named its own way (Audience); the program's reader also brings what its stack config says beside the args.
+ * Who reads a component's args, with what it knows around them: a library user (argsReader, the default: the host's
+ * secret keys), or a stack's user through the program (stacks/from-pulumi.ts argsFromStack: the stack config's
+ * secrets and problems). Each reads the problems with keys named its own way (Audience).
  */
-export interface Reader {
-  audience: Audience;
-  /** The secrets and the problems around the args: the stack config's, or none but the host's secret keys. */
-  around: Omit<KeyValues, "values">;
-}
+export type Reader = Omit<KeyValues, "values"> & { audience: Audience };
 
 export interface LoadOptions {
   /** The stack's name: a vanilla cluster's default `infrastructureId`. Default `kubernetes`. */
@@ -213,7 +209,7 @@ export interface ValidatorContext {
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]["schema"]> };
 
 /** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
-export function decode(key: TopLevelKey, text: string): unknown {
+function decode(key: TopLevelKey, text: string): unknown {
   if (key === "privateKey" || key === "privateKeyPath") return text;
   try {
     return JSON.parse(text);

@@ -82,7 +82,7 @@ test("an argument the component does not take is named, not ignored", async () =
 });
 
 test("the program's mapping of a stack file onto the args loads the same config as the stack file itself", async () => {
-  // program.ts hands the components argsFromStack(raw) with the config loadStackConfig made of the same raw config;
+  // program.ts hands the components argsFromStack(raw), decoded once from the same raw config the stack file is;
   // the args, loaded as a library user's, must come to the same thing.
   const raw = {
     values: {
