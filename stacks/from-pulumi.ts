@@ -32,8 +32,7 @@ export function rawConfigFromRuntime(): RawConfig {
 /**
  * The stack's `windows-estate:<key>` values as a component's args (`<key>`), each decoded once (stacks/load.ts
  * stackKeyValues), the WMCO key a secret when the stack keeps it one; the stack's other problems (its file, other
- * namespaces, unknown keys) ride in the reader, listed with the args' own by the component. A stack file whose
- * settings are all lost ends the run here, with nothing declared. `vanilla`: `cluster.platform: Kubernetes`, the args
+ * namespaces, unknown keys) end the run here, with nothing declared. `vanilla`: `cluster.platform: Kubernetes`, the args
  * of a VanillaEstate, else of a WindowsEstate.
  */
 export function argsFromStack<A extends object>(
@@ -43,6 +42,9 @@ export function argsFromStack<A extends object>(
   let kv;
   try {
     kv = stackKeyValues(raw, fileIssues);
+    // Problems of the stack config around the args (its file, other namespaces, unknown keys) end the run here, before
+    // the component is registered: nothing at all is declared.
+    if (kv.issues.length > 0) throw new ConfigErrors([...kv.issues]);
   } catch (e) {
     if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);
     throw e;
