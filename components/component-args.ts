@@ -1,13 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
-import { EstateConfig, VanillaEstateConfig } from "../stacks/load";
-import { FromStack } from "../stacks/from-args";
-import { providerArgs } from "./cluster-access";
+import { AnyEstateConfig, EstateConfig, Reader, VanillaEstateConfig } from "../stacks/load";
+import { argsReader, loadArgs } from "../stacks/from-args";
+import { ConfigIssue, formatIssue, formatIssues } from "../stacks/config-issue";
+import { isOffline } from "../stacks/offline";
+import { kubernetesProvider, providerArgs } from "./cluster-access";
 import { annotateSyncWaves } from "./gitops/sync-waves";
+import { DOMAIN_VALIDATORS } from "./validators";
 
 /**
  * What WindowsEstate and VanillaEstate share as components taking args (components/estate.ts,
- * components/vanilla/estate.ts): their options, their Kubernetes provider, their outputs, and when they are declared.
+ * components/vanilla/estate.ts): the one way in (args validated and completed, problems and warnings told to whoever
+ * reads them), their options, their Kubernetes provider, their outputs, and when they are declared.
  */
 
 type Cluster = EstateConfig["cluster"] | VanillaEstateConfig["cluster"];
@@ -19,8 +23,8 @@ const declaredOf = new WeakMap<pulumi.ComponentResource, Promise<void>>();
  * a component class is an output of its schema (@pulumi/pulumi provider/experimental analyzer `analyzeComponent`).
  * A failure is reported through the outputs (and whenDeclared), so this promise alone never counts as unhandled.
  */
-export function declared<P>(c: pulumi.ComponentResource, built: P | Promise<P>): void {
-  const done = Promise.resolve(built).then(() => undefined);
+function declared<P>(c: pulumi.ComponentResource, built: Promise<P>): void {
+  const done = built.then(() => undefined);
   done.catch(() => undefined);
   declaredOf.set(c, done);
 }
@@ -31,49 +35,117 @@ export function whenDeclared(c: pulumi.ComponentResource): Promise<void> {
 }
 
 /**
- * Each output of a component from what it declared, now (through the program) or once declared (as a library): one
- * Output per field, so each carries only its own dependencies and secrecy.
+ * Each output of a component from what it declared: one Output per field, with only its own dependencies and secrecy.
+ * Through the program a failure ends the run with the problems (program.ts awaits whenDeclared), told once: the
+ * outputs, never read then, do not fail again (in-process runs such as synth have no host to report a rejection once).
  */
-export function partOf<P>(built: P | Promise<P>) {
+export function partOf<P>(built: Promise<P>, reader: Reader) {
+  const failed = (e: unknown) => {
+    if (reader.audience.stack) return undefined;
+    throw e;
+  };
+  // output() of a promise of an Input<T> is an Output<T>.
   return <T>(f: (p: P) => pulumi.Input<T>): pulumi.Output<T> =>
-    // output() of an Input<T>, or of a promise of one, is an Output<T>.
-    (built instanceof Promise ? pulumi.output(built.then(f)) : pulumi.output(f(built))) as pulumi.Output<T>;
+    pulumi.output(built.then(f, failed)) as pulumi.Output<T>;
 }
 
-/**
- * The Kubernetes provider the estate's objects use: the program's (made once the config is complete), or the
- * component's own child made from `cluster`, with ConfigMaps and Secrets changed in place (a replaced
- * `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts providerArgs). A
- * provider in the component's options is not used for that reason.
- */
-export function kubernetesFor(
-  parent: pulumi.ComponentResource,
-  name: string,
-  cluster: Cluster,
-  fromStack: FromStack<unknown> | undefined,
-): pulumi.ProviderResource {
-  return fromStack
-    ? fromStack.kubernetesProvider(cluster)
-    : new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent });
-}
+/** A component's options; `reader` (a stack's user) is the program's alone (stacks/from-pulumi.ts argsFromStack). */
+export type EstateOptions = pulumi.ComponentResourceOptions & { reader?: Reader };
 
 /**
- * The component's options with its transformations: in render mode the sync waves of the rendered objects
- * (components/gitops/sync-waves.ts), and every descendant of type `kubernetes:*` without a provider of its own gets
- * the one `provider()` returns (a transformation runs in this process as each child registers, so a provider made
- * after the component, once its config is validated, still reaches every object).
+ * What one component does on the way in: takes its kind of config (else says why not), completes it from the cluster
+ * (the completed config unless there are issues, and every warning), says what it found, declares.
  */
-export function componentOptions(
-  opts: pulumi.ComponentResourceOptions | undefined,
+export interface EstateSteps<L extends AnyEstateConfig, C, P> {
+  accepts(c: AnyEstateConfig): c is L;
+  otherKind(c: AnyEstateConfig): string;
+  complete(loaded: L): Promise<{ completed?: C; issues: ConfigIssue[]; warnings: readonly ConfigIssue[] }>;
+  announce?(c: C, log: Pick<typeof pulumi.log, "warn" | "info">): void;
+  cluster(c: C): Cluster;
+  declare(c: C): P;
+}
+
+/** Who reads a component, and the provider its Kubernetes objects get once it is made. */
+type Way = { reader: Reader; provider: { current?: pulumi.ProviderResource } };
+
+/**
+ * A component's way in (a library user's reader unless the program gave one) and its options for `super`, with its
+ * transformations: in render mode the sync waves of the rendered objects (components/gitops/sync-waves.ts), and every
+ * descendant of type `kubernetes:*` without a provider of its own gets the way's (a transformation runs in this
+ * process as each child registers, so a provider made after the component, once its config is complete, still
+ * reaches every object).
+ */
+export function estateOptions(
+  component: string,
   cluster: { render?: string } | undefined,
-  provider: () => pulumi.ProviderResource | undefined,
-): pulumi.ComponentResourceOptions {
+  opts: EstateOptions | undefined,
+): { way: Way; options: pulumi.ComponentResourceOptions } {
+  const { reader = argsReader(component), ...rest } = opts ?? {};
+  const provider: Way["provider"] = {};
   const use: pulumi.ResourceTransformation = (a) => {
-    const p = provider();
+    const p = provider.current;
     return p && a.type.startsWith("kubernetes:") && !a.opts.provider
       ? { props: a.props, opts: pulumi.mergeOptions(a.opts, { provider: p }) }
       : undefined;
   };
   const waves = cluster?.render === undefined ? [] : [annotateSyncWaves];
-  return { ...opts, transformations: [...(opts?.transformations ?? []), ...waves, use] };
+  const transformations = [...(rest.transformations ?? []), ...waves, use];
+  return { way: { reader, provider }, options: { ...rest, transformations } };
+}
+
+/**
+ * The one way in, for both components and both readers: the args validated (stacks/from-args.ts), completed from the
+ * cluster, the problems thrown and the warnings told in the reader's terms, then the Kubernetes provider made and the
+ * children declared. Nothing is declared until all of that has passed.
+ */
+export function wayIn<L extends AnyEstateConfig, C, P>(
+  self: pulumi.ComponentResource,
+  name: string,
+  args: object,
+  way: Way,
+  steps: EstateSteps<L, C, P>,
+): Promise<P> {
+  const { audience } = way.reader;
+  // A stack's user reads them among the stack's own, as before the component took args; a library user's on it.
+  const on = audience.stack ? undefined : self;
+  const log = { warn: (m: string) => pulumi.log.warn(m, on), info: (m: string) => pulumi.log.info(m, on) };
+  const complete = async () => {
+    const loaded = await loadArgs(way.reader, args, DOMAIN_VALIDATORS);
+    if (!steps.accepts(loaded)) throw new pulumi.RunError(`${audience.who}: ${steps.otherKind(loaded)}`);
+    // Offline, synth has printed the stack's warnings already, before running the program.
+    if (!audience.stack || !isOffline()) for (const w of loaded.warnings) log.warn(formatIssue(w, audience));
+    const { completed, issues, warnings } = await steps.complete(loaded);
+    if (issues.length > 0 || completed === undefined) throw new pulumi.RunError(formatIssues(issues, audience));
+    // The warnings completion added (those of the args alone were told above).
+    for (const w of warnings.slice(loaded.warnings.length)) log.warn(formatIssue(w, audience));
+    steps.announce?.(completed, log);
+    return completed;
+  };
+  const built = complete().then((c) => {
+    way.provider.current = kubernetesFor(self, name, steps.cluster(c), way.reader);
+    return steps.declare(c);
+  });
+  declared(self, built);
+  return built;
+}
+
+/**
+ * The outputs a component registers: through the program, its own once declared, as it always has (none if it fails:
+ * the program ends with the problems, once); a library user's none, as the SDK would (its outputs are read from the
+ * component's properties, by its program or the component provider, not from the state).
+ */
+export function registered<P>(reader: Reader, built: Promise<P>, outputs: pulumi.Inputs): Promise<pulumi.Inputs> {
+  const none = () => ({});
+  return reader.audience.stack ? built.then(() => outputs, none) : Promise.resolve(none());
+}
+
+/**
+ * The Kubernetes provider the estate's objects use: the program's (a top-level resource, as every existing stack has
+ * it), or a library user's component's own child made from `cluster`, with ConfigMaps and Secrets changed in place (a
+ * replaced `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts
+ * providerArgs). A provider in the component's options is not used for that reason.
+ */
+function kubernetesFor(parent: pulumi.ComponentResource, name: string, cluster: Cluster, reader: Reader) {
+  const own = () => new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent });
+  return reader.audience.stack ? kubernetesProvider(cluster) : own();
 }

@@ -1,10 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { WindowsEstateArgs } from "../library/args";
-import { EstateConfig, isVanillaConfig } from "../stacks/load";
-import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs } from "../stacks/from-args";
-import { componentOptions, declared, kubernetesFor, partOf, whenDeclared } from "./component-args";
+import { WindowsEstateArgs } from "./args";
+import { AnyEstateConfig, EstateConfig, isVanillaConfig } from "../stacks/load";
+import { EstateOptions, estateOptions, partOf, registered, wayIn, whenDeclared } from "./component-args";
 import { completeWithCluster } from "./machinesets/complete";
-import { DOMAIN_VALIDATORS } from "./validators";
 import { ByohHostSummary, declareEstate, EstateParts, MachineSetSummary } from "./estate-declare";
 import { InventoryEntry } from "./day2/inventory";
 import { PatchSummary } from "./day2/patch-rollout";
@@ -46,38 +44,6 @@ export interface RegistrySources {
 }
 
 type Parts = EstateParts & { proxy?: ClusterProxy };
-
-const completedConfigs = new WeakMap<WindowsEstateArgs, FromStack<EstateConfig>>();
-
-/**
- * The program's args, with the config it completed from the same stack config (stacks/from-args.ts FromStack): the
- * component then declares at once, as it always has. Kept beside the args, not in them.
- */
-export function withCompletedConfig(args: WindowsEstateArgs, from: FromStack<EstateConfig>): WindowsEstateArgs {
-  completedConfigs.set(args, from);
-  return args;
-}
-
-/**
- * A library user's args as the complete config: validated in args' terms (stacks/from-args.ts), then completed from
- * the cluster (discovery) as the program completes the stack config. Warnings are printed on the component.
- */
-async function completeArgs(component: string, args: WindowsEstateArgs, on: pulumi.Resource): Promise<EstateConfig> {
-  const loaded = await loadArgs(component, args, DOMAIN_VALIDATORS);
-  if (isVanillaConfig(loaded))
-    throw new pulumi.RunError(
-      `${component}: cluster.platform Kubernetes is a kubeadm cluster without WMCO; use VanillaEstate`,
-    );
-  for (const w of loaded.warnings) pulumi.log.warn(formatArgsIssue(w), on);
-  const { config, issues } = await completeWithCluster(loaded);
-  if (issues.length > 0) throw new pulumi.RunError(formatArgsIssues(component, issues));
-  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatArgsIssue(w), on);
-  if (config.discovered?.wmco) pulumi.log.info(`Windows Server support checked against ${config.discovered.wmco}`, on);
-  // A WMCO upgrade rebuilding Windows nodes (its `upgrading` label): our reboots, patching and rollouts will refuse.
-  const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
-  if (upgrading) pulumi.log.warn(upgrading, on);
-  return config;
-}
 
 /**
  * The whole Windows estate of an OpenShift/OKD cluster with WMCO, wired in the order WMCO needs: the operator through
@@ -131,27 +97,31 @@ export class WindowsEstate extends pulumi.ComponentResource {
     return whenDeclared(this);
   }
 
-  constructor(name: string, args: WindowsEstateArgs, opts?: pulumi.ComponentResourceOptions) {
-    // The Kubernetes objects use the provider kubernetesFor gives once the config is known.
-    let kubernetes: pulumi.ProviderResource | undefined;
-    const from = completedConfigs.get(args);
-    super(
-      TYPE,
-      name,
-      {},
-      componentOptions(opts, from?.completed.cluster ?? args.cluster, () => kubernetes),
-    );
-    const declare = (config: EstateConfig, from?: FromStack<EstateConfig>): Parts => {
-      kubernetes = kubernetesFor(this, name, config.cluster, from);
-      return { ...declareEstate(this, name, config, { parent: this }), proxy: config.discovered?.proxy };
-    };
-    // Through the program: validated and completed already (program.ts), so everything is declared now. As a library:
-    // validation (the key may be a secret Output) and discovery (it asks the cluster) come first, asynchronously;
+  constructor(name: string, args: WindowsEstateArgs, opts?: EstateOptions) {
+    const { way, options } = estateOptions(`WindowsEstate ${name}`, args.cluster, opts);
+    super(TYPE, name, {}, options);
+    // Validation (the key may be a secret Output) and discovery (it asks the cluster) come first, asynchronously;
     // nothing is declared until both have passed.
-    const built = from
-      ? declare(from.completed, from)
-      : completeArgs(`WindowsEstate ${name}`, args, this).then(declare);
-    const part = partOf(built);
+    const built = wayIn(this, name, args, way, {
+      accepts: (c: AnyEstateConfig): c is EstateConfig => !isVanillaConfig(c),
+      otherKind: () => "cluster.platform Kubernetes is a kubeadm cluster without WMCO; use VanillaEstate",
+      complete: async (loaded: EstateConfig) => {
+        const { config, issues } = await completeWithCluster(loaded);
+        return { completed: config, issues, warnings: config.warnings };
+      },
+      announce: (config, log) => {
+        if (config.discovered?.wmco) log.info(`Windows Server support checked against ${config.discovered.wmco}`);
+        // A WMCO upgrade rebuilding Windows nodes (its `upgrading` label): our reboots, patching and rollouts will refuse.
+        const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
+        if (upgrading) log.warn(upgrading);
+      },
+      cluster: (config) => config.cluster,
+      declare: (config): Parts => ({
+        ...declareEstate(this, name, config, { parent: this }),
+        proxy: config.discovered?.proxy,
+      }),
+    });
+    const part = partOf(built, way.reader);
     this.operatorNamespace = part((p) => p.operatorNamespace);
     this.installedCSV = part((p) => p.installedCSV);
     this.publicKey = part((p) => p.publicKey);
@@ -168,12 +138,8 @@ export class WindowsEstate extends pulumi.ComponentResource {
     this.hostStatus = part((p) => p.hostStatus);
     this.createdHostsFirstBoot = part((p) => p.createdHostsFirstBoot);
     this.byohHosts = part((p) => p.byohHosts);
-    declared(this, built);
-    // Through the program, at once, as before. A library user's component leaves it to the SDK (registerOutputs after
-    // construction, with none): outputs that reject would fail the run once more, and the outputs are read from the
-    // component's properties (by its program, or the component provider), not from the state.
-    if (from)
-      this.registerOutputs({
+    this.registerOutputs(
+      registered(way.reader, built, {
         operatorNamespace: this.operatorNamespace,
         installedCSV: this.installedCSV,
         publicKey: this.publicKey,
@@ -182,6 +148,7 @@ export class WindowsEstate extends pulumi.ComponentResource {
         runtimeClasses: this.runtimeClasses,
         windowsRegistryConfig: this.windowsRegistryConfig,
         byohHosts: this.byohHosts,
-      });
+      }),
+    );
   }
 }

@@ -3,6 +3,7 @@
  * Each check runs only on keys whose shape already passed, so it can trust its types.
  */
 import { discoveryEnabled, Validator } from "../stacks/load";
+import { worded } from "../stacks/config-issue";
 import { asOpenShift, isVanilla, OpenShiftClusterConfig } from "../stacks/schema/cluster";
 import type { OperatorConfig } from "../stacks/schema/operator";
 import { validateVanilla } from "./vanilla/validate";
@@ -86,8 +87,10 @@ const vanilla: Validator = (cfg, ctx) => {
         ? [
             {
               path: "reboot",
-              message:
-                "rolling reboots are not available on cluster.platform Kubernetes yet (they reach nodes the WMCO way); remove windows-estate:reboot",
+              ...worded(
+                (a) =>
+                  `rolling reboots are not available on cluster.platform Kubernetes yet (they reach nodes the WMCO way); remove ${a.key("reboot")}`,
+              ),
             },
           ]
         : []),

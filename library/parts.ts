@@ -1,6 +1,6 @@
 /**
  * The estate's parts, for TypeScript programs that want one piece alone (TypeScript only: their args are the
- * validated config types, not the plain args of library/args.ts). Each takes its typed args and `{ parent }`,
+ * validated config types, not the plain args of components/args.ts). Each takes its typed args and `{ parent }`,
  * `providers` like any component; WindowsEstate (library/index.ts) wires them in the order WMCO needs.
  */
 export { WmcoOperator } from "../components/operator/operator";

@@ -1,13 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AnyEstateConfig, ConfigErrors, decode, formatIssue, loadAnyConfig, RawConfig, Validator } from "./load";
-import { ConfigIssue } from "./config-issue";
-import { isOffline } from "./offline";
+import { ConfigErrors, RawConfig, Reader, stackKeyValues } from "./load";
+import { ConfigIssue, STACK_AUDIENCE } from "./config-issue";
 import { stackFileShapeIssues } from "./stack-file-shape";
 import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
-import { obj } from "../lib/json";
-import { isTopLevelKey, NAMESPACE } from "./schema";
+import { get, obj } from "../lib/json";
+import { NAMESPACE } from "./schema";
 
 /**
  * The language host hands the program its config in `PULUMI_CONFIG` and the keys the engine decrypted (set with
@@ -31,39 +30,36 @@ export function rawConfigFromRuntime(): RawConfig {
 }
 
 /**
- * The stack's `windows-estate:<key>` values as a component's args (`<key>`), decoded as the loader decodes them;
- * the WMCO key as a secret. The components take the same keys (library/args.ts is generated from the same schemas).
+ * The stack's `windows-estate:<key>` values as a component's args (`<key>`), each decoded once (stacks/load.ts
+ * stackKeyValues), the WMCO key a secret when the stack keeps it one; the stack's other problems (its file, other
+ * namespaces, unknown keys) end the run here, with nothing declared. `vanilla`: `cluster.platform: Kubernetes`, the args
+ * of a VanillaEstate, else of a WindowsEstate.
  */
-export function argsFromStack<A extends object>(raw: RawConfig = rawConfigFromRuntime()): A {
-  const args: Record<string, unknown> = {};
-  for (const [fullKey, text] of Object.entries(raw.values)) {
-    const key = fullKey.startsWith(`${NAMESPACE}:`) ? fullKey.slice(NAMESPACE.length + 1) : "";
-    if (!isTopLevelKey(key)) continue;
-    args[key] = key === "privateKey" ? pulumi.secret(text) : decode(key, text);
-  }
-  return args as A; // the keys loadStackConfig validated, by the names the args interfaces use
-}
-
-/**
- * Loads and validates the stack config inside a Pulumi program. A config problem ends the run with a RunError:
- * every problem listed, no stack trace, nothing declared.
- */
-export function loadStackConfig(validators: readonly Validator[]): AnyEstateConfig {
+export function argsFromStack<A extends object>(
+  raw: RawConfig = rawConfigFromRuntime(),
+  fileIssues: readonly ConfigIssue[] = stackFileIssuesIn(process.cwd(), pulumi.getStack()),
+): { args: A; reader: Reader; vanilla: boolean } {
+  let kv;
   try {
-    const cfg = loadAnyConfig(rawConfigFromRuntime(), {
-      projectDir: process.cwd(),
-      stackName: pulumi.getStack(),
-      offline: isOffline(),
-      validators,
-      stackFileIssues: stackFileIssuesIn(process.cwd(), pulumi.getStack()),
-    });
-    // Offline, synth has printed the warnings already, before running the program.
-    if (!isOffline()) for (const w of cfg.warnings) pulumi.log.warn(formatIssue(w));
-    return cfg;
+    kv = stackKeyValues(raw, fileIssues);
+    // Problems of the stack config around the args (its file, other namespaces, unknown keys) end the run here, before
+    // the component is registered: nothing at all is declared.
+    if (kv.issues.length > 0) throw new ConfigErrors([...kv.issues]);
   } catch (e) {
     if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);
     throw e;
   }
+  const { values, ...around } = kv;
+  const key = values.privateKey;
+  const args =
+    key !== undefined && raw.secretKeys.has(`${NAMESPACE}:privateKey`)
+      ? { ...values, privateKey: pulumi.secret(key) }
+      : values;
+  return {
+    args: args as A, // the keys the loader checks as the component's, by the names the args interfaces use
+    reader: { audience: STACK_AUDIENCE, ...around },
+    vanilla: get(values.cluster, "platform") === "Kubernetes",
+  };
 }
 
 /**

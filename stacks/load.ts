@@ -2,12 +2,20 @@ import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
 import { KeyRejected, ParsedKey, parsePrivateKey } from "./key";
-import { ConfigIssue, issueKey } from "./config-issue";
+import { Audience, ConfigIssue, formatIssue, formatIssues, worded } from "./config-issue";
 import { defaultProviderIssue, DISABLE_DEFAULT_PROVIDERS } from "./default-providers";
 import { namespaceTypos } from "./namespace";
 import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
-import { isTopLevelKey, NAMESPACE, OPTIONAL_KEYS, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS, TopLevelKey } from "./schema";
+import {
+  componentKeys,
+  isTopLevelKey,
+  NAMESPACE,
+  OPTIONAL_KEYS,
+  TOP_LEVEL_KEY_NAMES,
+  TOP_LEVEL_KEYS,
+  TopLevelKey,
+} from "./schema";
 import { codeOf } from "../lib/errors";
 import { get } from "../lib/json";
 import { expandHome } from "../lib/paths";
@@ -129,6 +137,27 @@ export interface RawConfig {
   secretKeys: ReadonlySet<string>;
 }
 
+/**
+ * What the loader reads: each top-level key's value, decoded once (a stack's JSON text, or a component's args as
+ * given: stacks/from-args.ts), and what the reader knows beside them.
+ */
+export interface KeyValues {
+  values: Partial<Record<TopLevelKey, unknown>>;
+  /** Fully qualified config keys holding secrets (`windows-estate:privateKey` when the key is one; BYOH passwords). */
+  secretKeys: ReadonlySet<string>;
+  /** The text of a secret config key of this namespace (ValidatorContext.secretText). */
+  secretText(key: string): string | undefined;
+  /** Problems around the keys (the stack file, other namespaces, unknown keys), listed first. */
+  issues: readonly ConfigIssue[];
+}
+
+/**
+ * Who reads a component's args, with what it knows around them: a library user (argsReader, the default: the host's
+ * secret keys), or a stack's user through the program (stacks/from-pulumi.ts argsFromStack: the stack config's
+ * secrets and problems). Each reads the problems with keys named its own way (Audience).
+ */
+export type Reader = Omit<KeyValues, "values"> & { audience: Audience };
+
 export interface LoadOptions {
   /** The stack's name: a vanilla cluster's default `infrastructureId`. Default `kubernetes`. */
   stackName?: string;
@@ -158,15 +187,7 @@ export class ConfigErrors extends Error {
   }
 }
 
-/** One issue as it is printed: its full key, then the message (errors and warnings alike). */
-export function formatIssue(i: ConfigIssue): string {
-  return `${issueKey(i, NAMESPACE)}: ${i.message}`;
-}
-
-export function formatIssues(issues: readonly ConfigIssue[]): string {
-  const lines = issues.map((i) => `  ${formatIssue(i)}`);
-  return `the stack configuration has ${issues.length} problem${issues.length === 1 ? "" : "s"}:\n${lines.join("\n")}`;
-}
+export { formatIssue, formatIssues };
 
 /** A semantic check that runs once a key has the right shape; it sees every key that parsed. */
 export type Validator = (
@@ -185,10 +206,10 @@ export interface ValidatorContext {
    */
   secretText(key: string): string | undefined;
 }
-export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]> };
+export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]["schema"]> };
 
 /** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
-export function decode(key: TopLevelKey, text: string): unknown {
+function decode(key: TopLevelKey, text: string): unknown {
   if (key === "privateKey" || key === "privateKeyPath") return text;
   try {
     return JSON.parse(text);
@@ -199,7 +220,7 @@ export function decode(key: TopLevelKey, text: string): unknown {
 
 function loadPrivateKey(
   parsed: Partial<ParsedKeys>,
-  raw: RawConfig,
+  secretKeys: ReadonlySet<string>,
   opts: LoadOptions,
   errors: ConfigIssue[],
   warnings: ConfigIssue[],
@@ -213,9 +234,12 @@ function loadPrivateKey(
   if (inline === undefined && file === undefined) {
     errors.push({
       path: "privateKeyPath",
-      message:
-        "WMCO needs an SSH private key: set `pulumi config set windows-estate:privateKeyPath ~/.ssh/wmco` or " +
-        "`pulumi config set --secret windows-estate:privateKey < ~/.ssh/wmco`",
+      ...worded((a) =>
+        a.stack
+          ? "WMCO needs an SSH private key: set `pulumi config set windows-estate:privateKeyPath ~/.ssh/wmco` or " +
+            "`pulumi config set --secret windows-estate:privateKey < ~/.ssh/wmco`"
+          : "WMCO needs an SSH private key: pass privateKeyPath, or privateKey as a secret",
+      ),
     });
     return undefined;
   }
@@ -223,11 +247,14 @@ function loadPrivateKey(
   let from: PrivateKeyConfig["from"];
   if (inline !== undefined) {
     from = "privateKey";
-    if (!raw.secretKeys.has(`${NAMESPACE}:privateKey`)) {
+    if (!secretKeys.has(`${NAMESPACE}:privateKey`)) {
       errors.push({
         path: "privateKey",
-        message:
-          "is stored in plain text; set it again with `pulumi config set --secret windows-estate:privateKey < <key file>`",
+        ...worded((a) =>
+          a.stack
+            ? "is stored in plain text; set it again with `pulumi config set --secret windows-estate:privateKey < <key file>`"
+            : "must be a secret, or it is stored in plain text in the state: pass pulumi.secret(key) or config.requireSecret(...), or use privateKeyPath",
+        ),
       });
       return undefined;
     }
@@ -283,38 +310,59 @@ export function loadEstateConfig(raw: RawConfig, opts: LoadOptions): EstateConfi
  * ConfigErrors listing every problem at once. Nothing may be declared before this returns.
  */
 export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfig {
-  const fileIssues = opts.stackFileIssues ?? [];
-  // A file whose settings are all lost (no `config:`, or a mistyped one) is that one problem, not a list of every
-  // key it seems to lack.
+  return loadKeyValues(stackKeyValues(raw, opts.stackFileIssues ?? []), opts);
+}
+
+/**
+ * A stack's raw config as the loader reads it: each `windows-estate:` key decoded once, the stack's secrets, and the
+ * problems of the stack config beyond its keys' values (the stack file, mistyped namespaces, default providers,
+ * unknown keys). A file whose settings are all lost (no `config:`, or a mistyped one) is that one problem, thrown
+ * at once, not a list of every key it seems to lack.
+ */
+export function stackKeyValues(raw: RawConfig, fileIssues: readonly ConfigIssue[]): KeyValues {
   if (fileIssues.length > 0 && !Object.keys(raw.values).some((k) => k.startsWith(`${NAMESPACE}:`)))
     throw new ConfigErrors([...fileIssues]);
-  const errors: ConfigIssue[] = [...fileIssues];
-  const warnings: ConfigIssue[] = [];
+  const issues: ConfigIssue[] = [...fileIssues];
   const known = TOP_LEVEL_KEY_NAMES;
-  errors.push(...namespaceTypos(Object.keys(raw.values), NAMESPACE));
+  issues.push(...namespaceTypos(Object.keys(raw.values), NAMESPACE));
   const denied = defaultProviderIssue(raw.values[DISABLE_DEFAULT_PROVIDERS]);
-  if (denied) errors.push(denied);
-  const present = new Map<TopLevelKey, string>();
+  if (denied) issues.push(denied);
+  const values: KeyValues["values"] = {};
   const referencedSecrets = referencedSecretKeys(raw);
 
   for (const [fullKey, text] of Object.entries(raw.values)) {
     if (!fullKey.startsWith(`${NAMESPACE}:`)) continue;
     const key = fullKey.slice(NAMESPACE.length + 1);
-    if (isTopLevelKey(key)) present.set(key, text);
+    if (isTopLevelKey(key)) values[key] = decode(key, text);
     else if (!referencedSecrets.has(key)) {
       const hint = suggest(key, known);
-      errors.push({
+      issues.push({
         path: key,
         message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}`,
       });
     }
   }
+  const secretText = (key: string) => {
+    const full = `${NAMESPACE}:${key}`;
+    const text = raw.secretKeys.has(full) ? raw.values[full] : undefined;
+    return text === UNDECRYPTED_SECRET ? undefined : text;
+  };
+  return { values, secretKeys: raw.secretKeys, secretText, issues };
+}
+
+/**
+ * Turns the keys' values into the typed config (OpenShift with WMCO, or vanilla Kubernetes), or throws ConfigErrors
+ * listing every problem at once: a stack's (loadAnyConfig) and a component's args (stacks/from-args.ts) alike.
+ */
+export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig {
+  const errors: ConfigIssue[] = [...kv.issues];
+  const warnings: ConfigIssue[] = [];
+  const present = (key: TopLevelKey) => kv.values[key] !== undefined;
 
   /** One key through its own schema: the value (defaults applied), or undefined with the problems recorded. */
   const parseKey = <S extends z.ZodType>(key: TopLevelKey, schema: S): z.output<S> | undefined => {
-    const text = present.get(key);
-    if (text === undefined) {
-      if (!OPTIONAL_KEYS.has(key)) errors.push({ path: key, message: requiredMessage(key) });
+    if (!present(key)) {
+      if (!OPTIONAL_KEYS.has(key)) errors.push({ path: key, ...requiredMessage(key) });
       if (
         key === "privateKey" ||
         key === "privateKeyPath" ||
@@ -326,12 +374,12 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
         return undefined;
       return schema.parse(emptyValueFor(schema));
     }
-    let value = decode(key, text);
+    let value = kv.values[key];
     let result = schema.safeParse(value);
-    // Integers where text is expected (`windowsServer: 2022`) are taken as their text; each pass fixes every such
-    // leaf zod reported, and a fixed leaf can reveal others below it, so a few passes may be needed.
+    // Integers where text is expected (`windowsServer: 2022`) are taken as their text, and whole-number text where a
+    // number or text is (`maxUnavailable: "2"`) as the number; each pass fixes every such leaf zod reported, and a fixed leaf can reveal others below it, so a few passes may be needed.
     for (let pass = 0; !result.success && pass < 8; pass++) {
-      const coerced = coerceIntegers(value, result.error.issues);
+      const coerced = coerceIntegers(value, result.error.issues, schema);
       if (coerced === undefined) break;
       value = coerced;
       result = schema.safeParse(value);
@@ -341,34 +389,39 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     return undefined;
   };
   const parsed: Partial<ParsedKeys> = {
-    cluster: parseKey("cluster", TOP_LEVEL_KEYS.cluster),
-    operator: parseKey("operator", TOP_LEVEL_KEYS.operator),
-    privateKey: parseKey("privateKey", TOP_LEVEL_KEYS.privateKey),
-    privateKeyPath: parseKey("privateKeyPath", TOP_LEVEL_KEYS.privateKeyPath),
-    machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets),
-    mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors),
-    byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh),
-    waitForNodes: parseKey("waitForNodes", TOP_LEVEL_KEYS.waitForNodes),
-    waitForNodesTimeoutSeconds: parseKey("waitForNodesTimeoutSeconds", TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds),
-    nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess),
-    reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot),
-    patching: parseKey("patching", TOP_LEVEL_KEYS.patching),
-    kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes),
-    nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes),
+    cluster: parseKey("cluster", TOP_LEVEL_KEYS.cluster.schema),
+    operator: parseKey("operator", TOP_LEVEL_KEYS.operator.schema),
+    privateKey: parseKey("privateKey", TOP_LEVEL_KEYS.privateKey.schema),
+    privateKeyPath: parseKey("privateKeyPath", TOP_LEVEL_KEYS.privateKeyPath.schema),
+    machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets.schema),
+    mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors.schema),
+    byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh.schema),
+    waitForNodes: parseKey("waitForNodes", TOP_LEVEL_KEYS.waitForNodes.schema),
+    waitForNodesTimeoutSeconds: parseKey(
+      "waitForNodesTimeoutSeconds",
+      TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema,
+    ),
+    nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess.schema),
+    reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot.schema),
+    patching: parseKey("patching", TOP_LEVEL_KEYS.patching.schema),
+    kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes.schema),
+    nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes.schema),
   };
   // Keys of the other kind of cluster are mistakes, not silently ignored settings.
   const vanilla = parsed.cluster !== undefined && isVanilla(parsed.cluster.platform);
   if (parsed.cluster) {
-    const misplaced = vanilla
-      ? (["operator", "machineSets", "byoh", "waitForNodes", "waitForNodesTimeoutSeconds"] as const)
-      : (["kubernetes", "nodes"] as const);
-    for (const key of misplaced)
-      if (present.has(key))
+    const mine = componentKeys(vanilla ? "vanilla" : "openshift");
+    const theirs = componentKeys(vanilla ? "openshift" : "vanilla");
+    const platform = parsed.cluster.platform;
+    for (const key of theirs)
+      if (present(key) && !mine.includes(key))
         errors.push({
           path: key,
-          message: vanilla
-            ? `applies to OpenShift/OKD with WMCO; with cluster.platform Kubernetes, Windows hosts go in ${NAMESPACE}:nodes`
-            : `applies to cluster.platform Kubernetes (vanilla); on OpenShift (${parsed.cluster.platform}) Windows hosts come from machineSets or byoh`,
+          ...worded((a) =>
+            vanilla
+              ? `applies to OpenShift/OKD with WMCO; with cluster.platform Kubernetes, Windows hosts go in ${a.key("nodes")}`
+              : `applies to cluster.platform Kubernetes (vanilla); on OpenShift (${platform}) Windows hosts come from machineSets or byoh`,
+          ),
         });
     if (!vanilla && parsed.cluster.infrastructureId === undefined)
       errors.push({
@@ -377,17 +430,13 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
       });
   }
 
-  const privateKey = loadPrivateKey(parsed, raw, opts, errors, warnings);
+  const privateKey = loadPrivateKey(parsed, kv.secretKeys, opts, errors, warnings);
   for (const validate of opts.validators) {
     const r = validate(parsed, {
       offline: opts.offline,
-      secretKeys: raw.secretKeys,
+      secretKeys: kv.secretKeys,
       wmcoKey: privateKey?.parsed,
-      secretText: (key) => {
-        const full = `${NAMESPACE}:${key}`;
-        const text = raw.secretKeys.has(full) ? raw.values[full] : undefined;
-        return text === UNDECRYPTED_SECRET ? undefined : text;
-      },
+      secretText: kv.secretText,
     });
     errors.push(...r.errors);
     warnings.push(...(r.warnings ?? []));
@@ -406,11 +455,11 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
         discovery: discoveryEnabled(parsedCluster, opts.offline),
         clusterIdentifier: parsedCluster.clusterIdentifier ?? infrastructureId,
       },
-      kubernetes: parsed.kubernetes ?? TOP_LEVEL_KEYS.kubernetes.unwrap().parse({}),
+      kubernetes: parsed.kubernetes ?? TOP_LEVEL_KEYS.kubernetes.schema.unwrap().parse({}),
       nodes: parsed.nodes ?? [],
       privateKey,
       mirrors: parsed.mirrors ?? { digest: [], tag: [] },
-      nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
+      nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
       ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
       ...(parsed.patching ? { patching: parsed.patching } : {}),
       warnings,
@@ -431,20 +480,23 @@ export function loadAnyConfig(raw: RawConfig, opts: LoadOptions): AnyEstateConfi
     byoh: parsed.byoh ?? [],
     waitForNodes: {
       enabled: parsed.waitForNodes ?? true,
-      timeoutSeconds: parsed.waitForNodesTimeoutSeconds ?? TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.parse(undefined),
+      timeoutSeconds:
+        parsed.waitForNodesTimeoutSeconds ?? TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema.parse(undefined),
     },
-    nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.parse(undefined),
+    nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
     ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
     ...(parsed.patching ? { patching: parsed.patching } : {}),
     warnings,
   };
 }
 
-function requiredMessage(key: TopLevelKey): string {
-  if (key === "cluster") {
-    return "is required: `pulumi config set --path windows-estate:cluster.platform Azure` and `... cluster.infrastructureId <id>` (docs/configuration.md)";
-  }
-  return "is required";
+function requiredMessage(key: TopLevelKey): Pick<ConfigIssue, "message" | "argsMessage"> {
+  if (key !== "cluster") return { message: "is required" };
+  return worded((a) =>
+    a.stack
+      ? "is required: `pulumi config set --path windows-estate:cluster.platform Azure` and `... cluster.infrastructureId <id>` (docs/configuration.md)"
+      : "is required: at least { platform, infrastructureId } (docs/configuration.md)",
+  );
 }
 
 /** BYOH bootstrap passwords live in their own secret keys; those keys are known, not typos. */

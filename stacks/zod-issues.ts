@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConfigIssue, joinPath } from "./config-issue";
+import { Audience, ConfigIssue, joinPath, worded } from "./config-issue";
 import { suggest } from "./did-you-mean";
 
 type Schema = z.core.$ZodType;
@@ -26,16 +26,27 @@ export function unwrap(s: Schema): Schema {
   }
 }
 
-/** The field names an object at `path` inside `schema` allows, used for "did you mean" hints. */
-export function allowedKeysAt(schema: Schema, path: ReadonlyArray<PropertyKey>): string[] {
+/** The schema of the value at `path` inside `schema` (wrappers looked through), or undefined past its shape. */
+function schemaAt(schema: Schema, path: ReadonlyArray<PropertyKey>): Schema | undefined {
   let cur = unwrap(schema);
   for (const seg of path) {
     if (cur instanceof z.ZodObject && typeof seg === "string" && seg in cur.shape) cur = unwrap(cur.shape[seg]);
     else if (cur instanceof z.ZodArray) cur = unwrap(cur.element);
     else if (cur instanceof z.ZodRecord) cur = unwrap(cur.valueType);
-    else return [];
+    else return undefined;
   }
-  return cur instanceof z.ZodObject ? Object.keys(cur.shape) : [];
+  return cur;
+}
+
+/** The field names an object at `path` inside `schema` allows, used for "did you mean" hints. */
+export function allowedKeysAt(schema: Schema, path: ReadonlyArray<PropertyKey>): string[] {
+  const at = schemaAt(schema, path);
+  return at instanceof z.ZodObject ? Object.keys(at.shape) : [];
+}
+
+/** Whether a schema is a union with a number among its options (`maxUnavailable`: a whole number or a percentage). */
+function takesNumberOrText(s: Schema | undefined): boolean {
+  return s instanceof z.ZodUnion && s.options.some((o) => unwrap(o) instanceof z.ZodNumber);
 }
 
 function describeValue(v: unknown): string {
@@ -67,22 +78,36 @@ const ARTICLE: Record<string, string> = {
   map: "a mapping of names to values (key: value)",
 };
 
-/** How to keep YAML (and `pulumi config set --path`) from turning a version like 1.30 into the number 1.3. */
-const QUOTE_HINT =
-  'quote it in the stack file ("1.30", not 1.30) or set it with `pulumi config set --path --type string`';
+/**
+ * How to keep YAML (and `pulumi config set --path`) from turning a version like 1.30 into the number 1.3; in args, a
+ * number where text is expected is the caller's own.
+ */
+const quoteHint = (a: Audience) =>
+  a.stack
+    ? '; quote it in the stack file ("1.30", not 1.30) or set it with `pulumi config set --path --type string`'
+    : "; pass it as text";
 
 /**
  * YAML and `pulumi config set --path` store `2022` or `1` as numbers; where a string is expected, an integer has one
- * reading, so it is taken as its text (`2022` → `"2022"`). Returns the value with those leaves rewritten, or undefined
- * when no issue is such a number (a decimal like 1.30 is not: YAML already lost its zero, so it is refused with a hint).
+ * reading, so it is taken as its text (`2022` → `"2022"`). The other way, whole-number text where a union takes a
+ * number or text (`maxUnavailable: "2"`) is that number: a component's args carry such a union as text, since a
+ * component schema has no unions (scripts/docs/library-args.ts). Returns the value with those leaves rewritten, or
+ * undefined when no issue is such a leaf (a decimal like 1.30 is not: YAML already lost its zero, so it is refused
+ * with a hint).
  */
-export function coerceIntegers(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+export function coerceIntegers(value: unknown, issues: readonly z.core.$ZodIssue[], schema: Schema): unknown {
   let out = value;
   let changed = false;
   for (const issue of issues) {
     const segs = issue.path.filter((p): p is string | number => typeof p !== "symbol");
     const found = valueAt(out, segs);
-    if (typeof found !== "number" || !Number.isSafeInteger(found) || segs.length === 0) continue;
+    if (segs.length === 0) continue;
+    if (typeof found === "string" && /^\d+$/.test(found) && takesNumberOrText(schemaAt(schema, segs))) {
+      out = withValueAt(out, segs, Number(found));
+      changed = true;
+      continue;
+    }
+    if (typeof found !== "number" || !Number.isSafeInteger(found)) continue;
     const text = String(found);
     const wantsString =
       (issue.code === "invalid_type" && issue.expected === "string") ||
@@ -132,13 +157,14 @@ export function fromZodIssues(
       case "invalid_type": {
         const found = valueAt(value, segs);
         const expected = ARTICLE[issue.expected] ?? issue.expected;
-        const hint = issue.expected === "string" && typeof found === "number" ? `; ${QUOTE_HINT}` : "";
+        const hint = (a: Audience) => (issue.expected === "string" && typeof found === "number" ? quoteHint(a) : "");
         out.push({
           path: joinPath(base),
-          message:
+          ...worded((a) =>
             found === undefined
               ? `is required (${expected})`
-              : `must be ${expected}, not ${describeValue(found)}${hint}`,
+              : `must be ${expected}, not ${describeValue(found)}${hint(a)}`,
+          ),
         });
         break;
       }
@@ -146,13 +172,16 @@ export function fromZodIssues(
         const found = valueAt(value, segs);
         const allowed = issue.values.map((v) => JSON.stringify(v)).join(", ");
         const hint = typeof found === "string" ? suggest(found, issue.values.map(String)) : undefined;
-        const quote =
+        const quote = (a: Audience) =>
           typeof found === "number" && !Number.isSafeInteger(found) && issue.values.every((v) => typeof v === "string")
-            ? `; ${QUOTE_HINT}`
+            ? quoteHint(a)
             : "";
         out.push({
           path: joinPath(base),
-          message: `${describeValue(found)} is not allowed; use one of ${allowed}${hint ? ` (did you mean "${hint}"?)` : ""}${quote}`,
+          ...worded(
+            (a) =>
+              `${describeValue(found)} is not allowed; use one of ${allowed}${hint ? ` (did you mean "${hint}"?)` : ""}${quote(a)}`,
+          ),
         });
         break;
       }

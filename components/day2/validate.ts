@@ -1,4 +1,4 @@
-import { ConfigIssue, joinPath } from "../../stacks/config-issue";
+import { ConfigIssue, joinPath, worded } from "../../stacks/config-issue";
 import type { ClusterConfig } from "../../stacks/schema/cluster";
 import type { NodeAccessConfig, PatchingConfig, RebootConfig } from "../../stacks/schema/day2";
 import { isVanilla } from "../../stacks/schema/cluster";
@@ -58,14 +58,18 @@ export function validateDay2(
   if (reboot && render)
     errors.push({
       path: "reboot",
-      message:
-        "a rolling reboot needs the cluster's API (cordon, drain, Ready); a render-only stack (cluster.render) cannot run one: remove windows-estate:reboot",
+      ...worded(
+        (a) =>
+          `a rolling reboot needs the cluster's API (cordon, drain, Ready); a render-only stack (cluster.render) cannot run one: remove ${a.key("reboot")}`,
+      ),
     });
   if (reboot && cluster?.discovery === false)
     errors.push({
       path: "reboot",
-      message:
-        "a rolling reboot reads the Windows nodes from the cluster to plan its batches; it needs cluster.discovery (on by default): remove cluster.discovery: false or windows-estate:reboot",
+      ...worded(
+        (a) =>
+          `a rolling reboot reads the Windows nodes from the cluster to plan its batches; it needs cluster.discovery (on by default): remove cluster.discovery: false or ${a.key("reboot")}`,
+      ),
     });
   return errors;
 }
@@ -94,8 +98,10 @@ export function validatePatching(
   if (cluster?.render !== undefined)
     errors.push({
       path: "patching",
-      message:
-        "patching needs the cluster's API (nodes, cordon, drain, Ready); a render-only stack (cluster.render) cannot run it: remove windows-estate:patching",
+      ...worded(
+        (a) =>
+          `patching needs the cluster's API (nodes, cordon, drain, Ready); a render-only stack (cluster.render) cannot run it: remove ${a.key("patching")}`,
+      ),
     });
   else if (cluster?.discovery === false)
     errors.push({

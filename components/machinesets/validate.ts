@@ -1,4 +1,4 @@
-import { ConfigIssue, joinPath } from "../../stacks/config-issue";
+import { ConfigIssue, joinPath, worded } from "../../stacks/config-issue";
 import { OpenShiftClusterConfig, Platform, PLATFORM_BLOCK, PLATFORMS } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { machineSetName } from "./names";
@@ -34,7 +34,7 @@ export function validateMachineSets(
   if (platform === "None") {
     errors.push({
       path: "machineSets",
-      message: "platform None has no Machine API; list your Windows hosts under windows-estate:byoh instead",
+      ...worded((a) => `platform None has no Machine API; list your Windows hosts under ${a.key("byoh")} instead`),
     });
     return { errors, warnings };
   }

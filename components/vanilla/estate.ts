@@ -1,12 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
-import { VanillaEstateArgs } from "../../library/args";
+import { VanillaEstateArgs } from "../args";
 import { isVanillaConfig, VanillaEstateConfig } from "../../stacks/load";
-import { formatArgsIssue, formatArgsIssues, FromStack, loadArgs } from "../../stacks/from-args";
 import { ResolvedKubernetes } from "./node-plan";
 import { VanillaFacts } from "./discover";
 import { clusterAccess } from "../cluster-access";
-import { DOMAIN_VALIDATORS } from "../validators";
-import { componentOptions, declared, kubernetesFor, partOf, whenDeclared } from "../component-args";
+import { EstateOptions, estateOptions, partOf, registered, wayIn, whenDeclared } from "../component-args";
 import { completeVanilla } from "./complete";
 import { declareVanilla, VanillaParts } from "./declare";
 import { InventoryEntry } from "../day2/inventory";
@@ -14,39 +12,13 @@ import { PatchSummary } from "../day2/patch-rollout";
 
 export type { VanillaEstateArgs };
 
-/** A vanilla stack's config as the program completes it (components/vanilla/complete.ts), what the estate declares. */
+/** A vanilla config as completed from the cluster (components/vanilla/complete.ts): what the estate declares. */
 export interface CompletedVanilla {
   config: VanillaEstateConfig;
   resolved: ResolvedKubernetes;
   facts?: VanillaFacts;
 }
 type Parts = VanillaParts & { resolved: ResolvedKubernetes };
-
-const completedConfigs = new WeakMap<VanillaEstateArgs, FromStack<CompletedVanilla>>();
-
-/** The program's args, with the config it completed from the same stack config (as components/estate.ts). */
-export function withCompletedConfig(args: VanillaEstateArgs, from: FromStack<CompletedVanilla>): VanillaEstateArgs {
-  completedConfigs.set(args, from);
-  return args;
-}
-
-/** A library user's args as the complete config: validated in args' terms, then completed from the cluster. */
-async function completeArgs(
-  component: string,
-  args: VanillaEstateArgs,
-  on: pulumi.Resource,
-): Promise<CompletedVanilla> {
-  const loaded = await loadArgs(component, args, DOMAIN_VALIDATORS);
-  if (!isVanillaConfig(loaded))
-    throw new pulumi.RunError(
-      `${component}: cluster.platform ${loaded.cluster.platform} is an OpenShift/OKD cluster; use WindowsEstate`,
-    );
-  for (const w of loaded.warnings) pulumi.log.warn(formatArgsIssue(w), on);
-  const { config, resolved, facts, issues } = await completeVanilla(loaded);
-  if (issues.length > 0 || !resolved) throw new pulumi.RunError(formatArgsIssues(component, issues));
-  for (const w of config.warnings.slice(loaded.warnings.length)) pulumi.log.warn(formatArgsIssue(w), on);
-  return { config, resolved, ...(facts ? { facts } : {}) };
-}
 
 /**
  * The Windows side of a vanilla kubeadm cluster with flannel: flannel's VXLAN backend as Windows needs it (patched in
@@ -81,39 +53,36 @@ export class VanillaEstate extends pulumi.ComponentResource {
     return whenDeclared(this);
   }
 
-  constructor(name: string, args: VanillaEstateArgs, opts?: pulumi.ComponentResourceOptions) {
-    // The Kubernetes objects use the provider kubernetesFor gives once the config is known (components/estate.ts).
-    let kubernetes: pulumi.ProviderResource | undefined;
-    const from = completedConfigs.get(args);
-    const cluster = from?.completed.config.cluster ?? args.cluster;
-    super(
-      "windows-estate:index:VanillaEstate",
-      name,
-      {},
-      componentOptions(opts, cluster, () => kubernetes),
-    );
-    const declare = (c: CompletedVanilla, from?: FromStack<CompletedVanilla>): Parts => {
-      kubernetes = kubernetesFor(this, name, c.config.cluster, from);
-      const access = clusterAccess(c.config.cluster);
-      const what = { config: c.config, resolved: c.resolved, ...(c.facts ? { facts: c.facts } : {}) };
-      return {
-        ...declareVanilla(this, name, { ...what, ...(access ? { access } : {}) }, { parent: this }),
-        resolved: c.resolved,
-      };
-    };
-    // Through the program: validated and completed already (program.ts); as a library, first (components/estate.ts).
-    const built = from
-      ? declare(from.completed, from)
-      : completeArgs(`VanillaEstate ${name}`, args, this).then(declare);
-    const part = partOf(built);
+  constructor(name: string, args: VanillaEstateArgs, opts?: EstateOptions) {
+    const { way, options } = estateOptions(`VanillaEstate ${name}`, args.cluster, opts);
+    super("windows-estate:index:VanillaEstate", name, {}, options);
+    // As components/estate.ts: validated and completed first, then declared.
+    const built = wayIn(this, name, args, way, {
+      accepts: isVanillaConfig,
+      otherKind: (c) => `cluster.platform ${c.cluster.platform} is an OpenShift/OKD cluster; use WindowsEstate`,
+      complete: async (loaded: VanillaEstateConfig) => {
+        const { config, resolved, facts, issues } = await completeVanilla(loaded);
+        const completed = resolved ? { config, resolved, ...(facts ? { facts } : {}) } : undefined;
+        return { completed, issues, warnings: config.warnings };
+      },
+      cluster: (c: CompletedVanilla) => c.config.cluster,
+      declare: (c): Parts => {
+        const access = clusterAccess(c.config.cluster);
+        return {
+          ...declareVanilla(this, name, { ...c, ...(access ? { access } : {}) }, { parent: this }),
+          resolved: c.resolved,
+        };
+      },
+    });
+    const part = partOf(built, way.reader);
     this.kubernetes = part((p) => p.resolved);
     this.nodePlans = part((p) => p.nodePlans);
     this.runtimeClasses = part((p) => p.runtimeClasses);
     this.inventory = part<InventoryEntry[]>((p) => p.inventory);
     this.patching = part<PatchSummary | undefined>((p) => p.patching);
     this.hostStatus = part((p) => p.hostStatus);
-    declared(this, built);
-    // As components/estate.ts: at once through the program; a library user's from the SDK, with none.
-    if (from) this.registerOutputs({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });
+    this.registerOutputs(
+      registered(way.reader, built, { runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans }),
+    );
   }
 }

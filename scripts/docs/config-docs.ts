@@ -1,11 +1,11 @@
 import * as fs from "fs";
 import * as path from "path";
 import { z } from "zod";
-import { NAMESPACE, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS, TopLevelKey } from "../../stacks/schema";
+import { NAMESPACE, TOP_LEVEL_KEY_NAMES, TOP_LEVEL_KEYS } from "../../stacks/schema";
 import { STACK_FILE_KEYS } from "../../stacks/stack-file-shape";
 import { unwrap } from "../../stacks/zod-issues";
 import { isObject, JsonObject } from "../../lib/json";
-import { ObjectDocs, readSourceDocs, readTopLevel, SourceDocs } from "./tsdoc";
+import { KeyReference, ObjectDocs, readSourceDocs, readTopLevel, SourceDocs } from "./tsdoc";
 import { ARGS_FILE, libraryArgs } from "./library-args";
 import { WINDOWS_HOSTS_FILE, windowsHostsPage } from "./standin-rules";
 
@@ -21,13 +21,6 @@ export function schemaComment(stackFileDir: string): string {
 }
 
 type Schema = z.core.$ZodType;
-
-/** One top-level key, its TSDoc and its JSON Schema (descriptions filled in from the TSDoc of every field). */
-export interface KeyReference {
-  key: TopLevelKey;
-  doc: string;
-  json: JsonObject;
-}
 
 function sourceFiles(): string[] {
   const dir = path.join(ROOT, SCHEMA_DIR);
@@ -108,7 +101,7 @@ export function keyReferences(): KeyReference[] {
   const src = readSourceDocs(files);
   const top = readTopLevel(path.join(ROOT, SCHEMA_DIR, "index.ts"));
   return TOP_LEVEL_KEY_NAMES.map((key) => {
-    const schema: Schema = TOP_LEVEL_KEYS[key];
+    const schema: Schema = TOP_LEVEL_KEYS[key].schema;
     const entry = top.get(key);
     const declaredIn = entry?.identifier
       ? files.find((f) => src.declarations.get(f)?.has(entry.identifier ?? ""))

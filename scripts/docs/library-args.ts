@@ -1,56 +1,27 @@
-import { NAMESPACE, TopLevelKey } from "../../stacks/schema";
+import { componentKeys, isInputKey, NAMESPACE, OPTIONAL_KEYS, TopLevelKey } from "../../stacks/schema";
 import { isObject, JsonObject } from "../../lib/json";
-import type { KeyReference } from "./config-docs";
-
-/** Where the generated args live (relative to the project root). */
-export const ARGS_FILE = "library/args.ts";
+import type { KeyReference } from "./tsdoc";
 
 /**
- * The keys each component takes, in the order the stack file has them. The same keys as the stack config: a
- * program maps `windows-estate:<key>` onto `<key>` one to one (program.ts).
+ * Where the generated args live (relative to the project root): beside the components that take them, below the
+ * library that re-exports them (library/index.ts).
+ */
+export const ARGS_FILE = "components/args.ts";
+
+/**
+ * Each component's args: the keys the table gives it (stacks/schema/index.ts TOP_LEVEL_KEYS), in the order the stack
+ * file has them, with the same names as the stack config (`windows-estate:<key>` is the arg `<key>`).
  */
 export const COMPONENT_KEYS = {
   WindowsEstateArgs: {
     doc: "What a `WindowsEstate` (OpenShift/OKD with WMCO) is built from: the keys of a stack's `windows-estate:` config, with the same names, shapes and defaults (docs/configuration.md).",
-    keys: [
-      "cluster",
-      "operator",
-      "privateKey",
-      "privateKeyPath",
-      "machineSets",
-      "mirrors",
-      "byoh",
-      "waitForNodes",
-      "waitForNodesTimeoutSeconds",
-      "nodeAccess",
-      "reboot",
-      "patching",
-    ],
+    keys: componentKeys("openshift"),
   },
   VanillaEstateArgs: {
     doc: "What a `VanillaEstate` (Windows hosts joined to a kubeadm cluster with flannel) is built from: the keys of a stack's `windows-estate:` config, with the same names, shapes and defaults (docs/configuration.md).",
-    keys: [
-      "cluster",
-      "privateKey",
-      "privateKeyPath",
-      "kubernetes",
-      "nodes",
-      "mirrors",
-      "nodeAccess",
-      "reboot",
-      "patching",
-    ],
+    keys: componentKeys("vanilla"),
   },
 } as const satisfies Record<string, { doc: string; keys: readonly TopLevelKey[] }>;
-
-/** Keys a component cannot do without (the others have defaults or are checked by the validators). */
-const REQUIRED: ReadonlySet<TopLevelKey> = new Set(["cluster"]);
-
-/**
- * Args the component resolves itself: the WMCO key may come from a secret Output (`config.requireSecret`), so it is
- * an Input; everything else is plain data, validated before anything is declared.
- */
-const INPUT_KEYS: ReadonlySet<TopLevelKey> = new Set(["privateKey"]);
 
 const pascal = (s: string) => s.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_m, _p, c: string) => c.toUpperCase());
 /** A list's items are named in the singular: `machineSets[]` → `MachineSet`, `nodes[]` → `Node`. */
@@ -162,8 +133,8 @@ class Emitter {
       const ref = refs.find((r) => r.key === key);
       if (!ref) throw new Error(`${NAMESPACE}:${key} has no schema`);
       const t = this.type(ref.json, [key], key);
-      const type = INPUT_KEYS.has(key) ? `pulumi.Input<${t}>` : t;
-      return `${comment(ref.doc, "  ")}  ${key}${REQUIRED.has(key) ? "" : "?"}: ${type};`;
+      const type = isInputKey(key) ? `pulumi.Input<${t}>` : t;
+      return `${comment(ref.doc, "  ")}  ${key}${OPTIONAL_KEYS.has(key) ? "?" : ""}: ${type};`;
     });
     this.blocks.push(`${comment(doc, "")}export interface ${name} {\n${fields.join("\n")}\n}\n`);
   }
@@ -173,7 +144,7 @@ class Emitter {
   }
 }
 
-/** The generated library/args.ts: every component's args, from the same schemas and TSDoc as the config reference. */
+/** The generated args (ARGS_FILE): every component's args, from the same schemas and TSDoc as the config reference. */
 export function libraryArgs(refs: readonly KeyReference[]): string {
   const e = new Emitter();
   for (const [name, c] of Object.entries(COMPONENT_KEYS)) e.component(name, c.doc, c.keys, refs);

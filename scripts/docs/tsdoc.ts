@@ -1,5 +1,7 @@
 import * as fs from "fs";
 import * as ts from "typescript";
+import type { TopLevelKey } from "../../stacks/schema";
+import type { JsonObject } from "../../lib/json";
 
 /** The TSDoc of one `z.strictObject({...})` literal: its keys in order, and each documented key's text. */
 export interface ObjectDocs {
@@ -125,13 +127,17 @@ export function readTopLevel(file: string): Map<string, { doc?: string; identifi
       node.initializer
     ) {
       let init: ts.Expression = node.initializer;
-      if (ts.isAsExpression(init) || ts.isSatisfiesExpression(init)) init = init.expression;
+      while (ts.isAsExpression(init) || ts.isSatisfiesExpression(init)) init = init.expression;
       if (ts.isObjectLiteralExpression(init))
         for (const p of init.properties) {
           const name = propertyName(p);
           if (name === undefined || !ts.isPropertyAssignment(p)) continue;
           const doc = docOf(p);
-          const identifier = rootIdentifier(p.initializer);
+          // Each entry is `{ schema: <zod schema>, scope, … }` (stacks/schema/index.ts): the schema names the declaration.
+          const schema = ts.isObjectLiteralExpression(p.initializer)
+            ? p.initializer.properties.find((q) => propertyName(q) === "schema")
+            : undefined;
+          const identifier = schema && ts.isPropertyAssignment(schema) ? rootIdentifier(schema.initializer) : undefined;
           out.set(name, { ...(doc ? { doc } : {}), ...(identifier ? { identifier } : {}) });
         }
     }
@@ -139,4 +145,11 @@ export function readTopLevel(file: string): Map<string, { doc?: string; identifi
   };
   visit(source);
   return out;
+}
+
+/** One top-level key, its TSDoc and its JSON Schema (descriptions filled in from the TSDoc of every field). */
+export interface KeyReference {
+  key: TopLevelKey;
+  doc: string;
+  json: JsonObject;
 }

@@ -1,10 +1,10 @@
 import { generateKeyPairSync } from "crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { loadArgs } from "../../stacks/from-args";
+import { argsReader, loadArgs } from "../../stacks/from-args";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { isVanillaConfig, loadAnyConfig } from "../../stacks/load";
 import { argsFromStack } from "../../stacks/from-pulumi";
-import type { WindowsEstateArgs } from "../../library/args";
+import type { WindowsEstateArgs } from "../../components/args";
 
 // A library user's args go through the stack config's loader (stacks/load.ts) and every domain check, and the
 // problems are named by their path in the args, never by a `windows-estate:` config key.
@@ -23,7 +23,7 @@ const good = (over: Partial<WindowsEstateArgs> = {}): WindowsEstateArgs => ({
 
 async function problems(args: WindowsEstateArgs): Promise<string> {
   try {
-    await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+    await loadArgs(argsReader("WindowsEstate estate"), args, DOMAIN_VALIDATORS);
   } catch (e) {
     if (e instanceof pulumi.RunError) return e.message;
     throw e;
@@ -34,7 +34,7 @@ async function problems(args: WindowsEstateArgs): Promise<string> {
 test("good args load into the same config the stack config would, the key from a secret Output", async () => {
   const args = good({ reboot: { token: "t1", maxUnavailable: "2" } });
   args.cluster.discovery = true; // a reboot plans from the cluster's nodes
-  const cfg = await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+  const cfg = await loadArgs(argsReader("WindowsEstate estate"), args, DOMAIN_VALIDATORS);
   if (isVanillaConfig(cfg)) throw new Error("an OpenShift config was expected");
   expect(cfg.privateKey.pem).toBe(pem);
   expect(cfg.privateKey.parsed?.publicKey).toMatch(/^ssh-ed25519 /);
@@ -82,7 +82,7 @@ test("an argument the component does not take is named, not ignored", async () =
 });
 
 test("the program's mapping of a stack file onto the args loads the same config as the stack file itself", async () => {
-  // program.ts hands the components argsFromStack(raw) with the config loadStackConfig made of the same raw config;
+  // program.ts hands the components argsFromStack(raw), decoded once from the same raw config the stack file is;
   // the args, loaded as a library user's, must come to the same thing.
   const raw = {
     values: {
@@ -97,8 +97,45 @@ test("the program's mapping of a stack file onto the args loads the same config 
     secretKeys: new Set(["windows-estate:privateKey"]),
   };
   const fromFile = loadAnyConfig(raw, { projectDir: process.cwd(), offline: false, validators: DOMAIN_VALIDATORS });
-  const args = argsFromStack<WindowsEstateArgs>(raw);
+  const { args, reader, vanilla } = argsFromStack<WindowsEstateArgs>(raw, []);
+  expect(vanilla).toBe(false);
   expect(Object.keys(args).sort()).toEqual(["cluster", "machineSets", "privateKey", "reboot"]);
-  const fromArgs = await loadArgs("WindowsEstate estate", args, DOMAIN_VALIDATORS);
+  // The key is a secret because the stack keeps it one, as a library user passes it.
+  expect(await pulumi.isSecret(pulumi.output(args.privateKey))).toBe(true);
+  const fromArgs = await loadArgs(reader, args, DOMAIN_VALIDATORS);
   expect(fromArgs).toEqual(fromFile);
+});
+
+test("each reader reads the same problems with keys named its own way; the stack's own end the program first", async () => {
+  const raw = {
+    values: {
+      "windows-estate:cluster": JSON.stringify({ platform: "Kubernetes", discovery: false }),
+      "windows-estate:privateKey": pem,
+      "windows-estate:byoh": "[]",
+    },
+    secretKeys: new Set<string>(),
+  };
+  // A problem around the args (an unknown key) ends the program before any component is registered.
+  const typo = { ...raw, values: { ...raw.values, "windows-estate:clsuter": "{}" } };
+  expect(() => argsFromStack(typo, [])).toThrow(
+    /windows-estate:clsuter: unknown key; did you mean 'windows-estate:cluster'\?/,
+  );
+  const { args, reader, vanilla } = argsFromStack<WindowsEstateArgs>(raw, []);
+  expect(vanilla).toBe(true);
+  const asStack = await loadArgs(reader, args, DOMAIN_VALIDATORS).catch((e: Error) => e.message);
+  expect(asStack).toMatch(/^the stack configuration has 2 problems:\n/);
+  expect(asStack).toContain(
+    "windows-estate:byoh: applies to OpenShift/OKD with WMCO; with cluster.platform Kubernetes, Windows hosts go in windows-estate:nodes",
+  );
+  expect(asStack).toContain("windows-estate:privateKey: is stored in plain text; set it again with `pulumi config set");
+  const asLibrary = await loadArgs(argsReader("VanillaEstate estate"), args, DOMAIN_VALIDATORS).catch(
+    (e: Error) => e.message,
+  );
+  expect(asLibrary).toMatch(/^VanillaEstate estate: the args have 2 problems:\n/);
+  expect(asLibrary).toContain(
+    "byoh: applies to OpenShift/OKD with WMCO; with cluster.platform Kubernetes, Windows hosts go in nodes",
+  );
+  expect(asLibrary).toContain("privateKey: must be a secret");
+  expect(asLibrary).not.toContain("windows-estate:");
+  expect(asLibrary).not.toContain("pulumi config set");
 });

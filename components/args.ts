@@ -832,10 +832,6 @@ export interface VanillaEstateArgs {
   privateKey?: pulumi.Input<string>;
   /** Path to the WMCO private key file (`~` expanded, relative paths from the project directory). */
   privateKeyPath?: string;
-  /** `windows-estate:kubernetes` (with `cluster.platform: Kubernetes`): the vanilla cluster the Windows nodes join. What the cluster says itself (version, CIDRs, DNS service IP) is discovered at preview/up when left out. */
-  kubernetes?: KubernetesArgs;
-  /** `windows-estate:nodes`: Windows hosts joined to a vanilla Kubernetes cluster (`cluster.platform: Kubernetes`). */
-  nodes?: NodeArgs[];
   /** `windows-estate:mirrors`: cluster-wide registry mirrors, rendered as `config.openshift.io/v1` ImageDigestMirrorSet (`digest`) and ImageTagMirrorSet (`tag`) objects. WMCO turns them into containerd `hosts.toml` files on every Windows node; the stack output `windowsRegistryConfig` shows those files before `pulumi up`. */
   mirrors?: MirrorsArgs;
   /** `windows-estate:nodeAccess`: how node operations (reboots, key rotation, BYOH preparation) reach Windows nodes over SSH from where `pulumi up` runs. */
@@ -844,4 +840,8 @@ export interface VanillaEstateArgs {
   reboot?: RebootArgs;
   /** `windows-estate:patching`: the patch level of the Windows hosts this stack manages (BYOH hosts, vanilla nodes), as code. Each `pulumi up` brings the nodes below the declared update revision up to it, in rolling batches. */
   patching?: PatchingArgs;
+  /** `windows-estate:kubernetes` (with `cluster.platform: Kubernetes`): the vanilla cluster the Windows nodes join. What the cluster says itself (version, CIDRs, DNS service IP) is discovered at preview/up when left out. */
+  kubernetes?: KubernetesArgs;
+  /** `windows-estate:nodes`: Windows hosts joined to a vanilla Kubernetes cluster (`cluster.platform: Kubernetes`). */
+  nodes?: NodeArgs[];
 }
