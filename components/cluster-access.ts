@@ -12,7 +12,7 @@ export interface ClusterAccess {
 }
 
 /** How a stack reaches its cluster, whichever kind it is (OpenShift or vanilla). */
-export type ClusterConnection = Pick<EstateConfig["cluster"], "kubeconfig" | "context" | "render">;
+type ClusterConnection = Pick<EstateConfig["cluster"], "kubeconfig" | "context" | "render">;
 
 /** Access for wait resources, or undefined in render mode, where there is no cluster to ask. */
 export function clusterAccess(cluster: ClusterConnection): ClusterAccess | undefined {

@@ -16,7 +16,7 @@ import { connectKube, KubeAccess, KubeApi } from "../providers/kube-wait/api";
  * How long discovery waits for one answer of the API server: what WMCO's pkg/cluster/config.go `validateK8sVersion`
  * gives its discovery client too. The one timeout of every read at preview/up.
  */
-export const DISCOVERY_REQUEST_TIMEOUT_MS = 15_000;
+const DISCOVERY_REQUEST_TIMEOUT_MS = 15_000;
 
 /** The connection every read of the cluster at preview/up goes through. */
 export function connectForDiscovery(access: KubeAccess): Promise<KubeApi> {

@@ -56,7 +56,7 @@ export type EstateOptions = pulumi.ComponentResourceOptions & { reader?: Reader 
  * What one component does on the way in: takes its kind of config (else says why not), completes it from the cluster
  * (the completed config unless there are issues, and every warning), says what it found, declares.
  */
-export interface EstateSteps<L extends AnyEstateConfig, C, P> {
+interface EstateSteps<L extends AnyEstateConfig, C, P> {
   accepts(c: AnyEstateConfig): c is L;
   otherKind(c: AnyEstateConfig): string;
   complete(loaded: L): Promise<{ completed?: C; issues: ConfigIssue[]; warnings: readonly ConfigIssue[] }>;

@@ -127,9 +127,6 @@ export const CONTAINERD_PIPE = "npipe:////./pipe/containerd-containerd";
 /** The taint Kubernetes' Windows guide uses to keep Linux pods off Windows nodes (user-guide.md). */
 export const WINDOWS_TAINT = { key: "os", value: "windows", effect: "NoSchedule" } as const;
 
-/** The runtime handler of process-isolated Windows containers (containerd internal/cri/config/config_windows.go). */
-export const WINDOWS_RUNTIME_HANDLER = "runhcs-wcow-process";
-
 /** The group every kubeadm bootstrap binding targets (bootstrap-tokens.md; kubeadm implementation-details.md). */
 export const BOOTSTRAP_GROUP = "system:bootstrappers:kubeadm:default-node-token";
 
@@ -178,7 +175,7 @@ export function compareVersions(a: string, b: string): number {
  * `ValidateKubeletFlags`). Any other key in those namespaces (e.g. `node-role.kubernetes.io/*`) stops the kubelet at
  * start: "unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels".
  */
-export const KUBELET_LABELS = [
+const KUBELET_LABELS = [
   "kubernetes.io/hostname",
   "kubernetes.io/os",
   "kubernetes.io/arch",

@@ -13,7 +13,7 @@ export const WINDOWS_SERVERS = ["2019", "2022", "2025"] as const;
 export type WindowsServer = (typeof WINDOWS_SERVERS)[number];
 
 /** A Windows Server version's build, as `CurrentBuildNumber` and as the Node label value. */
-export interface WindowsServerFacts {
+interface WindowsServerFacts {
   /** `CurrentBuildNumber` in the registry, e.g. `20348`. */
   build: string;
   /** `node.kubernetes.io/windows-build` on Nodes (test/e2e/windows/version.go `BuildNumber`). */

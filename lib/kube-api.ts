@@ -18,7 +18,7 @@ import { codeOf, isUnreachable, unreachableError } from "./errors";
 import { parseJson } from "./json";
 
 /** Where the API is and who is asking. */
-export interface KubeEndpoint {
+interface KubeEndpoint {
   /** `https://host:port` (a trailing `/` is ignored); `http://` only for local test servers. */
   server: string;
   /** The CA to trust and a client certificate (PEM): a lab's PKI, a kubeconfig's embedded data. */

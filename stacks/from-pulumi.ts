@@ -25,7 +25,7 @@ export function secretKeysFromHost(env: NodeJS.ProcessEnv = process.env): Set<st
 }
 
 /** The running stack's config as the engine hands it to the program. */
-export function rawConfigFromRuntime(): RawConfig {
+function rawConfigFromRuntime(): RawConfig {
   return { values: pulumi.runtime.allConfig(), secretKeys: secretKeysFromHost() };
 }
 

@@ -13,7 +13,7 @@ export interface ParsedKey {
 }
 
 /** Why a key was refused; `code` lets callers and tests tell the cases apart without matching prose. */
-export type KeyProblem =
+type KeyProblem =
   | "empty"
   | "garbage"
   | "public-key"
@@ -35,7 +35,7 @@ export class KeyRejected extends Error {
 }
 
 /** RSA below this is refused: WMCO only logs a warning, but a weak key guards every Windows node. */
-export const MIN_RSA_BITS = 2048;
+const MIN_RSA_BITS = 2048;
 
 const GENERATE_HINT = "generate one with `ssh-keygen -t ed25519 -N '' -f ~/.ssh/wmco` (no passphrase)";
 

@@ -158,7 +158,7 @@ export interface KeyValues {
  */
 export type Reader = Omit<KeyValues, "values"> & { audience: Audience };
 
-export interface LoadOptions {
+interface LoadOptions {
   /** The stack's name: a vanilla cluster's default `infrastructureId`. Default `kubernetes`. */
   stackName?: string;
   /** Directory relative `privateKeyPath`s are resolved against (the Pulumi project directory). */
@@ -187,14 +187,14 @@ export class ConfigErrors extends Error {
   }
 }
 
-export { formatIssue, formatIssues };
+export { formatIssue };
 
 /** A semantic check that runs once a key has the right shape; it sees every key that parsed. */
 export type Validator = (
   cfg: Partial<ParsedKeys>,
   ctx: ValidatorContext,
 ) => { errors: ConfigIssue[]; warnings?: ConfigIssue[] };
-export interface ValidatorContext {
+interface ValidatorContext {
   offline: boolean;
   /** Fully qualified config keys holding secrets (`windows-estate:byohPassword`). */
   secretKeys: ReadonlySet<string>;

@@ -39,7 +39,7 @@ function schemaAt(schema: Schema, path: ReadonlyArray<PropertyKey>): Schema | un
 }
 
 /** The field names an object at `path` inside `schema` allows, used for "did you mean" hints. */
-export function allowedKeysAt(schema: Schema, path: ReadonlyArray<PropertyKey>): string[] {
+function allowedKeysAt(schema: Schema, path: ReadonlyArray<PropertyKey>): string[] {
   const at = schemaAt(schema, path);
   return at instanceof z.ZodObject ? Object.keys(at.shape) : [];
 }

@@ -1,9 +1,9 @@
 import { MANAGED_BY } from "../operator/builders";
 
 /** WMCO reads BYOH hosts from this ConfigMap in its own namespace (pkg/wiparser). */
-export const WINDOWS_INSTANCES = "windows-instances";
+const WINDOWS_INSTANCES = "windows-instances";
 
-export interface ConfigMapObject {
+interface ConfigMapObject {
   apiVersion: "v1";
   kind: "ConfigMap";
   metadata: { name: string; namespace: string; labels: Record<string, string> };

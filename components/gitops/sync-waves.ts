@@ -5,7 +5,7 @@ import { isObject } from "../../lib/json";
  * Argo CD applies a sync wave only once every resource of the waves before it is healthy (argo-cd
  * docs/user-guide/sync-waves.md; the annotation's value is an integer as a string, default "0").
  */
-export const SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave";
+const SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave";
 
 /**
  * The order `pulumi up` itself keeps against a cluster (docs/architecture.md, "How the estate is converged"), as
@@ -13,7 +13,7 @@ export const SYNC_WAVE_ANNOTATION = "argocd.argoproj.io/sync-wave";
  * runs (its key, `windows-instances`), then the MachineSets, which need the `windows-user-data` WMCO writes after it
  * has seen the key. On a vanilla cluster: accounts, RBAC and scripts, then the DaemonSets that use them.
  */
-export function syncWave(kind: string): number | undefined {
+function syncWave(kind: string): number | undefined {
   switch (kind) {
     case "Namespace":
     case "OperatorGroup":

@@ -58,5 +58,3 @@ export class WmcoPrivateKey extends pulumi.ComponentResource {
     this.registerOutputs({ publicKey: this.publicKey, fingerprint: this.fingerprint, secretName: this.secretName });
   }
 }
-
-export { PRIVATE_KEY_SECRET_NAME };

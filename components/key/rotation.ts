@@ -38,13 +38,13 @@ export function userDataPublicKey(userData: string): string | undefined {
 }
 
 /** `SHA256:` fingerprint of an authorized_keys line, or undefined when it has no key blob. */
-export function keyLineFingerprint(line: string): string | undefined {
+function keyLineFingerprint(line: string): string | undefined {
   const b64 = line.split(/\s+/).find((p) => /^AAAA[A-Za-z0-9+/]+=*$/.test(p));
   return b64 ? fingerprint(Buffer.from(b64, "base64")) : undefined;
 }
 
 /** A change of the WMCO key: the key WMCO uses now (read from the cluster) and the stack's. */
-export interface KeyChange {
+interface KeyChange {
   from: string;
   to: string;
 }
@@ -150,7 +150,7 @@ export function vsphereRotationIssues(sets: readonly MachineSetConfig[], change:
 }
 
 /** A BYOH Node (label `windowsmachineconfig.openshift.io/byoh=true`) and its `status.addresses`. */
-export interface ByohNode {
+interface ByohNode {
   name: string;
   addresses: { type: string; address: string }[];
 }

@@ -3,7 +3,7 @@ import { MANAGED_BY } from "../operator/builders";
 
 /** Names WMCO looks for (pkg/secrets: PrivateKeySecret / PrivateKeySecretKey). */
 export const PRIVATE_KEY_SECRET_NAME = "cloud-private-key";
-export const PRIVATE_KEY_DATA_KEY = "private-key.pem";
+const PRIVATE_KEY_DATA_KEY = "private-key.pem";
 
 /**
  * The Secret that WMCO reads its SSH key from; the key stays an Output so its secretness survives. The arguments are

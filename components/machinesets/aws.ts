@@ -6,10 +6,7 @@ import { fields, listOf, loose, text } from "../cluster-objects";
 import { PlatformMachineSets, required, Workers } from "./common";
 
 /** An AWS resource given by ID (`subnet-…`, `sg-…`) or by Name tag, as the providerSpec references them. */
-export function awsRef(
-  value: string,
-  idPrefix: string,
-): { id: string } | { filters: { name: string; values: string[] }[] } {
+function awsRef(value: string, idPrefix: string): { id: string } | { filters: { name: string; values: string[] }[] } {
   return value.startsWith(idPrefix) ? { id: value } : { filters: [{ name: "tag:Name", values: [value] }] };
 }
 
@@ -61,9 +58,9 @@ function complete(block: AwsBlock, workers: readonly AwsWorker[]): AwsBlock {
 }
 
 /** The block once validation and discovery have filled the zone: what the builder accepts. */
-export type ResolvedAws = AwsBlock & { availabilityZone: string };
+type ResolvedAws = AwsBlock & { availabilityZone: string };
 
-export function resolveAws(b: AwsBlock | undefined): ResolvedAws | undefined {
+function resolveAws(b: AwsBlock | undefined): ResolvedAws | undefined {
   const az = b?.availabilityZone;
   return b && az !== undefined ? { ...b, availabilityZone: az } : undefined;
 }
@@ -74,12 +71,7 @@ export function resolveAws(b: AwsBlock | undefined): ResolvedAws | undefined {
  * security groups default to the tag names of OpenShift 4.17+ installs (`<id>-subnet-private-<az>`, `<id>-node`);
  * discovery copies the Linux workers' values instead, which survives tag renames between versions.
  */
-export function awsProviderSpec(
-  infraId: string,
-  region: string,
-  block: ResolvedAws,
-  amiId: string,
-): Record<string, unknown> {
+function awsProviderSpec(infraId: string, region: string, block: ResolvedAws, amiId: string): Record<string, unknown> {
   const az = block.availabilityZone;
   return {
     apiVersion: "machine.openshift.io/v1beta1",

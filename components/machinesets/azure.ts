@@ -44,7 +44,7 @@ function complete(block: AzureBlock, w: AzureWorker | undefined): AzureBlock {
  * WMCO's machineset.sh copies `publicLoadBalancer` from the Linux worker (and its e2e tests from the cluster);
  * without it a Windows node may have no outbound path for what its user data downloads.
  */
-export function publicLoadBalancerWarnings(set: MachineSetConfig, i: number): ConfigIssue[] {
+function publicLoadBalancerWarnings(set: MachineSetConfig, i: number): ConfigIssue[] {
   if (!set.azure || set.azure.publicLoadBalancer !== undefined) return [];
   return [
     {
@@ -57,7 +57,7 @@ export function publicLoadBalancerWarnings(set: MachineSetConfig, i: number): Co
 }
 
 /** AzureMachineProviderSpec for a Windows machine, with the network names WMCO's script derives from the infrastructure ID. */
-export function azureProviderSpec(
+function azureProviderSpec(
   infraId: string,
   location: string,
   set: MachineSetConfig,

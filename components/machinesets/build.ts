@@ -8,8 +8,6 @@ import { machineSetName } from "./names";
 import { NUTANIX } from "./nutanix";
 import { VSPHERE } from "./vsphere";
 
-export type { Resolved };
-
 /** Each platform's Windows MachineSets; `None` has no Machine API. */
 export const PLATFORM_MACHINESETS: Readonly<Record<Platform, PlatformMachineSets | undefined>> = {
   AWS,

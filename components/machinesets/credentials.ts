@@ -8,7 +8,7 @@ import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
  * another (vSphere, Nutanix): the ones the cloud credential operator writes, and machine-api's defaulting webhook
  * fills in (machine-api-operator pkg/webhooks/machine_webhook.go `defaultAWSCredentialsSecret` and the others).
  */
-export const DEFAULT_CREDENTIALS_SECRET: Partial<Record<Platform, string>> = {
+const DEFAULT_CREDENTIALS_SECRET: Partial<Record<Platform, string>> = {
   AWS: "aws-cloud-credentials",
   Azure: "azure-cloud-credentials",
   GCP: "gcp-cloud-credentials",

@@ -44,7 +44,7 @@ export interface ClusterFacts {
 }
 
 /** Workers that give nothing: a platform without MachineSets, or a cluster with no Linux worker. */
-export const NO_WORKERS: Workers = { region: () => undefined, complete: (set) => set, hosts: {} };
+const NO_WORKERS: Workers = { region: () => undefined, complete: (set) => set, hosts: {} };
 
 /** The Linux workers' `providerSpec.value`s decoded for one platform. */
 export function workersFor(platform: Platform, providerSpecs: readonly unknown[]): Workers {

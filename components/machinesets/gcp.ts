@@ -6,7 +6,7 @@ import { fields, listOf, text } from "../cluster-objects";
 import { PlatformMachineSets, required, Workers } from "./common";
 
 /** GCP public image family of Windows Server Core. */
-export function gcpImageFamily(version: WindowsServer): string {
+function gcpImageFamily(version: WindowsServer): string {
   return `projects/windows-cloud/global/images/family/windows-${version}-core`;
 }
 
@@ -34,15 +34,15 @@ function complete(block: GcpBlock, workers: readonly GcpWorker[]): GcpBlock {
 }
 
 /** The block once validation and discovery have filled project and zone: what the builder accepts. */
-export type ResolvedGcp = GcpBlock & { projectID: string; zone: string };
+type ResolvedGcp = GcpBlock & { projectID: string; zone: string };
 
-export function resolveGcp(b: GcpBlock | undefined): ResolvedGcp | undefined {
+function resolveGcp(b: GcpBlock | undefined): ResolvedGcp | undefined {
   const [projectID, zone] = [b?.projectID, b?.zone];
   return b && projectID !== undefined && zone !== undefined ? { ...b, projectID, zone } : undefined;
 }
 
 /** GCPMachineProviderSpec for a Windows machine: the worker network, service account and tag of the cluster. */
-export function gcpProviderSpec(
+function gcpProviderSpec(
   infraId: string,
   region: string,
   windowsServer: WindowsServer,

@@ -6,7 +6,7 @@ import { MachineSetConfig } from "../../stacks/schema/machinesets";
  * `<infraId>-winworker-<zone suffix>` (the `a` of `us-central1-a`), elsewhere `winworker`; `winbyoh` for BYOH sets.
  * Returns undefined while the zone needed for the name is still unknown (it may be discovered).
  */
-export function defaultName(platform: Platform, infraId: string, set: MachineSetConfig): string | undefined {
+function defaultName(platform: Platform, infraId: string, set: MachineSetConfig): string | undefined {
   const base = set.byoh ? "winbyoh" : "winworker";
   if (platform === "AWS")
     return set.aws?.availabilityZone ? `${infraId}-${base}-${set.aws.availabilityZone}` : undefined;

@@ -34,7 +34,7 @@ function complete(block: NutanixBlock, w: NutanixWorker | undefined): NutanixBlo
 }
 
 /** The block once validation and discovery have filled cluster and subnet: what the builder accepts. */
-export type ResolvedNutanix = NutanixBlock & { clusterUuid: string; subnetUuid: string };
+type ResolvedNutanix = NutanixBlock & { clusterUuid: string; subnetUuid: string };
 
 export function resolveNutanix(b: NutanixBlock | undefined): ResolvedNutanix | undefined {
   const [clusterUuid, subnetUuid] = [b?.clusterUuid, b?.subnetUuid];

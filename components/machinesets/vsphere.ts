@@ -32,7 +32,7 @@ function complete(block: VsphereBlock, w: VsphereWorker | undefined): VsphereBlo
 }
 
 /** The block once validation and discovery have filled workspace and network: what the builder accepts. */
-export type ResolvedVsphere = VsphereBlock & {
+type ResolvedVsphere = VsphereBlock & {
   server: string;
   datacenter: string;
   datastore: string;
@@ -40,7 +40,7 @@ export type ResolvedVsphere = VsphereBlock & {
   networkName: string;
 };
 
-export function resolveVsphere(b: VsphereBlock | undefined): ResolvedVsphere | undefined {
+function resolveVsphere(b: VsphereBlock | undefined): ResolvedVsphere | undefined {
   if (!b) return undefined;
   const { server, datacenter, datastore, folder, networkName } = b;
   if (
@@ -61,7 +61,7 @@ export function resolveVsphere(b: VsphereBlock | undefined): ResolvedVsphere | u
  * key reaches a vSphere Machine only through the template (docs/vsphere-golden-image.md), so a key rotation needs a
  * template with the new key first (`vsphere.templateKeys`, checked in components/key/rotation.ts).
  */
-export function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unknown> {
+function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unknown> {
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "VSphereMachineProviderSpec",

@@ -32,7 +32,7 @@ export interface ITMS {
 }
 
 /** One mirror as a registry file lists it: host plus the namespaces not shared with the source. */
-export interface Mirror {
+interface Mirror {
   host: string;
   /** ITMS mirrors may turn a tag into a digest (`resolve`); IDMS mirrors may only be pulled from by digest. */
   resolveTags: boolean;

@@ -2,8 +2,6 @@ import { createHash } from "crypto";
 import { MANAGED_BY } from "../operator/builders";
 import { IDMS, ITMS, MirrorSourcePolicy } from "./hosts-toml";
 
-export type { MirrorSourcePolicy } from "./hosts-toml";
-
 /** One `windows-estate:mirrors.digest[]` / `.tag[]` entry. */
 export interface MirrorEntry {
   /** Repository or registry to mirror: `host[:port][/namespace...]`. */
@@ -22,14 +20,14 @@ export type MirrorsConfig = { digest: MirrorEntry[]; tag: MirrorEntry[] };
 type Kind = "ImageDigestMirrorSet" | "ImageTagMirrorSet";
 
 /** One rendered mirror entry, as the API stores it. */
-export interface MirrorSpec {
+interface MirrorSpec {
   source: string;
   mirrors: string[];
   mirrorSourcePolicy?: MirrorSourcePolicy;
 }
 
 /** A rendered `config.openshift.io/v1` ImageDigestMirrorSet or ImageTagMirrorSet. */
-export interface MirrorSetObject<K extends Kind> {
+interface MirrorSetObject<K extends Kind> {
   apiVersion: "config.openshift.io/v1";
   kind: K;
   metadata: { name: string; labels: Record<string, string> };

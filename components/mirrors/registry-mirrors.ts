@@ -36,7 +36,7 @@ function entriesOf(o: unknown, field: "imageDigestMirrors" | "imageTagMirrors"):
 }
 
 /** An ImageDigestMirrorSet read from the cluster. */
-export function asIdms(o: unknown): IDMS {
+function asIdms(o: unknown): IDMS {
   return {
     metadata: { name: str(get(o, "metadata", "name")) },
     spec: { imageDigestMirrors: entriesOf(o, "imageDigestMirrors") },
@@ -44,7 +44,7 @@ export function asIdms(o: unknown): IDMS {
 }
 
 /** An ImageTagMirrorSet read from the cluster. */
-export function asItms(o: unknown): ITMS {
+function asItms(o: unknown): ITMS {
   return {
     metadata: { name: str(get(o, "metadata", "name")) },
     spec: { imageTagMirrors: entriesOf(o, "imageTagMirrors") },
@@ -72,7 +72,7 @@ export function clusterMirrorIssues(
 }
 
 /** Which sets a registry directory's file comes from: `this stack: <name>` or `cluster: <name>`. */
-export function mirrorSources(
+function mirrorSources(
   ours: { idms: IDMS[]; itms: ITMS[] },
   theirs: { idms: IDMS[]; itms: ITMS[] },
 ): Record<string, string[]> {

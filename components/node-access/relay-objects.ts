@@ -29,7 +29,7 @@ const LABELS = { ...SELECTOR, "app.kubernetes.io/managed-by": "windows-estate" }
  */
 export type RelayPlatform = "openshift" | "kubernetes";
 
-export interface RelayDeploymentOptions {
+interface RelayDeploymentOptions {
   platform: RelayPlatform;
   /** How many relay pods (`relayReplicas`): 2, or 1 on a cluster with one Linux node the relay can run on. */
   replicas?: number;

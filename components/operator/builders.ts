@@ -4,27 +4,27 @@ import { OperatorConfig } from "../../stacks/schema/operator";
 /** Labels every object this program creates carries, so `oc get -l` finds them and nobody mistakes their owner. */
 export const MANAGED_BY = { "app.kubernetes.io/managed-by": "windows-estate" } as const;
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name: string;
   namespace?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
 
-export interface NamespaceObject {
+interface NamespaceObject {
   apiVersion: "v1";
   kind: "Namespace";
   metadata: ObjectMeta;
 }
 
-export interface OperatorGroupObject {
+interface OperatorGroupObject {
   apiVersion: "operators.coreos.com/v1";
   kind: "OperatorGroup";
   metadata: ObjectMeta;
   spec: { targetNamespaces: string[]; upgradeStrategy: "Default" };
 }
 
-export interface SubscriptionObject {
+interface SubscriptionObject {
   apiVersion: "operators.coreos.com/v1alpha1";
   kind: "Subscription";
   metadata: ObjectMeta;

@@ -4,7 +4,6 @@ import { awsUserData, firstBootScript, FirstBoot } from "./user-data";
 import { cloudSdk } from "./cloud-sdk";
 
 export { cloudHostOf } from "./host-context";
-export type { CloudHost } from "./host-context";
 
 export interface CloudHostsArgs {
   /** The hosts to create (`byoh[]` or `nodes[]` entries with an aws or azure block, expanded by `count`). */

@@ -12,7 +12,7 @@ import type { ParsedKeys } from "../../stacks/load";
  * `RUNNER_ENVIRONMENT` is set by GitHub on every job: `github-hosted` or `self-hosted` (GitHub docs, "Variables
  * reference", default environment variables). Anywhere else (a laptop, the Pulumi Kubernetes Operator) it is unset.
  */
-export const HOSTED = "github-hosted";
+const HOSTED = "github-hosted";
 
 type Entry = { aws?: unknown; azure?: unknown };
 

@@ -37,7 +37,7 @@ export const FIRST_BOOT_WARNING_CONSOLE_MARKER = "windows-estate-first-boot-warn
  * The file a completed first boot leaves. On AWS the user data runs at every boot (`<persist>`): with this file there
  * it stops at once, so the key, sshd's settings and the firewall are from then on the SSH side's (WindowsHost's).
  */
-export const FIRST_BOOT_DONE_FILE = "windows-estate\\first-boot.done";
+const FIRST_BOOT_DONE_FILE = "windows-estate\\first-boot.done";
 
 /**
  * How often first boot tries to install OpenSSH, and the wait between tries: WMCO's own user data (pkg/secrets/secrets.go

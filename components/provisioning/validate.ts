@@ -8,7 +8,7 @@ import type { AwsProvisioning, AzureProvisioning } from "../../stacks/schema/pro
 import { provisionedName } from "../byoh/hosts";
 
 /** What the check reads of an entry: the fields `byoh[]` and `nodes[]` share. */
-export interface CreatedEntry {
+interface CreatedEntry {
   name?: string;
   count: number;
   windowsServer: string;

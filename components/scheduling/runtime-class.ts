@@ -2,7 +2,7 @@ import { WindowsServer } from "../../stacks/schema/machinesets";
 import { WINDOWS_BUILD_LABEL, WINDOWS_SERVER } from "../../facts/wmco";
 import { MANAGED_BY } from "../operator/builders";
 
-export interface RuntimeClassObject {
+interface RuntimeClassObject {
   apiVersion: "node.k8s.io/v1";
   kind: "RuntimeClass";
   metadata: { name: string; labels: Record<string, string> };

@@ -8,7 +8,7 @@ import { flannelFixCommand } from "./objects";
 import { ResolvedKubernetes } from "./node-plan";
 import { noRelayNodeWarning } from "../node-access/placement";
 
-export interface CompletedVanilla {
+interface CompletedVanilla {
   config: VanillaEstateConfig;
   facts?: VanillaFacts;
   resolved?: ResolvedKubernetes;
@@ -90,7 +90,7 @@ export function flannelIssues(
 }
 
 /** The Windows Nodes as the inventory lists them: a node this stack joined is `vanilla <address>`. */
-export function vanillaInventory(nodes: WindowsNode[], declared: VanillaEstateConfig["nodes"]): DiscoveredNode[] {
+function vanillaInventory(nodes: WindowsNode[], declared: VanillaEstateConfig["nodes"]): DiscoveredNode[] {
   return nodes.map((n) => {
     const entry = declared.find(
       (d) => d.name === n.name || d.address?.toLowerCase() === n.address?.toLowerCase() || d.address === n.name,

@@ -53,7 +53,7 @@ async function nodeIPv4(address: string): Promise<string> {
   }
 }
 
-export interface VanillaDeclaration {
+interface VanillaDeclaration {
   /** How node operations reach the API (drain, Ready, removal, the join token); undefined in render mode. */
   access?: ClusterAccess;
   /** The stack's validated config. */

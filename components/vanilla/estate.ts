@@ -13,7 +13,7 @@ import { PatchSummary } from "../day2/patch-rollout";
 export type { VanillaEstateArgs };
 
 /** A vanilla config as completed from the cluster (components/vanilla/complete.ts): what the estate declares. */
-export interface CompletedVanilla {
+interface CompletedVanilla {
   config: VanillaEstateConfig;
   resolved: ResolvedKubernetes;
   facts?: VanillaFacts;

@@ -7,7 +7,7 @@ import { FLANNEL_LINUX_DEFAULTS, FLANNEL_WINDOWS_MAC_PREFIX } from "../../facts/
 import { get, isObject } from "../../lib/json";
 
 /** A VXLAN backend's VNI and port as flanneld runs them (Linux defaults filled in where net-conf.json is silent). */
-export interface VxlanBackend {
+interface VxlanBackend {
   vni: number;
   port: number;
 }
@@ -58,7 +58,7 @@ export function runningVxlan(current: Record<string, unknown>): VxlanBackend {
 }
 
 /** net-conf.json as this stack holds it, and whether that changes what the cluster's flanneld runs. */
-export interface NetConfPlan {
+interface NetConfPlan {
   /** The whole file: the cluster's own settings kept, the VXLAN VNI and port Windows needs. */
   text: string;
   /** Set when the backend changes under running Linux flanneld: from what, to what. */

@@ -9,7 +9,7 @@ import { WINDOWS_NETWORK } from "../../facts/kubernetes";
 import { flanneldScript, kubeProxyScript } from "./network-scripts";
 
 /** What the agents need from the resolved cluster facts. */
-export interface NetworkAgentsInput {
+interface NetworkAgentsInput {
   /** `host:port` of the real API server: a host process cannot reach the `kubernetes` Service IP (sig-windows-tools#277). */
   apiServerEndpoint: string;
   podNetworkCidr: string;
@@ -25,7 +25,7 @@ type EnvVar = { name: string; value: string } | { name: string; valueFrom: { fie
 /** The pod-template annotation carrying the start script's hash. */
 export const SCRIPT_HASH_ANNOTATION = "windows-estate.io/script-sha256";
 
-export function networkServiceAccounts() {
+function networkServiceAccounts() {
   return [WINDOWS_NETWORK.flanneld, WINDOWS_NETWORK.kubeProxy].map((name) => ({
     apiVersion: "v1" as const,
     kind: "ServiceAccount" as const,
@@ -34,7 +34,7 @@ export function networkServiceAccounts() {
 }
 
 /** flannel's rights, as its own manifest grants them (flannel Documentation/kube-flannel.yml, ClusterRole `flannel`). */
-export function flannelClusterRole() {
+function flannelClusterRole() {
   return {
     apiVersion: "rbac.authorization.k8s.io/v1" as const,
     kind: "ClusterRole" as const,
@@ -48,7 +48,7 @@ export function flannelClusterRole() {
 }
 
 /** Binds flanneld to flannel's role and kube-proxy to `system:node-proxier` (as kubeadm's proxy addon does). */
-export function networkClusterRoleBindings() {
+function networkClusterRoleBindings() {
   const binding = (name: string, role: string, serviceAccount: string) => ({
     apiVersion: "rbac.authorization.k8s.io/v1" as const,
     kind: "ClusterRoleBinding" as const,
@@ -66,7 +66,7 @@ export function networkClusterRoleBindings() {
   ];
 }
 
-export function networkConfigMap(input: NetworkAgentsInput) {
+function networkConfigMap(input: NetworkAgentsInput) {
   return {
     apiVersion: "v1" as const,
     kind: "ConfigMap" as const,

@@ -9,7 +9,7 @@ import { WINDOWS_NETWORK } from "../../facts/kubernetes";
 import { PATHS } from "./node-plan";
 
 /** flannel's subnet file on Windows: written once flanneld holds its lease (flannel pkg/subnet `WriteSubnetFile`). */
-export const SUBNET_ENV = "C:\\run\\flannel\\subnet.env";
+const SUBNET_ENV = "C:\\run\\flannel\\subnet.env";
 
 /** The host-local reservation that holds kube-proxy's source VIP (the IDs RKE2 uses in pkg/windows/flannel.go). */
 const VIP_RESERVATION = { containerId: "kube-proxy", ifName: "source-vip" } as const;

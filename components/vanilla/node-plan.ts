@@ -66,7 +66,7 @@ export const PATHS = {
 } as const;
 
 /** One converge step: what it does, and what `read` compares to find drift. */
-export interface NodeStep {
+interface NodeStep {
   name: string;
   does: string;
   check: string;

@@ -5,7 +5,7 @@ import { FLANNEL_BACKEND_ANNOTATION } from "../../facts/kubernetes";
  * patches (pulumi-kubernetes `*Patch` resources): they set only the fields shown and never replace the object.
  */
 /** flannel's ConfigMap, as the upstream manifest (kube-flannel.yml) names it. */
-export const FLANNEL_CONFIGMAP = { namespace: "kube-flannel", name: "kube-flannel-cfg" } as const;
+const FLANNEL_CONFIGMAP = { namespace: "kube-flannel", name: "kube-flannel-cfg" } as const;
 
 /**
  * The Linux DaemonSets that must never be scheduled on Windows nodes: kubeadm's kube-proxy and flannel's

@@ -11,12 +11,10 @@ import type { Platform } from "../../stacks/schema/cluster";
 
 import type { NetworkFacts, ProxyFacts } from "../cluster-objects";
 
-export type { NetworkFacts };
-
 /** The hybrid network the OpenShift docs use in their example ("Configuring hybrid networking"). */
-export const EXAMPLE_HYBRID_NETWORK = { cidr: "10.132.0.0/14", hostPrefix: 23 };
+const EXAMPLE_HYBRID_NETWORK = { cidr: "10.132.0.0/14", hostPrefix: 23 };
 /** The custom VXLAN port of the docs' vSphere example; anything but 4789 (the default, held by OVN on Linux). */
-export const EXAMPLE_VXLAN_PORT = 9898;
+const EXAMPLE_VXLAN_PORT = 9898;
 
 /** The `hybridOverlayConfig` an install-time `networks.operator.openshift.io` manifest would carry (docs' example). */
 export function hybridOverlayConfig(platform: Platform): string {
@@ -74,7 +72,7 @@ export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[
 }
 
 /** The cluster-wide proxy as WMCO will apply it to Windows nodes, credentials in proxy URLs removed. */
-export interface ProxySummary {
+interface ProxySummary {
   httpProxy?: string;
   httpsProxy?: string;
   noProxy?: string;

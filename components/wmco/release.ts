@@ -21,14 +21,14 @@ export interface OperatorChoice {
 }
 
 /** What the cluster says about WMCO, when discovery asked it. */
-export interface ClusterWmco {
+interface ClusterWmco {
   /** The Subscription's `status.installedCSV`. */
   installedCSV?: string;
   /** ClusterVersion `status.desired.version`. */
   openShiftVersion?: string;
 }
 
-export interface WmcoInEffect {
+interface WmcoInEffect {
   version: WmcoVersion;
   /** For messages: where the version came from. */
   source: string;

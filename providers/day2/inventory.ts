@@ -117,11 +117,6 @@ export function windowsNodes(nodeList: unknown, machineList: unknown, byohAddres
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Whether a node carries every label of a selector. */
-export function matchesSelector(node: WindowsNode, selector: Record<string, string>): boolean {
-  return Object.entries(selector).every(([k, v]) => node.labels[k] === v);
-}
-
 /** The Node's Ready condition: status and last heartbeat. */
 export function readyCondition(node: unknown): { status?: string; heartbeat?: string } {
   const c = objects(get(node, "status", "conditions")).find((x) => str(x.type) === "Ready");

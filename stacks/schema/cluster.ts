@@ -9,8 +9,8 @@ export type { Platform };
  * What `cluster.platform` may say: an OpenShift/OKD platform (WMCO), or `Kubernetes` for a vanilla kubeadm cluster
  * with flannel (no WMCO: Windows nodes are joined and converged by this program, `windows-estate:nodes`).
  */
-export const CLUSTER_PLATFORMS = [...PLATFORMS, "Kubernetes"] as const;
-export type ClusterPlatform = (typeof CLUSTER_PLATFORMS)[number];
+const CLUSTER_PLATFORMS = [...PLATFORMS, "Kubernetes"] as const;
+type ClusterPlatform = (typeof CLUSTER_PLATFORMS)[number];
 
 /** Whether the stack manages a vanilla Kubernetes cluster rather than an OpenShift one with WMCO. */
 export function isVanilla(platform: ClusterPlatform): platform is "Kubernetes" {

@@ -46,6 +46,3 @@ export const drainSettings = {
     })
     .optional(),
 };
-
-/** The drain settings of a job, as its stack config holds them once defaults are applied. */
-export type DrainSettings = z.output<z.ZodObject<typeof drainSettings>>;

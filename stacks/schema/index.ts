@@ -14,10 +14,10 @@ export const NAMESPACE = "windows-estate";
  * Who takes a key: both components (WindowsEstate for OpenShift/OKD with WMCO, VanillaEstate for kubeadm), one of
  * them, or neither (`tooling`: read by the scripts alone). A stack of one kind that sets a key of the other is refused.
  */
-export type KeyScope = "both" | "openshift" | "vanilla" | "tooling";
+type KeyScope = "both" | "openshift" | "vanilla" | "tooling";
 
 /** One top-level key: its schema, who takes it, and what the components' args make of it. */
-export interface KeyEntry {
+interface KeyEntry {
   schema: z.ZodType;
   scope: KeyScope;
   /** A key no stack can do without (the others have defaults, or are checked by the validators). */
@@ -89,9 +89,4 @@ export function componentKeys(kind: "openshift" | "vanilla"): TopLevelKey[] {
 /** Whether a component's arg is an Input it resolves itself (`pulumi.Input<T>` in the args). */
 export function isInputKey(k: TopLevelKey): boolean {
   return entry(k).input === true;
-}
-
-/** The schema of a key, as the loader parses it. */
-export function schemaOf(k: TopLevelKey): z.ZodType {
-  return entry(k).schema;
 }

@@ -3,7 +3,7 @@ import { quantityBytes } from "../../lib/quantity";
 import { WINDOWS_SERVERS, WindowsServer } from "../../facts/wmco";
 
 // The Windows Server versions are a WMCO fact (facts/wmco.ts); the config schema derives from them.
-export const WINDOWS_VERSIONS = WINDOWS_SERVERS;
+const WINDOWS_VERSIONS = WINDOWS_SERVERS;
 export type { WindowsServer };
 
 const nonEmpty = z.string().min(1);
@@ -227,4 +227,3 @@ export type AzureBlock = z.output<typeof azure>;
 export type GcpBlock = z.output<typeof gcp>;
 export type VsphereBlock = z.output<typeof vsphere>;
 export type NutanixBlock = z.output<typeof nutanix>;
-export type Taint = z.output<typeof taint>;

@@ -14,7 +14,7 @@ export const COMMUNITY_OPERATOR = {
   source: "community-operators",
 } as const;
 
-export const DEFAULT_OPERATOR_NAMESPACE = "openshift-windows-machine-config-operator";
+const DEFAULT_OPERATOR_NAMESPACE = "openshift-windows-machine-config-operator";
 
 const dns1123Label = z
   .string()
