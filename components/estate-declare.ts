@@ -5,7 +5,7 @@ import { ObjectExists, WindowsNodesJoined } from "../providers/kube-wait/resourc
 import { isOffline } from "../stacks/offline";
 import { ByohHosts } from "./byoh/byoh-hosts";
 import { expandByoh } from "./byoh/hosts";
-import { cloudHostOf, CloudHosts } from "./provisioning/cloud-hosts";
+import { cloudHostOf, declareCloudHosts } from "./provisioning/cloud-hosts";
 import { WmcoPrivateKey } from "./key/private-key";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET, WINDOWS_SERVER } from "../facts/wmco";
 import { WindowsRegistryMirrors } from "./mirrors/registry-mirrors";
@@ -118,19 +118,7 @@ export function declareEstate(
   const toCreate = byohHosts.flatMap((h) =>
     h.kind === "manual" ? [] : cloudHostOf(h.key, h.entry.windowsServer, h.entry),
   );
-  const created =
-    toCreate.length > 0
-      ? new CloudHosts(
-          `${name}-byoh-vms`,
-          {
-            hosts: toCreate,
-            cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
-            publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
-            wmco: true,
-          },
-          child,
-        )
-      : undefined;
+  const created = declareCloudHosts(`${name}-byoh-vms`, toCreate, cfg, { wmco: true }, child);
   const createdHostsFirstBoot = created ? pulumi.output(created.firstBoot) : undefined;
   const byoh =
     byohHosts.length > 0

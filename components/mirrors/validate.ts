@@ -269,12 +269,12 @@ export function clusterMirrorSetIssues(
 ): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
-  const check = (kind: string, resource: string, field: string, name: string, entries: { source: string }[]) =>
+  const check = (kind: string, field: string, name: string, entries: { source: string }[]) =>
     entries.forEach((e, i) => {
       const why = wmcoUnwritableSource(e.source);
       if (!why || ours.has(name)) return;
       const what = `the cluster's ${kind} ${name} has source ${e.source} (spec.${field}[${i}].source): ${why}`;
-      const fix = `change that object (${unwritableFix(e.source)}) or delete it: oc edit ${resource} ${name} (this stack does not own it and leaves it as it is)`;
+      const fix = `change that object (${unwritableFix(e.source)}) or delete it: oc edit ${kind.toLowerCase()} ${name} (this stack does not own it and leaves it as it is)`;
       if (windowsNodes) errors.push({ path: "cluster", message: `${what}; ${fix}` });
       else
         warnings.push({
@@ -283,20 +283,8 @@ export function clusterMirrorSetIssues(
         });
     });
   for (const o of sets.idms)
-    check(
-      "ImageDigestMirrorSet",
-      "imagedigestmirrorset",
-      "imageDigestMirrors",
-      o.metadata?.name ?? "",
-      o.spec.imageDigestMirrors ?? [],
-    );
+    check("ImageDigestMirrorSet", "imageDigestMirrors", o.metadata?.name ?? "", o.spec.imageDigestMirrors ?? []);
   for (const o of sets.itms)
-    check(
-      "ImageTagMirrorSet",
-      "imagetagmirrorset",
-      "imageTagMirrors",
-      o.metadata?.name ?? "",
-      o.spec.imageTagMirrors ?? [],
-    );
+    check("ImageTagMirrorSet", "imageTagMirrors", o.metadata?.name ?? "", o.spec.imageTagMirrors ?? []);
   return { errors, warnings };
 }

@@ -21,6 +21,23 @@ export interface CloudHostsArgs {
   wmco: boolean;
 }
 
+/**
+ * The VMs a stack creates for its entries with an aws or azure block (`byoh[]` on OpenShift, `nodes[]` on kubeadm), or
+ * none when no entry has one: both estates give them the cluster's infrastructure ID and region and the stack's key.
+ */
+export function declareCloudHosts(
+  name: string,
+  hosts: readonly CloudHost[],
+  cfg: { cluster: CloudHostsArgs["cluster"]; privateKey: { parsed?: { publicKey: string } } },
+  kind: Pick<CloudHostsArgs, "udpPorts" | "wmco">,
+  opts: pulumi.ComponentResourceOptions,
+): CloudHosts | undefined {
+  if (hosts.length === 0) return undefined;
+  const { infrastructureId, region } = cfg.cluster;
+  const publicKey = pulumi.output(cfg.privateKey.parsed?.publicKey);
+  return new CloudHosts(name, { hosts, cluster: { infrastructureId, region }, publicKey, ...kind }, opts);
+}
+
 /** Inbound TCP ports WMCO's prerequisites name for a Windows node besides SSH: the kubelet, windows_exporter. */
 const TCP_PORTS = [10250, 9182];
 

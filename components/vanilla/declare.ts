@@ -36,7 +36,7 @@ import { BootstrapToken, VanillaNode } from "../../providers/vanilla-node";
 import { LEFT_ON_HOST } from "../../providers/vanilla-node/provider";
 import { NodeFiles } from "../../providers/node-files";
 import { expandNodes } from "./hosts";
-import { cloudHostOf, CloudHosts } from "../provisioning/cloud-hosts";
+import { cloudHostOf, declareCloudHosts } from "../provisioning/cloud-hosts";
 import { declaredInventory, discoveredInventory, InventoryEntry } from "../day2/inventory";
 import { PatchRollout, PatchSummary } from "../day2/patch-rollout";
 
@@ -230,20 +230,8 @@ export function declareVanilla(
     const connections: Record<string, ReturnType<typeof nodeConnection>> = {};
     // Nodes this stack creates on AWS or Azure: VMs ready for SSH with the stack's key, VXLAN open.
     const toCreate = nodes.flatMap((n) => (n.create ? cloudHostOf(n.address, n.windowsServer, n) : []));
-    const created =
-      toCreate.length > 0
-        ? new CloudHosts(
-            `${name}-node-vms`,
-            {
-              hosts: toCreate,
-              cluster: { infrastructureId: cfg.cluster.infrastructureId, region: cfg.cluster.region },
-              publicKey: pulumi.output(cfg.privateKey.parsed?.publicKey),
-              udpPorts: [resolved.flannel.port],
-              wmco: false,
-            },
-            child,
-          )
-        : undefined;
+    const kind = { udpPorts: [resolved.flannel.port], wmco: false };
+    const created = declareCloudHosts(`${name}-node-vms`, toCreate, cfg, kind, child);
     nodes.forEach((n) => {
       const plan = nodePlans[n.address];
       const vmAddress = created?.addresses[n.address];
