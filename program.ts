@@ -9,16 +9,22 @@ import { argsFromStack } from "./stacks/from-pulumi";
 import { VanillaEstateArgs, WindowsEstateArgs } from "./components/args";
 
 /**
- * The program: the stack config as the components' args, and the component its `cluster.platform` names. The
- * component validates them (and, against a live cluster, completes them by discovery) before it declares anything,
- * telling the problems in the stack config's terms: a config error declares no child.
+ * The program: the stack config as the components' args, and the component its `cluster.platform` names. The args are
+ * validated (and, against a live cluster, completed by discovery) before the component is registered, the problems
+ * told in the stack config's terms: a config error declares nothing.
  */
 export = async () => {
   const { args, reader, vanilla: isVanilla } = argsFromStack<WindowsEstateArgs & VanillaEstateArgs>();
-  if (isVanilla) return vanilla(new VanillaEstate("estate", args, { reader }));
+  // The args completed (validated, and discovered from the cluster) before the component is registered: a problem
+  // ends the run with nothing declared, not even the component; the constructor takes the result as it is.
+  if (isVanilla) {
+    const completed = await VanillaEstate.complete(args, reader);
+    return vanilla(new VanillaEstate("estate", args, { reader, completed }));
+  }
+  const completed = await WindowsEstate.complete(args, reader);
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
-  const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }], reader });
+  const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }], reader, completed });
   // The problems alone end the run, before any output is read.
   await estate.whenDeclared();
   // The stack outputs: the component's properties (components/estate.ts documents each), some renamed.

@@ -49,24 +49,32 @@ export function partOf<P>(built: Promise<P>, reader: Reader) {
     pulumi.output(built.then(f, failed)) as pulumi.Output<T>;
 }
 
-/** A component's options; `reader` (a stack's user) is the program's alone (stacks/from-pulumi.ts argsFromStack). */
-export type EstateOptions = pulumi.ComponentResourceOptions & { reader?: Reader };
+/**
+ * A component's options. `reader` (a stack's user) and `completed` (the args as its static `complete` returned them)
+ * are the program's alone (program.ts): it completes the args first, so that a problem ends the run before the
+ * component is registered, and hands the result over here instead of having it done twice.
+ */
+export type EstateOptions<C = never> = pulumi.ComponentResourceOptions & { reader?: Reader; completed?: C };
 
 /**
- * What one component does on the way in: takes its kind of config (else says why not), completes it from the cluster
- * (the completed config unless there are issues, and every warning), says what it found, declares.
+ * How one component completes its args: takes its kind of config (else says why not), completes it from the cluster
+ * (the completed config unless there are issues, and every warning), says what it found.
  */
-interface EstateSteps<L extends AnyEstateConfig, C, P> {
+export interface EstateCompletion<L extends AnyEstateConfig, C> {
   accepts(c: AnyEstateConfig): c is L;
   otherKind(c: AnyEstateConfig): string;
   complete(loaded: L): Promise<{ completed?: C; issues: ConfigIssue[]; warnings: readonly ConfigIssue[] }>;
   announce?(c: C, log: Pick<typeof pulumi.log, "warn" | "info">): void;
+}
+
+/** And how it declares what it completed. */
+interface EstateSteps<L extends AnyEstateConfig, C, P> extends EstateCompletion<L, C> {
   cluster(c: C): Cluster;
   declare(c: C): P;
 }
 
-/** Who reads a component, and the provider its Kubernetes objects get once it is made. */
-type Way = { reader: Reader; provider: { current?: pulumi.ProviderResource } };
+/** Who reads a component, the args completed already (the program's), and the provider its objects get once made. */
+type Way<C> = { reader: Reader; completed?: C; provider: { current?: pulumi.ProviderResource } };
 
 /**
  * A component's way in (a library user's reader unless the program gave one) and its options for `super`, with its
@@ -75,13 +83,13 @@ type Way = { reader: Reader; provider: { current?: pulumi.ProviderResource } };
  * process as each child registers, so a provider made after the component, once its config is complete, still
  * reaches every object).
  */
-export function estateOptions(
+export function estateOptions<C>(
   component: string,
   cluster: { render?: string } | undefined,
-  opts: EstateOptions | undefined,
-): { way: Way; options: pulumi.ComponentResourceOptions } {
-  const { reader = argsReader(component), ...rest } = opts ?? {};
-  const provider: Way["provider"] = {};
+  opts: EstateOptions<C> | undefined,
+): { way: Way<C>; options: pulumi.ComponentResourceOptions } {
+  const { reader = argsReader(component), completed, ...rest } = opts ?? {};
+  const provider: Way<C>["provider"] = {};
   const use: pulumi.ResourceTransformation = (a) => {
     const p = provider.current;
     return p && a.type.startsWith("kubernetes:") && !a.opts.provider
@@ -90,38 +98,53 @@ export function estateOptions(
   };
   const waves = cluster?.render === undefined ? [] : [annotateSyncWaves];
   const transformations = [...(rest.transformations ?? []), ...waves, use];
-  return { way: { reader, provider }, options: { ...rest, transformations } };
+  return {
+    way: { reader, ...(completed !== undefined ? { completed } : {}), provider },
+    options: { ...rest, transformations },
+  };
 }
 
 /**
- * The one way in, for both components and both readers: the args validated (stacks/from-args.ts), completed from the
- * cluster, the problems thrown and the warnings told in the reader's terms, then the Kubernetes provider made and the
- * children declared. Nothing is declared until all of that has passed.
+ * The args validated (stacks/from-args.ts), completed from the cluster, the problems thrown and the warnings told in
+ * the reader's terms (on the component `on` for a library user; among the stack's own for a stack's user).
+ */
+export async function completeArgs<L extends AnyEstateConfig, C>(
+  args: object,
+  reader: Reader,
+  steps: EstateCompletion<L, C>,
+  on?: pulumi.Resource,
+): Promise<C> {
+  const { audience } = reader;
+  const log = { warn: (m: string) => pulumi.log.warn(m, on), info: (m: string) => pulumi.log.info(m, on) };
+  const loaded = await loadArgs(reader, args, DOMAIN_VALIDATORS);
+  if (!steps.accepts(loaded)) throw new pulumi.RunError(`${audience.who}: ${steps.otherKind(loaded)}`);
+  // Offline, synth has printed the stack's warnings already, before running the program.
+  if (!audience.stack || !isOffline()) for (const w of loaded.warnings) log.warn(formatIssue(w, audience));
+  const { completed, issues, warnings } = await steps.complete(loaded);
+  if (issues.length > 0 || completed === undefined) throw new pulumi.RunError(formatIssues(issues, audience));
+  // The warnings completion added (those of the args alone were told above).
+  for (const w of warnings.slice(loaded.warnings.length)) log.warn(formatIssue(w, audience));
+  steps.announce?.(completed, log);
+  return completed;
+}
+
+/**
+ * The one way in, for both components and both readers: the args completed (completeArgs, unless the program did it
+ * before registering the component), then the Kubernetes provider made and the children declared. Nothing is declared
+ * until all of that has passed.
  */
 export function wayIn<L extends AnyEstateConfig, C, P>(
   self: pulumi.ComponentResource,
   name: string,
   args: object,
-  way: Way,
+  way: Way<C>,
   steps: EstateSteps<L, C, P>,
 ): Promise<P> {
-  const { audience } = way.reader;
   // A stack's user reads them among the stack's own, as before the component took args; a library user's on it.
-  const on = audience.stack ? undefined : self;
-  const log = { warn: (m: string) => pulumi.log.warn(m, on), info: (m: string) => pulumi.log.info(m, on) };
-  const complete = async () => {
-    const loaded = await loadArgs(way.reader, args, DOMAIN_VALIDATORS);
-    if (!steps.accepts(loaded)) throw new pulumi.RunError(`${audience.who}: ${steps.otherKind(loaded)}`);
-    // Offline, synth has printed the stack's warnings already, before running the program.
-    if (!audience.stack || !isOffline()) for (const w of loaded.warnings) log.warn(formatIssue(w, audience));
-    const { completed, issues, warnings } = await steps.complete(loaded);
-    if (issues.length > 0 || completed === undefined) throw new pulumi.RunError(formatIssues(issues, audience));
-    // The warnings completion added (those of the args alone were told above).
-    for (const w of warnings.slice(loaded.warnings.length)) log.warn(formatIssue(w, audience));
-    steps.announce?.(completed, log);
-    return completed;
-  };
-  const built = complete().then((c) => {
+  const on = way.reader.audience.stack ? undefined : self;
+  const completed =
+    way.completed !== undefined ? Promise.resolve(way.completed) : completeArgs(args, way.reader, steps, on);
+  const built = completed.then((c) => {
     way.provider.current = kubernetesFor(self, name, steps.cluster(c), way.reader);
     return steps.declare(c);
   });

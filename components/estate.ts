@@ -1,7 +1,16 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WindowsEstateArgs } from "./args";
-import { AnyEstateConfig, EstateConfig, isVanillaConfig } from "../stacks/load";
-import { EstateOptions, estateOptions, partOf, registered, wayIn, whenDeclared } from "./component-args";
+import { AnyEstateConfig, EstateConfig, isVanillaConfig, Reader } from "../stacks/load";
+import {
+  completeArgs,
+  EstateCompletion,
+  EstateOptions,
+  estateOptions,
+  partOf,
+  registered,
+  wayIn,
+  whenDeclared,
+} from "./component-args";
 import { completeWithCluster } from "./machinesets/complete";
 import { ByohHostSummary, declareEstate, EstateParts, MachineSetSummary } from "./estate-declare";
 import { InventoryEntry } from "./day2/inventory";
@@ -9,6 +18,22 @@ import { PatchSummary } from "./day2/patch-rollout";
 import { wmcoUpgradeNotice } from "../providers/day2/wmco-upgrade";
 
 export type { WindowsEstateArgs };
+
+/** How the args are completed: discovery against the cluster (components/machinesets/complete.ts), then told. */
+const COMPLETION: EstateCompletion<EstateConfig, EstateConfig> = {
+  accepts: (c: AnyEstateConfig): c is EstateConfig => !isVanillaConfig(c),
+  otherKind: () => "cluster.platform Kubernetes is a kubeadm cluster without WMCO; use VanillaEstate",
+  complete: async (loaded: EstateConfig) => {
+    const { config, issues } = await completeWithCluster(loaded);
+    return { completed: config, issues, warnings: config.warnings };
+  },
+  announce: (config, log) => {
+    if (config.discovered?.wmco) log.info(`Windows Server support checked against ${config.discovered.wmco}`);
+    // A WMCO upgrade rebuilding Windows nodes (its `upgrading` label): our reboots, patching and rollouts will refuse.
+    const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
+    if (upgrading) log.warn(upgrading);
+  },
+};
 
 /** The type token of the component (stable: every existing stack's URNs carry it). */
 const TYPE = "windows-estate:index:WindowsEstate";
@@ -97,24 +122,22 @@ export class WindowsEstate extends pulumi.ComponentResource {
     return whenDeclared(this);
   }
 
-  constructor(name: string, args: WindowsEstateArgs, opts?: EstateOptions) {
+  /**
+   * The program's first step (program.ts): the args validated and completed from the cluster in the reader's terms,
+   * before the component exists, so that a problem ends the run with nothing registered. The result goes to the
+   * constructor as `completed`; a library user needs neither (the constructor does the same).
+   */
+  static complete(args: WindowsEstateArgs, reader: Reader): Promise<EstateConfig> {
+    return completeArgs(args, reader, COMPLETION);
+  }
+
+  constructor(name: string, args: WindowsEstateArgs, opts?: EstateOptions<EstateConfig>) {
     const { way, options } = estateOptions(`WindowsEstate ${name}`, args.cluster, opts);
     super(TYPE, name, {}, options);
     // Validation (the key may be a secret Output) and discovery (it asks the cluster) come first, asynchronously;
     // nothing is declared until both have passed.
     const built = wayIn(this, name, args, way, {
-      accepts: (c: AnyEstateConfig): c is EstateConfig => !isVanillaConfig(c),
-      otherKind: () => "cluster.platform Kubernetes is a kubeadm cluster without WMCO; use VanillaEstate",
-      complete: async (loaded: EstateConfig) => {
-        const { config, issues } = await completeWithCluster(loaded);
-        return { completed: config, issues, warnings: config.warnings };
-      },
-      announce: (config, log) => {
-        if (config.discovered?.wmco) log.info(`Windows Server support checked against ${config.discovered.wmco}`);
-        // A WMCO upgrade rebuilding Windows nodes (its `upgrading` label): our reboots, patching and rollouts will refuse.
-        const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
-        if (upgrading) log.warn(upgrading);
-      },
+      ...COMPLETION,
       cluster: (config) => config.cluster,
       declare: (config): Parts => ({
         ...declareEstate(this, name, config, { parent: this }),

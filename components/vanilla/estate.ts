@@ -1,10 +1,19 @@
 import * as pulumi from "@pulumi/pulumi";
 import { VanillaEstateArgs } from "../args";
-import { isVanillaConfig, VanillaEstateConfig } from "../../stacks/load";
+import { isVanillaConfig, Reader, VanillaEstateConfig } from "../../stacks/load";
 import { ResolvedKubernetes } from "./node-plan";
 import { VanillaFacts } from "./discover";
 import { clusterAccess } from "../cluster-access";
-import { EstateOptions, estateOptions, partOf, registered, wayIn, whenDeclared } from "../component-args";
+import {
+  completeArgs,
+  EstateCompletion,
+  EstateOptions,
+  estateOptions,
+  partOf,
+  registered,
+  wayIn,
+  whenDeclared,
+} from "../component-args";
 import { completeVanilla } from "./complete";
 import { declareVanilla, VanillaParts } from "./declare";
 import { InventoryEntry } from "../day2/inventory";
@@ -13,12 +22,23 @@ import { PatchSummary } from "../day2/patch-rollout";
 export type { VanillaEstateArgs };
 
 /** A vanilla config as completed from the cluster (components/vanilla/complete.ts): what the estate declares. */
-interface CompletedVanilla {
+export interface CompletedVanilla {
   config: VanillaEstateConfig;
   resolved: ResolvedKubernetes;
   facts?: VanillaFacts;
 }
 type Parts = VanillaParts & { resolved: ResolvedKubernetes };
+
+/** How the args are completed: the cluster's Kubernetes, networks and nodes read (components/vanilla/complete.ts). */
+const COMPLETION: EstateCompletion<VanillaEstateConfig, CompletedVanilla> = {
+  accepts: isVanillaConfig,
+  otherKind: (c) => `cluster.platform ${c.cluster.platform} is an OpenShift/OKD cluster; use WindowsEstate`,
+  complete: async (loaded: VanillaEstateConfig) => {
+    const { config, resolved, facts, issues } = await completeVanilla(loaded);
+    const completed = resolved ? { config, resolved, ...(facts ? { facts } : {}) } : undefined;
+    return { completed, issues, warnings: config.warnings };
+  },
+};
 
 /**
  * The Windows side of a vanilla kubeadm cluster with flannel: flannel's VXLAN backend as Windows needs it (patched in
@@ -53,18 +73,17 @@ export class VanillaEstate extends pulumi.ComponentResource {
     return whenDeclared(this);
   }
 
-  constructor(name: string, args: VanillaEstateArgs, opts?: EstateOptions) {
+  /** As WindowsEstate.complete: the program's first step, so that a problem ends the run with nothing registered. */
+  static complete(args: VanillaEstateArgs, reader: Reader): Promise<CompletedVanilla> {
+    return completeArgs(args, reader, COMPLETION);
+  }
+
+  constructor(name: string, args: VanillaEstateArgs, opts?: EstateOptions<CompletedVanilla>) {
     const { way, options } = estateOptions(`VanillaEstate ${name}`, args.cluster, opts);
     super("windows-estate:index:VanillaEstate", name, {}, options);
     // As components/estate.ts: validated and completed first, then declared.
     const built = wayIn(this, name, args, way, {
-      accepts: isVanillaConfig,
-      otherKind: (c) => `cluster.platform ${c.cluster.platform} is an OpenShift/OKD cluster; use WindowsEstate`,
-      complete: async (loaded: VanillaEstateConfig) => {
-        const { config, resolved, facts, issues } = await completeVanilla(loaded);
-        const completed = resolved ? { config, resolved, ...(facts ? { facts } : {}) } : undefined;
-        return { completed, issues, warnings: config.warnings };
-      },
+      ...COMPLETION,
       cluster: (c: CompletedVanilla) => c.config.cluster,
       declare: (c): Parts => {
         const access = clusterAccess(c.config.cluster);
