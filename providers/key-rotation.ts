@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { SshConnection } from "./ssh/types";
-import { dynamicResource, kubeAccess, pick } from "./dynamic-resource";
+import { dynamicResource, pick } from "./dynamic-resource";
+import { kubeWait } from "./kube-wait/resources";
 
 export interface WmcoKeyAdoptedArgs {
   /** The WMCO public key (`authorized_keys` line without comment) now in `cloud-private-key`. */
@@ -15,15 +16,7 @@ export interface WmcoKeyAdoptedArgs {
 }
 
 /** Completes once WMCO has adopted the key: BYOH nodes' `pub-key-hash` and `windows-user-data` carry it. */
-export class WmcoKeyAdopted extends dynamicResource("WmcoKeyAdopted", {
-  inputs: (args: WmcoKeyAdoptedArgs) => ({
-    publicKey: args.publicKey,
-    ...kubeAccess(args),
-    timeoutSeconds: args.timeoutSeconds ?? 1200,
-    intervalSeconds: args.intervalSeconds ?? 5,
-  }),
-  secretOutputs: ["kubeconfig"],
-}) {}
+export class WmcoKeyAdopted extends kubeWait<WmcoKeyAdoptedArgs>("WmcoKeyAdopted", ["publicKey"], 1200) {}
 
 export interface RetiredWmcoKeysArgs {
   /** Access with the new WMCO key (stored as a secret). */
