@@ -50,8 +50,7 @@ test("a dynamic resource keeps its type token, inputs and outputs; its secret ou
     "hostKeyFingerprint",
   ]);
   expect(await pulumi.isSecret(seen.props.connection)).toBe(true);
-  expect(seen.opts.additionalSecretOutputs).toEqual(["connection"]);
-  expect(seen.opts.protect).toBe(true);
+  expect(seen.opts).toMatchObject({ additionalSecretOutputs: ["connection"], protect: true });
   // Each output is an Output property of the resource, filled from the provider's outputs.
   expect(pulumi.Output.isInstance(res.checksums)).toBe(true);
 });
@@ -61,7 +60,7 @@ test("without secret outputs of its own, a resource passes the caller's options 
     (o) => new PinnedAmi("a", { region: "r", owners: ["amazon"], nameFilter: "Windows_Server-2022-*" }, o),
   );
   expect(seen.type).toBe("pulumi-nodejs:dynamic/windows-estate:PinnedAmi");
-  expect(seen.opts.additionalSecretOutputs).toEqual(["callers"]);
+  expect(seen.opts).toMatchObject({ additionalSecretOutputs: ["callers"], protect: true });
 });
 
 test("an unset secret input stays unset (not a secret of undefined); a set one is a secret", async () => {
