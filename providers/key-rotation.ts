@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { SshConnection } from "./ssh/types";
-import { thinProvider } from "./thin";
+import { dynamicResource, pick } from "./dynamic-resource";
+import { kubeWait } from "./kube-wait/resources";
 
 export interface WmcoKeyAdoptedArgs {
   /** The WMCO public key (`authorized_keys` line without comment) now in `cloud-private-key`. */
@@ -15,24 +16,7 @@ export interface WmcoKeyAdoptedArgs {
 }
 
 /** Completes once WMCO has adopted the key: BYOH nodes' `pub-key-hash` and `windows-user-data` carry it. */
-export class WmcoKeyAdopted extends pulumi.dynamic.Resource {
-  constructor(name: string, args: WmcoKeyAdoptedArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("WmcoKeyAdopted"),
-      name,
-      {
-        publicKey: args.publicKey,
-        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
-        context: args.context,
-        timeoutSeconds: args.timeoutSeconds ?? 1200,
-        intervalSeconds: args.intervalSeconds ?? 5,
-      },
-      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
-      "windows-estate",
-      "WmcoKeyAdopted",
-    );
-  }
-}
+export class WmcoKeyAdopted extends kubeWait<WmcoKeyAdoptedArgs>("WmcoKeyAdopted", ["publicKey"], 1200) {}
 
 export interface RetiredWmcoKeysArgs {
   /** Access with the new WMCO key (stored as a secret). */
@@ -46,22 +30,13 @@ export interface RetiredWmcoKeysArgs {
 }
 
 /** Removes earlier WMCO keys from a BYOH host; declare it after `WmcoKeyAdopted`. */
-export class RetiredWmcoKeys extends pulumi.dynamic.Resource {
+export class RetiredWmcoKeys extends dynamicResource("RetiredWmcoKeys", {
+  inputs: (args: RetiredWmcoKeysArgs) => ({
+    connection: pulumi.secret(args.connection),
+    ...pick(args, ["hostKey", "keep", "retire"]),
+  }),
+  outputs: ["retired"],
+  secretOutputs: ["connection"],
+}) {
   declare readonly retired: pulumi.Output<number>;
-  constructor(name: string, args: RetiredWmcoKeysArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("RetiredWmcoKeys"),
-      name,
-      {
-        connection: pulumi.secret(args.connection),
-        hostKey: args.hostKey,
-        keep: args.keep,
-        retire: args.retire,
-        retired: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["connection"] },
-      "windows-estate",
-      "RetiredWmcoKeys",
-    );
-  }
 }

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { thinProvider } from "./thin";
+import { dynamicResource, kubeAccess, lockStack } from "./dynamic-resource";
 
 export interface MachineSetRolloutArgs {
   /** The MachineSet's name in openshift-machine-api. */
@@ -32,33 +32,23 @@ export interface MachineSetRolloutArgs {
  * the set up, waits for the new Machines to be configured, scales back (the controller deletes the marked ones first)
  * and waits for them to be gone. Both resume from what the cluster shows.
  */
-export class MachineSetRollout extends pulumi.dynamic.Resource {
+export class MachineSetRollout extends dynamicResource("MachineSetRollout", {
+  inputs: (args: MachineSetRolloutArgs) => ({
+    machineSet: args.machineSet,
+    image: args.image,
+    replicas: args.replicas,
+    // Only when set: an existing stack's inputs (and so its diff) stay as they were.
+    ...(args.strategy !== undefined ? { strategy: args.strategy } : {}),
+    ...(args.maxSurge !== undefined ? { maxSurge: args.maxSurge } : {}),
+    maxUnavailable: args.maxUnavailable ?? 1,
+    readyTimeoutSeconds: args.readyTimeoutSeconds ?? 2700,
+    planned: args.planned ?? [],
+    pollSeconds: args.pollSeconds ?? 15,
+    ...kubeAccess(args),
+    lockStack: lockStack(),
+  }),
+  outputs: ["replaced"],
+  secretOutputs: ["kubeconfig"],
+}) {
   declare readonly replaced: pulumi.Output<string[]>;
-
-  constructor(name: string, args: MachineSetRolloutArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("MachineSetRollout"),
-      name,
-      {
-        machineSet: args.machineSet,
-        image: args.image,
-        replicas: args.replicas,
-        // Only when set: an existing stack's inputs (and so its diff) stay as they were.
-        ...(args.strategy !== undefined ? { strategy: args.strategy } : {}),
-        ...(args.maxSurge !== undefined ? { maxSurge: args.maxSurge } : {}),
-        maxUnavailable: args.maxUnavailable ?? 1,
-        readyTimeoutSeconds: args.readyTimeoutSeconds ?? 2700,
-        planned: args.planned ?? [],
-        pollSeconds: args.pollSeconds ?? 15,
-        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
-        context: args.context,
-        // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
-        lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
-        replaced: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
-      "windows-estate",
-      "MachineSetRollout",
-    );
-  }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { SshConnection } from "./ssh/types";
-import { thinProvider } from "./thin";
+import { dynamicResource, pick } from "./dynamic-resource";
 
 export interface NodeFilesArgs {
   /** How to reach the host. Always stored as a secret: it holds the private key or password. */
@@ -24,29 +24,17 @@ export interface NodeFilesArgs {
  * `pulumi up` rewrites what differs and removes what is not declared. Outputs carry checksums, never contents of
  * secret inputs or credentials.
  */
-export class NodeFiles extends pulumi.dynamic.Resource {
+export class NodeFiles extends dynamicResource("NodeFiles", {
+  inputs: (args: NodeFilesArgs) => ({
+    connection: pulumi.secret(args.connection),
+    ...pick(args, ["directory", "files", "hostGone"]),
+  }),
+  outputs: ["checksums", "hostKey", "hostKeyFingerprint"],
+  secretOutputs: ["connection"],
+}) {
   /** Relative path → sha256 of the file on the host. */
   declare readonly checksums: pulumi.Output<Record<string, string>>;
   /** The host key in use (recorded at first contact with trust-on-first-use). */
   declare readonly hostKey: pulumi.Output<string>;
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
-
-  constructor(name: string, args: NodeFilesArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("NodeFiles"),
-      name,
-      {
-        connection: pulumi.secret(args.connection),
-        directory: args.directory,
-        files: args.files,
-        hostGone: args.hostGone,
-        checksums: undefined,
-        hostKey: undefined,
-        hostKeyFingerprint: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["connection"] },
-      "windows-estate",
-      "NodeFiles",
-    );
-  }
 }

@@ -1,14 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeReachSettings } from "./day2/node-reach";
 import { DrainArgs, drainInputs } from "./day2/drain";
-import { thinProvider } from "./thin";
+import { dynamicResource, kubeAccess, lockStack } from "./dynamic-resource";
 import type { Blocker } from "./day2/blockers";
 import type { MaintenanceWindow } from "./day2/maintenance-window";
 
-/** Drain options (`force`, `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it. */
-export interface RollingRebootArgs extends DrainArgs {
-  /** Any string; a new value asks for a new rolling reboot (`windows-estate:reboot.token`). */
-  token: pulumi.Input<string>;
+/**
+ * What every batch job on the Windows nodes takes (RollingReboot, WindowsPatching). Drain options (`force`,
+ * `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it.
+ */
+export interface BatchJobArgs extends DrainArgs {
   /** Node names batch by batch, at most `maxUnavailable` per batch (planned from the cluster's Windows nodes). */
   batches: pulumi.Input<string[][]>;
   /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets. Default false. */
@@ -29,10 +30,32 @@ export interface RollingRebootArgs extends DrainArgs {
   /** Kubeconfig content or path; stored only as a secret. Default: KUBECONFIG, ~/.kube/config. */
   kubeconfig?: pulumi.Input<string>;
   context?: pulumi.Input<string>;
+  /** When batches may start (days, times, time zone; `{ start: "22:00", end: "04:00" }` is daily in UTC). Default: any time. */
+  window?: pulumi.Input<MaintenanceWindow>;
+}
+
+/** A batch job's inputs with their defaults, and the holder of the day-2 lock. */
+export function batchJobInputs(args: BatchJobArgs): pulumi.Inputs {
+  return {
+    batches: args.batches,
+    disableEviction: args.disableEviction ?? false,
+    drainTimeoutSeconds: args.drainTimeoutSeconds ?? 600,
+    ...drainInputs(args),
+    readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
+    pollSeconds: args.pollSeconds ?? 5,
+    maxUnavailable: args.maxUnavailable,
+    blockers: args.blockers ?? [],
+    ...kubeAccess(args),
+    lockStack: lockStack(),
+    window: args.window,
+  };
+}
+
+export interface RollingRebootArgs extends BatchJobArgs {
+  /** Any string; a new value asks for a new rolling reboot (`windows-estate:reboot.token`). */
+  token: pulumi.Input<string>;
   /** How to reach the nodes over SSH; holds the WMCO private key, so the whole value is stored as a secret. */
   reach: pulumi.Input<Omit<NodeReachSettings, "recordedHostKeys">>;
-  /** When batches may start (days, times, time zone). Default: any time. */
-  window?: pulumi.Input<MaintenanceWindow>;
 }
 
 /**
@@ -40,38 +63,16 @@ export interface RollingRebootArgs extends DrainArgs {
  * route, Ready with a fresh heartbeat, uncordon; batch by batch. Runs on create and whenever `token` changes; a
  * failure stops it and the next `pulumi up` resumes (progress is recorded on the Nodes).
  */
-export class RollingReboot extends pulumi.dynamic.Resource {
+export class RollingReboot extends dynamicResource("RollingReboot", {
+  inputs: (args: RollingRebootArgs) => ({
+    token: args.token,
+    ...batchJobInputs(args),
+    reach: pulumi.secret(args.reach),
+  }),
+  outputs: ["rebooted", "stoppedFor", "recordedHostKeys"],
+  secretOutputs: ["reach", "kubeconfig"],
+}) {
   declare readonly token: pulumi.Output<string>;
   declare readonly batches: pulumi.Output<string[][]>;
   declare readonly rebooted: pulumi.Output<string[]>;
-
-  constructor(name: string, args: RollingRebootArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("RollingReboot"),
-      name,
-      {
-        token: args.token,
-        batches: args.batches,
-        disableEviction: args.disableEviction ?? false,
-        drainTimeoutSeconds: args.drainTimeoutSeconds ?? 600,
-        ...drainInputs(args),
-        readyTimeoutSeconds: args.readyTimeoutSeconds ?? 900,
-        pollSeconds: args.pollSeconds ?? 5,
-        maxUnavailable: args.maxUnavailable,
-        blockers: args.blockers ?? [],
-        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
-        context: args.context,
-        // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
-        lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
-        reach: pulumi.secret(args.reach),
-        window: args.window,
-        rebooted: undefined,
-        stoppedFor: undefined,
-        recordedHostKeys: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["reach", "kubeconfig"] },
-      "windows-estate",
-      "RollingReboot",
-    );
-  }
 }

@@ -3,7 +3,7 @@ import type { NetworkAgent } from "./vanilla-node/provider";
 import type { Download, ProxyEnv } from "./vanilla-node/scripts";
 import type { Taint } from "./vanilla-node/identity";
 import type { SshConnection } from "./ssh/types";
-import { thinProvider } from "./thin";
+import { dynamicResource, kubeAccess, lockStack, pick, secretIf } from "./dynamic-resource";
 
 export interface VanillaNodeArgs {
   /** How to reach the host (address, user, key, host key). Stored as a secret. */
@@ -59,7 +59,28 @@ export interface VanillaNodeArgs {
  * One Windows node of a vanilla cluster, converged over SSH (`providers/vanilla-node/`): `pulumi refresh` reports the
  * steps that drifted in `pendingSteps`, `pulumi up` runs exactly those; removing it drains, resets and deletes the Node.
  */
-export class VanillaNode extends pulumi.dynamic.Resource {
+export class VanillaNode extends dynamicResource("VanillaNode", {
+  inputs: (args: VanillaNodeArgs) => ({
+    connection: pulumi.secret(args.connection),
+    joinConfig: pulumi.secret(args.joinConfig),
+    proxy: secretIf(args.proxy),
+    ...kubeAccess(args),
+    ...pick(args, ["downloads", "vxlanPort", "containerdConfigPath", "joinConfigPath", "pollSeconds", "upgrade"]),
+    ...pick(args, ["identity", "networkAgents", "nodeName", "nameKey", "windowsServer", "nodeIp", "forceRemove"]),
+    lockStack: lockStack(),
+  }),
+  outputs: [
+    "leftOnHost",
+    "providerId",
+    "hostname",
+    "osBuild",
+    "osRevision",
+    "versions",
+    "pendingSteps",
+    "hostKeyFingerprint",
+  ],
+  secretOutputs: ["connection", "joinConfig", "kubeconfig", "proxy", "machineProxy"],
+}) {
   declare readonly nodeName: pulumi.Output<string>;
   declare readonly hostname: pulumi.Output<string>;
   declare readonly osBuild: pulumi.Output<string>;
@@ -72,46 +93,6 @@ export class VanillaNode extends pulumi.dynamic.Resource {
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
   /** The host key this node was verified with (pinned, or recorded at first contact): later operations pin it. */
   declare readonly hostKey: pulumi.Output<string>;
-
-  constructor(name: string, args: VanillaNodeArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("VanillaNode"),
-      name,
-      {
-        connection: pulumi.secret(args.connection),
-        downloads: args.downloads,
-        vxlanPort: args.vxlanPort,
-        containerdConfigPath: args.containerdConfigPath,
-        joinConfigPath: args.joinConfigPath,
-        joinConfig: pulumi.secret(args.joinConfig),
-        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
-        context: args.context,
-        pollSeconds: args.pollSeconds,
-        identity: args.identity,
-        networkAgents: args.networkAgents,
-        proxy: args.proxy === undefined ? undefined : pulumi.secret(args.proxy),
-        nodeName: args.nodeName,
-        nameKey: args.nameKey,
-        windowsServer: args.windowsServer,
-        nodeIp: args.nodeIp,
-        forceRemove: args.forceRemove,
-        upgrade: args.upgrade,
-        // The cluster-wide day-2 lock's holder names this stack (providers/day2/day2-lock.ts).
-        lockStack: `${pulumi.getProject()}/${pulumi.getStack()}`,
-        leftOnHost: undefined,
-        providerId: undefined,
-        hostname: undefined,
-        osBuild: undefined,
-        osRevision: undefined,
-        versions: undefined,
-        pendingSteps: undefined,
-        hostKeyFingerprint: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["connection", "joinConfig", "kubeconfig", "proxy", "machineProxy"] },
-      "windows-estate",
-      "VanillaNode",
-    );
-  }
 }
 
 export interface BootstrapTokenArgs {
@@ -123,26 +104,12 @@ export interface BootstrapTokenArgs {
 }
 
 /** A kubeadm bootstrap token (`kube-system/bootstrap-token-<id>`) for joins; `token` is a secret output. */
-export class BootstrapToken extends pulumi.dynamic.Resource {
+export class BootstrapToken extends dynamicResource("BootstrapToken", {
+  inputs: (args: BootstrapTokenArgs) => ({ ttlHours: args.ttlHours, ...kubeAccess(args) }),
+  outputs: ["token", "tokenId", "expiration"],
+  secretOutputs: ["token", "kubeconfig"],
+}) {
   declare readonly token: pulumi.Output<string>;
   declare readonly tokenId: pulumi.Output<string>;
   declare readonly expiration: pulumi.Output<string>;
-
-  constructor(name: string, args: BootstrapTokenArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("BootstrapToken"),
-      name,
-      {
-        ttlHours: args.ttlHours,
-        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
-        context: args.context,
-        token: undefined,
-        tokenId: undefined,
-        expiration: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["token", "kubeconfig"] },
-      "windows-estate",
-      "BootstrapToken",
-    );
-  }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { SshConnection } from "./ssh/types";
-import { thinProvider } from "./thin";
+import { dynamicResource, secretIf } from "./dynamic-resource";
 
 export interface WindowsHostArgs {
   /** The first way in: address, user, host key (or trust on first use), and a bootstrap password or key. Stored as a secret. */
@@ -24,7 +24,26 @@ export interface WindowsHostArgs {
  * pre-installed containerd and a supported OS build; and against WMCO's BYOH prerequisites it can see (a PTR record for
  * its address, `DeviceLessNicDisabled` on a static address). `pulumi refresh` probes the host again and shows drift.
  */
-export class WindowsHost extends pulumi.dynamic.Resource {
+export class WindowsHost extends dynamicResource("WindowsHost", {
+  inputs: (args: WindowsHostArgs) => ({
+    connection: pulumi.secret(args.connection),
+    wmcoPublicKey: args.wmcoPublicKey,
+    wmcoPrivateKey: secretIf(args.wmcoPrivateKey),
+    expectedWindowsServer: args.expectedWindowsServer,
+    ...(args.nodeName === undefined ? {} : { nodeName: args.nodeName }),
+  }),
+  outputs: [
+    "hostname",
+    "osBuild",
+    "windowsServer",
+    "hostKey",
+    "hostKeyFingerprint",
+    "unreachable",
+    "retiringKeys",
+    "prerequisiteWarnings",
+  ],
+  secretOutputs: ["connection", "wmcoPrivateKey"],
+}) {
   declare readonly connection: pulumi.Output<SshConnection>;
   declare readonly hostname: pulumi.Output<string>;
   declare readonly osBuild: pulumi.Output<string>;
@@ -39,28 +58,7 @@ export class WindowsHost extends pulumi.dynamic.Resource {
   declare readonly prerequisiteWarnings: pulumi.Output<string[] | undefined>;
 
   constructor(name: string, args: WindowsHostArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("WindowsHost"),
-      name,
-      {
-        connection: pulumi.secret(args.connection),
-        wmcoPublicKey: args.wmcoPublicKey,
-        wmcoPrivateKey: args.wmcoPrivateKey === undefined ? undefined : pulumi.secret(args.wmcoPrivateKey),
-        expectedWindowsServer: args.expectedWindowsServer,
-        ...(args.nodeName === undefined ? {} : { nodeName: args.nodeName }),
-        hostname: undefined,
-        osBuild: undefined,
-        windowsServer: undefined,
-        hostKey: undefined,
-        hostKeyFingerprint: undefined,
-        unreachable: undefined,
-        retiringKeys: undefined,
-        prerequisiteWarnings: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["connection", "wmcoPrivateKey"] },
-      "windows-estate",
-      "WindowsHost",
-    );
+    super(name, args, opts);
     // Shown at up (and at preview for a host whose state is unchanged), on this resource: the finding names the host.
     this.prerequisiteWarnings.apply((ws) => {
       for (const w of ws ?? []) pulumi.log.warn(`BYOH prerequisite: ${w}`, this);

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { thinProvider } from "../thin";
+import { dynamicResource, pick } from "../dynamic-resource";
 
 export interface PinnedAmiArgs {
   /** AWS region of the cluster. */
@@ -13,27 +13,11 @@ export interface PinnedAmiArgs {
 }
 
 /** The newest matching AMI at the first `pulumi up`, then pinned in state (see `pinnedAmiProvider`). */
-export class PinnedAmi extends pulumi.dynamic.Resource {
+export class PinnedAmi extends dynamicResource("PinnedAmi", {
+  inputs: (args: PinnedAmiArgs) => pick(args, ["region", "owners", "nameFilter", "refresh"]),
+  outputs: ["imageId", "imageName", "creationDate"],
+}) {
   declare readonly imageId: pulumi.Output<string>;
   declare readonly imageName: pulumi.Output<string>;
   declare readonly creationDate: pulumi.Output<string>;
-
-  constructor(name: string, args: PinnedAmiArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("PinnedAmi"),
-      name,
-      {
-        region: args.region,
-        owners: args.owners,
-        nameFilter: args.nameFilter,
-        refresh: args.refresh,
-        imageId: undefined,
-        imageName: undefined,
-        creationDate: undefined,
-      },
-      opts,
-      "windows-estate",
-      "PinnedAmi",
-    );
-  }
 }

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { thinProvider } from "../thin";
+import { dynamicResource, kubeAccess, pick } from "../dynamic-resource";
 
 interface AccessArgs {
   /**
@@ -27,15 +27,26 @@ export interface OperatorReadyArgs extends AccessArgs {
   subscriptionSpec?: pulumi.Input<Record<string, pulumi.Input<string | undefined>>>;
 }
 
-const MODULE = "windows-estate";
-
-function withAccess(args: AccessArgs, defaultTimeout: number) {
-  return {
-    kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
-    context: args.context,
-    timeoutSeconds: args.timeoutSeconds ?? defaultTimeout,
-    intervalSeconds: args.intervalSeconds ?? 5,
-  };
+/**
+ * The base class of a wait: its own inputs `own` as given, the cluster access with `timeout` seconds by default and a
+ * check every 5 seconds, the kubeconfig kept secret; `outputs` are what the provider reports.
+ */
+export function kubeWait<Args extends AccessArgs>(
+  type: string,
+  own: (keyof Args & string)[],
+  timeout: number,
+  outputs?: string[],
+) {
+  return dynamicResource(type, {
+    inputs: (args: Args) => ({
+      ...pick(args, own),
+      ...kubeAccess(args),
+      timeoutSeconds: args.timeoutSeconds ?? timeout,
+      intervalSeconds: args.intervalSeconds ?? 5,
+    }),
+    outputs,
+    secretOutputs: ["kubeconfig"],
+  });
 }
 
 /**
@@ -45,29 +56,16 @@ function withAccess(args: AccessArgs, defaultTimeout: number) {
  * CatalogSource that does not connect) and fails on it after a short grace (providers/kube-wait/olm.ts). Declare
  * dependents with `dependsOn` on it.
  */
-export class OperatorReady extends pulumi.dynamic.Resource {
+export class OperatorReady extends kubeWait<OperatorReadyArgs>(
+  "OperatorReady",
+  ["namespace", "subscription", "subscriptionSpec"],
+  900,
+  ["installedCSV", "version"],
+) {
   /** The installed, succeeded CSV, e.g. `windows-machine-config-operator.v10.19.3`. */
   declare readonly installedCSV: pulumi.Output<string>;
   /** Its version, e.g. `10.19.3`. */
   declare readonly version: pulumi.Output<string>;
-
-  constructor(name: string, args: OperatorReadyArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("OperatorReady"),
-      name,
-      {
-        namespace: args.namespace,
-        subscription: args.subscription,
-        subscriptionSpec: args.subscriptionSpec,
-        ...withAccess(args, 900),
-        installedCSV: undefined,
-        version: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
-      MODULE,
-      "OperatorReady",
-    );
-  }
 }
 
 export interface ObjectExistsArgs extends AccessArgs {
@@ -83,29 +81,14 @@ export interface ObjectExistsArgs extends AccessArgs {
  * Completes when a namespaced object exists (e.g. `openshift-machine-api/windows-user-data`, which WMCO writes). Its
  * outputs carry the object's resourceVersion and uid, never its data.
  */
-export class ObjectExists extends pulumi.dynamic.Resource {
+export class ObjectExists extends kubeWait<ObjectExistsArgs>(
+  "ObjectExists",
+  ["apiVersion", "kind", "namespace", "name", "dataKey"],
+  600,
+  ["resourceVersion", "uid"],
+) {
   declare readonly resourceVersion: pulumi.Output<string>;
   declare readonly uid: pulumi.Output<string>;
-
-  constructor(name: string, args: ObjectExistsArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("ObjectExists"),
-      name,
-      {
-        apiVersion: args.apiVersion,
-        kind: args.kind,
-        namespace: args.namespace,
-        name: args.name,
-        dataKey: args.dataKey,
-        ...withAccess(args, 600),
-        resourceVersion: undefined,
-        uid: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
-      MODULE,
-      "ObjectExists",
-    );
-  }
 }
 
 export interface ByohDeconfiguredArgs extends AccessArgs {
@@ -117,18 +100,7 @@ export interface ByohDeconfiguredArgs extends AccessArgs {
  * On `pulumi destroy`, waits until WMCO has removed every BYOH node before what it depends on (the WMCO key, the
  * operator, the namespace) is deleted. Make `windows-instances` depend on it.
  */
-export class ByohDeconfigured extends pulumi.dynamic.Resource {
-  constructor(name: string, args: ByohDeconfiguredArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("ByohDeconfigured"),
-      name,
-      { namespace: args.namespace, ...withAccess(args, 1800) },
-      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
-      MODULE,
-      "ByohDeconfigured",
-    );
-  }
-}
+export class ByohDeconfigured extends kubeWait<ByohDeconfiguredArgs>("ByohDeconfigured", ["namespace"], 1800) {}
 
 export interface ByohHostReleasedArgs extends AccessArgs {
   /** The host's address (a created VM's private IP). */
@@ -141,18 +113,11 @@ export interface ByohHostReleasedArgs extends AccessArgs {
  * When a created BYOH host's entry is removed, waits until WMCO has deconfigured its node before the VM goes. Make it
  * depend on the VM (it is then deleted first).
  */
-export class ByohHostReleased extends pulumi.dynamic.Resource {
-  constructor(name: string, args: ByohHostReleasedArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("ByohHostReleased"),
-      name,
-      { address: args.address, namespace: args.namespace, ...withAccess(args, 1800) },
-      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
-      MODULE,
-      "ByohHostReleased",
-    );
-  }
-}
+export class ByohHostReleased extends kubeWait<ByohHostReleasedArgs>(
+  "ByohHostReleased",
+  ["address", "namespace"],
+  1800,
+) {}
 
 export interface WindowsNodesJoinedArgs extends AccessArgs {
   /** WMCO's namespace (where `windows-instances` and its Events are). */
@@ -171,25 +136,12 @@ export interface WindowsNodesJoinedArgs extends AccessArgs {
  * of them, quoting its Event; reports progress while it waits. Declare it after `windows-instances` and the
  * MachineSets.
  */
-export class WindowsNodesJoined extends pulumi.dynamic.Resource {
+export class WindowsNodesJoined extends kubeWait<WindowsNodesJoinedArgs>(
+  "WindowsNodesJoined",
+  ["namespace", "byoh", "machineSets", "operatorVersion"],
+  2700,
+  ["nodes"],
+) {
   /** The joined nodes' names, sorted. */
   declare readonly nodes: pulumi.Output<string[]>;
-
-  constructor(name: string, args: WindowsNodesJoinedArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      thinProvider("WindowsNodesJoined"),
-      name,
-      {
-        namespace: args.namespace,
-        byoh: args.byoh,
-        machineSets: args.machineSets,
-        operatorVersion: args.operatorVersion,
-        ...withAccess(args, 2700),
-        nodes: undefined,
-      },
-      { ...opts, additionalSecretOutputs: ["kubeconfig"] },
-      MODULE,
-      "WindowsNodesJoined",
-    );
-  }
 }

@@ -25,7 +25,11 @@ test("every dynamic resource class of the project uses a registered type", () =>
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (e.name.endsWith(".ts"))
-        used.push(...[...fs.readFileSync(p, "utf8").matchAll(/thinProvider\("(\w+)"\)/g)].map((m) => m[1]));
+        used.push(
+          ...[...fs.readFileSync(p, "utf8").matchAll(/(?:dynamicResource|kubeWait<\w+>)\(\s*"(\w+)"/g)].map(
+            (m) => m[1],
+          ),
+        );
     }
   };
   walk(root);
