@@ -22,8 +22,19 @@ export interface DynamicResourceSpec<Args> {
   secretOutputs?: string[];
 }
 
-/** The base class of the dynamic resource registered as `type` in providers/registry.ts. */
-export function dynamicResource<Args>(type: string, spec: DynamicResourceSpec<Args>) {
+/** A dynamic resource's constructor, by its arguments. */
+export type DynamicResourceClass<Args> = new (
+  name: string,
+  args: Args,
+  opts?: pulumi.CustomResourceOptions,
+) => pulumi.dynamic.Resource;
+
+/**
+ * The base class of the dynamic resource registered as `type` in providers/registry.ts. Typed as a constructor of
+ * `pulumi.dynamic.Resource`, not the class expression: the declarations `npm run build` emits cannot spell out an
+ * anonymous class whose base has private members (TS4094), and every subclass is exported.
+ */
+export function dynamicResource<Args>(type: string, spec: DynamicResourceSpec<Args>): DynamicResourceClass<Args> {
   return class extends pulumi.dynamic.Resource {
     constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
       const outputs = Object.fromEntries((spec.outputs ?? []).map((k) => [k, undefined]));
