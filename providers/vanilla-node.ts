@@ -78,9 +78,6 @@ export class VanillaNode extends dynamicResource("VanillaNode", {
     "versions",
     "pendingSteps",
     "hostKeyFingerprint",
-    // Read by the patch rollout to pin the key (components/vanilla/declare.ts): an output not listed here is no
-    // property of the resource, so `node.hostKey` was undefined and patching reached the node with no key pinned.
-    "hostKey",
   ],
   secretOutputs: ["connection", "joinConfig", "kubeconfig", "proxy", "machineProxy"],
 }) {

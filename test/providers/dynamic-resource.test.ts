@@ -2,20 +2,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { PinnedAmi } from "../../providers/aws-ami/resource";
 import { secretIf } from "../../providers/dynamic-resource";
 import { NodeFiles } from "../../providers/node-files";
-import { VanillaNode } from "../../providers/vanilla-node";
 
 // What a dynamic resource hands the SDK decides its URN and state: its type token, its props and its options. A
 // transformation sees exactly those, before the resource is registered.
 beforeAll(() =>
   pulumi.runtime.setMocks(
-    {
-      // VanillaNode's provider also returns the host key it verified (providers/vanilla-node/provider.ts).
-      newResource: (a) => ({
-        id: `${a.name}-id`,
-        state: a.type.endsWith(":VanillaNode") ? { ...a.inputs, hostKey: "ssh-ed25519 AAAAC3Nz" } : a.inputs,
-      }),
-      call: () => ({}),
-    },
+    { newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: () => ({}) },
     "windows-estate",
     "test",
     false,
@@ -75,18 +67,4 @@ test("an unset secret input stays unset (not a secret of undefined); a set one i
   expect(secretIf(undefined)).toBeUndefined();
   const s = secretIf("kubeconfig");
   expect(s && (await pulumi.isSecret(s))).toBe(true);
-});
-
-test("a VanillaNode's host key is a property the patch rollout can read (components/vanilla/declare.ts pins it)", async () => {
-  const node = new VanillaNode("n", {
-    connection: { host: "h", user: "u" },
-    downloads: [],
-    vxlanPort: 4789,
-    containerdConfigPath: "C:\\Program Files\\containerd\\config.toml",
-    joinConfigPath: "C:\\k\\join.yaml",
-    joinConfig: "join",
-  });
-  expect(pulumi.Output.isInstance(node.hostKey)).toBe(true);
-  const key = await new Promise((resolve) => node.hostKey.apply(resolve));
-  expect(key).toBe("ssh-ed25519 AAAAC3Nz");
 });
