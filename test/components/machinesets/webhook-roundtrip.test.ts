@@ -20,6 +20,16 @@ import {
 const INFRA = "ocp-x7k2p";
 const cluster = (platform: Platform, region?: string) => ({ platform, infrastructureId: INFRA, region });
 
+/** The template and workspace a vSphere MachineSet needs without discovery (stacks/schema/machinesets.ts `vsphere`). */
+const VSPHERE_REQUIRED = {
+  template: "win2022",
+  server: "vc",
+  datacenter: "dc",
+  datastore: "ds",
+  folder: "/dc/vm/x",
+  networkName: "net",
+};
+
 /** Each platform with the config variants that reach every branch of its builder. */
 const variants: { platform: Platform; region?: string; name: string; raw: Record<string, unknown>; ami?: string }[] = [
   {
@@ -90,28 +100,14 @@ const variants: { platform: Platform; region?: string; name: string; raw: Record
   {
     platform: "VSphere",
     name: "no resource pool",
-    raw: {
-      vsphere: {
-        template: "win2022",
-        server: "vc",
-        datacenter: "dc",
-        datastore: "ds",
-        folder: "/dc/vm/x",
-        networkName: "net",
-      },
-    },
+    raw: { vsphere: VSPHERE_REQUIRED },
   },
   {
     platform: "VSphere",
     name: "resource pool and credentials",
     raw: {
       vsphere: {
-        template: "win2022",
-        server: "vc",
-        datacenter: "dc",
-        datastore: "ds",
-        folder: "/dc/vm/x",
-        networkName: "net",
+        ...VSPHERE_REQUIRED,
         resourcePool: "/dc/host/c/Resources",
         credentialsSecret: "vsphere-creds",
         numCPUs: 8,

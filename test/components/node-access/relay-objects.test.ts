@@ -1,15 +1,7 @@
 import { decodeNodeTaints } from "../../../components/cluster-objects";
 import * as fs from "fs";
 import * as path from "path";
-import {
-  buildPortForwardRole,
-  buildPortForwardRoleBinding,
-  buildRelayConfigMap,
-  buildRelayDeployment,
-  buildRelayNamespace,
-  buildRelayNetworkPolicy,
-  buildRelayPodDisruptionBudget,
-} from "../../../components/node-access/relay-objects";
+import * as relay from "../../../components/node-access/relay-objects";
 import { noRelayNodeWarning, relayNodeCount, relayReplicas } from "../../../components/node-access/placement";
 import { nodePath } from "../../../components/node-access/path";
 import { DEFAULTS } from "../../../providers/ssh/types";
@@ -26,31 +18,31 @@ const PROGRAM = fs.readFileSync(
   path.join(__dirname, "..", "..", "..", "components", "node-access", "relay-proxy.js"),
   "utf8",
 );
-const openshift = () => buildRelayDeployment(NS, "img", PROGRAM, { platform: "openshift" });
-const vanilla = () => buildRelayDeployment(RELAY_VANILLA_NAMESPACE, "img", PROGRAM, { platform: "kubernetes" });
+const openshift = () => relay.buildRelayDeployment(NS, "img", PROGRAM, { platform: "openshift" });
+const vanilla = () => relay.buildRelayDeployment(RELAY_VANILLA_NAMESPACE, "img", PROGRAM, { platform: "kubernetes" });
 
 test.each([
-  ["ConfigMap", buildRelayConfigMap(NS, PROGRAM)],
+  ["ConfigMap", relay.buildRelayConfigMap(NS, PROGRAM)],
   [
     "Deployment (OpenShift)",
-    buildRelayDeployment(NS, "registry.example.com/ubi9/nodejs-22-minimal:1", PROGRAM, { platform: "openshift" }),
+    relay.buildRelayDeployment(NS, "registry.example.com/ubi9/nodejs-22-minimal:1", PROGRAM, { platform: "openshift" }),
   ],
   [
     "Deployment (vanilla)",
-    buildRelayDeployment(RELAY_VANILLA_NAMESPACE, "img", PROGRAM, {
+    relay.buildRelayDeployment(RELAY_VANILLA_NAMESPACE, "img", PROGRAM, {
       platform: "kubernetes",
       replicas: 1,
       connectTimeoutSeconds: 40,
     }),
   ],
-  ["PodDisruptionBudget", buildRelayPodDisruptionBudget(NS)],
-  ["NetworkPolicy (OpenShift)", buildRelayNetworkPolicy(NS, "openshift")],
-  ["NetworkPolicy (vanilla)", buildRelayNetworkPolicy(RELAY_VANILLA_NAMESPACE, "kubernetes")],
-  ["Namespace", buildRelayNamespace(RELAY_VANILLA_NAMESPACE)],
-  ["Role", buildPortForwardRole(NS)],
+  ["PodDisruptionBudget", relay.buildRelayPodDisruptionBudget(NS)],
+  ["NetworkPolicy (OpenShift)", relay.buildRelayNetworkPolicy(NS, "openshift")],
+  ["NetworkPolicy (vanilla)", relay.buildRelayNetworkPolicy(RELAY_VANILLA_NAMESPACE, "kubernetes")],
+  ["Namespace", relay.buildRelayNamespace(RELAY_VANILLA_NAMESPACE)],
+  ["Role", relay.buildPortForwardRole(NS)],
   [
     "RoleBinding",
-    buildPortForwardRoleBinding(NS, [
+    relay.buildPortForwardRoleBinding(NS, [
       { kind: "Group", name: "platform-ci" },
       { kind: "ServiceAccount", name: "pulumi", namespace: "pulumi-operator" },
     ]),
@@ -75,13 +67,13 @@ test("a new relay program rolls the pod; the same program does not", () => {
   const a = openshift().spec.template.metadata.annotations;
   expect(openshift().spec.template.metadata.annotations).toEqual(a);
   expect(
-    buildRelayDeployment(NS, "img", PROGRAM + "\n// changed", { platform: "openshift" }).spec.template.metadata
+    relay.buildRelayDeployment(NS, "img", PROGRAM + "\n// changed", { platform: "openshift" }).spec.template.metadata
       .annotations,
   ).not.toEqual(a);
 });
 
 test("port-forward RBAC: get and create on pods/portforward (WebSocket upgrades are authorized as create from Kubernetes 1.35, kubernetes PR #134577)", () => {
-  expect(buildPortForwardRole(NS).rules).toEqual([
+  expect(relay.buildPortForwardRole(NS).rules).toEqual([
     { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] },
     { apiGroups: [""], resources: ["pods/portforward"], verbs: ["get", "create"] },
   ]);
@@ -105,7 +97,7 @@ test("the pod runs as a numeric non-root user where nothing assigns one (vanilla
 
 // Audit row 4: on a vanilla cluster the relay had kube-system, where a port-forward grant reaches hostNetwork pods.
 test("on a vanilla cluster the relay has a namespace of its own, Pod Security restricted enforced, and the SSH tunnel goes there", () => {
-  expect(buildRelayNamespace(RELAY_VANILLA_NAMESPACE).metadata).toEqual({
+  expect(relay.buildRelayNamespace(RELAY_VANILLA_NAMESPACE).metadata).toEqual({
     name: "windows-estate-node-relay",
     labels: {
       "app.kubernetes.io/managed-by": "windows-estate",
@@ -141,7 +133,7 @@ test("nodeAccess.connectTimeoutSeconds reaches the cluster tunnel and the relay'
   };
   const key = { pem: "k" } as Parameters<typeof nodePath>[0]["privateKey"];
   expect(nodePath({ nodeAccess: access, privateKey: key, cluster: {} }).cluster?.timeoutSeconds).toBe(40);
-  const env = buildRelayDeployment(NS, "img", PROGRAM, { platform: "openshift", connectTimeoutSeconds: 40 }).spec
+  const env = relay.buildRelayDeployment(NS, "img", PROGRAM, { platform: "openshift", connectTimeoutSeconds: 40 }).spec
     .template.spec.containers[0].env;
   expect(env).toContainEqual({ name: "RELAY_CONNECT_TIMEOUT_MS", value: "40000" });
 });
@@ -167,7 +159,7 @@ test("two relay pods, one per node while there are nodes for both, a budget keep
   expect(RELAY_DRAIN_SECONDS).toBeGreaterThan(DEFAULTS.commandTimeoutSeconds);
   expect(RELAY_DRAIN_SECONDS).toBeLessThan(RELAY_TERMINATION_GRACE_SECONDS);
   expect(pod.containers[0].env).toContainEqual({ name: "RELAY_DRAIN_SECONDS", value: String(RELAY_DRAIN_SECONDS) });
-  const pdb = buildRelayPodDisruptionBudget(RELAY_VANILLA_NAMESPACE);
+  const pdb = relay.buildRelayPodDisruptionBudget(RELAY_VANILLA_NAMESPACE);
   expect(pdb.spec).toEqual({
     maxUnavailable: 1,
     selector: { matchLabels: d.spec.selector.matchLabels },
@@ -208,7 +200,7 @@ test("the readiness probe gives a cold node process 5 s and three tries before t
 
 // Audit row 11: a default-deny egress namespace turned every session into a 504 without a hint.
 test("the relay pods may reach TCP 22 and DNS and nothing else, and nothing may connect to them over the pod network", () => {
-  const vanillaPolicy = buildRelayNetworkPolicy(RELAY_VANILLA_NAMESPACE, "kubernetes");
+  const vanillaPolicy = relay.buildRelayNetworkPolicy(RELAY_VANILLA_NAMESPACE, "kubernetes");
   expect(vanillaPolicy.spec).toEqual({
     podSelector: { matchLabels: { "app.kubernetes.io/name": "windows-estate-node-relay" } },
     policyTypes: ["Ingress", "Egress"],
@@ -224,7 +216,7 @@ test("the relay pods may reach TCP 22 and DNS and nothing else, and nothing may 
     ],
   });
   // OpenShift's DNS pods listen on 5353 behind the dns-default Service's port 53.
-  expect(buildRelayNetworkPolicy(NS, "openshift").spec.egress[1].ports).toEqual([
+  expect(relay.buildRelayNetworkPolicy(NS, "openshift").spec.egress[1].ports).toEqual([
     { protocol: "UDP", port: 53 },
     { protocol: "TCP", port: 53 },
     { protocol: "UDP", port: 5353 },
