@@ -1,37 +1,9 @@
-import { stringify } from "yaml";
 import { Download } from "../../providers/vanilla-node/scripts";
 
 /**
- * Objects and inputs several vanilla-Kubernetes suites share, hand-built in the shapes kubeadm, kube-flannel.yml and
- * the release sites use (each suite validates what it serves against the schemas).
+ * Inputs several vanilla-Kubernetes suites share, hand-built in the shapes the release sites and kubeadm use. The
+ * cluster's own objects are the lab's seed (lab/seed/kubeadm.ts `kubeadmSeed`).
  */
-
-/** `kube-system/kubeadm-config` as `kubeadm init` writes it (ClusterConfiguration as YAML text). */
-export function kubeadmConfigMap(cluster: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: "kubeadm-config", namespace: "kube-system" },
-    data: {
-      ClusterConfiguration: stringify({
-        apiVersion: "kubeadm.k8s.io/v1beta4",
-        kind: "ClusterConfiguration",
-        networking: { podSubnet: "10.244.0.0/16", serviceSubnet: "10.96.0.0/12" },
-        ...cluster,
-      }),
-    },
-  };
-}
-
-/** `kube-flannel/kube-flannel-cfg` as kube-flannel.yml ships it, with the given VXLAN backend. */
-export function flannelConfigMap(backend: Record<string, unknown>) {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: "kube-flannel-cfg", namespace: "kube-flannel" },
-    data: { "net-conf.json": JSON.stringify({ Network: "10.244.0.0/16", EnableNFTables: false, Backend: backend }) },
-  };
-}
 
 /** containerd and the Kubernetes binaries at the given versions, with the release sites' checksum files. */
 export function releaseDownloads(kubernetes = "1.36.2", names = ["kubelet", "kubeadm", "kube-proxy"]): Download[] {

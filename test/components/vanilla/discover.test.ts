@@ -2,14 +2,14 @@ import { execFileSync, execSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { stringify } from "yaml";
 import { caCertHash, parseVanillaFacts, resolveKubernetes } from "../../../components/vanilla/discover";
 import { kubernetesSchema } from "../../../stacks/schema/kubernetes";
 import { validateObject } from "../../helpers/schemas";
-import { flannelConfigMap, kubeadmConfigMap } from "../../helpers/vanilla-fixtures";
+import { kubeadmSeed } from "../../../lab/seed/kubeadm";
 
-// What a kubeadm cluster with flannel serves, hand-built in the shapes kubeadm and kube-flannel.yml write (each
-// validated against its core/v1 schema), with a CA made here by openssl.
+// What a kubeadm cluster with flannel serves: the lab's seed (lab/seed/kubeadm.ts, hand-built in the shapes kubeadm's
+// init phases and kube-flannel.yml write; each ConfigMap read here validated against the core/v1 schema), with a CA
+// made here by openssl.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vanilla-ca-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 execFileSync(
@@ -33,43 +33,24 @@ execFileSync(
 );
 const caPem = fs.readFileSync(path.join(dir, "ca.crt"), "utf8");
 
-const kubeadmConfig = kubeadmConfigMap({
-  kubernetesVersion: "v1.36.2",
-  controlPlaneEndpoint: "10.0.0.10:6443",
-  networking: { dnsDomain: "cluster.local", podSubnet: "10.244.0.0/16", serviceSubnet: "10.96.0.0/12" },
-});
-const kubeDns = {
-  apiVersion: "v1",
-  kind: "Service",
-  metadata: { name: "kube-dns", namespace: "kube-system" },
-  spec: { clusterIP: "10.96.0.10", ports: [{ name: "dns", port: 53, protocol: "UDP" }] },
+const seed = kubeadmSeed({ kubernetesVersion: "v1.36.2", server: "https://10.0.0.10:6443", caPem });
+const served = (namespace: string, name: string) => {
+  const o = seed.find((x) => {
+    const m = x.metadata as { name: string; namespace?: string } | undefined;
+    return m?.namespace === namespace && m.name === name;
+  });
+  if (!o) throw new Error(`the seed has no ${namespace}/${name}`);
+  return o;
 };
-const clusterInfo = {
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name: "cluster-info", namespace: "kube-public" },
-  data: {
-    kubeconfig: stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [
-        {
-          name: "",
-          cluster: {
-            server: "https://10.0.0.10:6443",
-            "certificate-authority-data": Buffer.from(caPem).toString("base64"),
-          },
-        },
-      ],
-    }),
-  },
-};
+const kubeadmConfig = served("kube-system", "kubeadm-config");
+const kubeDns = served("kube-system", "kube-dns");
+const clusterInfo = served("kube-public", "cluster-info");
+const flannelConfig = served("kube-flannel", "kube-flannel-cfg");
 // kube-flannel.yml's default: VXLAN without VNI/port (Linux defaults 1 and 8472, which Windows cannot use).
 const upstreamNetConf = { Network: "10.244.0.0/16", EnableNFTables: false, Backend: { Type: "vxlan" } };
 
 test("the objects served here are valid core/v1 objects", () => {
-  for (const o of [kubeadmConfig, clusterInfo, flannelConfigMap(upstreamNetConf.Backend)])
-    expect(validateObject(o)).toBe("");
+  for (const o of [kubeadmConfig, clusterInfo, flannelConfig]) expect(validateObject(o)).toBe("");
 });
 
 test("the CA pin is the SHA-256 of the CA's SubjectPublicKeyInfo, as kubeadm's docs compute it with openssl", () => {
@@ -90,7 +71,7 @@ test("facts: version from /version, networks from kubeadm-config, DNS IP from ku
     kubeadmConfig,
     kubeDns,
     clusterInfo,
-    flannelConfig: flannelConfigMap(upstreamNetConf.Backend),
+    flannelConfig,
   });
   expect(f).toMatchObject({
     serverVersion: "1.36.2",
