@@ -6,7 +6,7 @@ import {
 } from "../../../components/machinesets/discovery";
 import { decodeInfrastructure, decodeMachineSets, linuxWorkerSpecs } from "../../../components/cluster-objects";
 import { nutanixProviderSpec, resolveNutanix } from "../../../components/machinesets/nutanix";
-import { OpenShiftClusterConfig } from "../../../stacks/schema/cluster";
+import { OpenShiftClusterConfig, Platform } from "../../../stacks/schema/cluster";
 import { machineSetsSchema } from "../../../stacks/schema/machinesets";
 import { validateObject } from "../../helpers/schemas";
 
@@ -85,47 +85,38 @@ test("config always wins over discovery", () => {
   expect(merged.machineSets[0].azure).toMatchObject({ zone: "", vnet: "mine", subnet: "other-subnet" });
 });
 
-test("vSphere workspace and network, GCP project and zone, Nutanix cluster and subnet", () => {
-  const vs = mergeDiscovered(
-    { platform: "VSphere", infrastructureId: "x" },
-    machineSetsSchema.parse([{ name: "w", vsphere: { template: "t" } }]),
-    {
-      workers: workersFor("VSphere", [
-        {
-          workspace: { server: "vc", datacenter: "dc", datastore: "ds", folder: "/f", resourcePool: "/rp" },
-          network: { devices: [{ networkName: "n" }] },
-          credentialsSecret: { name: "vsphere-creds" },
-        },
-      ]),
-    },
+/** A stack of one MachineSet on `platform` merged with what one Linux worker's providerSpec says. */
+const mergedWith = (platform: Platform, machineSet: Record<string, unknown>, worker: Record<string, unknown>) =>
+  mergeDiscovered({ platform, infrastructureId: "x" }, machineSetsSchema.parse([machineSet]), {
+    workers: workersFor(platform, [worker]),
+  });
+
+test("vSphere: workspace, network and credentials from the worker", () => {
+  const workspace = { server: "vc", datacenter: "dc", datastore: "ds", folder: "/f", resourcePool: "/rp" };
+  const vs = mergedWith(
+    "VSphere",
+    { name: "w", vsphere: { template: "t" } },
+    { workspace, network: { devices: [{ networkName: "n" }] }, credentialsSecret: { name: "vsphere-creds" } },
   );
   expect(vs.machineSets[0].vsphere).toMatchObject({
-    server: "vc",
-    datacenter: "dc",
-    datastore: "ds",
-    folder: "/f",
-    resourcePool: "/rp",
+    ...workspace,
     networkName: "n",
     credentialsSecret: "vsphere-creds",
     template: "t",
   });
-  const gcp = mergeDiscovered({ platform: "GCP", infrastructureId: "x" }, machineSetsSchema.parse([{ gcp: {} }]), {
-    workers: workersFor("GCP", [{ projectID: "p", zone: "us-central1-b", region: "us-central1" }]),
-  });
+});
+
+test("GCP: project, zone and region from the worker", () => {
+  const gcp = mergedWith("GCP", { gcp: {} }, { projectID: "p", zone: "us-central1-b", region: "us-central1" });
   expect(gcp.cluster.region).toBe("us-central1");
   expect(gcp.machineSets[0].gcp).toMatchObject({ projectID: "p", zone: "us-central1-b" });
-  const ntx = mergeDiscovered(
-    { platform: "Nutanix", infrastructureId: "x" },
-    machineSetsSchema.parse([{ nutanix: { image: "i" } }]),
-    {
-      workers: workersFor("Nutanix", [
-        {
-          cluster: { type: "uuid", uuid: "c" },
-          subnets: [{ type: "uuid", uuid: "s" }],
-          credentialsSecret: { name: "nc" },
-        },
-      ]),
-    },
+});
+
+test("Nutanix: cluster, subnet and credentials from the worker", () => {
+  const ntx = mergedWith(
+    "Nutanix",
+    { nutanix: { image: "i" } },
+    { cluster: { type: "uuid", uuid: "c" }, subnets: [{ type: "uuid", uuid: "s" }], credentialsSecret: { name: "nc" } },
   );
   expect(ntx.machineSets[0].nutanix).toMatchObject({
     clusterUuid: "c",
