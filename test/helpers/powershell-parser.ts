@@ -27,44 +27,44 @@ export function powershellParser(): Promise<TsParser> {
   return parserPromise;
 }
 
+/**
+ * Calls `visit` on every node of a script's syntax tree, parents first; false when the parser returned no tree. A
+ * tree lives in the wasm module's memory until deleted (web-tree-sitter's Tree.delete), and wasm memory never
+ * shrinks: undeleted, every parse stayed resident for the rest of the test file (200 parses of a 60 kB script:
+ * +760 MB), growing the jest worker.
+ */
+async function visitTree(script: string, visit: (n: TsNode) => void): Promise<boolean> {
+  const tree = (await powershellParser()).parse(script);
+  if (!tree) return false;
+  const walk = (n: TsNode) => {
+    visit(n);
+    for (const c of n.children) if (c) walk(c);
+  };
+  try {
+    walk(tree.rootNode);
+  } finally {
+    tree.delete();
+  }
+  return true;
+}
+
 /** Every ERROR or MISSING node in a script, with its line and text, empty when the script parses cleanly. */
 export async function powershellErrors(script: string): Promise<string[]> {
-  const parser = await powershellParser();
-  // A tree lives in the wasm module's memory until deleted (web-tree-sitter's Tree.delete), and wasm memory never
-  // shrinks: undeleted, every parse stayed resident for the rest of the test file (200 parses of a 60 kB script:
-  // +760 MB), growing the jest worker.
-  const tree = parser.parse(script);
-  if (!tree) return ["the parser returned no tree"];
   const out: string[] = [];
-  const walk = (n: TsNode) => {
+  const parsed = await visitTree(script, (n) => {
     if (n.type === "ERROR" || n.isMissing)
       out.push(
         `line ${n.startPosition.row + 1}: ${n.isMissing ? `missing ${n.type}` : `cannot parse ${JSON.stringify(n.text.slice(0, 80))}`}`,
       );
-    for (const c of n.children) if (c) walk(c);
-  };
-  try {
-    walk(tree.rootNode);
-  } finally {
-    tree.delete();
-  }
-  return out;
+  });
+  return parsed ? out : ["the parser returned no tree"];
 }
 
 /** The keyword of every flow-control statement in a script (`exit`, `return`, `break`, `throw`, …), in order. */
 export async function flowControlKeywords(script: string): Promise<string[]> {
-  const parser = await powershellParser();
-  const tree = parser.parse(script);
-  if (!tree) return [];
   const out: string[] = [];
-  const walk = (n: TsNode) => {
+  await visitTree(script, (n) => {
     if (n.type === "flow_control_statement") out.push(n.text.split(/\s/)[0].toLowerCase());
-    for (const c of n.children) if (c) walk(c);
-  };
-  try {
-    walk(tree.rootNode);
-  } finally {
-    tree.delete();
-  }
+  });
   return out;
 }
