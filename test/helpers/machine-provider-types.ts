@@ -1,3 +1,4 @@
+// A table, not logic: one row per Go field, transcribed from its declaration with file:line, so rows repeat in shape.
 /**
  * The openshift/api Go types of the five providerSpecs, as far as the program renders them, and a model of what
  * machine-api's defaulting webhook does to a providerSpec: decode it into the type (encoding/json through
