@@ -14,6 +14,7 @@ import {
 import { nodesSchema } from "../../../stacks/schema/kubernetes";
 import { expandNodes } from "../../../components/vanilla/hosts";
 import { mirrored } from "../../../facts/kubernetes";
+import { releaseDownloads } from "../../helpers/vanilla-fixtures";
 
 const k: ResolvedKubernetes = {
   version: "1.36.2",
@@ -131,22 +132,11 @@ test("a declared node IP is the CNI's provider address, whatever address SSH use
 
 test("downloads come from the public release URLs with their checksum files, or from the mirror with the same path", () => {
   const plan = vanillaNodePlan(node(), k, {});
-  expect(plan.downloads.find((d) => d.name === "kubelet")).toEqual({
-    name: "kubelet",
-    url: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe",
-    checksumUrl: "https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe.sha256",
-    kind: "file",
-    target: "C:\\k\\kubelet.exe",
-    version: "1.36.2",
-  });
-  // containerd's archive has a top-level bin/ directory: extracted with it stripped (Install-Containerd.ps1).
-  expect(plan.downloads.find((d) => d.name === "containerd")).toMatchObject({
-    url: "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz",
-    checksumUrl:
-      "https://github.com/containerd/containerd/releases/download/v2.3.4/containerd-2.3.4-windows-amd64.tar.gz.sha256sum",
-    kind: "tgz",
-    strip: true,
-  });
+  // The release sites' URLs as test/helpers/vanilla-fixtures.ts spells them; containerd's archive has a top-level bin/
+  // directory: extracted with it stripped (Install-Containerd.ps1).
+  const [containerd, kubelet] = releaseDownloads("1.36.2", ["kubelet"]);
+  expect(plan.downloads.find((d) => d.name === "kubelet")).toEqual(kubelet);
+  expect(plan.downloads.find((d) => d.name === "containerd")).toEqual(containerd);
   expect(
     mirrored("https://dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe", "https://mirror.example.com/k8s/"),
   ).toBe("https://mirror.example.com/k8s/dl.k8s.io/release/v1.36.2/bin/windows/amd64/kubelet.exe");
