@@ -3,7 +3,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { stringify } from "yaml";
+import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { synth } from "../../scripts/synth/main";
+import { AnyEstateConfig, loadAnyConfig } from "../../stacks/load";
 
 /** A scratch directory with a real, valid WMCO key in it; removed by `cleanup`. */
 export function scratch(): { dir: string; keyPath: string; cleanup: () => void } {
@@ -15,6 +17,26 @@ export function scratch(): { dir: string; keyPath: string; cleanup: () => void }
   });
   fs.writeFileSync(keyPath, privateKey, { mode: 0o600 });
   return { dir, keyPath, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Loads a stack's config as `pulumi` hands it to the program, through stacks/load.ts `loadAnyConfig` with every domain
+ * check: keys without their `windows-estate:` namespace, objects as their JSON text, the scratch key as
+ * `privateKeyPath`, and `secrets` the keys the stack keeps encrypted.
+ */
+export function loadScratchStack(
+  s: { dir: string; keyPath: string },
+  config: Record<string, unknown>,
+  opts: { offline?: boolean; secrets?: string[] } = {},
+): AnyEstateConfig {
+  const values: Record<string, string> = { "windows-estate:privateKeyPath": s.keyPath };
+  for (const [k, v] of Object.entries(config))
+    values[`windows-estate:${k}`] = typeof v === "string" ? v : JSON.stringify(v);
+  const secretKeys = new Set((opts.secrets ?? []).map((k) => `windows-estate:${k}`));
+  return loadAnyConfig(
+    { values, secretKeys },
+    { projectDir: s.dir, offline: opts.offline ?? false, validators: DOMAIN_VALIDATORS },
+  );
 }
 
 /** Writes a stack file (`config:` map, keys without namespace get `windows-estate:`). */

@@ -7,10 +7,9 @@ import {
 } from "../../../components/provisioning/cloud-rules";
 import { cloudSdkIssues } from "../../../components/provisioning/validate-clouds";
 import { ipv4Pools } from "../../../components/provisioning/azure-host";
-import { DOMAIN_VALIDATORS } from "../../../components/validators";
-import { ConfigErrors, loadAnyConfig } from "../../../stacks/load";
+import { ConfigErrors } from "../../../stacks/load";
 import { UNDECRYPTED_SECRET } from "../../../stacks/offline";
-import { scratch } from "../../helpers/stack";
+import { loadScratchStack, scratch } from "../../helpers/stack";
 import * as fs from "fs";
 import * as path from "path";
 import { CLOUD_SDK, installCommand, sdkInstalled, sdkVersion } from "../../../components/provisioning/cloud-sdk";
@@ -163,29 +162,19 @@ describe("the admin password is checked where Pulumi hands it decrypted (preview
   const s = scratch();
   afterAll(() => s.cleanup());
   const load = (password: string) => () =>
-    loadAnyConfig(
+    loadScratchStack(
+      s,
       {
-        values: {
-          "windows-estate:cluster": JSON.stringify({
-            platform: "Azure",
-            infrastructureId: "ocp-az-4m8wd",
-            region: "westeurope",
-          }),
-          "windows-estate:privateKeyPath": s.keyPath,
-          "windows-estate:byohAdminPassword": password,
-          "windows-estate:byoh": JSON.stringify([
-            {
-              name: "winbyoh-az",
-              azure: {
-                subscriptionId: "00000000-1111-2222-3333-444444444444",
-                adminPasswordSecret: "byohAdminPassword",
-              },
-            },
-          ]),
-        },
-        secretKeys: new Set(["windows-estate:byohAdminPassword"]),
+        cluster: { platform: "Azure", infrastructureId: "ocp-az-4m8wd", region: "westeurope" },
+        byohAdminPassword: password,
+        byoh: [
+          {
+            name: "winbyoh-az",
+            azure: { subscriptionId: "00000000-1111-2222-3333-444444444444", adminPasswordSecret: "byohAdminPassword" },
+          },
+        ],
       },
-      { projectDir: s.dir, offline: false, validators: DOMAIN_VALIDATORS },
+      { secrets: ["byohAdminPassword"] },
     );
   test("a weak one stops the load, naming the key, without its text", () => {
     expect(load("password1")).toThrow(ConfigErrors);

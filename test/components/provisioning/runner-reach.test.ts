@@ -1,7 +1,6 @@
-import { DOMAIN_VALIDATORS } from "../../../components/validators";
 import { hostedRunnerIssues } from "../../../components/provisioning/runner-reach";
-import { ConfigErrors, loadAnyConfig } from "../../../stacks/load";
-import { scratch } from "../../helpers/stack";
+import { ConfigErrors } from "../../../stacks/load";
+import { loadScratchStack, scratch } from "../../helpers/stack";
 
 // A stack that creates its VMs prepares them over SSH from where `pulumi up` runs. GitHub sets RUNNER_ENVIRONMENT to
 // `github-hosted` or `self-hosted` on every job (GitHub docs, "Variables reference"); a hosted runner cannot reach the
@@ -55,20 +54,10 @@ describe("wired into the loader's checks (components/validators.ts)", () => {
   });
   afterAll(() => s.cleanup());
   const load = (offline: boolean) => () =>
-    loadAnyConfig(
-      {
-        values: {
-          "windows-estate:cluster": JSON.stringify({
-            platform: "AWS",
-            infrastructureId: "ocp-aws-9kq2z",
-            region: "us-east-2",
-          }),
-          "windows-estate:privateKeyPath": s.keyPath,
-          "windows-estate:byoh": JSON.stringify([AWS_VM]),
-        },
-        secretKeys: new Set(),
-      },
-      { projectDir: s.dir, offline, validators: DOMAIN_VALIDATORS },
+    loadScratchStack(
+      s,
+      { cluster: { platform: "AWS", infrastructureId: "ocp-aws-9kq2z", region: "us-east-2" }, byoh: [AWS_VM] },
+      { offline },
     );
 
   test("pulumi preview on a GitHub-hosted runner refuses the stack, naming windows-estate:nodeAccess.via", () => {
