@@ -22,10 +22,14 @@ const CONTAINERD_DIR = "C:\\Program Files\\containerd";
 const SHIM = `${CONTAINERD_DIR}\\containerd-shim-runhcs-v1.exe`;
 const OLD = "2.3.3";
 const NEW = "2.3.4";
+// Two containerd releases side by side: the installed one and its upgrade.
+const upgrade = releaseArtifacts({ kubernetes: "1.36.3", containerd: NEW });
+const files: Record<string, Artifact> = {
+  ...releaseArtifacts({ kubernetes: "1.36.3", containerd: OLD }).files,
+  ...upgrade.files,
+};
 let dir: string;
 let mirror: ArtifactServer;
-let files: Record<string, Artifact>;
-let flannelCniSha: string;
 
 /** Runs one script as the provider does, through the PowerShell runner (windows-51-run.ts runScript). */
 async function run(script: string, state: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -38,13 +42,6 @@ const newHost = (name: string) => standInHost(dir, name, { trustedCaFiles: [mirr
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "services-test-"));
-  // Two containerd releases side by side: the installed one and its upgrade.
-  files = {
-    ...releaseArtifacts({ kubernetes: "1.36.3", containerd: OLD }).files,
-  };
-  const upgrade = releaseArtifacts({ kubernetes: "1.36.3", containerd: NEW });
-  Object.assign(files, upgrade.files);
-  flannelCniSha = upgrade.digests.flannelCni;
   mirror = await startArtifactServer(files);
 });
 afterAll(async () => {
@@ -277,7 +274,7 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
     const item: Download = {
       name: "flannel-cni",
       url: mirrored(DOWNLOADS.flannelCni(FLANNEL_CNI_PLUGIN_VERSION), mirror.baseUrl),
-      sha256: flannelCniSha,
+      sha256: upgrade.digests.flannelCni,
       kind: "file",
       target,
       version: FLANNEL_CNI_PLUGIN_VERSION,

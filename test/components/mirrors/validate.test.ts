@@ -30,63 +30,26 @@ function errorAt(m: MirrorsConfig, path: string): string {
 }
 
 describe("malformed sources and mirrors (the API server's pattern)", () => {
+  // One malformed value a row, in an otherwise good entry (quay.io/org/app mirrored at m.local/org/app): the key the
+  // error names, the value there, the words.
   test.each([
-    [
-      "scheme in the source",
-      digest(e("https://quay.io/org", ["m.local/org"])),
-      "mirrors.digest[0].source",
-      /leave out the scheme/,
-    ],
-    [
-      "tag in the source",
-      digest(e("quay.io/org/app:1.0", ["m.local/org/app"])),
-      "mirrors.digest[0].source",
-      /leave out the tag/,
-    ],
-    [
-      "digest in the source",
-      tag(e("quay.io/org/app@sha256:abc", ["m.local/org/app"])),
-      "mirrors.tag[0].source",
-      /leave out the digest/,
-    ],
-    [
-      "capitals in the source path",
-      digest(e("quay.io/Org/app", ["m.local/Org/app"])),
-      "mirrors.digest[0].source",
-      /lowercase/,
-    ],
-    ["trailing slash", digest(e("quay.io/org/", ["m.local/org"])), "mirrors.digest[0].source", /trailing \//],
-    [
-      "empty source",
-      digest(e("", ["m.local/org"])),
-      "mirrors.digest[0].source",
-      /not a registry or repository like registry.redhat.io\/ubi9/,
-    ],
-    [
-      "scheme in a mirror",
-      digest(e("quay.io/org", ["m.local/org", "docker://n.local/org"])),
-      "mirrors.digest[0].mirrors[1]",
-      /leave out the scheme/,
-    ],
-    [
-      "tag in a mirror",
-      tag(e("quay.io/org/app", ["m.local/org/app:1.0"])),
-      "mirrors.tag[0].mirrors[0]",
-      /leave out the tag/,
-    ],
-    [
-      "digest in a mirror",
-      digest(e("quay.io/org/app", ["m.local/org/app@sha256:abc"])),
-      "mirrors.digest[0].mirrors[0]",
-      /leave out the digest/,
-    ],
-    [
-      "host with an underscore",
-      digest(e("quay.io/org", ["m_local/org"])),
-      "mirrors.digest[0].mirrors[0]",
-      /not a location like mirror.example.com:5000\/org\/repo/,
-    ],
-  ])("%s", (_name, m, path, says) => expect(errorAt(m, path)).toMatch(says));
+    ["scheme in the source", "digest[0].source", "https://quay.io/org/app", /leave out the scheme/],
+    ["tag in the source", "digest[0].source", "quay.io/org/app:1.0", /leave out the tag/],
+    ["digest in the source", "tag[0].source", "quay.io/org/app@sha256:abc", /leave out the digest/],
+    ["capitals in the source path", "digest[0].source", "quay.io/Org/app", /lowercase/],
+    ["trailing slash", "digest[0].source", "quay.io/org/app/", /trailing \//],
+    ["empty source", "digest[0].source", "", /not a registry or repository like registry.redhat.io\/ubi9/],
+    ["scheme in a mirror", "digest[0].mirrors[1]", "docker://n.local/org/app", /leave out the scheme/],
+    ["tag in a mirror", "tag[0].mirrors[0]", "m.local/org/app:1.0", /leave out the tag/],
+    ["digest in a mirror", "digest[0].mirrors[0]", "m.local/org/app@sha256:abc", /leave out the digest/],
+    ["host with an underscore", "digest[0].mirrors[0]", "m_local/org", /not a location like mirror.example.com:5000/],
+  ])("%s", (_name, key, value, says) => {
+    const good = "m.local/org/app";
+    const entry = key.endsWith("source")
+      ? e(value, [good])
+      : e("quay.io/org/app", key.endsWith("[1]") ? [good, value] : [value]);
+    expect(errorAt(key.startsWith("tag") ? tag(entry) : digest(entry), `mirrors.${key}`)).toMatch(says);
+  });
 
   test("a malformed mirror is not also judged by the Windows naming rule", () => {
     expect(validateMirrors(digest(e("quay.io/org/app", ["m.local/other:1"]))).errors).toHaveLength(1);
