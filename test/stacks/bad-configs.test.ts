@@ -25,6 +25,7 @@ interface Case {
   says?: RegExp;
 }
 
+// A table of cases, one mistake on an otherwise good stack a row: rows alike in shape are what a table is.
 const cases: Case[] = [
   {
     name: "nodeAccess via jumpHost without the jump host",
@@ -641,12 +642,19 @@ const vn = (over: Record<string, unknown>, more: Record<string, unknown>[] = [])
   ...vanillaGood(),
   nodes: [{ ...vanillaNode, ...over }, ...more],
 });
+/** Cases with one field wrong, of `kubernetes` or of the first node: `path` is the key under it the message names. */
+const oneWrong =
+  (where: "kubernetes" | "nodes[0]") =>
+  (name: string, over: Record<string, unknown>, path: string, says?: RegExp): Case => ({
+    name: `vanilla: ${name}`,
+    config: where === "kubernetes" ? vk(over) : vn(over),
+    paths: [`${where}.${path}`],
+    says,
+  });
+const kubeCase = oneWrong("kubernetes");
+const nodeCase = oneWrong("nodes[0]");
 const vanillaCases: Case[] = [
-  {
-    name: "vanilla: a proxy that is not a URL",
-    config: vk({ proxy: { httpsProxy: "proxy.lab:3128" } }),
-    paths: ["kubernetes.proxy.httpsProxy"],
-  },
+  kubeCase("a proxy that is not a URL", { proxy: { httpsProxy: "proxy.lab:3128" } }, "proxy.httpsProxy"),
   {
     name: "vanilla: a rolling reboot (not wired for vanilla nodes yet)",
     config: { ...vanillaGood(), reboot: { token: "t" } },
@@ -659,48 +667,23 @@ const vanillaCases: Case[] = [
     paths: ["kubernetes.version"],
     says: /supported minors: 1\.35, 1\.36, 1\.37/,
   },
-  {
-    name: "vanilla: a version without its patch level",
-    config: vk({ version: "1.36" }),
-    paths: ["kubernetes.version"],
-    says: /release version like 1\.36\.2/,
-  },
-  {
-    name: "vanilla: a pod network that is not a CIDR",
-    config: vk({ podNetworkCidr: "10.244.0.0" }),
-    paths: ["kubernetes.podNetworkCidr"],
-    says: /IPv4 CIDR/,
-  },
+  kubeCase("a version without its patch level", { version: "1.36" }, "version", /release version like 1\.36\.2/),
+  kubeCase("a pod network that is not a CIDR", { podNetworkCidr: "10.244.0.0" }, "podNetworkCidr", /IPv4 CIDR/),
   {
     name: "vanilla: service network overlapping the pod network",
     config: vk({ serviceCidr: "10.244.128.0/20" }),
     paths: ["kubernetes.serviceCidr"],
     says: /overlaps the pod network/,
   },
-  {
-    name: "vanilla: a class E pod network",
-    config: vk({ podNetworkCidr: "240.16.0.0/16" }),
-    paths: ["kubernetes.podNetworkCidr"],
-    says: /class E/,
-  },
+  kubeCase("a class E pod network", { podNetworkCidr: "240.16.0.0/16" }, "podNetworkCidr", /class E/),
   {
     name: "vanilla: DNS Service IP outside the service network",
     config: vk({ dnsServiceIp: "10.244.0.10" }),
     paths: ["kubernetes.dnsServiceIp"],
     says: /outside the service network/,
   },
-  {
-    name: "vanilla: flannel's Linux default VNI",
-    config: vk({ flannel: { vni: 1 } }),
-    paths: ["kubernetes.flannel.vni"],
-    says: /below 4096/,
-  },
-  {
-    name: "vanilla: flannel's Linux default port",
-    config: vk({ flannel: { port: 8472 } }),
-    paths: ["kubernetes.flannel.port"],
-    says: /only UDP 4789.*NSX/,
-  },
+  kubeCase("flannel's Linux default VNI", { flannel: { vni: 1 } }, "flannel.vni", /below 4096/),
+  kubeCase("flannel's Linux default port", { flannel: { port: 8472 } }, "flannel.port", /only UDP 4789.*NSX/),
   {
     name: "vanilla: a flanneld release with no pinned checksum and none given",
     config: vk({ flannel: { version: "v0.29.0" } }),
@@ -775,29 +758,10 @@ const vanillaCases: Case[] = [
     paths: ["nodes[1].address"],
     says: /listed twice/,
   },
-  {
-    name: "vanilla: an IPv6 node address",
-    config: vn({ address: "fd00::21" }),
-    paths: ["nodes[0].address"],
-    says: /IPv6/,
-  },
-  {
-    name: "vanilla: a node inside the pod network",
-    config: vn({ address: "10.244.3.4" }),
-    paths: ["nodes[0].address"],
-    says: /inside podNetworkCidr/,
-  },
-  {
-    name: "vanilla: a node IP inside the service network",
-    config: vn({ nodeIp: "10.96.0.5" }),
-    paths: ["nodes[0].nodeIp"],
-    says: /inside serviceCidr/,
-  },
-  {
-    name: "vanilla: a node IP that is not an IPv4 address",
-    config: vn({ nodeIp: "win-vm1" }),
-    paths: ["nodes[0].nodeIp"],
-  },
+  nodeCase("an IPv6 node address", { address: "fd00::21" }, "address", /IPv6/),
+  nodeCase("a node inside the pod network", { address: "10.244.3.4" }, "address", /inside podNetworkCidr/),
+  nodeCase("a node IP inside the service network", { nodeIp: "10.96.0.5" }, "nodeIp", /inside serviceCidr/),
+  nodeCase("a node IP that is not an IPv4 address", { nodeIp: "win-vm1" }, "nodeIp"),
   {
     name: "vanilla: forceRemove on a node this stack creates (its entry goes, and the VM with it)",
     config: vn({
@@ -816,17 +780,8 @@ const vanillaCases: Case[] = [
     paths: ["nodes[0].hostKey"],
     says: /host keys are always verified/,
   },
-  {
-    name: "vanilla: an unreadable host key",
-    config: vn({ trustOnFirstUse: false, hostKey: "AAAA" }),
-    paths: ["nodes[0].hostKey"],
-    says: /OpenSSH public-key line/,
-  },
-  {
-    name: "vanilla: Windows Server 2019 (no longer supported by Kubernetes)",
-    config: vn({ windowsServer: "2019" }),
-    paths: ["nodes[0].windowsServer"],
-  },
+  nodeCase("an unreadable host key", { trustOnFirstUse: false, hostKey: "AAAA" }, "hostKey", /OpenSSH public-key line/),
+  nodeCase("Windows Server 2019 (no longer supported by Kubernetes)", { windowsServer: "2019" }, "windowsServer"),
   {
     name: "vanilla: a bad label key",
     config: vn({ labels: { "bad key": "x" } }),
@@ -854,12 +809,7 @@ const vanillaCases: Case[] = [
     paths: ["kubernetes.containerd.version"],
     says: /reads config version 2 only/,
   },
-  {
-    name: "vanilla: an upper-case node name",
-    config: vn({ name: "WIN-A" }),
-    paths: ["nodes[0].name"],
-    says: /lower-case/,
-  },
+  nodeCase("an upper-case node name", { name: "WIN-A" }, "name", /lower-case/),
   {
     name: "vanilla: a taint with an unknown effect",
     config: vn({ taints: [{ key: "os", value: "windows", effect: "NoRun" }] }),
@@ -911,12 +861,7 @@ const vanillaCases: Case[] = [
     paths: ["kubernetes.podNetworkCidr"],
     says: /host bits set; write the network itself: 10\.244\.0\.0\/16/,
   },
-  {
-    name: "vanilla: a service network with host bits set",
-    config: vk({ serviceCidr: "10.96.0.10/12" }),
-    paths: ["kubernetes.serviceCidr"],
-    says: /10\.96\.0\.0\/12/,
-  },
+  kubeCase("a service network with host bits set", { serviceCidr: "10.96.0.10/12" }, "serviceCidr", /10\.96\.0\.0\/12/),
   {
     name: "a BYOH host key that is neither a key line nor a fingerprint",
     config: { ...good(), byoh: [{ address: "10.0.0.42", username: "Administrator", hostKey: "foo" }] },
