@@ -76,84 +76,41 @@ describe("WMCO TestGenerateConfig: the exact text of one registry's file", () =>
   [host."https://mirror.example.net/v2".header]
     authorization = "Basic dXNlcm5hbWU6cGFzc3dvcmQ="
 `;
+  // Upstream's one-mirror texts differ only where the policy and the kind of mirror reach: its "basic one digest
+  // mirror" text verbatim, and its other three as those edits of it (which give them letter for letter).
+  const oneMirror = `server = "https://registry.access.redhat.com/v2"
+
+override_path = true
+
+[host."https://example.io/v2/example"]
+  capabilities = ["pull"]
+  override_path = true
+`;
+  const edit = (from: string, to: string) => (text: string) => {
+    if (!text.includes(from)) throw new Error(`no ${from} in ${text}`);
+    return text.replace(from, to);
+  };
+  /** NeverContactSource: the server is the first mirror. */
+  const never = edit('server = "https://registry.access.redhat.com/v2"', 'server = "https://example.io/v2/example"');
+  /** A tag mirror (ITMS) resolves tags too. */
+  const tags = edit('capabilities = ["pull"]', 'capabilities = ["pull", "resolve"]');
+  const set = (mirrors: MirrorSet["mirrors"], policy: string): MirrorSet => ({
+    source: "registry.access.redhat.com",
+    mirrors,
+    policy,
+  });
+  const one = (resolveTags: boolean, policy: string) => set([{ host: "example.io/example", resolveTags }], policy);
+  const three = `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`;
   test.each<[string, MirrorSet, string]>([
     ["empty mirrors", { source: "registry.access.redhat.com/ubi9", mirrors: [], policy: "AllowContactingSource" }, ""],
-    [
-      "basic one digest mirror",
-      {
-        source: "registry.access.redhat.com",
-        mirrors: [{ host: "example.io/example", resolveTags: false }],
-        policy: "AllowContactingSource",
-      },
-      `server = "https://registry.access.redhat.com/v2"
-
-override_path = true
-
-[host."https://example.io/v2/example"]
-  capabilities = ["pull"]
-  override_path = true
-`,
-    ],
-    [
-      "basic one tag mirror",
-      {
-        source: "registry.access.redhat.com",
-        mirrors: [{ host: "example.io/example", resolveTags: true }],
-        policy: "AllowContactingSource",
-      },
-      `server = "https://registry.access.redhat.com/v2"
-
-override_path = true
-
-[host."https://example.io/v2/example"]
-  capabilities = ["pull", "resolve"]
-  override_path = true
-`,
-    ],
-    [
-      "one digest mirror never contact source",
-      {
-        source: "registry.access.redhat.com",
-        mirrors: [{ host: "example.io/example", resolveTags: false }],
-        policy: "NeverContactSource",
-      },
-      `server = "https://example.io/v2/example"
-
-override_path = true
-
-[host."https://example.io/v2/example"]
-  capabilities = ["pull"]
-  override_path = true
-`,
-    ],
-    [
-      "tags mirror never contact source",
-      {
-        source: "registry.access.redhat.com",
-        mirrors: [{ host: "example.io/example", resolveTags: true }],
-        policy: "NeverContactSource",
-      },
-      `server = "https://example.io/v2/example"
-
-override_path = true
-
-[host."https://example.io/v2/example"]
-  capabilities = ["pull", "resolve"]
-  override_path = true
-`,
-    ],
-    [
-      "multiple mirrors",
-      { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "AllowContactingSource" },
-      `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`,
-    ],
-    [
-      "multiple mirrors never contact source",
-      { source: "registry.access.redhat.com", mirrors: threeMirrors, policy: "NeverContactSource" },
-      `server = "https://example.io/v2/example"\n\noverride_path = true\n${threeBody}`,
-    ],
-  ])("%s", (_name, set, expected) => {
-    const text = hostsTomlText(set, creds);
+    ["basic one digest mirror", one(false, "AllowContactingSource"), oneMirror],
+    ["basic one tag mirror", one(true, "AllowContactingSource"), tags(oneMirror)],
+    ["one digest mirror never contact source", one(false, "NeverContactSource"), never(oneMirror)],
+    ["tags mirror never contact source", one(true, "NeverContactSource"), never(tags(oneMirror))],
+    ["multiple mirrors", set(threeMirrors, "AllowContactingSource"), three],
+    ["multiple mirrors never contact source", set(threeMirrors, "NeverContactSource"), never(three)],
+  ])("%s", (_name, mirrorSet, expected) => {
+    const text = hostsTomlText(mirrorSet, creds);
     expect(text).toBe(expected);
     if (text !== "") expect(parsed(text).server).toBe(expected.split('"')[1]);
   });
@@ -178,7 +135,7 @@ override_path = true
       pullSecret: WMCO_PULL_SECRET,
     });
     expect(files).toEqual({
-      "registry.access.redhat.com": `server = "https://registry.access.redhat.com/v2"\n\noverride_path = true\n${threeBody}`,
+      "registry.access.redhat.com": three,
     });
     const view = parsed(files["registry.access.redhat.com"]);
     expect(Object.keys(view.host)).toEqual([
@@ -212,45 +169,35 @@ describe("WMCO TestGetMergedMirrorSets: cluster objects to merged sets", () => {
     expect(renderHostsToml({ imageDigestMirrorSets: [], imageTagMirrorSets: [] })).toEqual({});
   });
 
+  // Upstream's items each name one mirror and AllowContactingSource.
+  const item = (source: string, mirror: string): ImageMirrors => ({
+    source,
+    mirrors: [mirror],
+    mirrorSourcePolicy: "AllowContactingSource",
+  });
+  const merged = (source: string, host: string, resolveTags: boolean): MirrorSet => ({
+    source,
+    mirrors: [{ host, resolveTags }],
+    policy: "AllowContactingSource",
+  });
+
   test("one IDMS item", () => {
-    expect(
-      mirrorSetsOf(
-        [idms({ source: "source1", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" })],
-        [],
-      ),
-    ).toEqual([
-      { source: "source1", mirrors: [{ host: "mirror1", resolveTags: false }], policy: "AllowContactingSource" },
-    ]);
+    expect(mirrorSetsOf([idms(item("source1", "mirror1"))], [])).toEqual([merged("source1", "mirror1", false)]);
   });
 
   test("one ITMS item", () => {
-    expect(
-      mirrorSetsOf(
-        [],
-        [itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" })],
-      ),
-    ).toEqual([
-      { source: "source2", mirrors: [{ host: "mirror2", resolveTags: true }], policy: "AllowContactingSource" },
-    ]);
+    expect(mirrorSetsOf([], [itms(item("source2", "mirror2"))])).toEqual([merged("source2", "mirror2", true)]);
   });
 
   const oneAndOne = {
-    imageDigestMirrorSets: [
-      idms({ source: "https://source1.local:5000", mirrors: ["mirror1"], mirrorSourcePolicy: "AllowContactingSource" }),
-    ],
-    imageTagMirrorSets: [
-      itms({ source: "source2", mirrors: ["mirror2"], mirrorSourcePolicy: "AllowContactingSource" }),
-    ],
+    imageDigestMirrorSets: [idms(item("https://source1.local:5000", "mirror1"))],
+    imageTagMirrorSets: [itms(item("source2", "mirror2"))],
   };
 
   test("1 IDMS and 1 ITMS (a source with scheme and port)", () => {
     expect(mirrorSetsOf(oneAndOne.imageDigestMirrorSets, oneAndOne.imageTagMirrorSets)).toEqual([
-      {
-        source: "source1.local:5000",
-        mirrors: [{ host: "mirror1", resolveTags: false }],
-        policy: "AllowContactingSource",
-      },
-      { source: "source2", mirrors: [{ host: "mirror2", resolveTags: true }], policy: "AllowContactingSource" },
+      merged("source1.local:5000", "mirror1", false),
+      merged("source2", "mirror2", true),
     ]);
   });
 
