@@ -311,7 +311,8 @@ describe("WMCO TestGetMergedMirrorSets: cluster objects to merged sets", () => {
 });
 
 describe("WMCO TestMergeMirrorSets: merging sets that share a source", () => {
-  const set = (source: string, mirrors: [string, boolean][] = [], policy = ""): MirrorSet => ({
+  /** A set of `source` with `policy` and its mirrors as [host, resolveTags]. */
+  const set = (source: string, policy: string, ...mirrors: [string, boolean][]): MirrorSet => ({
     source,
     mirrors: mirrors.map(([h, r]) => ({ host: h, resolveTags: r })),
     policy,
@@ -323,61 +324,43 @@ describe("WMCO TestMergeMirrorSets: merging sets that share a source", () => {
 
   test("same source but different mirrors: unioned and sorted by host", () => {
     const out = mergeMirrorSets([
-      set(ubi, [
-        ["example.io/example/ubi-minimal", false],
-        ["example.com/example/ubi-minimal", true],
-      ]),
-      set(ubi, [
-        ["mirror.example.net/image", false],
-        ["mirror.example.com/redhat", true],
-      ]),
+      set(ubi, "", ["example.io/example/ubi-minimal", false], ["example.com/example/ubi-minimal", true]),
+      set(ubi, "", ["mirror.example.net/image", false], ["mirror.example.com/redhat", true]),
     ]);
     expect(out).toEqual([
-      set(ubi, [
+      set(
+        ubi,
+        "",
         ["example.com/example/ubi-minimal", true],
         ["example.io/example/ubi-minimal", false],
         ["mirror.example.com/redhat", true],
         ["mirror.example.net/image", false],
-      ]),
+      ),
     ]);
   });
 
   test("same source: NeverContactSource first is kept, Allow merged with Allow stays Allow", () => {
     const out = mergeMirrorSets([
-      set(ubi, [], "NeverContactSource"),
-      set(ubi, [], "AllowContactingSource"),
-      set(ocp, [], "AllowContactingSource"),
-      set(ocp, [], "AllowContactingSource"),
+      set(ubi, "NeverContactSource"),
+      set(ubi, "AllowContactingSource"),
+      set(ocp, "AllowContactingSource"),
+      set(ocp, "AllowContactingSource"),
     ]);
-    expect(out).toEqual([set(ocp, [], "AllowContactingSource"), set(ubi, [], "NeverContactSource")]);
+    expect(out).toEqual([set(ocp, "AllowContactingSource"), set(ubi, "NeverContactSource")]);
   });
 
   test("same source and duplicated mirrors: one entry per host, resolving tags wins", () => {
     const out = mergeMirrorSets([
-      set(ubi, [
-        ["mirror.example.net/image", false],
-        ["mirror.example.com/redhat", false],
-      ]),
-      set(ubi, [
-        ["mirror.example.net/image", false],
-        ["mirror.example.com/redhat", true],
-      ]),
+      set(ubi, "", ["mirror.example.net/image", false], ["mirror.example.com/redhat", false]),
+      set(ubi, "", ["mirror.example.net/image", false], ["mirror.example.com/redhat", true]),
     ]);
-    expect(out).toEqual([
-      set(ubi, [
-        ["mirror.example.com/redhat", true],
-        ["mirror.example.net/image", false],
-      ]),
-    ]);
+    expect(out).toEqual([set(ubi, "", ["mirror.example.com/redhat", true], ["mirror.example.net/image", false])]);
   });
 
   test("different sources: sorted by source", () => {
     const out = mergeMirrorSets([
-      set(ubi, [
-        ["mirror.example.com/redhat", false],
-        ["mirror.example.net/image", false],
-      ]),
-      set(ocp, [["mirror.registry.com:443/ocp/release", false]]),
+      set(ubi, "", ["mirror.example.com/redhat", false], ["mirror.example.net/image", false]),
+      set(ocp, "", ["mirror.registry.com:443/ocp/release", false]),
     ]);
     expect(out.map((s) => s.source)).toEqual([ocp, ubi]);
   });
