@@ -532,6 +532,18 @@ describe("OKD docs: the ubi9repo ImageDigestMirrorSet", () => {
 });
 
 describe("whole files from cluster objects (ours)", () => {
+  /** The files of these ImageDigestMirrorSets alone. */
+  const digestOnly = (...sets: IDMS[]) => renderHostsToml({ imageDigestMirrorSets: sets, imageTagMirrorSets: [] });
+  /** An IDMS of one registry.redhat.io repository with one mirror, and a policy if given. */
+  const rh = (repository: string, mirror: string, policy?: string): IDMS =>
+    idms({
+      source: `registry.redhat.io/${repository}`,
+      mirrors: [mirror],
+      ...(policy && { mirrorSourcePolicy: policy }),
+    });
+  /** It closes the whole registry. */
+  const neverB = rh("b", "m.local/b", "NeverContactSource");
+
   test("one file per registry, merged across sets, sorted, both capabilities", () => {
     const files = renderHostsToml({
       imageDigestMirrorSets: [
@@ -563,12 +575,9 @@ describe("whole files from cluster objects (ours)", () => {
   });
 
   test("a source with a port keeps it in the directory name, as WMCO writes it (never host_port_); mirrors keep host:port", () => {
-    const files = renderHostsToml({
-      imageDigestMirrorSets: [
-        idms({ source: "registry.local:5000/team/app", mirrors: ["mirror.local:6000/win/team/app"] }),
-      ],
-      imageTagMirrorSets: [],
-    });
+    const files = digestOnly(
+      idms({ source: "registry.local:5000/team/app", mirrors: ["mirror.local:6000/win/team/app"] }),
+    );
     expect(files).toEqual({
       "registry.local:5000": file("https://registry.local:5000/v2", host("https://mirror.local:6000/v2/win", false)),
     });
@@ -576,50 +585,28 @@ describe("whole files from cluster objects (ours)", () => {
   });
 
   test("a wildcard source is a directory named *.host, as WMCO writes it", () => {
-    const files = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "*.redhat.io", mirrors: ["mirror.local/rh"] })],
-      imageTagMirrorSets: [],
-    });
+    const files = digestOnly(idms({ source: "*.redhat.io", mirrors: ["mirror.local/rh"] }));
     expect(Object.keys(files)).toEqual(["*.redhat.io"]);
   });
 
   test("an entry without mirrors still gets its (empty) file", () => {
-    expect(
-      renderHostsToml({
-        imageDigestMirrorSets: [idms({ source: "quay.io/x" }), idms({ source: "quay.io/y", mirrors: [] })],
-        imageTagMirrorSets: [],
-      }),
-    ).toEqual({ "quay.io": "" });
+    expect(digestOnly(idms({ source: "quay.io/x" }), idms({ source: "quay.io/y", mirrors: [] }))).toEqual({
+      "quay.io": "",
+    });
   });
 
   test("a mirror equal to its source points at the source registry itself", () => {
-    const files = renderHostsToml({
-      imageDigestMirrorSets: [
-        idms({ source: "quay.io/org/app", mirrors: ["mirror.local/org/app", "quay.io/org/app"] }),
-      ],
-      imageTagMirrorSets: [],
-    });
+    const files = digestOnly(idms({ source: "quay.io/org/app", mirrors: ["mirror.local/org/app", "quay.io/org/app"] }));
     expect(files["quay.io"]).toBe(
       file("https://quay.io/v2", host("https://mirror.local/v2", false), host("https://quay.io/v2", false)),
     );
   });
 
   test("NeverContactSource anywhere in a registry applies to all of it; the fallback is the first mirror after sorting, with its org path", () => {
-    const files = renderHostsToml({
-      imageDigestMirrorSets: [
-        idms({
-          source: "registry.redhat.io/a",
-          mirrors: ["zeta.local/a"],
-          mirrorSourcePolicy: "AllowContactingSource",
-        }),
-        idms({
-          source: "registry.redhat.io/b",
-          mirrors: ["alpha.local:5000/org/b"],
-          mirrorSourcePolicy: "NeverContactSource",
-        }),
-      ],
-      imageTagMirrorSets: [],
-    });
+    const files = digestOnly(
+      rh("a", "zeta.local/a", "AllowContactingSource"),
+      rh("b", "alpha.local:5000/org/b", "NeverContactSource"),
+    );
     expect(parsed(files["registry.redhat.io"]).server).toBe("https://alpha.local:5000/v2/org");
   });
 
@@ -638,40 +625,23 @@ describe("whole files from cluster objects (ours)", () => {
   });
 
   test("a set without a policy read first cancels a later NeverContactSource, so WMCO's unordered reads decide", () => {
-    const unset = idms({ source: "registry.redhat.io/a", mirrors: ["m.local/a"] });
-    const never = idms({
-      source: "registry.redhat.io/b",
-      mirrors: ["m.local/b"],
-      mirrorSourcePolicy: "NeverContactSource",
-    });
-    const first = renderHostsToml({ imageDigestMirrorSets: [unset, never], imageTagMirrorSets: [] });
-    const second = renderHostsToml({ imageDigestMirrorSets: [never, unset], imageTagMirrorSets: [] });
+    const unset = rh("a", "m.local/a");
+    const first = digestOnly(unset, neverB);
+    const second = digestOnly(neverB, unset);
     expect(parsed(first["registry.redhat.io"]).server).toBe("https://registry.redhat.io/v2");
     expect(parsed(second["registry.redhat.io"]).server).toBe("https://m.local/v2");
   });
 
   test("an explicit AllowContactingSource does not depend on order", () => {
-    const allow = idms({
-      source: "registry.redhat.io/a",
-      mirrors: ["m.local/a"],
-      mirrorSourcePolicy: "AllowContactingSource",
-    });
-    const never = idms({
-      source: "registry.redhat.io/b",
-      mirrors: ["m.local/b"],
-      mirrorSourcePolicy: "NeverContactSource",
-    });
-    const a = renderHostsToml({ imageDigestMirrorSets: [allow, never], imageTagMirrorSets: [] });
-    const b = renderHostsToml({ imageDigestMirrorSets: [never, allow], imageTagMirrorSets: [] });
+    const allow = rh("a", "m.local/a", "AllowContactingSource");
+    const a = digestOnly(allow, neverB);
+    const b = digestOnly(neverB, allow);
     expect(a).toEqual(b);
     expect(parsed(a["registry.redhat.io"]).server).toBe("https://m.local/v2");
   });
 
   test("mirrors sort by bytes, as Go compares strings (upper case before lower case)", () => {
-    const files = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "q.io/a", mirrors: ["b.local/a", "B.local/a", "a.local/a"] })],
-      imageTagMirrorSets: [],
-    });
+    const files = digestOnly(idms({ source: "q.io/a", mirrors: ["b.local/a", "B.local/a", "a.local/a"] }));
     expect(Object.keys(parsed(files["q.io"]).host)).toEqual([
       "https://B.local/v2",
       "https://a.local/v2",
@@ -680,26 +650,22 @@ describe("whole files from cluster objects (ours)", () => {
   });
 
   test("registries sort by bytes too", () => {
-    const files = renderHostsToml({
-      imageDigestMirrorSets: [
-        idms(
-          { source: "b.io/x", mirrors: ["m/x"] },
-          { source: "A.io/x", mirrors: ["m/x"] },
-          { source: "a.io/x", mirrors: ["m/x"] },
-        ),
-      ],
-      imageTagMirrorSets: [],
-    });
+    const files = digestOnly(
+      idms(
+        { source: "b.io/x", mirrors: ["m/x"] },
+        { source: "A.io/x", mirrors: ["m/x"] },
+        { source: "a.io/x", mirrors: ["m/x"] },
+      ),
+    );
     expect(Object.keys(files)).toEqual(["A.io", "a.io", "b.io"]);
   });
 
   test("two mirrors of one entry that reduce to the same base give a duplicate table, as WMCO writes it, which TOML rejects", () => {
     // quay.io/org/app → m.local/org/app and m.local/app both reduce to m.local (the second breaks the Windows naming
     // rule, which validateMirrors refuses). WMCO does not deduplicate a lone entry's mirrors.
-    const text = renderHostsToml({
-      imageDigestMirrorSets: [idms({ source: "quay.io/org/app", mirrors: ["m.local/org/app", "m.local/app"] })],
-      imageTagMirrorSets: [],
-    })["quay.io"];
+    const text = digestOnly(idms({ source: "quay.io/org/app", mirrors: ["m.local/org/app", "m.local/app"] }))[
+      "quay.io"
+    ];
     expect(text).toBe(file("https://quay.io/v2", host("https://m.local/v2", false), host("https://m.local/v2", false)));
     expect(() => parse(text)).toThrow(/redefine/);
   });
