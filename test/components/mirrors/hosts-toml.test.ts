@@ -508,8 +508,9 @@ describe("OKD docs: the ubi9repo ImageDigestMirrorSet", () => {
     { source: "docker-mirror.internal", mirrors: ["docker.io"], mirrorSourcePolicy: "AllowContactingSource" },
   );
 
+  const files = renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] });
+
   test("one directory per source registry, mirrors sorted, NeverContactSource falls back to the mirror", () => {
-    const files = renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] });
     expect(files).toEqual({
       "docker-mirror.internal": file("https://docker-mirror.internal/v2", host("https://docker.io/v2", false)),
       "registry.access.redhat.com": file(
@@ -523,9 +524,7 @@ describe("OKD docs: the ubi9repo ImageDigestMirrorSet", () => {
   });
 
   test("its ubi mirrors break the Windows naming rule: containerd would look under example.io/example/ubi9/ubi-minimal", () => {
-    const view = parsed(
-      renderHostsToml({ imageDigestMirrorSets: [ubi9repo], imageTagMirrorSets: [] })["registry.access.redhat.com"],
-    );
+    const view = parsed(files["registry.access.redhat.com"]);
     // containerd appends the image path (ubi9/ubi-minimal) to this base; the docs' mirror holds the image one level up.
     expect(Object.keys(view.host)).toContain("https://example.io/v2/example");
   });
