@@ -6,6 +6,7 @@ import { caCertHash, parseVanillaFacts, resolveKubernetes } from "../../../compo
 import { kubernetesSchema } from "../../../stacks/schema/kubernetes";
 import { validateObject } from "../../helpers/schemas";
 import { kubeadmSeed } from "../../../lab/seed/kubeadm";
+import { get } from "../../../lib/json";
 
 // What a kubeadm cluster with flannel serves: the lab's seed (lab/seed/kubeadm.ts, hand-built in the shapes kubeadm's
 // init phases and kube-flannel.yml write; each ConfigMap read here validated against the core/v1 schema), with a CA
@@ -35,12 +36,9 @@ const caPem = fs.readFileSync(path.join(dir, "ca.crt"), "utf8");
 
 const seed = kubeadmSeed({ kubernetesVersion: "v1.36.2", server: "https://10.0.0.10:6443", caPem });
 const served = (namespace: string, name: string) => {
-  const o = seed.find((x) => {
-    const m = x.metadata as { name: string; namespace?: string } | undefined;
-    return m?.namespace === namespace && m.name === name;
-  });
+  const o = seed.find((x) => get(x, "metadata", "namespace") === namespace && get(x, "metadata", "name") === name);
   if (!o) throw new Error(`the seed has no ${namespace}/${name}`);
-  return o;
+  return { ...o, apiVersion: String(o.apiVersion), kind: String(o.kind) };
 };
 const kubeadmConfig = served("kube-system", "kubeadm-config");
 const kubeDns = served("kube-system", "kube-dns");
