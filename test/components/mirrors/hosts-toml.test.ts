@@ -20,9 +20,9 @@ import {
 
 // Where the data comes from:
 //   "WMCO ..."  expectations of openshift/windows-machine-config-operator pkg/registries/registries_test.go
-//               (snapshot 0be4b9cc), copied as data: TestGenerateConfig texts are verbatim, the mirror sets of
-//               TestGetMergedMirrorSets / TestMergeMirrorSets / TestMergeMirrors / TestExtractMirrorURL /
-//               TestExtractOrgPath likewise.
+//               (snapshot 0be4b9cc), copied as data: TestGenerateConfig texts are verbatim (three of them as edits
+//               of a fourth that give them letter for letter), the mirror sets of TestGetMergedMirrorSets /
+//               TestMergeMirrorSets / TestMergeMirrors / TestExtractMirrorURL / TestExtractOrgPath likewise.
 //   "OKD docs"  the ubi9repo example of the OKD documentation, "Using Windows containers with a mirror registry".
 //   the rest    ours, derived from the rules of pkg/registries/registries.go.
 
