@@ -96,6 +96,22 @@ async function refreshFindsNothing(
     throw new Error(`the refresh of a ${what} found changes: the benchmark is wrong`);
 }
 
+/** Every host's refresh measured from the state the operation before left it in (`measure` leaves it so). */
+async function measureRefresh(
+  hosts: BenchHost[],
+  provider: pulumi.dynamic.ResourceProvider,
+  outs: unknown[],
+  declared: (h: BenchHost) => unknown,
+  what: string,
+): Promise<Run> {
+  const left = hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")));
+  return measure(
+    hosts,
+    (_h, i) => left[i],
+    () => Promise.all(hosts.map((h, i) => refreshFindsNothing(provider, outs[i], declared(h), what))),
+  );
+}
+
 function byohInputs(h: BenchHost): WindowsHostInputs {
   return {
     connection: {
@@ -121,15 +137,7 @@ export async function byohFigures(hosts: BenchHost[], runs: number, log: (l: str
     );
     prepare.push(p);
     const outs: WindowsHostOutputs[] = p.result.map((c) => c.outs);
-    const prepared = hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")));
-    const f = await measure(
-      hosts,
-      (_h, i) => prepared[i],
-      () =>
-        Promise.all(
-          hosts.map((h, i) => refreshFindsNothing(windowsHostProvider, outs[i], byohInputs(h), "prepared host")),
-        ),
-    );
+    const f = await measureRefresh(hosts, windowsHostProvider, outs, byohInputs, "prepared host");
     refresh.push(f);
     log(
       `run ${r + 1}: BYOH prepare ${secs(p.oursMs)}s (lower bound ${secs(p.boundMs)}s), refresh ${secs(f.oursMs)}s (${secs(f.boundMs)}s)`,
@@ -180,14 +188,7 @@ export async function vanillaFigures(hosts: BenchHost[], runs: number, log: (l: 
       converge.push(c);
       const outs: VanillaNodeOutputs[] = c.result.map((x) => x.outs);
       const converged = hosts.map((h) => JSON.parse(fs.readFileSync(h.state, "utf8")));
-      const n = await measure(
-        hosts,
-        (_h, i) => converged[i],
-        () =>
-          Promise.all(
-            hosts.map((h, i) => refreshFindsNothing(vanillaNodeProvider, outs[i], vanillaInputs(h), "converged node")),
-          ),
-      );
+      const n = await measureRefresh(hosts, vanillaNodeProvider, outs, vanillaInputs, "converged node");
       noop.push(n);
       let line = `run ${r + 1}: vanilla converge ${secs(c.oursMs)}s (lower bound ${secs(c.boundMs)}s), no-op ${secs(n.oursMs)}s (${secs(n.boundMs)}s)`;
       if (withAnsible) {

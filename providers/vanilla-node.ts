@@ -91,8 +91,10 @@ export class VanillaNode extends dynamicResource("VanillaNode", {
   /** After `forceRemove`: what stays on the host, which nobody could clean up. */
   declare readonly leftOnHost: pulumi.Output<string | undefined>;
   declare readonly hostKeyFingerprint: pulumi.Output<string>;
-  /** The host key this node was verified with (pinned, or recorded at first contact): later operations pin it. */
-  declare readonly hostKey: pulumi.Output<string>;
+  // The host key the node was verified with stays in its state (the provider pins it on every later session) and is
+  // no property: an output that is not an input is unknown at preview whenever the node is created or updated, so
+  // whatever pinned it would be unknown too (reverted 8f2828c). The patch rollout pins the stack's configured key, or
+  // records its own at first contact, as NodeFiles does (components/vanilla/declare.ts).
 }
 
 export interface BootstrapTokenArgs {

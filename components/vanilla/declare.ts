@@ -320,13 +320,15 @@ export function declareVanilla(
       );
       converged.push(node);
       if (n.forceRemove) return; // never patched: its host does not answer
-      // Patching finds a node's connection by the Node's address or name, pinned to the key the node was verified
-      // with (a trust-on-first-use key is recorded by VanillaNode, never trusted anew).
-      const pinned = pulumi
-        .all([connection, node.hostKey])
-        .apply(([c, hostKey]) => ({ ...c, hostKey, trustOnFirstUse: false }));
-      connections[n.address] = pinned;
-      if (n.name) connections[n.name] = pinned;
+      // Patching finds a node's connection by the Node's address or name: the node's own connection, so a node that
+      // pins its key in the stack (nodes[].hostKey) is reached pinned to it, and a trust-on-first-use node the way its
+      // files and VanillaNode reach it (the rollout records the key it first sees and pins it on every later run,
+      // providers/day2/patching-provider.ts). Not VanillaNode's recorded key: an output that is not an input is
+      // unknown at preview whenever the node is created or updated (the engine hands back the new inputs for a
+      // dynamic resource's preview, pulumi pkg/resource/plugin/provider_plugin.go `Create`, `Update`), and the rollout's
+      // connections with it (reverted 8f2828c).
+      connections[n.address] = connection;
+      if (n.name) connections[n.name] = connection;
     });
     // Patched after every node is converged (a node joined in this update is patched by the next one, when the
     // cluster reports its revision).

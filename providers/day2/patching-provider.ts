@@ -158,10 +158,17 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
 export type NodeHostStatus =
   { bootTime: string; uptimeHours: number; rebootPending: boolean } | { unreachable: string };
 
-function reachFor(i: WindowsPatchingInputs, recorded: Record<string, string>): Reach {
+/**
+ * How the rollout reaches a node: a vanilla node by its connection, pinned to its configured key, else (trust on first
+ * use) to the key an earlier run recorded for it, so only the first contact trusts; a BYOH node by `reach`.
+ */
+export function reachFor(i: WindowsPatchingInputs, recorded: Record<string, string>): Reach {
   return (n) => {
     const byAddress = (n.address ? i.connections?.[n.address] : undefined) ?? i.connections?.[n.name];
-    if (byAddress) return { connection: byAddress, ...(byAddress.hostKey ? { hostKey: byAddress.hostKey } : {}) };
+    if (byAddress) {
+      const hostKey = byAddress.hostKey ?? recorded[n.name];
+      return { connection: byAddress, ...(hostKey ? { hostKey } : {}) };
+    }
     if (i.reach) return reachNode(n, { ...i.reach, recordedHostKeys: recorded });
     return {
       problem: `is not a host this stack manages (no windows-estate:byoh or nodes entry at ${n.address ?? "no address"})`,

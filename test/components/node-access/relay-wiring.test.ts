@@ -1,6 +1,6 @@
-import * as path from "path";
 import type { DeclaredResource, ProgramRun } from "../../../scripts/synth/mock-run";
-import { scratch, writeStack } from "../../helpers/stack";
+import { runUnderMocks } from "../../helpers/program-run";
+import { scratch } from "../../helpers/stack";
 import { RELAY_SELECTOR, RELAY_VANILLA_NAMESPACE } from "../../../facts/day2";
 
 // Issue 42 item 2, audit row 3: everything that opens SSH sessions through the relay depends on every object the
@@ -11,27 +11,11 @@ import { RELAY_SELECTOR, RELAY_VANILLA_NAMESPACE } from "../../../facts/day2";
 // registers each resource with, which the engine keeps in state and orders a destroy by. (That the real CLI deletes in
 // this order is the e2e's to show.)
 
-const PROJECT = path.resolve(__dirname, "..", "..", "..");
 const key = scratch();
 afterAll(() => key.cleanup());
 
-async function run(stack: string, config: Record<string, unknown>): Promise<ProgramRun> {
-  const file = writeStack(key.dir, stack, { "pulumi:disable-default-providers": ["kubernetes", "aws"], ...config });
-  // A fresh module registry per program run, as each `pulumi up` runs in a fresh process.
-  jest.resetModules();
-  const { readStackFile } =
-    require("../../../scripts/synth/stack-file") as typeof import("../../../scripts/synth/stack-file");
-  const { runProgram } = require("../../../scripts/synth/mock-run") as typeof import("../../../scripts/synth/mock-run");
-  const cwd = process.cwd();
-  process.chdir(PROJECT);
-  const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
-  try {
-    return await runProgram(path.join(PROJECT, "index.ts"), "windows-estate", stack, readStackFile(file).raw);
-  } finally {
-    warn.mockRestore();
-    process.chdir(cwd);
-  }
-}
+const run = (stack: string, config: Record<string, unknown>): Promise<ProgramRun> =>
+  runUnderMocks(key.dir, stack, config);
 
 /**
  * Every resource `r` depends on, directly or through others, as the engine orders deletes: its dependencies and its
