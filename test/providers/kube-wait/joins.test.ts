@@ -1,11 +1,13 @@
 import {
   eventStamps,
+  JoinOutputs,
   joinVerdict,
   JoinSnapshot,
   JoinTarget,
   lastWritten,
   notConfigured,
 } from "../../../providers/kube-wait/joins";
+import type { Verdict } from "../../../providers/kube-wait/conditions";
 
 // Objects in the shapes WMCO and the Machine API leave (openshift/windows-machine-config-operator release-4.22):
 // the annotations of pkg/metadata/metadata.go, values `<semver>-<git sha>` (build/build.sh `version`), the Events of
@@ -122,62 +124,73 @@ describe("a node counts as configured by this WMCO", () => {
 
 describe("the join verdict", () => {
   const byoh = ["10.0.0.41", "10.0.0.42"];
-  test("BYOH hosts are matched to nodes by exact address; done once both are configured", () => {
-    const v = joinVerdict(
-      target({ byoh }),
-      seen({
+  const sets = (replicas: number) => target({ machineSets: [{ name: "winworker", replicas }] });
+  const provisioned = machine("winworker-a", "winworker", undefined, "Provisioned");
+
+  // Each row: what the wait expects, one look at the cluster, and the verdict (or only its state) that look gives.
+  test.each<{
+    name: string;
+    t: JoinTarget;
+    look: JoinSnapshot;
+    verdict: Verdict<JoinOutputs> | Verdict<JoinOutputs>["state"];
+  }>([
+    {
+      name: "BYOH hosts are matched to nodes by exact address; done once both are configured",
+      t: target({ byoh }),
+      look: seen({
         nodes: [
           byohNode(41, { addresses: ["10.0.0.41", "win-41"] }),
           byohNode(42, { addresses: ["10.0.0.42", "win-42"] }),
         ],
         written: "2026-11-26T10:00:00Z",
       }),
-    );
-    expect(v).toEqual({ state: "done", outputs: { nodes: ["win-41", "win-42"] } });
-  });
-
-  test("progress names how many joined and what each other one waits for", () => {
-    const v = joinVerdict(target({ byoh }), seen({ nodes: [byohNode(41)], written: "2026-11-26T10:00:00Z" }));
-    expect(v).toEqual({ state: "waiting", reason: "1 of 2 Windows nodes joined; 10.0.0.42: no Node yet" });
-  });
-
-  test("a node without the BYOH label is not the host's node, even with its address", () => {
-    const v = joinVerdict(target({ byoh: ["10.0.0.41"] }), seen({ nodes: [byohNode(41, { byoh: false })] }));
-    expect(v.state).toBe("waiting");
-  });
-
-  test("an InstanceSetupFailure written after windows-instances fails the wait, naming the host and quoting WMCO", () => {
-    const message = "error configuring host with address 10.0.0.42: failed to configure instance: unable to connect";
-    const v = joinVerdict(
-      target({ byoh }),
-      seen({
+      verdict: { state: "done", outputs: { nodes: ["win-41", "win-42"] } },
+    },
+    {
+      name: "progress names how many joined and what each other one waits for",
+      t: target({ byoh }),
+      look: seen({ nodes: [byohNode(41)], written: "2026-11-26T10:00:00Z" }),
+      verdict: { state: "waiting", reason: "1 of 2 Windows nodes joined; 10.0.0.42: no Node yet" },
+    },
+    {
+      name: "a node without the BYOH label is not the host's node, even with its address",
+      t: target({ byoh: ["10.0.0.41"] }),
+      look: seen({ nodes: [byohNode(41, { byoh: false })] }),
+      verdict: "waiting",
+    },
+    {
+      name: "an InstanceSetupFailure written after windows-instances fails the wait, naming the host and quoting WMCO",
+      t: target({ byoh }),
+      look: seen({
         nodes: [byohNode(41)],
-        events: [hostFailure(message, "2026-11-26T10:05:02Z", 3)],
+        events: [
+          hostFailure(
+            "error configuring host with address 10.0.0.42: failed to configure instance: unable to connect",
+            "2026-11-26T10:05:02Z",
+            3,
+          ),
+        ],
         written: "2026-11-26T10:05:00Z",
       }),
-    );
-    expect(v).toEqual({
-      state: "failed",
-      message: `BYOH host 10.0.0.42: WMCO's Event InstanceSetupFailure on ConfigMap openshift-windows-machine-config-operator/windows-instances (2026-11-26T10:05:02Z, 3 times): "${message}"`,
-    });
-  });
-
-  test("an Event from before the last write of windows-instances speaks of an older list and is ignored", () => {
-    const v = joinVerdict(
-      target({ byoh }),
-      seen({
+      verdict: {
+        state: "failed",
+        message: `BYOH host 10.0.0.42: WMCO's Event InstanceSetupFailure on ConfigMap openshift-windows-machine-config-operator/windows-instances (2026-11-26T10:05:02Z, 3 times): "error configuring host with address 10.0.0.42: failed to configure instance: unable to connect"`,
+      },
+    },
+    {
+      name: "an Event from before the last write of windows-instances speaks of an older list and is ignored",
+      t: target({ byoh }),
+      look: seen({
         nodes: [byohNode(41)],
         events: [hostFailure("error configuring host with address 10.0.0.42: x", "2026-11-26T10:04:59Z")],
         written: "2026-11-26T10:05:00Z",
       }),
-    );
-    expect(v.state).toBe("waiting");
-  });
-
-  test("a node waiting its turn in a WMCO upgrade is waiting, not failing (controllers/errors.go)", () => {
-    const v = joinVerdict(
-      target({ byoh }),
-      seen({
+      verdict: "waiting",
+    },
+    {
+      name: "a node waiting its turn in a WMCO upgrade is waiting, not failing (controllers/errors.go)",
+      t: target({ byoh }),
+      look: seen({
         nodes: [byohNode(41, { upgrading: true }), byohNode(42, { version: "10.21.0-5e5e5e5" })],
         events: [
           hostFailure(
@@ -186,30 +199,82 @@ describe("the join verdict", () => {
         ],
         written: "2026-11-26T10:05:00Z",
       }),
-    );
-    expect(v).toEqual({
-      state: "waiting",
-      reason:
-        "0 of 2 Windows nodes joined; 10.0.0.41: WMCO upgrading; 10.0.0.42: configured by WMCO 10.21.0, waiting for WMCO 10.22.1; WMCO is upgrading win-41 (one node at a time)",
-    });
-  });
-
-  test("a host that is not in this stack's list but blocks the others is named as such", () => {
-    const v = joinVerdict(
-      target({ byoh: ["10.0.0.41"] }),
-      seen({
+      verdict: {
+        state: "waiting",
+        reason:
+          "0 of 2 Windows nodes joined; 10.0.0.41: WMCO upgrading; 10.0.0.42: configured by WMCO 10.21.0, waiting for WMCO 10.22.1; WMCO is upgrading win-41 (one node at a time)",
+      },
+    },
+    {
+      name: "a host that is not in this stack's list but blocks the others is named as such",
+      t: target({ byoh: ["10.0.0.41"] }),
+      look: seen({
         events: [hostFailure("error configuring host with address 10.0.0.99: boom")],
         written: "2026-11-26T10:05:00Z",
       }),
-    );
-    expect(v.state).toBe("failed");
-    expect(v.state === "failed" && v.message).toMatch(
-      /^host 10\.0\.0\.99 in windows-instances: .*; WMCO configures the hosts one after another and stops at the first that fails$/,
-    );
+      verdict: {
+        state: "failed",
+        message: expect.stringMatching(
+          /^host 10\.0\.0\.99 in windows-instances: .*; WMCO configures the hosts one after another and stops at the first that fails$/,
+        ),
+      },
+    },
+    {
+      name: "failure Events do not fail a wait whose nodes have all joined",
+      t: target({ byoh: ["10.0.0.41"] }),
+      look: seen({
+        nodes: [byohNode(41)],
+        events: [hostFailure("error configuring host with address 10.0.0.41: transient")],
+        written: "2026-11-26T10:05:00Z",
+      }),
+      verdict: "done",
+    },
+    {
+      name: "a Machine still provisioning says so",
+      t: sets(1),
+      look: seen({ machines: [machine("winworker-a", "winworker", undefined, "Provisioning")] }),
+      verdict: {
+        state: "waiting",
+        reason:
+          "0 of 1 Windows nodes joined; MachineSet winworker: 0 of 1 configured (winworker-a: Machine Provisioning)",
+      },
+    },
+    {
+      name: "MachineSetupFailure on one of the set's Machines fails the wait, quoting it",
+      t: sets(1),
+      look: seen({ machines: [provisioned], events: [machineFailure("Machine winworker-a authentication failure")] }),
+      verdict: {
+        state: "failed",
+        message:
+          'Machine winworker-a of MachineSet winworker: WMCO\'s Event MachineSetupFailure on Machine winworker-a (2026-11-26T10:06:00Z): "Machine winworker-a authentication failure"',
+      },
+    },
+    {
+      name: "'configuration failure' while another node upgrades is its turn coming, not a failure",
+      t: sets(1),
+      look: seen({
+        nodes: [node("byoh-1", { byoh: true, upgrading: true })],
+        machines: [provisioned],
+        events: [machineFailure("Machine winworker-a configuration failure")],
+      }),
+      verdict: "waiting",
+    },
+    {
+      name: "an Event about an earlier Machine of the same name (another uid) is not this Machine's",
+      t: sets(1),
+      look: seen({
+        machines: [provisioned],
+        events: [machineFailure("Machine winworker-a authentication failure", "uid-of-a-deleted-machine")],
+      }),
+      verdict: "waiting",
+    },
+  ])("$name", ({ t, look, verdict }) => {
+    const v = joinVerdict(t, look);
+    expect(typeof verdict === "string" ? v.state : v).toEqual(verdict);
   });
 
   test("a MachineSet is done when as many of its Machines' nodes as its replicas are configured", () => {
-    const t = target({ machineSets: [{ name: "winworker", replicas: 2 }] });
+    const t = sets(2);
     const nodes = { items: [node("ip-10-0-128-10"), node("ip-10-0-128-11", { version: "" })] };
     const machines = {
       items: [
@@ -229,55 +294,6 @@ describe("the join verdict", () => {
     });
   });
 
-  describe("one MachineSet of one replica, its Machine winworker-a", () => {
-    const t = target({ machineSets: [{ name: "winworker", replicas: 1 }] });
-    const provisioned = machine("winworker-a", "winworker", undefined, "Provisioned");
-
-    test("a Machine still provisioning says so", () => {
-      const v = joinVerdict(t, seen({ machines: [machine("winworker-a", "winworker", undefined, "Provisioning")] }));
-      expect(v).toEqual({
-        state: "waiting",
-        reason:
-          "0 of 1 Windows nodes joined; MachineSet winworker: 0 of 1 configured (winworker-a: Machine Provisioning)",
-      });
-    });
-
-    test("MachineSetupFailure on one of the set's Machines fails the wait, quoting it", () => {
-      const v = joinVerdict(
-        t,
-        seen({ machines: [provisioned], events: [machineFailure("Machine winworker-a authentication failure")] }),
-      );
-      expect(v).toEqual({
-        state: "failed",
-        message:
-          'Machine winworker-a of MachineSet winworker: WMCO\'s Event MachineSetupFailure on Machine winworker-a (2026-11-26T10:06:00Z): "Machine winworker-a authentication failure"',
-      });
-    });
-
-    test("'configuration failure' while another node upgrades is its turn coming, not a failure", () => {
-      const v = joinVerdict(
-        t,
-        seen({
-          nodes: [node("byoh-1", { byoh: true, upgrading: true })],
-          machines: [provisioned],
-          events: [machineFailure("Machine winworker-a configuration failure")],
-        }),
-      );
-      expect(v.state).toBe("waiting");
-    });
-
-    test("an Event about an earlier Machine of the same name (another uid) is not this Machine's", () => {
-      const v = joinVerdict(
-        t,
-        seen({
-          machines: [provisioned],
-          events: [machineFailure("Machine winworker-a authentication failure", "uid-of-a-deleted-machine")],
-        }),
-      );
-      expect(v.state).toBe("waiting");
-    });
-  });
-
   test("an Event the wait's first look already saw counts only once WMCO says it again", () => {
     const failure = (count: number, at: string) =>
       hostFailure("error configuring host with address 10.0.0.42: unable to connect", at, count);
@@ -292,18 +308,6 @@ describe("the join verdict", () => {
     expect(look(earlier, before)).toBe("waiting");
     // WMCO retried and failed again (the recorder bumps count and lastTimestamp of the same Event).
     expect(look(failure(3, "2026-11-26T10:21:00Z"), before)).toBe("failed");
-  });
-
-  test("failure Events do not fail a wait whose nodes have all joined", () => {
-    const v = joinVerdict(
-      target({ byoh: ["10.0.0.41"] }),
-      seen({
-        nodes: [byohNode(41)],
-        events: [hostFailure("error configuring host with address 10.0.0.41: transient")],
-        written: "2026-11-26T10:05:00Z",
-      }),
-    );
-    expect(v.state).toBe("done");
   });
 });
 
