@@ -111,13 +111,18 @@ export class DynamicPlugin {
     return { inputs: annotateSecrets(inputs, news), failures };
   }
 
-  async diff(urn: string, id: string, olds: WireMap, news: WireMap): Promise<DiffResult> {
-    const req = new provproto.DiffRequest();
+  /** Diff and Update carry the same four fields (provider.proto DiffRequest, UpdateRequest). */
+  private change(method: "diff" | "update", urn: string, id: string, olds: WireMap, news: WireMap) {
+    const req = method === "diff" ? new provproto.DiffRequest() : new provproto.UpdateRequest();
     req.setUrn(urn);
     req.setId(id);
     req.setOlds(toStruct(reveal(olds) as WireMap));
     req.setNews(toStruct(reveal(news) as WireMap));
-    const resp = await this.call("diff", req);
+    return this.call(method, req);
+  }
+
+  async diff(urn: string, id: string, olds: WireMap, news: WireMap): Promise<DiffResult> {
+    const resp = await this.change("diff", urn, id, olds, news);
     const changes = resp.getChanges() as number;
     const replaces = resp.getReplacesList() as string[];
     // DIFF_UNKNOWN (0): the engine falls back to comparing inputs; the SDK's host never answers it when diff exists.
@@ -160,12 +165,7 @@ export class DynamicPlugin {
   }
 
   async update(urn: string, id: string, olds: WireMap, news: WireMap): Promise<WireMap> {
-    const req = new provproto.UpdateRequest();
-    req.setUrn(urn);
-    req.setId(id);
-    req.setOlds(toStruct(reveal(olds) as WireMap));
-    req.setNews(toStruct(reveal(news) as WireMap));
-    const resp = await this.call("update", req);
+    const resp = await this.change("update", urn, id, olds, news);
     return annotateSecrets((resp.getProperties() as Struct).toJavaScript() as WireMap, news);
   }
 

@@ -64,35 +64,13 @@ export class FakeNodes {
   }
 
   add(name: string, o: FakeNodeOptions): NodeObject {
-    const node: NodeObject = {
-      apiVersion: "v1",
-      kind: "Node",
-      metadata: {
-        name,
-        labels: {
-          "kubernetes.io/os": "windows",
-          "node.kubernetes.io/windows-build": "10.0.20348",
-          ...(o.labels ?? {}),
-        },
-        annotations: { ...(o.annotations ?? {}) },
-      },
-      spec: o.unschedulable ? { unschedulable: true } : {},
-      status: {
-        addresses: [
-          { type: "InternalIP", address: o.address },
-          { type: "Hostname", address: name },
-        ],
-        nodeInfo: { ...NODE_INFO },
-        conditions: [
-          {
-            type: "Ready",
-            status: "True",
-            lastHeartbeatTime: "2026-11-23T00:00:00Z",
-            lastTransitionTime: "2026-11-01T00:00:00Z",
-          },
-        ],
-      },
-    };
+    const node = windowsNode(name, {
+      ...o,
+      addresses: [
+        { type: "InternalIP", address: o.address },
+        { type: "Hostname", address: name },
+      ],
+    });
     this.nodes.set(name, node);
     if (o.neverReadyAfterReboot) this.neverReady.set(name, o.neverReadyAfterReboot);
     if (o.kernelVersion) this.kernels.set(name, o.kernelVersion);
@@ -143,16 +121,41 @@ export class FakeNodes {
     const down = this.neverReady.get(name)?.() === true;
     const kernel = this.kernels.get(name);
     if (kernel) node.status.nodeInfo.kernelVersion = kernel();
-    node.status.conditions = [
-      {
-        type: "Ready",
-        status: down ? "Unknown" : "True",
-        lastHeartbeatTime: "2026-11-23T00:00:00Z",
-        lastTransitionTime: "2026-11-01T00:00:00Z",
-      },
-    ];
+    node.status.conditions = [ready(down ? "Unknown" : "True")];
     return JSON.parse(JSON.stringify(node));
   }
+}
+
+/** The Ready condition as the kubelet last posted it (heartbeat and transition at fixed times: no clock here). */
+const ready = (status: string) => ({
+  type: "Ready",
+  status,
+  lastHeartbeatTime: "2026-11-23T00:00:00Z",
+  lastTransitionTime: "2026-11-01T00:00:00Z",
+});
+
+/** A Ready Windows Server 2022 Node with these addresses, labels and annotations (core/v1 Node). */
+export function windowsNode(
+  name: string,
+  o: Pick<FakeNodeOptions, "labels" | "annotations" | "unschedulable"> & {
+    addresses: NodeObject["status"]["addresses"];
+  },
+): NodeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: {
+      name,
+      labels: {
+        "kubernetes.io/os": "windows",
+        "node.kubernetes.io/windows-build": "10.0.20348",
+        ...(o.labels ?? {}),
+      },
+      annotations: { ...(o.annotations ?? {}) },
+    },
+    spec: o.unschedulable ? { unschedulable: true } : {},
+    status: { addresses: o.addresses, nodeInfo: { ...NODE_INFO }, conditions: [ready("True")] },
+  };
 }
 
 /** RFC 7386 JSON merge patch. */

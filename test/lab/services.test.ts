@@ -11,7 +11,6 @@ import {
   stopServicesScript,
 } from "../../providers/vanilla-node/scripts";
 import { Artifact, ArtifactServer, releaseArtifacts, startArtifactServer } from "../helpers/artifact-server";
-import { installScriptBefore31 } from "../fixtures/install-script-21b8001";
 import { newHost as standInHost, runScript } from "./windows-51-run";
 
 // Audit rows 7 and 9 (issue 31) through the lab's PowerShell stand-in, run as hosts run it (`-EncodedCommand`):
@@ -230,6 +229,24 @@ async function installed(h: ReturnType<typeof newHost>, version: string) {
 /** The shim's bytes in a release's archive, as the mirror serves them (bin/ stripped on the host). */
 const shimOf = (h: ReturnType<typeof newHost>) => fs.readFileSync(h.drive(SHIM));
 
+// The install as it was before issue 31 (commit 21b8001), derived from today's so that only the placing differs:
+// tar.exe extracting into the target itself, and Move-IntoPlace reduced to `Move-Item … -Force` over the target.
+const tarIntoTarget = (script: string) => {
+  const before = script.replace(/ -C \$stage\b/g, " -C $it.target");
+  expect(before).toContain(
+    "tar.exe -xf $tmp -C $it.target '--strip-components=1' } else { tar.exe -xf $tmp -C $it.target }",
+  );
+  return before;
+};
+const MOVE_INTO_PLACE = /^function Move-IntoPlace\(.*\{\n[\s\S]*?\n\}$/m;
+const forceOnly = (script: string) => {
+  expect(script).toMatch(MOVE_INTO_PLACE);
+  return script.replace(
+    MOVE_INTO_PLACE,
+    "function Move-IntoPlace([string]$what, [string]$src, [string]$dest) {\n  Move-Item -LiteralPath $src -Destination $dest -Force\n}",
+  );
+};
+
 describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", () => {
   test("the new release is placed, the running shim renamed aside; a later run deletes it once it has ended", async () => {
     expect(win.rule("services.image-locked").source).toContain("executable-images");
@@ -261,8 +278,7 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
     const h = newHost("WIN-LOCK-2");
     await installed(h, OLD);
     h.change((s) => (s.runningImages = [SHIM]));
-    // The install as it was before issue 31 (test/fixtures/install-script-21b8001.ts): tar.exe into the target itself.
-    const overTarget = installScriptBefore31([containerdDownload(NEW)]);
+    const overTarget = tarIntoTarget(installScript([containerdDownload(NEW)]));
     const r = await run(overTarget, h.state);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("containerd-shim-runhcs-v1.exe: Can't unlink already-existing object");
@@ -282,9 +298,7 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
     const h = newHost("WIN-LOCK-4");
     h.write(target, "old plugin");
     h.change((s) => (s.runningImages = [target]));
-    // Before issue 31 (test/fixtures/install-script-21b8001.ts): `Move-Item -LiteralPath $tmp … -Force`.
-    const moveForce = installScriptBefore31([item]);
-    expect(moveForce).toContain("Move-Item -LiteralPath $tmp -Destination $it.target -Force");
+    const moveForce = forceOnly(installScript([item]));
     const refused = await run(moveForce, h.state);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`Access to the path '${target}' is denied.`);
@@ -295,17 +309,11 @@ describe("an upgrade while containerd-shim-runhcs-v1.exe runs (audit row 9)", ()
   });
 
   test("the stand-in reads Move-IntoPlace's body: reduced to `Move-Item … -Force`, the upgrade fails on the running shim", async () => {
-    const body = /^function Move-IntoPlace\(.*\{\n[\s\S]*?\n\}$/m;
     const script = installScript([containerdDownload(NEW)]);
-    expect(script).toMatch(body);
-    const forceOnly = script.replace(
-      body,
-      "function Move-IntoPlace([string]$what, [string]$src, [string]$dest) {\n  Move-Item -LiteralPath $src -Destination $dest -Force\n}",
-    );
     const h = newHost("WIN-LOCK-5");
     await installed(h, OLD);
     h.change((s) => (s.runningImages = [SHIM]));
-    const r = await run(forceOnly, h.state);
+    const r = await run(forceOnly(script), h.state);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`Access to the path '${SHIM}' is denied.`);
     expect(h.read().versions.containerd).toBe(OLD);

@@ -8,6 +8,7 @@ import { withSession } from "../../providers/ssh/session";
 import { SshConnection } from "../../providers/ssh/types";
 import { runInHost, serializedProviderOf } from "../helpers/dynamic-host";
 import { LabHost, silentServer, startLabHost, strayKey } from "../lab/sshd";
+import { labConnection } from "../helpers/lab-host";
 
 // NodeFiles against real OpenSSH servers on 127.0.0.1: its methods called directly, and its serialized form run the
 // way Pulumi's dynamic-provider host runs it.
@@ -20,18 +21,14 @@ afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-const conn = (h: LabHost, over: Partial<SshConnection> = {}): SshConnection => ({
-  host: h.host,
-  port: h.port,
-  user: h.user,
-  privateKey: h.privateKey,
-  hostKey: h.hostKeyFingerprint,
-  pathStyle: "posix",
-  connectTimeoutSeconds: 5,
-  deadlineSeconds: 8,
-  commandTimeoutSeconds: 30,
-  ...over,
-});
+const conn = (h: LabHost, over: Partial<SshConnection> = {}): SshConnection =>
+  labConnection(h, {
+    pathStyle: "posix",
+    connectTimeoutSeconds: 5,
+    deadlineSeconds: 8,
+    commandTimeoutSeconds: 30,
+    ...over,
+  });
 const sha = (t: string | Buffer) => createHash("sha256").update(t).digest("hex");
 const HOSTS_TOML = 'server = "https://quay.io/v2"\n\noverride_path = true\n';
 const files = { "quay.io/hosts.toml": HOSTS_TOML, "mcr.microsoft.com/hosts.toml": "" };

@@ -4,6 +4,7 @@ import { nodeFilesProvider } from "../../providers/node-files/provider";
 import { MAX_FILES, NodeFilesInputs } from "../../providers/node-files/provider";
 import { SshConnection } from "../../providers/ssh/types";
 import { LabHost, startLabHost } from "../lab/sshd";
+import { labConnection } from "../helpers/lab-host";
 
 // Fleet-scale and odd-input behaviour of NodeFiles against real sshd on 127.0.0.1.
 const FLEET = 100;
@@ -18,16 +19,8 @@ afterAll(async () => {
   fleet = [];
 }, 60_000);
 
-const conn = (h: LabHost): SshConnection => ({
-  host: h.host,
-  port: h.port,
-  user: h.user,
-  privateKey: h.privateKey,
-  hostKey: h.hostKeyFingerprint,
-  pathStyle: "posix",
-  deadlineSeconds: 60,
-  commandTimeoutSeconds: 60,
-});
+const conn = (h: LabHost): SshConnection =>
+  labConnection(h, { pathStyle: "posix", deadlineSeconds: 60, commandTimeoutSeconds: 60 });
 const openFds = () => fs.readdirSync("/proc/self/fd").length;
 
 test(`${FLEET} hosts converge concurrently without errors, and no connection or descriptor is left open`, async () => {

@@ -1,39 +1,20 @@
 import { nodeAddress, windowsNodes, wmcoHostKey } from "../../../providers/day2/inventory";
 import { reachNode } from "../../../providers/day2/node-reach";
 import { validateObject } from "../../helpers/schemas";
-import { NODE_INFO } from "../../helpers/fake-nodes";
+import { windowsNode } from "../../helpers/fake-nodes";
 
 // Hand-built API objects (validated against core/v1 Node and machine.openshift.io Machine-free lists below);
 // expected values follow WMCO's own rules, cited per test.
 const ED25519 = "AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseVptgTZMMrslCYc";
 
-function node(
+const node = (
   name: string,
   over: {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     addresses?: { type: string; address: string }[];
   } = {},
-) {
-  return {
-    apiVersion: "v1",
-    kind: "Node",
-    metadata: {
-      name,
-      labels: {
-        "kubernetes.io/os": "windows",
-        "node.kubernetes.io/windows-build": "10.0.20348",
-        ...(over.labels ?? {}),
-      },
-      annotations: over.annotations ?? {},
-    },
-    spec: {},
-    status: {
-      addresses: over.addresses ?? [{ type: "InternalIP", address: "10.0.0.5" }],
-      nodeInfo: { ...NODE_INFO },
-    },
-  };
-}
+) => windowsNode(name, { ...over, addresses: over.addresses ?? [{ type: "InternalIP", address: "10.0.0.5" }] });
 const list = (...items: unknown[]) => ({ apiVersion: "v1", kind: "NodeList", metadata: {}, items });
 
 test("the Node objects here are valid core/v1 Nodes", () => {

@@ -1,11 +1,10 @@
 import { MachineSetRollout } from "../../../providers/machine-rollout";
 import { machineImage } from "../../../providers/day2/machine-rollout-plan";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
-import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { FakeMachineApi } from "../../helpers/fake-machine-api";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../helpers/dynamic-plugin";
+import { providerRigPerFile } from "../../helpers/provider-rig";
 
 // A MachineSet image roll as `pulumi up` runs it: the MachineSetRollout provider in the real dynamic-provider plugin,
 // against the Kubernetes API stand-in playing machine-api and WMCO (test/helpers/fake-machine-api.ts): a deleted
@@ -21,9 +20,8 @@ const NEW = { id: "ami-0bbbbbbbbbbbbbbbb" };
 const WMCO = "10.22.2";
 const URN = "urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::estate-ms-winworker-rollout";
 
-let kube: FakeKube;
+const { kube, plugin } = providerRigPerFile();
 let nodes: FakeNodes;
-let plugin: DynamicPlugin;
 let providerText: string;
 let api: FakeMachineApi;
 
@@ -35,18 +33,10 @@ const spec = (ami: { id: string }) => ({
 });
 
 beforeAll(async () => {
-  kube = new FakeKube();
-  await kube.start();
   nodes = new FakeNodes(kube);
   providerText = (
     await serializedProviderOf(() => new MachineSetRollout("r", { machineSet: SET, image: "x", replicas: 3 }))
   ).text;
-  plugin = new DynamicPlugin();
-  await plugin.start("127.0.0.1:1");
-});
-afterAll(async () => {
-  await plugin?.stop();
-  await kube?.stop();
 });
 
 /** Machines on the old AMI, each with a configured Node; the MachineSet's template now boots the new one. */

@@ -4,12 +4,12 @@ import { patchToken, planPatching } from "../../../providers/day2/patch-plan";
 import { tokenDigest } from "../../../providers/day2/rollout";
 import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION } from "../../../facts/day2";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
-import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../helpers/dynamic-plugin";
-import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
+import { providerRigPerFile } from "../../helpers/provider-rig";
+import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
 import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
+import { launchesNamed } from "../../helpers/lab-host";
 
 const win = require("../../lab/windows-51");
 
@@ -28,10 +28,9 @@ const CU = { kb: "5066782", title: "2026-10 Cumulative Update for Microsoft serv
 // WU_E_NO_UPDATE-style failures are reported as WUA ResultCode 4 (Failed) with an HRESULT (wuerror.h).
 const FAILURE = { resultCode: 4, hResult: 0x80240022 | 0 };
 
-let kube: FakeKube;
+const { kube, plugin } = providerRigPerFile(() => labs);
 let nodes: FakeNodes;
 let labs: LabWindows[] = [];
-let plugin: DynamicPlugin;
 let providerText: string;
 
 const name = (i: number) => `byoh-${i}`;
@@ -40,8 +39,6 @@ const setState = (l: LabWindows, over: Record<string, unknown>) =>
   fs.writeFileSync(l.state, JSON.stringify({ ...state(l), ...over }));
 
 beforeAll(async () => {
-  kube = new FakeKube();
-  await kube.start();
   nodes = new FakeNodes(kube);
   labs = await Promise.all(
     Array.from({ length: HOSTS }, (_, i) =>
@@ -63,13 +60,6 @@ beforeAll(async () => {
   ).text;
   const pub = fs.readFileSync(labs[0].host.authorizedKeysFile, "utf8");
   for (const l of labs) fs.writeFileSync(l.host.authorizedKeysFile, pub);
-  plugin = new DynamicPlugin();
-  await plugin.start("127.0.0.1:1");
-});
-afterAll(async () => {
-  await plugin?.stop();
-  await kube?.stop();
-  await Promise.all(labs.map((l) => l.stop()));
 });
 
 const reach = () => byohReach(labs, "None");
@@ -114,21 +104,13 @@ function hostStatus(outputs: Record<string, unknown>): Record<string, unknown> {
 
 /** Each PowerShell launch on a host, with the scripts it ran named by what they do. */
 const launchNames = (l: LabWindows) =>
-  launchLog(l.state).map((scripts) =>
-    scripts.map((x) =>
-      x.includes("Write-Output 'patch task started'")
-        ? "start"
-        : x.includes("Get-ScheduledTaskInfo")
-          ? "status"
-          : x.includes("Restart-Computer")
-            ? "restart"
-            : x.includes("rebootPending = [bool]$pending")
-              ? "host status"
-              : x.includes("LastBootUpTime")
-                ? "boot time"
-                : "other",
-    ),
-  );
+  launchesNamed(l.state, {
+    "Write-Output 'patch task started'": "start",
+    "Get-ScheduledTaskInfo": "status",
+    "Restart-Computer": "restart",
+    "rebootPending = [bool]$pending": "host status",
+    LastBootUpTime: "boot time",
+  });
 /** What an operator does after looking at a node a failed run left cordoned: uncordon it, drop our record. */
 function release(node: string) {
   const n = nodes.nodes.get(node);

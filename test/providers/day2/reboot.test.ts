@@ -4,6 +4,7 @@ import { bootTimeScript, rebootScript } from "../../../providers/day2/scripts";
 import { launchLog, transportLog, standInBin } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
 import { LabHost, startLabHost } from "../../lab/sshd";
+import { labConnection } from "../../helpers/lab-host";
 import { freshWindowsState } from "../../lab/windows-state";
 
 const win = require("../../lab/windows-51");
@@ -19,14 +20,7 @@ beforeEach(async () => {
 afterEach(() => h.stop());
 afterAll(() => fs.rmSync(bin, { recursive: true, force: true }));
 
-const conn = () => ({
-  host: h.host,
-  port: h.port,
-  user: h.user,
-  privateKey: h.privateKey,
-  hostKey: h.hostKeyFingerprint,
-  deadlineSeconds: 5,
-});
+const conn = () => labConnection(h, { deadlineSeconds: 5 });
 const opts = { upTimeoutMs: 3_000, pollMs: 50, attemptSeconds: 1 };
 
 test("reboots: the boot time changes and the script that ran is Restart-Computer -Force", async () => {

@@ -4,12 +4,12 @@ import { planRollout } from "../../../providers/day2/batches";
 import { tokenDigest } from "../../../providers/day2/rollout";
 import { WMCO_HOST_KEY_ANNOTATION } from "../../../facts/day2";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
-import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../helpers/dynamic-plugin";
-import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
+import { providerRigPerFile } from "../../helpers/provider-rig";
+import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
 import { byohReach, wmcoPin } from "../../helpers/byoh-lab";
+import { launchesNamed } from "../../helpers/lab-host";
 
 // The rolling reboot as `pulumi up` runs it: the RollingReboot provider, serialized by the SDK, run by the real
 // dynamic-provider plugin over gRPC, against ten lab hosts (real sshd on 127.0.0.31-40:22, the simulated PowerShell
@@ -20,18 +20,15 @@ jest.setTimeout(240_000);
 
 const URN = "urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::estate-reboot";
 const HOSTS = 10;
-let kube: FakeKube;
+const { kube, plugin } = providerRigPerFile(() => labs);
 let nodes: FakeNodes;
 let labs: LabWindows[] = [];
-let plugin: DynamicPlugin;
 let providerText: string;
 let neverReady = "";
 
 const name = (i: number) => `win-${String(i).padStart(2, "0")}`;
 
 beforeAll(async () => {
-  kube = new FakeKube();
-  await kube.start();
   nodes = new FakeNodes(kube);
   labs = await Promise.all(
     Array.from({ length: HOSTS }, (_, i) =>
@@ -56,13 +53,6 @@ beforeAll(async () => {
   // One WMCO key for every node, as in a real cluster: host 0's user key, authorized on all ten hosts.
   const pub = fs.readFileSync(labs[0].host.authorizedKeysFile, "utf8");
   for (const l of labs) fs.writeFileSync(l.host.authorizedKeysFile, pub);
-  plugin = new DynamicPlugin();
-  await plugin.start("127.0.0.1:1");
-});
-afterAll(async () => {
-  await plugin?.stop();
-  await kube?.stop();
-  await Promise.all(labs.map((l) => l.stop()));
 });
 
 const reach = () => byohReach(labs, "AWS");
@@ -141,17 +131,11 @@ describe("ten nodes, maxUnavailable 3", () => {
     // Windows; the new boot time and the metadata route in the one that sees the host back.
     for (const l of labs)
       expect(
-        launchLog(l.state).map((scripts) =>
-          scripts.map((x) =>
-            x.includes("Restart-Computer")
-              ? "restart"
-              : x.includes("169.254.169.254")
-                ? "route"
-                : x.includes("LastBootUpTime")
-                  ? "boot time"
-                  : "other",
-          ),
-        ),
+        launchesNamed(l.state, {
+          "Restart-Computer": "restart",
+          "169.254.169.254": "route",
+          LastBootUpTime: "boot time",
+        }),
       ).toEqual([
         ["boot time", "restart"],
         ["boot time", "route"],

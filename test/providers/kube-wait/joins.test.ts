@@ -1,4 +1,13 @@
-import { eventStamps, joinVerdict, JoinTarget, lastWritten, notConfigured } from "../../../providers/kube-wait/joins";
+import {
+  eventStamps,
+  JoinOutputs,
+  joinVerdict,
+  JoinSnapshot,
+  JoinTarget,
+  lastWritten,
+  notConfigured,
+} from "../../../providers/kube-wait/joins";
+import type { Verdict } from "../../../providers/kube-wait/conditions";
 
 // Objects in the shapes WMCO and the Machine API leave (openshift/windows-machine-config-operator release-4.22):
 // the annotations of pkg/metadata/metadata.go, values `<semver>-<git sha>` (build/build.sh `version`), the Events of
@@ -71,6 +80,26 @@ const target = (o: Partial<JoinTarget> = {}): JoinTarget => ({
   ...o,
 });
 
+/** WMCO's InstanceSetupFailure on windows-instances, about one BYOH host (configmap_controller.go reconcileNodes). */
+const hostFailure = (message: string, at = "2026-11-26T10:06:00Z", count = 1) =>
+  event("InstanceSetupFailure", "ConfigMap", "windows-instances", message, at, "", count);
+
+/** WMCO's MachineSetupFailure on Machine winworker-a, about the Machine of `uid` (windowsmachine_controller.go). */
+const machineFailure = (message: string, uid = "uid-winworker-a") =>
+  event("MachineSetupFailure", "Machine", "winworker-a", message, "2026-11-26T10:06:00Z", uid);
+
+/** The BYOH host 10.0.0.<n>'s node, win-<n>. */
+const byohNode = (n: number, o: Parameters<typeof node>[1] = {}) =>
+  node(`win-${n}`, { byoh: true, addresses: [`10.0.0.${n}`], ...o });
+
+/** One look of the wait: these objects (the Events as one list), windows-instances last written at `written`. */
+const seen = (o: { nodes?: unknown[]; machines?: unknown[]; events?: unknown[]; written?: string }): JoinSnapshot => ({
+  nodes: { items: o.nodes ?? [] },
+  machines: { items: o.machines ?? [] },
+  events: o.events ? [{ items: o.events }] : [],
+  ...(o.written ? { instances: instances(o.written) } : {}),
+});
+
 describe("a node counts as configured by this WMCO", () => {
   test("Ready, version == desired-version with the running operator's semver, schedulable, not upgrading", () => {
     expect(notConfigured(node("a"), "10.22.1")).toBeUndefined();
@@ -95,140 +124,157 @@ describe("a node counts as configured by this WMCO", () => {
 
 describe("the join verdict", () => {
   const byoh = ["10.0.0.41", "10.0.0.42"];
-  test("BYOH hosts are matched to nodes by exact address; done once both are configured", () => {
-    const v = joinVerdict(target({ byoh }), {
-      nodes: {
-        items: [
-          node("win-41", { byoh: true, addresses: ["10.0.0.41", "win-41"] }),
-          node("win-42", { byoh: true, addresses: ["10.0.0.42", "win-42"] }),
+  const sets = (replicas: number) => target({ machineSets: [{ name: "winworker", replicas }] });
+  const provisioned = machine("winworker-a", "winworker", undefined, "Provisioned");
+
+  // Each row: what the wait expects, one look at the cluster, and the verdict (or only its state) that look gives.
+  test.each<{
+    name: string;
+    t: JoinTarget;
+    look: JoinSnapshot;
+    verdict: Verdict<JoinOutputs> | Verdict<JoinOutputs>["state"];
+  }>([
+    {
+      name: "BYOH hosts are matched to nodes by exact address; done once both are configured",
+      t: target({ byoh }),
+      look: seen({
+        nodes: [
+          byohNode(41, { addresses: ["10.0.0.41", "win-41"] }),
+          byohNode(42, { addresses: ["10.0.0.42", "win-42"] }),
         ],
-      },
-      machines: { items: [] },
-      events: [],
-      instances: instances("2026-11-26T10:00:00Z"),
-    });
-    expect(v).toEqual({ state: "done", outputs: { nodes: ["win-41", "win-42"] } });
-  });
-
-  test("progress names how many joined and what each other one waits for", () => {
-    const v = joinVerdict(target({ byoh }), {
-      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
-      machines: { items: [] },
-      events: [],
-      instances: instances("2026-11-26T10:00:00Z"),
-    });
-    expect(v).toEqual({ state: "waiting", reason: "1 of 2 Windows nodes joined; 10.0.0.42: no Node yet" });
-  });
-
-  test("a node without the BYOH label is not the host's node, even with its address", () => {
-    const v = joinVerdict(target({ byoh: ["10.0.0.41"] }), {
-      nodes: { items: [node("win-41", { addresses: ["10.0.0.41"] })] },
-      machines: { items: [] },
-      events: [],
-    });
-    expect(v.state).toBe("waiting");
-  });
-
-  test("an InstanceSetupFailure written after windows-instances fails the wait, naming the host and quoting WMCO", () => {
-    const message = "error configuring host with address 10.0.0.42: failed to configure instance: unable to connect";
-    const v = joinVerdict(target({ byoh }), {
-      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
-      machines: { items: [] },
-      events: [
-        {
-          items: [
-            event("InstanceSetupFailure", "ConfigMap", "windows-instances", message, "2026-11-26T10:05:02Z", "", 3),
-          ],
-        },
-      ],
-      instances: instances("2026-11-26T10:05:00Z"),
-    });
-    expect(v).toEqual({
-      state: "failed",
-      message: `BYOH host 10.0.0.42: WMCO's Event InstanceSetupFailure on ConfigMap openshift-windows-machine-config-operator/windows-instances (2026-11-26T10:05:02Z, 3 times): "${message}"`,
-    });
-  });
-
-  test("an Event from before the last write of windows-instances speaks of an older list and is ignored", () => {
-    const v = joinVerdict(target({ byoh }), {
-      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
-      machines: { items: [] },
-      events: [
-        {
-          items: [
-            event(
-              "InstanceSetupFailure",
-              "ConfigMap",
-              "windows-instances",
-              "error configuring host with address 10.0.0.42: x",
-              "2026-11-26T10:04:59Z",
-            ),
-          ],
-        },
-      ],
-      instances: instances("2026-11-26T10:05:00Z"),
-    });
-    expect(v.state).toBe("waiting");
-  });
-
-  test("a node waiting its turn in a WMCO upgrade is waiting, not failing (controllers/errors.go)", () => {
-    const v = joinVerdict(target({ byoh }), {
-      nodes: {
-        items: [
-          node("win-41", { byoh: true, addresses: ["10.0.0.41"], upgrading: true }),
-          node("win-42", { byoh: true, addresses: ["10.0.0.42"], version: "10.21.0-5e5e5e5" }),
+        written: "2026-11-26T10:00:00Z",
+      }),
+      verdict: { state: "done", outputs: { nodes: ["win-41", "win-42"] } },
+    },
+    {
+      name: "progress names how many joined and what each other one waits for",
+      t: target({ byoh }),
+      look: seen({ nodes: [byohNode(41)], written: "2026-11-26T10:00:00Z" }),
+      verdict: { state: "waiting", reason: "1 of 2 Windows nodes joined; 10.0.0.42: no Node yet" },
+    },
+    {
+      name: "a node without the BYOH label is not the host's node, even with its address",
+      t: target({ byoh: ["10.0.0.41"] }),
+      look: seen({ nodes: [byohNode(41, { byoh: false })] }),
+      verdict: "waiting",
+    },
+    {
+      name: "an InstanceSetupFailure written after windows-instances fails the wait, naming the host and quoting WMCO",
+      t: target({ byoh }),
+      look: seen({
+        nodes: [byohNode(41)],
+        events: [
+          hostFailure(
+            "error configuring host with address 10.0.0.42: failed to configure instance: unable to connect",
+            "2026-11-26T10:05:02Z",
+            3,
+          ),
         ],
+        written: "2026-11-26T10:05:00Z",
+      }),
+      verdict: {
+        state: "failed",
+        message: `BYOH host 10.0.0.42: WMCO's Event InstanceSetupFailure on ConfigMap openshift-windows-machine-config-operator/windows-instances (2026-11-26T10:05:02Z, 3 times): "error configuring host with address 10.0.0.42: failed to configure instance: unable to connect"`,
       },
-      machines: { items: [] },
-      events: [
-        {
-          items: [
-            event(
-              "InstanceSetupFailure",
-              "ConfigMap",
-              "windows-instances",
-              "error configuring host with address 10.0.0.42: Cannot mark node win-42 as upgrading. Current number of upgrading nodes is (1). Max number of upgrading nodes is (1)",
-              "2026-11-26T10:06:00Z",
-            ),
-          ],
-        },
-      ],
-      instances: instances("2026-11-26T10:05:00Z"),
-    });
-    expect(v).toEqual({
-      state: "waiting",
-      reason:
-        "0 of 2 Windows nodes joined; 10.0.0.41: WMCO upgrading; 10.0.0.42: configured by WMCO 10.21.0, waiting for WMCO 10.22.1; WMCO is upgrading win-41 (one node at a time)",
-    });
-  });
-
-  test("a host that is not in this stack's list but blocks the others is named as such", () => {
-    const v = joinVerdict(target({ byoh: ["10.0.0.41"] }), {
-      nodes: { items: [] },
-      machines: { items: [] },
-      events: [
-        {
-          items: [
-            event(
-              "InstanceSetupFailure",
-              "ConfigMap",
-              "windows-instances",
-              "error configuring host with address 10.0.0.99: boom",
-              "2026-11-26T10:06:00Z",
-            ),
-          ],
-        },
-      ],
-      instances: instances("2026-11-26T10:05:00Z"),
-    });
-    expect(v.state).toBe("failed");
-    expect(v.state === "failed" && v.message).toMatch(
-      /^host 10\.0\.0\.99 in windows-instances: .*; WMCO configures the hosts one after another and stops at the first that fails$/,
-    );
+    },
+    {
+      name: "an Event from before the last write of windows-instances speaks of an older list and is ignored",
+      t: target({ byoh }),
+      look: seen({
+        nodes: [byohNode(41)],
+        events: [hostFailure("error configuring host with address 10.0.0.42: x", "2026-11-26T10:04:59Z")],
+        written: "2026-11-26T10:05:00Z",
+      }),
+      verdict: "waiting",
+    },
+    {
+      name: "a node waiting its turn in a WMCO upgrade is waiting, not failing (controllers/errors.go)",
+      t: target({ byoh }),
+      look: seen({
+        nodes: [byohNode(41, { upgrading: true }), byohNode(42, { version: "10.21.0-5e5e5e5" })],
+        events: [
+          hostFailure(
+            "error configuring host with address 10.0.0.42: Cannot mark node win-42 as upgrading. Current number of upgrading nodes is (1). Max number of upgrading nodes is (1)",
+          ),
+        ],
+        written: "2026-11-26T10:05:00Z",
+      }),
+      verdict: {
+        state: "waiting",
+        reason:
+          "0 of 2 Windows nodes joined; 10.0.0.41: WMCO upgrading; 10.0.0.42: configured by WMCO 10.21.0, waiting for WMCO 10.22.1; WMCO is upgrading win-41 (one node at a time)",
+      },
+    },
+    {
+      name: "a host that is not in this stack's list but blocks the others is named as such",
+      t: target({ byoh: ["10.0.0.41"] }),
+      look: seen({
+        events: [hostFailure("error configuring host with address 10.0.0.99: boom")],
+        written: "2026-11-26T10:05:00Z",
+      }),
+      verdict: {
+        state: "failed",
+        message: expect.stringMatching(
+          /^host 10\.0\.0\.99 in windows-instances: .*; WMCO configures the hosts one after another and stops at the first that fails$/,
+        ),
+      },
+    },
+    {
+      name: "failure Events do not fail a wait whose nodes have all joined",
+      t: target({ byoh: ["10.0.0.41"] }),
+      look: seen({
+        nodes: [byohNode(41)],
+        events: [hostFailure("error configuring host with address 10.0.0.41: transient")],
+        written: "2026-11-26T10:05:00Z",
+      }),
+      verdict: "done",
+    },
+    {
+      name: "a Machine still provisioning says so",
+      t: sets(1),
+      look: seen({ machines: [machine("winworker-a", "winworker", undefined, "Provisioning")] }),
+      verdict: {
+        state: "waiting",
+        reason:
+          "0 of 1 Windows nodes joined; MachineSet winworker: 0 of 1 configured (winworker-a: Machine Provisioning)",
+      },
+    },
+    {
+      name: "MachineSetupFailure on one of the set's Machines fails the wait, quoting it",
+      t: sets(1),
+      look: seen({ machines: [provisioned], events: [machineFailure("Machine winworker-a authentication failure")] }),
+      verdict: {
+        state: "failed",
+        message:
+          'Machine winworker-a of MachineSet winworker: WMCO\'s Event MachineSetupFailure on Machine winworker-a (2026-11-26T10:06:00Z): "Machine winworker-a authentication failure"',
+      },
+    },
+    {
+      name: "'configuration failure' while another node upgrades is its turn coming, not a failure",
+      t: sets(1),
+      look: seen({
+        nodes: [node("byoh-1", { byoh: true, upgrading: true })],
+        machines: [provisioned],
+        events: [machineFailure("Machine winworker-a configuration failure")],
+      }),
+      verdict: "waiting",
+    },
+    {
+      name: "an Event about an earlier Machine of the same name (another uid) is not this Machine's",
+      t: sets(1),
+      look: seen({
+        machines: [provisioned],
+        events: [machineFailure("Machine winworker-a authentication failure", "uid-of-a-deleted-machine")],
+      }),
+      verdict: "waiting",
+    },
+  ])("$name", ({ t, look, verdict }) => {
+    const v = joinVerdict(t, look);
+    expect(typeof verdict === "string" ? v.state : v).toEqual(verdict);
   });
 
   test("a MachineSet is done when as many of its Machines' nodes as its replicas are configured", () => {
-    const t = target({ machineSets: [{ name: "winworker", replicas: 2 }] });
+    const t = sets(2);
     const nodes = { items: [node("ip-10-0-128-10"), node("ip-10-0-128-11", { version: "" })] };
     const machines = {
       items: [
@@ -248,130 +294,20 @@ describe("the join verdict", () => {
     });
   });
 
-  test("a Machine still provisioning says so", () => {
-    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
-      nodes: { items: [] },
-      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioning")] },
-      events: [],
-    });
-    expect(v).toEqual({
-      state: "waiting",
-      reason:
-        "0 of 1 Windows nodes joined; MachineSet winworker: 0 of 1 configured (winworker-a: Machine Provisioning)",
-    });
-  });
-
-  test("MachineSetupFailure on one of the set's Machines fails the wait, quoting it", () => {
-    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
-      nodes: { items: [] },
-      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioned")] },
-      events: [
-        {
-          items: [
-            event(
-              "MachineSetupFailure",
-              "Machine",
-              "winworker-a",
-              "Machine winworker-a authentication failure",
-              "2026-11-26T10:06:00Z",
-              "uid-winworker-a",
-            ),
-          ],
-        },
-      ],
-    });
-    expect(v).toEqual({
-      state: "failed",
-      message:
-        'Machine winworker-a of MachineSet winworker: WMCO\'s Event MachineSetupFailure on Machine winworker-a (2026-11-26T10:06:00Z): "Machine winworker-a authentication failure"',
-    });
-  });
-
-  test("'configuration failure' while another node upgrades is its turn coming, not a failure", () => {
-    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
-      nodes: { items: [node("byoh-1", { byoh: true, upgrading: true })] },
-      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioned")] },
-      events: [
-        {
-          items: [
-            event(
-              "MachineSetupFailure",
-              "Machine",
-              "winworker-a",
-              "Machine winworker-a configuration failure",
-              "2026-11-26T10:06:00Z",
-              "uid-winworker-a",
-            ),
-          ],
-        },
-      ],
-    });
-    expect(v.state).toBe("waiting");
-  });
-
-  test("an Event about an earlier Machine of the same name (another uid) is not this Machine's", () => {
-    const v = joinVerdict(target({ machineSets: [{ name: "winworker", replicas: 1 }] }), {
-      nodes: { items: [] },
-      machines: { items: [machine("winworker-a", "winworker", undefined, "Provisioned")] },
-      events: [
-        {
-          items: [
-            event(
-              "MachineSetupFailure",
-              "Machine",
-              "winworker-a",
-              "Machine winworker-a authentication failure",
-              "2026-11-26T10:06:00Z",
-              "uid-of-a-deleted-machine",
-            ),
-          ],
-        },
-      ],
-    });
-    expect(v.state).toBe("waiting");
-  });
-
   test("an Event the wait's first look already saw counts only once WMCO says it again", () => {
-    const message = "error configuring host with address 10.0.0.42: unable to connect";
-    const failure = (count: number, at: string) => ({
-      items: [event("InstanceSetupFailure", "ConfigMap", "windows-instances", message, at, "", count)],
-    });
-    const look = (events: ReturnType<typeof failure>, before: Map<string, string>) =>
+    const failure = (count: number, at: string) =>
+      hostFailure("error configuring host with address 10.0.0.42: unable to connect", at, count);
+    const look = (e: ReturnType<typeof failure>, before: Map<string, string>) =>
       joinVerdict(target({ byoh }), {
-        nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
-        machines: { items: [] },
-        events: [events],
-        instances: instances("2026-11-26T10:05:00Z"),
+        ...seen({ nodes: [byohNode(41)], events: [e], written: "2026-11-26T10:05:00Z" }),
         before,
       }).state;
     // From a previous update, after the ConfigMap's last write: the host may have been fixed since.
     const earlier = failure(2, "2026-11-26T10:06:00Z");
-    const before = eventStamps([earlier]);
+    const before = eventStamps([{ items: [earlier] }]);
     expect(look(earlier, before)).toBe("waiting");
     // WMCO retried and failed again (the recorder bumps count and lastTimestamp of the same Event).
     expect(look(failure(3, "2026-11-26T10:21:00Z"), before)).toBe("failed");
-  });
-
-  test("failure Events do not fail a wait whose nodes have all joined", () => {
-    const v = joinVerdict(target({ byoh: ["10.0.0.41"] }), {
-      nodes: { items: [node("win-41", { byoh: true, addresses: ["10.0.0.41"] })] },
-      machines: { items: [] },
-      events: [
-        {
-          items: [
-            event(
-              "InstanceSetupFailure",
-              "ConfigMap",
-              "windows-instances",
-              "error configuring host with address 10.0.0.41: transient",
-              "2026-11-26T10:06:00Z",
-            ),
-          ],
-        },
-      ],
-      instances: instances("2026-11-26T10:05:00Z"),
-    });
-    expect(v.state).toBe("done");
   });
 });
 

@@ -3,11 +3,10 @@ import * as net from "net";
 import * as path from "path";
 import { ClusterTunnel } from "../../../providers/ssh/types";
 import { WindowsHost } from "../../../providers/windows-host";
-import { DynamicPlugin } from "../../helpers/dynamic-plugin";
+import { providerRigPerFile } from "../../helpers/provider-rig";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
 import { RELAY_PORT, RELAY_SELECTOR } from "../../../facts/day2";
-import { FakeKube } from "../../helpers/fake-kube";
 import { validateObject } from "../../helpers/schemas";
 import { LabHost, startLabHost } from "../../lab/sshd";
 
@@ -22,12 +21,11 @@ jest.setTimeout(60_000);
 const NS = "openshift-windows-machine-config-operator";
 const POD = "windows-estate-node-relay-7d9f8-abcde";
 const URN = "urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::estate-byoh-127.0.0.45";
-let kube: FakeKube;
+const { kube, plugin } = providerRigPerFile(() => [win, other]);
 let win: LabWindows;
 let other: LabHost;
 let relay: ChildProcess;
 let relayLog = "";
-let plugin: DynamicPlugin;
 let providerText: string;
 
 const relayPod = {
@@ -63,7 +61,6 @@ beforeAll(async () => {
     });
     relay.once("exit", (c) => reject(new Error(`relay exited ${c}`)));
   });
-  kube = new FakeKube();
   kube.route(`/api/v1/namespaces/${NS}/pods`, (_n, req) => ({
     status: 200,
     body: {
@@ -74,7 +71,6 @@ beforeAll(async () => {
     },
   }));
   kube.portForwards.set(`${NS}/${POD}:${RELAY_PORT}`, relayPort);
-  await kube.start();
   providerText = (
     await serializedProviderOf(
       () =>
@@ -84,16 +80,8 @@ beforeAll(async () => {
         }),
     )
   ).text;
-  plugin = new DynamicPlugin();
-  await plugin.start("127.0.0.1:1");
 });
-afterAll(async () => {
-  await plugin?.stop();
-  relay?.kill();
-  await kube?.stop();
-  await win?.stop();
-  await other?.stop();
-});
+afterAll(() => relay?.kill());
 
 const tunnel = (over: Partial<ClusterTunnel> = {}): ClusterTunnel => ({
   kubeconfig: kube.kubeconfig(),

@@ -12,7 +12,8 @@ import { CMD_EXE_MAX_COMMAND_LINE, powershellCommand } from "../../../providers/
 import { rebootScript } from "../../../providers/day2/scripts";
 import { biosSerialScript } from "../../../providers/vanilla-node/scripts";
 import { probeScript } from "../../../providers/windows-host/scripts";
-import { LabHost, startLabHost } from "../../lab/sshd";
+import { LabHost } from "../../lab/sshd";
+import { labConnection, labHostPerFile } from "../../helpers/lab-host";
 import { launchLog, transportLog, standInBin } from "../../lab/lab-windows";
 import { freshWindowsState } from "../../lab/windows-state";
 
@@ -31,13 +32,9 @@ const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjLQOseV
 
 let h: LabHost;
 let conn: SshConnection;
-beforeAll(async () => {
-  h = await startLabHost({ binDir: bin });
-  conn = { host: h.host, port: h.port, user: h.user, privateKey: h.privateKey, hostKey: h.hostKeyFingerprint };
-}, 30_000);
-afterAll(async () => {
-  await h?.stop();
-  fs.rmSync(bin, { recursive: true, force: true });
+labHostPerFile(bin, (started) => {
+  h = started;
+  conn = labConnection(h);
 });
 beforeEach(() => {
   fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState("win-runner"), biosSerial: "VMware-42 1a 2b" }));

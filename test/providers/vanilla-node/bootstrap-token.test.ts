@@ -1,34 +1,24 @@
 import { BootstrapToken } from "../../../providers/vanilla-node";
 import { needsRotation, TOKEN_PATTERN } from "../../../providers/vanilla-node/bootstrap-token";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
-import { FakeKube } from "../../helpers/fake-kube";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../helpers/dynamic-plugin";
+import { providerRigPerFile } from "../../helpers/provider-rig";
 
 // The bootstrap token in the real dynamic-provider plugin against the Kubernetes API stand-in: the Secret it creates
 // is what the bootstrap authenticator reads (bootstrap-tokens.md), the token leaves only as a secret output.
 jest.setTimeout(60_000);
 
 const URN = "urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::estate-bootstrap-token";
-let kube: FakeKube;
-let plugin: DynamicPlugin;
+const { kube, plugin } = providerRigPerFile();
 let text: string;
 const created: { method: string; body: unknown }[] = [];
 
 beforeAll(async () => {
-  kube = new FakeKube();
   kube.route("/api/v1/namespaces/kube-system/secrets", (_n, req) => {
     created.push({ method: req.method, body: req.body });
     return { status: 201, body: req.body };
   });
-  await kube.start();
   text = (await serializedProviderOf(() => new BootstrapToken("t", { ttlHours: 2 }))).text;
-  plugin = new DynamicPlugin();
-  await plugin.start("127.0.0.1:1");
-});
-afterAll(async () => {
-  await plugin?.stop();
-  await kube?.stop();
 });
 
 const b64 = (s: string) => Buffer.from(s, "base64").toString("utf8");

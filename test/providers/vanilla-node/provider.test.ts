@@ -2,10 +2,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { VanillaNode } from "../../../providers/vanilla-node";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
-import { FakeKube } from "../../helpers/fake-kube";
 import { FakeNodes } from "../../helpers/fake-nodes";
 import { offlineJoinConfig, releaseDownloads } from "../../helpers/vanilla-fixtures";
-import { DynamicPlugin } from "../../helpers/dynamic-plugin";
+import { providerRigPerFile } from "../../helpers/provider-rig";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { validateObject } from "../../helpers/schemas";
 import { get } from "../../../lib/json";
@@ -19,10 +18,9 @@ const win = require("../../lab/windows-51");
 jest.setTimeout(180_000);
 
 const TOKEN = "abcdef.0123456789abcdef";
-let kube: FakeKube;
+const { kube, plugin } = providerRigPerFile(() => labs);
 let nodes: FakeNodes;
 let labs: LabWindows[] = [];
-let plugin: DynamicPlugin;
 let text: string;
 const states: Record<string, unknown>[] = [];
 let lease: unknown;
@@ -79,8 +77,6 @@ function inputs(l: LabWindows, over: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  kube = new FakeKube();
-  await kube.start();
   nodes = new FakeNodes(kube);
   labs = await Promise.all([0, 1, 2].map((i) => labWindows(`127.0.0.${51 + i}`, `WIN-VAN-${i}`)));
   // The first is a vSphere VM: its BIOS serial gives its providerID.
@@ -117,13 +113,6 @@ beforeAll(async () => {
     leaseHolders.push(String(get(lease, "spec", "holderIdentity")));
     return { status: 200, body: lease };
   });
-  plugin = new DynamicPlugin();
-  await plugin.start("127.0.0.1:1");
-});
-afterAll(async () => {
-  await plugin?.stop();
-  await kube?.stop();
-  await Promise.all(labs.map((l) => l.stop()));
 });
 
 test("three fresh hosts converge: feature, firewall, pinned binaries, services, join; the token file does not stay", async () => {

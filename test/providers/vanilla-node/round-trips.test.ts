@@ -2,7 +2,8 @@ import * as fs from "fs";
 import * as path from "path";
 import { vanillaNodeProvider, VanillaNodeInputs, VanillaNodeOutputs } from "../../../providers/vanilla-node/provider";
 import { offlineJoinConfig, releaseDownloads } from "../../helpers/vanilla-fixtures";
-import { LabHost, startLabHost } from "../../lab/sshd";
+import { LabHost } from "../../lab/sshd";
+import { labConnection, labHostPerFile } from "../../helpers/lab-host";
 import { launchLog, standInBin } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
 import { freshWindowsState } from "../../lab/windows-state";
@@ -16,24 +17,10 @@ const win = require("../../lab/windows-51");
 const { dir: bin, state } = standInBin("vanilla-trips-");
 
 let h: LabHost;
-beforeAll(async () => {
-  h = await startLabHost({ binDir: bin });
-}, 30_000);
-afterAll(async () => {
-  await h?.stop();
-  fs.rmSync(bin, { recursive: true, force: true });
-});
+labHostPerFile(bin, (started) => (h = started));
 
 const inputs = (): VanillaNodeInputs => ({
-  connection: {
-    host: h.host,
-    port: h.port,
-    user: h.user,
-    privateKey: h.privateKey,
-    hostKey: h.hostKeyFingerprint,
-    pathStyle: "posix",
-    deadlineSeconds: 8,
-  },
+  connection: labConnection(h, { pathStyle: "posix", deadlineSeconds: 8 }),
   downloads: releaseDownloads("1.36.2"),
   vxlanPort: 4789,
   containerdConfigPath: "C:\\k\\containerd\\config.toml",

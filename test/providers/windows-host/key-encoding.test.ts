@@ -1,12 +1,11 @@
-import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { windowsHostProvider, WindowsHostInputs } from "../../../providers/windows-host/provider";
 import { parseProbe, prepareScript, probeScript } from "../../../providers/windows-host/scripts";
 import { withSession } from "../../../providers/ssh/session";
 import { withPowerShell } from "../../../providers/ssh/powershell-runner";
 import { labWindows, LabWindows } from "../../lab/lab-windows";
+import { newEd25519Key } from "../../helpers/fixture-keys";
 
 // Audit row 5 (issue 31): an administrators_authorized_keys that Windows PowerShell 5.1 wrote with `>` or Out-File is
 // UTF-16LE with a BOM. Get-Content reads the WMCO key back from it; Win32-OpenSSH's sshd never sees it. The lab host's
@@ -16,14 +15,8 @@ import { labWindows, LabWindows } from "../../lab/lab-windows";
 jest.setTimeout(60_000);
 const win = require("../../lab/windows-51");
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "key-encoding-"));
-function keypair(name: string): { priv: string; pub: string } {
-  const file = path.join(dir, name);
-  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", file]);
-  return { priv: fs.readFileSync(file, "utf8"), pub: fs.readFileSync(`${file}.pub`, "utf8").trim() };
-}
-const WMCO = keypair("wmco");
-const OTHER = keypair("other");
+const WMCO = newEd25519Key();
+const OTHER = newEd25519Key();
 
 let w: LabWindows;
 beforeAll(async () => {
@@ -41,10 +34,7 @@ beforeAll(async () => {
   await w.host.down();
   await w.host.up();
 });
-afterAll(async () => {
-  await w?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => w?.stop());
 
 /** The host's key file holds `keys` as 5.1 wrote it with this Set-Content -Encoding (`>`/Out-File: unicode). */
 function keyFile(keys: string[], encoding: string): void {

@@ -1,16 +1,12 @@
-import { execFileSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import { WindowsHost } from "../../../providers/windows-host";
 import { RetiredWmcoKeys, WmcoKeyAdopted } from "../../../providers/key-rotation";
 import { pubKeyHash } from "../../../providers/day2/key-adopted";
 import { withSession } from "../../../providers/ssh/session";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
-import { FakeKube } from "../../helpers/fake-kube";
 import { validateObject } from "../../helpers/schemas";
-import { DynamicPlugin } from "../../helpers/dynamic-plugin";
-import { RSA_4096_PUBLIC_KEYS } from "../../helpers/fixture-keys";
+import { providerRigPerFile } from "../../helpers/provider-rig";
+import { newEd25519Key, RSA_4096_PUBLIC_KEYS } from "../../helpers/fixture-keys";
 import { labWindows, LabWindows } from "../../lab/lab-windows";
 import { powershellCommand } from "../../../providers/ssh/powershell";
 import { retireKeysScript } from "../../../providers/windows-host/scripts";
@@ -25,18 +21,11 @@ const win = require("../../lab/windows-51");
 jest.setTimeout(120_000);
 
 const URN = (t: string, n: string) => `urn:pulumi:test::windows-estate::pulumi-nodejs:dynamic:Resource::${t}-${n}`;
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rotation-"));
-function keypair(name: string): { priv: string; pub: string } {
-  const file = path.join(dir, name);
-  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "", "-f", file]);
-  return { priv: fs.readFileSync(file, "utf8"), pub: fs.readFileSync(`${file}.pub`, "utf8").trim() };
-}
-const OLD = keypair("old");
-const NEW = keypair("new");
+const OLD = newEd25519Key();
+const NEW = newEd25519Key();
 
-let kube: FakeKube;
+const { kube, plugin } = providerRigPerFile(() => labs);
 let labs: LabWindows[] = [];
-let plugin: DynamicPlugin;
 const text: Record<string, string> = {};
 const hostState: Record<string, unknown>[] = [];
 /** WMCO's progress in the stand-in: how far it has got with the new key. */
@@ -53,6 +42,17 @@ const byohNode = (i: number, key: string) => ({
   status: { addresses: [{ type: "InternalIP", address: `127.0.0.${41 + i}` }] },
 });
 
+/** The three BYOH Nodes as WMCO has annotated them so far. */
+const byohNodes = () => ({
+  status: 200,
+  body: {
+    apiVersion: "v1",
+    kind: "NodeList",
+    metadata: {},
+    items: [0, 1, 2].map((i) => byohNode(i, wmco === "old" ? OLD.pub : NEW.pub)),
+  },
+});
+
 beforeAll(async () => {
   labs = await Promise.all(
     [0, 1, 2].map(async (i) => {
@@ -67,16 +67,7 @@ beforeAll(async () => {
       return w;
     }),
   );
-  kube = new FakeKube();
-  kube.route("/api/v1/nodes", () => ({
-    status: 200,
-    body: {
-      apiVersion: "v1",
-      kind: "NodeList",
-      metadata: {},
-      items: [0, 1, 2].map((i) => byohNode(i, wmco === "old" ? OLD.pub : NEW.pub)),
-    },
-  }));
+  kube.route("/api/v1/nodes", byohNodes);
   kube.route("/api/v1/namespaces/openshift-machine-api/secrets/windows-user-data", () => ({
     status: 200,
     body: {
@@ -90,7 +81,6 @@ beforeAll(async () => {
       },
     },
   }));
-  await kube.start();
   const conn = { host: "x", user: "u", privateKey: "k", hostKey: "SHA256:x" };
   text.host = (await serializedProviderOf(() => new WindowsHost("h", { connection: conn, wmcoPublicKey: "k" }))).text;
   text.adopted = (await serializedProviderOf(() => new WmcoKeyAdopted("a", { publicKey: "k" }))).text;
@@ -99,14 +89,6 @@ beforeAll(async () => {
       () => new RetiredWmcoKeys("r", { connection: conn, hostKey: "k", keep: "k", retire: [] }),
     )
   ).text;
-  plugin = new DynamicPlugin();
-  await plugin.start("127.0.0.1:1");
-});
-afterAll(async () => {
-  await plugin?.stop();
-  await kube?.stop();
-  await Promise.all(labs.map((l) => l.stop()));
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const connection = (l: LabWindows, priv: string) => ({
@@ -159,15 +141,7 @@ test("rotation: new key authorized beside the old, WMCO adopts it, the old key l
   kube.route("/api/v1/nodes", () => {
     looks++;
     if (looks >= 3) wmco = looks >= 5 ? "done" : "annotated";
-    return {
-      status: 200,
-      body: {
-        apiVersion: "v1",
-        kind: "NodeList",
-        metadata: {},
-        items: [0, 1, 2].map((i) => byohNode(i, wmco === "old" ? OLD.pub : NEW.pub)),
-      },
-    };
+    return byohNodes();
   });
   await plugin.create(URN("adopted", "x"), {
     publicKey: NEW.pub,

@@ -1,6 +1,7 @@
 import * as fs from "fs";
 import { windowsHostProvider, WindowsHostInputs, WindowsHostOutputs } from "../../../providers/windows-host/provider";
-import { LabHost, startLabHost } from "../../lab/sshd";
+import { LabHost } from "../../lab/sshd";
+import { labConnection, labHostPerFile } from "../../helpers/lab-host";
 import { freshWindowsState } from "../../lab/windows-state";
 import { launchLog, standInBin } from "../../lab/lab-windows";
 import { sshCounters } from "../../../providers/ssh/limits";
@@ -13,27 +14,14 @@ const WMCO_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOV5dlQWQSK28jlJ4HUAdZdwjL
 const fresh = freshWindowsState();
 
 let h: LabHost;
-beforeAll(async () => {
-  h = await startLabHost({ binDir: bin });
-}, 30_000);
-afterAll(async () => {
-  await h?.stop();
-  fs.rmSync(bin, { recursive: true, force: true });
-});
+labHostPerFile(bin, (started) => (h = started));
 beforeEach(() => {
   fs.writeFileSync(state, JSON.stringify(fresh));
   fs.rmSync(state + ".log", { force: true });
 });
 
 const inputs = (over: Partial<WindowsHostInputs> = {}): WindowsHostInputs => ({
-  connection: {
-    host: h.host,
-    port: h.port,
-    user: h.user,
-    privateKey: h.privateKey,
-    hostKey: h.hostKeyFingerprint,
-    deadlineSeconds: 8,
-  },
+  connection: labConnection(h, { deadlineSeconds: 8 }),
   wmcoPublicKey: WMCO_KEY,
   wmcoPrivateKey: h.privateKey,
   ...over,
