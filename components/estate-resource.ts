@@ -1,11 +1,63 @@
 import * as pulumi from "@pulumi/pulumi";
-import { AnyEstateConfig, Reader } from "../stacks/load";
-import { completeArgs, EstateOptions, estateOptions, EstateSteps, kubernetesFor } from "./component-args";
+import * as k8s from "@pulumi/kubernetes";
+import { AnyEstateConfig, EstateConfig, Reader, VanillaEstateConfig } from "../stacks/load";
+import { argsReader, loadArgs } from "../stacks/from-args";
+import { ConfigIssue, formatIssue, formatIssues } from "../stacks/config-issue";
+import { isOffline } from "../stacks/offline";
+import { kubernetesProvider, providerArgs } from "./cluster-access";
+import { annotateSyncWaves } from "./gitops/sync-waves";
+import { DOMAIN_VALIDATORS } from "./validators";
 
 /**
- * The shell WindowsEstate (components/estate.ts) and VanillaEstate (components/vanilla/estate.ts) share: the one way
- * in (components/component-args.ts), when the children are declared, and the outputs made from them. Each component
- * states its type token, its steps (completion and declaration) and its outputs.
+ * A component's options. `reader` (a stack's user) and `completed` (the args as completeArgs returned them) are the
+ * program's alone (program.ts, through ComponentResource.create): it completes the args first, so that a problem ends
+ * the run before the component is registered, and hands the result over here instead of having it done twice.
+ */
+export type EstateOptions<C = never> = pulumi.ComponentResourceOptions & { reader?: Reader; completed?: C };
+
+/**
+ * What a component states of its args: takes its kind of config (else says why not), completes it from the cluster
+ * (the completed config unless there are issues, and every warning), says what it found, and declares the result
+ * under the component `self`.
+ */
+export interface EstateSteps<L extends AnyEstateConfig, C, P = unknown> {
+  accepts(c: AnyEstateConfig): c is L;
+  otherKind(c: AnyEstateConfig): string;
+  complete(loaded: L): Promise<{ completed?: C; issues: ConfigIssue[]; warnings: readonly ConfigIssue[] }>;
+  announce?(c: C, log: Pick<typeof pulumi.log, "warn" | "info">): void;
+  cluster(c: C): EstateConfig["cluster"] | VanillaEstateConfig["cluster"];
+  declare(self: pulumi.ComponentResource, name: string, c: C): P;
+}
+
+/**
+ * The args validated (stacks/from-args.ts), completed from the cluster, the problems thrown and the warnings told in
+ * the reader's terms (on the component `on` for a library user; among the stack's own for a stack's user).
+ */
+async function completeArgs<L extends AnyEstateConfig, C>(
+  args: object,
+  reader: Reader,
+  steps: EstateSteps<L, C>,
+  on?: pulumi.Resource,
+): Promise<C> {
+  const { audience } = reader;
+  const log = { warn: (m: string) => pulumi.log.warn(m, on), info: (m: string) => pulumi.log.info(m, on) };
+  const loaded = await loadArgs(reader, args, DOMAIN_VALIDATORS);
+  if (!steps.accepts(loaded)) throw new pulumi.RunError(`${audience.who}: ${steps.otherKind(loaded)}`);
+  // Offline, synth has printed the stack's warnings already, before running the program.
+  if (!audience.stack || !isOffline()) for (const w of loaded.warnings) log.warn(formatIssue(w, audience));
+  const { completed, issues, warnings } = await steps.complete(loaded);
+  if (issues.length > 0 || completed === undefined) throw new pulumi.RunError(formatIssues(issues, audience));
+  // The warnings completion added (those of the args alone were told above).
+  for (const w of warnings.slice(loaded.warnings.length)) log.warn(formatIssue(w, audience));
+  steps.announce?.(completed, log);
+  return completed;
+}
+
+/**
+ * What WindowsEstate (components/estate.ts) and VanillaEstate (components/vanilla/estate.ts) share as components
+ * taking args: the one way in (args validated and completed, problems and warnings told to whoever reads them), their
+ * options and Kubernetes provider, when their children are declared, and the outputs made from them. Each component
+ * states its type token, its steps and its outputs.
  *
  * Named `ComponentResource`, in a file whose name ends in `resource.ts`, because that is how the component analyzer
  * that makes the schema other languages get knows a component (@pulumi/pulumi 3.248.0
@@ -37,6 +89,12 @@ export abstract class ComponentResource<C, P> extends pulumi.ComponentResource {
     return new this(name, args, { ...opts, reader, completed });
   }
 
+  /**
+   * `opts.transformations` gets two more: in render mode the sync waves of the rendered objects
+   * (components/gitops/sync-waves.ts), and every descendant of type `kubernetes:*` without a provider of its own gets
+   * the component's (a transformation runs in this process as each child registers, so a provider made after the
+   * component, once its config is complete, still reaches every object).
+   */
   protected constructor(
     type: string,
     name: string,
@@ -44,18 +102,31 @@ export abstract class ComponentResource<C, P> extends pulumi.ComponentResource {
     opts: EstateOptions<C> | undefined,
     steps: EstateSteps<AnyEstateConfig, C, P>,
   ) {
-    const { reader, completed, options, provider } = estateOptions(`${type.split(":").pop()} ${name}`, args, opts);
-    super(type, name, {}, options);
+    const { reader = argsReader(`${type.split(":").pop()} ${name}`), completed, ...rest } = opts ?? {};
+    let provider: pulumi.ProviderResource | undefined;
+    const use: pulumi.ResourceTransformation = (a) =>
+      provider && a.type.startsWith("kubernetes:") && !a.opts.provider
+        ? { props: a.props, opts: pulumi.mergeOptions(a.opts, { provider }) }
+        : undefined;
+    const waves = args.cluster?.render === undefined ? [] : [annotateSyncWaves];
+    super(type, name, {}, { ...rest, transformations: [...(rest.transformations ?? []), ...waves, use] });
     this.#reader = reader;
     const declare = (c: C): P => {
-      provider.current = kubernetesFor(this, name, steps.cluster(c), reader);
+      // The program's provider (a top-level resource, as every existing stack has it), or a library user's
+      // component's own child made from `cluster`, with ConfigMaps and Secrets changed in place (a replaced
+      // `windows-instances` would make WMCO deconfigure every BYOH host; components/cluster-access.ts providerArgs).
+      // A provider in the component's options is not used for that reason.
+      const cluster = steps.cluster(c);
+      provider = reader.audience.stack
+        ? kubernetesProvider(cluster)
+        : new k8s.Provider(`${name}-cluster`, providerArgs(cluster), { parent: this });
       return steps.declare(this, name, c);
     };
     // Completed already (the program's): declared at once, as the program always has, so that a failure is thrown
     // here, to the program, and no output can fail after it. Else (a library user) once the args are validated (the
     // key may be a secret Output) and completed (discovery asks the cluster), asynchronously: nothing is declared
-    // until both have passed, and the outputs and whenDeclared reject with the problems.
-    // A library user's problems are told on the component; a stack's user's among the stack's own.
+    // until both have passed, and the outputs and whenDeclared reject with the problems, which are told on the
+    // component (a stack's user's among the stack's own).
     this.#built =
       completed !== undefined
         ? Promise.resolve(declare(completed))

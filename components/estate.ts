@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WindowsEstateArgs } from "./args";
 import { AnyEstateConfig, EstateConfig, isVanillaConfig } from "../stacks/load";
-import { EstateOptions, EstateSteps } from "./component-args";
-import { ComponentResource } from "./estate-resource";
+import { ComponentResource, EstateOptions, EstateSteps } from "./estate-resource";
 import { completeWithCluster } from "./machinesets/complete";
 import { ByohHostSummary, declareEstate, EstateParts, MachineSetSummary } from "./estate-declare";
 import { InventoryEntry } from "./day2/inventory";
