@@ -14,19 +14,13 @@ import { VanillaEstateArgs, WindowsEstateArgs } from "./components/args";
  * told in the stack config's terms: a config error declares nothing.
  */
 export = async () => {
-  const { args, reader, vanilla: isVanilla } = argsFromStack<WindowsEstateArgs & VanillaEstateArgs>();
-  // The args completed (validated, and discovered from the cluster) before the component is registered: a problem
-  // ends the run with nothing declared, not even the component; the constructor takes the result as it is.
-  if (isVanilla) {
-    const completed = await VanillaEstate.complete(args, reader);
-    return vanilla(new VanillaEstate("estate", args, { reader, completed }));
-  }
-  const completed = await WindowsEstate.complete(args, reader);
+  const { args, reader, vanilla } = argsFromStack<WindowsEstateArgs & VanillaEstateArgs>();
+  // create: the args completed (validated, and discovered from the cluster) before the component is registered, so a
+  // problem ends the run with nothing declared, not even the component; then the component declares at once.
+  if (vanilla) return vanillaOutputs(await VanillaEstate.create("estate", args, reader));
   // A fixed logical name: `pulumi stack rename` must not rename (and so replace) anything. Stacks made before
   // used the stack name; the alias carries them over, and children follow through the engine's inherited aliases.
-  const estate = new WindowsEstate("estate", args, { aliases: [{ name: pulumi.getStack() }], reader, completed });
-  // The problems alone end the run, before any output is read.
-  await estate.whenDeclared();
+  const estate = await WindowsEstate.create("estate", args, reader, { aliases: [{ name: pulumi.getStack() }] });
   // The stack outputs: the component's properties (components/estate.ts documents each), some renamed.
   return {
     operatorNamespace: estate.operatorNamespace,
@@ -34,7 +28,6 @@ export = async () => {
     wmcoPublicKey: estate.publicKey,
     wmcoPublicKeyFingerprint: estate.publicKeyFingerprint,
     machineSets: estate.machineSets,
-    runtimeClasses: estate.runtimeClasses,
     windowsRegistryConfig: estate.windowsRegistryConfig,
     /** The same files by full Windows path (synth writes them under windows-node-files/). */
     windowsNodeFiles: estate.windowsNodeFiles,
@@ -45,20 +38,20 @@ export = async () => {
     byohVmFirstBoot: estate.createdHostsFirstBoot,
     /** The rolling reboot (`windows-estate:reboot`): token and the nodes in their batches, as preview shows them. */
     windowsReboot: estate.reboot.apply((r) => (r ? { token: r.token, plan: r.plan } : undefined)),
-    windowsNodeInventory: estate.inventory,
-    windowsPatching: estate.patching,
-    windowsNodeHostStatus: estate.hostStatus,
+    ...bothOutputs(estate),
   };
 };
 
 /** A vanilla Kubernetes stack (`cluster.platform: Kubernetes`): no WMCO; the Windows side of a kubeadm cluster. */
-async function vanilla(estate: VanillaEstate) {
-  await estate.whenDeclared();
+function vanillaOutputs(estate: VanillaEstate) {
   // As above: components/vanilla/estate.ts documents each.
+  return { kubernetes: estate.kubernetes, windowsNodePlans: estate.nodePlans, ...bothOutputs(estate) };
+}
+
+/** The stack outputs both kinds of stack have, from the properties both components have. */
+function bothOutputs(estate: WindowsEstate | VanillaEstate) {
   return {
-    kubernetes: estate.kubernetes,
     runtimeClasses: estate.runtimeClasses,
-    windowsNodePlans: estate.nodePlans,
     windowsNodeInventory: estate.inventory,
     windowsPatching: estate.patching,
     windowsNodeHostStatus: estate.hostStatus,

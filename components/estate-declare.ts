@@ -77,7 +77,7 @@ export interface ByohHostSummary {
  * Declares the whole Windows estate of one cluster under `parent`, wired in the order WMCO needs:
  * operator (running) → `cloud-private-key` → (WMCO writes `windows-user-data`) → MachineSets, BYOH hosts,
  * mirrors and RuntimeClasses. `child` is every direct child's options (its parent; the Kubernetes provider reaches
- * the objects through the component's transformation: components/component-args.ts).
+ * the objects through the component's transformation: components/estate-resource.ts).
  */
 export function declareEstate(
   parent: pulumi.ComponentResource,

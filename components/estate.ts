@@ -1,16 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WindowsEstateArgs } from "./args";
-import { AnyEstateConfig, EstateConfig, isVanillaConfig, Reader } from "../stacks/load";
-import {
-  completeArgs,
-  EstateCompletion,
-  EstateOptions,
-  estateOptions,
-  partOf,
-  registered,
-  wayIn,
-  whenDeclared,
-} from "./component-args";
+import { AnyEstateConfig, EstateConfig, isVanillaConfig } from "../stacks/load";
+import { ComponentResource, EstateOptions, EstateSteps } from "./estate-resource";
 import { completeWithCluster } from "./machinesets/complete";
 import { ByohHostSummary, declareEstate, EstateParts, MachineSetSummary } from "./estate-declare";
 import { InventoryEntry } from "./day2/inventory";
@@ -19,8 +10,11 @@ import { wmcoUpgradeNotice } from "../providers/day2/wmco-upgrade";
 
 export type { WindowsEstateArgs };
 
-/** How the args are completed: discovery against the cluster (components/machinesets/complete.ts), then told. */
-const COMPLETION: EstateCompletion<EstateConfig, EstateConfig> = {
+/**
+ * How the args are completed: discovery against the cluster (components/machinesets/complete.ts), then told; and what
+ * is declared from them.
+ */
+const STEPS: EstateSteps<EstateConfig, EstateConfig, Parts> = {
   accepts: (c: AnyEstateConfig): c is EstateConfig => !isVanillaConfig(c),
   otherKind: () => "cluster.platform Kubernetes is a kubeadm cluster without WMCO; use VanillaEstate",
   complete: async (loaded: EstateConfig) => {
@@ -33,6 +27,11 @@ const COMPLETION: EstateCompletion<EstateConfig, EstateConfig> = {
     const upgrading = wmcoUpgradeNotice(config.discovered?.windowsNodes ?? []);
     if (upgrading) log.warn(upgrading);
   },
+  cluster: (config) => config.cluster,
+  declare: (self, name, config) => ({
+    ...declareEstate(self, name, config, { parent: self }),
+    proxy: config.discovered?.proxy,
+  }),
 };
 
 /** The type token of the component (stable: every existing stack's URNs carry it). */
@@ -77,7 +76,7 @@ type Parts = EstateParts & { proxy?: ClusterProxy };
  * Its args are the keys of a stack's `windows-estate:` config (docs/configuration.md); they are validated, and
  * completed from the cluster at preview/up, before anything is declared.
  */
-export class WindowsEstate extends pulumi.ComponentResource {
+export class WindowsEstate extends ComponentResource<EstateConfig, Parts> {
   /** Namespace WMCO runs in. */
   readonly operatorNamespace: pulumi.Output<string>;
   /** The installed and succeeded WMCO ClusterServiceVersion (unknown in render mode). */
@@ -114,64 +113,36 @@ export class WindowsEstate extends pulumi.ComponentResource {
   /** Bring-your-own hosts as prepared: address, hostname, Windows Server version, host key fingerprint. */
   readonly byohHosts: pulumi.Output<ByohHostSummary[]>;
 
-  /**
-   * Resolves once the args are validated (and completed from the cluster) and every child is declared; rejects with
-   * the problems found. A program that awaits it ends with that message alone, before any output is read.
-   */
-  whenDeclared(): Promise<void> {
-    return whenDeclared(this);
-  }
-
-  /**
-   * The program's first step (program.ts): the args validated and completed from the cluster in the reader's terms,
-   * before the component exists, so that a problem ends the run with nothing registered. The result goes to the
-   * constructor as `completed`; a library user needs neither (the constructor does the same).
-   */
-  static complete(args: WindowsEstateArgs, reader: Reader): Promise<EstateConfig> {
-    return completeArgs(args, reader, COMPLETION);
-  }
+  /** How its args are completed and its children declared (static for ComponentResource.create). */
+  static readonly steps = STEPS;
 
   constructor(name: string, args: WindowsEstateArgs, opts?: EstateOptions<EstateConfig>) {
-    const { way, options } = estateOptions(`WindowsEstate ${name}`, args.cluster, opts);
-    super(TYPE, name, {}, options);
-    // Validation (the key may be a secret Output) and discovery (it asks the cluster) come first, asynchronously;
-    // nothing is declared until both have passed.
-    const built = wayIn(this, name, args, way, {
-      ...COMPLETION,
-      cluster: (config) => config.cluster,
-      declare: (config): Parts => ({
-        ...declareEstate(this, name, config, { parent: this }),
-        proxy: config.discovered?.proxy,
-      }),
+    super(TYPE, name, args, opts, STEPS);
+    this.operatorNamespace = this.part((p) => p.operatorNamespace);
+    this.installedCSV = this.part((p) => p.installedCSV);
+    this.publicKey = this.part((p) => p.publicKey);
+    this.publicKeyFingerprint = this.part((p) => p.publicKeyFingerprint);
+    this.machineSets = this.part((p) => p.machineSets);
+    this.runtimeClasses = this.part((p) => p.runtimeClasses);
+    this.windowsRegistryConfig = this.part((p) => p.windowsRegistryConfig);
+    this.windowsNodeFiles = this.part((p) => p.windowsNodeFiles);
+    this.windowsRegistrySources = this.part((p) => p.windowsRegistrySources);
+    this.clusterProxy = this.part((p) => p.proxy);
+    this.reboot = this.part((p) => (p.reboot ? pulumi.output(p.reboot) : undefined));
+    this.inventory = this.part<InventoryEntry[]>((p) => p.inventory);
+    this.patching = this.part<PatchSummary | undefined>((p) => p.patching);
+    this.hostStatus = this.part((p) => p.hostStatus);
+    this.createdHostsFirstBoot = this.part((p) => p.createdHostsFirstBoot);
+    this.byohHosts = this.part((p) => p.byohHosts);
+    this.registerDeclared({
+      operatorNamespace: this.operatorNamespace,
+      installedCSV: this.installedCSV,
+      publicKey: this.publicKey,
+      publicKeyFingerprint: this.publicKeyFingerprint,
+      machineSets: this.machineSets,
+      runtimeClasses: this.runtimeClasses,
+      windowsRegistryConfig: this.windowsRegistryConfig,
+      byohHosts: this.byohHosts,
     });
-    const part = partOf(built, way.reader);
-    this.operatorNamespace = part((p) => p.operatorNamespace);
-    this.installedCSV = part((p) => p.installedCSV);
-    this.publicKey = part((p) => p.publicKey);
-    this.publicKeyFingerprint = part((p) => p.publicKeyFingerprint);
-    this.machineSets = part((p) => p.machineSets);
-    this.runtimeClasses = part((p) => p.runtimeClasses);
-    this.windowsRegistryConfig = part((p) => p.windowsRegistryConfig);
-    this.windowsNodeFiles = part((p) => p.windowsNodeFiles);
-    this.windowsRegistrySources = part((p) => p.windowsRegistrySources);
-    this.clusterProxy = part((p) => p.proxy);
-    this.reboot = part((p) => (p.reboot ? pulumi.output(p.reboot) : undefined));
-    this.inventory = part<InventoryEntry[]>((p) => p.inventory);
-    this.patching = part<PatchSummary | undefined>((p) => p.patching);
-    this.hostStatus = part((p) => p.hostStatus);
-    this.createdHostsFirstBoot = part((p) => p.createdHostsFirstBoot);
-    this.byohHosts = part((p) => p.byohHosts);
-    this.registerOutputs(
-      registered(way.reader, built, {
-        operatorNamespace: this.operatorNamespace,
-        installedCSV: this.installedCSV,
-        publicKey: this.publicKey,
-        publicKeyFingerprint: this.publicKeyFingerprint,
-        machineSets: this.machineSets,
-        runtimeClasses: this.runtimeClasses,
-        windowsRegistryConfig: this.windowsRegistryConfig,
-        byohHosts: this.byohHosts,
-      }),
-    );
   }
 }

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { AnyEstateConfig, ConfigErrors, KeyValues, loadKeyValues, Reader, Validator } from "./load";
 import { argsAudience, ConfigIssue, formatIssues } from "./config-issue";
 import { isOffline } from "./offline";
-import { isTopLevelKey, NAMESPACE } from "./schema";
+import { isComponentKey, NAMESPACE } from "./schema";
 import { secretKeysFromHost } from "./from-pulumi";
 
 /** A library user of `component` (`WindowsEstate estate`): the caller's own stack config holds its secrets. */
@@ -83,7 +83,7 @@ export async function loadArgs(
   for (const [key, arg] of Object.entries(args)) {
     const value = await settle(audience.who, key, arg, secrets);
     if (value === undefined) continue;
-    if (!isTopLevelKey(key)) {
+    if (!isComponentKey(key)) {
       issues.push({ path: key, message: "is not an argument of this component (docs/library.md lists them)" });
       continue;
     }

@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { parse } from "yaml";
 import { get, obj } from "../lib/json";
-import { NAMESPACE } from "./schema";
+import { isComponentKey, NAMESPACE } from "./schema";
 
 /**
  * The language host hands the program its config in `PULUMI_CONFIG` and the keys the engine decrypted (set with
@@ -49,7 +49,9 @@ export function argsFromStack<A extends object>(
     if (e instanceof ConfigErrors) throw new pulumi.RunError(e.message);
     throw e;
   }
-  const { values, ...around } = kv;
+  const { values: all, ...around } = kv;
+  // The keys the scripts alone read (`pipeline`) are no arg of a component.
+  const values = Object.fromEntries(Object.entries(all).filter(([k]) => isComponentKey(k)));
   const key = values.privateKey;
   const args =
     key !== undefined && raw.secretKeys.has(`${NAMESPACE}:privateKey`)

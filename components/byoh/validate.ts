@@ -6,7 +6,7 @@ import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from ".
 import { PIN_HINT } from "../wmco/release";
 import type { KnownWmco } from "../machinesets/validate";
 import { provisionedName } from "./hosts";
-import { createdEntryIssues } from "../provisioning/validate";
+import { createdEntryIssues, givenHostMissing } from "../provisioning/validate";
 import { isUsablePin } from "../../providers/ssh/host-key";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
@@ -34,13 +34,7 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
       return;
     }
     if (h.address === undefined || h.username === undefined) {
-      errors.push({
-        path: at(h.address === undefined ? "address" : "username"),
-        message:
-          h.address === undefined
-            ? "is required (the host's IPv4 address or DNS name), unless the entry creates its VM with an aws or azure block"
-            : "is required: the administrator WMCO logs in as",
-      });
+      errors.push(givenHostMissing(h, at, "the administrator WMCO logs in as"));
       return;
     }
     if (h.name !== undefined || h.count !== 1)

@@ -41,6 +41,27 @@ export interface PlatformMachineSets {
   warnings?(set: MachineSetConfig, i: number): ConfigIssue[];
 }
 
+/**
+ * The workers of a platform with no region and nothing for a created host (vSphere, Nutanix): each set's block
+ * completed from the first worker, decoded by `decode`.
+ */
+export function firstWorkerFills<K extends "vsphere" | "nutanix", W>(
+  block: K,
+  providerSpecs: readonly unknown[],
+  decode: (spec: unknown) => W,
+  complete: (b: NonNullable<MachineSetConfig[K]>, w: W | undefined) => NonNullable<MachineSetConfig[K]>,
+): Workers {
+  const first = providerSpecs.length > 0 ? decode(providerSpecs[0]) : undefined;
+  return {
+    region: () => undefined,
+    complete: (set) => {
+      const b = set[block];
+      return b ? { ...set, [block]: complete(b, first) } : set;
+    },
+    hosts: {},
+  };
+}
+
 /** The block with each of `keys` its config left out taken from the worker; config always wins (`""` included). */
 export function fillFrom<B extends object>(block: B, worker: Partial<B> | undefined, keys: readonly (keyof B)[]): B {
   const filled = keys.flatMap((k) => (block[k] === undefined && worker?.[k] !== undefined ? [[k, worker[k]]] : []));

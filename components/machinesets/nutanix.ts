@@ -5,7 +5,7 @@ import { NutanixBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { canonicalQuantity } from "../../lib/quantity";
 import { fields, listOf, loose, text } from "../cluster-objects";
-import { PlatformMachineSets, required, Workers } from "./common";
+import { firstWorkerFills, PlatformMachineSets, required } from "./common";
 
 /** What a Linux worker's NutanixMachineProviderConfig gives (machine/v1 types_nutanixprovider.go). */
 const worker = fields({
@@ -73,14 +73,7 @@ export const NUTANIX: PlatformMachineSets = {
   block: "nutanix",
   discoverable: ["clusterUuid", "subnetUuid"],
   zone: () => undefined,
-  workers(specs): Workers {
-    const first = specs.length > 0 ? worker.parse(specs[0]) : undefined;
-    return {
-      region: () => undefined,
-      complete: (set) => (set.nutanix ? { ...set, nutanix: complete(set.nutanix, first) } : set),
-      hosts: {},
-    };
-  },
+  workers: (specs) => firstWorkerFills("nutanix", specs, (s) => worker.parse(s), complete),
   providerSpec: (_infraId, _region, set) =>
     nutanixProviderSpec(required(resolveNutanix(set.nutanix), "nutanix.clusterUuid/subnetUuid")),
   issues: (set, i) =>

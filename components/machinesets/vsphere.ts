@@ -3,7 +3,7 @@ import { z } from "zod";
 import { VsphereBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { fields, listOf, loose, text } from "../cluster-objects";
-import { fillFrom, PlatformMachineSets, required, Workers } from "./common";
+import { fillFrom, firstWorkerFills, PlatformMachineSets, required } from "./common";
 
 /** What a Linux worker's VSphereMachineProviderSpec gives (types_vsphereprovider.go). */
 const worker = fields({
@@ -89,14 +89,7 @@ export const VSPHERE: PlatformMachineSets = {
   block: "vsphere",
   discoverable: ["server", "datacenter", "datastore", "folder", "networkName"],
   zone: () => undefined,
-  workers(specs): Workers {
-    const first = specs.length > 0 ? worker.parse(specs[0]) : undefined;
-    return {
-      region: () => undefined,
-      complete: (set) => (set.vsphere ? { ...set, vsphere: complete(set.vsphere, first) } : set),
-      hosts: {},
-    };
-  },
+  workers: (specs) => firstWorkerFills("vsphere", specs, (s) => worker.parse(s), complete),
   providerSpec: (_infraId, _region, set) =>
     vsphereProviderSpec(required(resolveVsphere(set.vsphere), "vsphere workspace and network")),
   issues: () => [],

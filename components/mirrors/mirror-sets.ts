@@ -78,31 +78,29 @@ function byName<T extends { metadata: { name: string } }>(sets: T[]): T[] {
   return sets.sort((a, b) => Buffer.compare(Buffer.from(a.metadata.name), Buffer.from(b.metadata.name)));
 }
 
-const metadataOf = (kind: "digest" | "tag", e: MirrorEntry) => ({
-  name: mirrorSetName(kind, e),
-  labels: { ...MANAGED_BY },
-});
-
-/** One ImageDigestMirrorSet per `mirrors.digest` entry. */
-export function buildDigestMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
+/** One object of `kind` per entry, sorted by name, each entry's spec placed by `spec`. */
+function mirrorSets<K extends Kind>(
+  kind: K,
+  entries: MirrorEntry[],
+  spec: (m: MirrorSpec) => MirrorSetObject<K>["spec"],
+): MirrorSetObject<K>[] {
+  const short = kind === "ImageDigestMirrorSet" ? "digest" : "tag";
   return byName(
-    m.digest.map((e) => ({
+    entries.map((e) => ({
       apiVersion: "config.openshift.io/v1" as const,
-      kind: "ImageDigestMirrorSet" as const,
-      metadata: metadataOf("digest", e),
-      spec: { imageDigestMirrors: [mirrorSpec(e)] },
+      kind,
+      metadata: { name: mirrorSetName(short, e), labels: { ...MANAGED_BY } },
+      spec: spec(mirrorSpec(e)),
     })),
   );
 }
 
+/** One ImageDigestMirrorSet per `mirrors.digest` entry. */
+export function buildDigestMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageDigestMirrorSet"> & IDMS)[] {
+  return mirrorSets("ImageDigestMirrorSet", m.digest, (s) => ({ imageDigestMirrors: [s] }));
+}
+
 /** One ImageTagMirrorSet per `mirrors.tag` entry. */
 export function buildTagMirrorSets(m: MirrorsConfig): (MirrorSetObject<"ImageTagMirrorSet"> & ITMS)[] {
-  return byName(
-    m.tag.map((e) => ({
-      apiVersion: "config.openshift.io/v1" as const,
-      kind: "ImageTagMirrorSet" as const,
-      metadata: metadataOf("tag", e),
-      spec: { imageTagMirrors: [mirrorSpec(e)] },
-    })),
-  );
+  return mirrorSets("ImageTagMirrorSet", m.tag, (s) => ({ imageTagMirrors: [s] }));
 }

@@ -25,6 +25,24 @@ const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
 const BAD_USERNAME = /[\s"/\\[\]:;|=,+*?<>@]/;
 
+/**
+ * What an entry without an aws or azure block lacks when it has no `address` or no `username`: the first of them;
+ * `account` says what the username names there.
+ */
+export function givenHostMissing(
+  e: Pick<CreatedEntry, "address">,
+  at: (...p: (string | number)[]) => string,
+  account: string,
+): ConfigIssue {
+  return e.address === undefined
+    ? {
+        path: at("address"),
+        message:
+          "is required (the host's IPv4 address or DNS name), unless the entry creates its VM with an aws or azure block",
+      }
+    : { path: at("username"), message: `is required: ${account}` };
+}
+
 export function createdEntryIssues(
   e: CreatedEntry,
   at: (...p: (string | number)[]) => string,

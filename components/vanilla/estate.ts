@@ -1,19 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { VanillaEstateArgs } from "../args";
-import { isVanillaConfig, Reader, VanillaEstateConfig } from "../../stacks/load";
+import { isVanillaConfig, VanillaEstateConfig } from "../../stacks/load";
 import { ResolvedKubernetes } from "./node-plan";
 import { VanillaFacts } from "./discover";
 import { clusterAccess } from "../cluster-access";
-import {
-  completeArgs,
-  EstateCompletion,
-  EstateOptions,
-  estateOptions,
-  partOf,
-  registered,
-  wayIn,
-  whenDeclared,
-} from "../component-args";
+import { ComponentResource, EstateOptions, EstateSteps } from "../estate-resource";
 import { completeVanilla } from "./complete";
 import { declareVanilla, VanillaParts } from "./declare";
 import { InventoryEntry } from "../day2/inventory";
@@ -29,14 +20,25 @@ export interface CompletedVanilla {
 }
 type Parts = VanillaParts & { resolved: ResolvedKubernetes };
 
-/** How the args are completed: the cluster's Kubernetes, networks and nodes read (components/vanilla/complete.ts). */
-const COMPLETION: EstateCompletion<VanillaEstateConfig, CompletedVanilla> = {
+/**
+ * How the args are completed: the cluster's Kubernetes, networks and nodes read (components/vanilla/complete.ts); and
+ * what is declared from them.
+ */
+const STEPS: EstateSteps<VanillaEstateConfig, CompletedVanilla, Parts> = {
   accepts: isVanillaConfig,
   otherKind: (c) => `cluster.platform ${c.cluster.platform} is an OpenShift/OKD cluster; use WindowsEstate`,
   complete: async (loaded: VanillaEstateConfig) => {
     const { config, resolved, facts, issues } = await completeVanilla(loaded);
     const completed = resolved ? { config, resolved, ...(facts ? { facts } : {}) } : undefined;
     return { completed, issues, warnings: config.warnings };
+  },
+  cluster: (c) => c.config.cluster,
+  declare: (self, name, c) => {
+    const access = clusterAccess(c.config.cluster);
+    return {
+      ...declareVanilla(self, name, { ...c, ...(access ? { access } : {}) }, { parent: self }),
+      resolved: c.resolved,
+    };
   },
 };
 
@@ -46,7 +48,7 @@ const COMPLETION: EstateCompletion<VanillaEstateConfig, CompletedVanilla> = {
  * host's files and steps, flanneld and kube-proxy as HostProcess DaemonSets, and each host joined and kept converged
  * over SSH. Its args are the keys of a stack's `windows-estate:` config (docs/configuration.md, docs/kubeadm.md).
  */
-export class VanillaEstate extends pulumi.ComponentResource {
+export class VanillaEstate extends ComponentResource<CompletedVanilla, Parts> {
   /** The Kubernetes version, networks and VXLAN settings the Windows nodes are configured for. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a record of settings: JSON to other languages
   readonly kubernetes: pulumi.Output<any>;
@@ -65,43 +67,17 @@ export class VanillaEstate extends pulumi.ComponentResource {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- per-host readings: JSON to other languages
   readonly hostStatus: pulumi.Output<any>;
 
-  /**
-   * Resolves once the args are validated (and completed from the cluster) and every child is declared; rejects with
-   * the problems found. A program that awaits it ends with that message alone, before any output is read.
-   */
-  whenDeclared(): Promise<void> {
-    return whenDeclared(this);
-  }
-
-  /** As WindowsEstate.complete: the program's first step, so that a problem ends the run with nothing registered. */
-  static complete(args: VanillaEstateArgs, reader: Reader): Promise<CompletedVanilla> {
-    return completeArgs(args, reader, COMPLETION);
-  }
+  /** As WindowsEstate.steps. */
+  static readonly steps = STEPS;
 
   constructor(name: string, args: VanillaEstateArgs, opts?: EstateOptions<CompletedVanilla>) {
-    const { way, options } = estateOptions(`VanillaEstate ${name}`, args.cluster, opts);
-    super("windows-estate:index:VanillaEstate", name, {}, options);
-    // As components/estate.ts: validated and completed first, then declared.
-    const built = wayIn(this, name, args, way, {
-      ...COMPLETION,
-      cluster: (c: CompletedVanilla) => c.config.cluster,
-      declare: (c): Parts => {
-        const access = clusterAccess(c.config.cluster);
-        return {
-          ...declareVanilla(this, name, { ...c, ...(access ? { access } : {}) }, { parent: this }),
-          resolved: c.resolved,
-        };
-      },
-    });
-    const part = partOf(built, way.reader);
-    this.kubernetes = part((p) => p.resolved);
-    this.nodePlans = part((p) => p.nodePlans);
-    this.runtimeClasses = part((p) => p.runtimeClasses);
-    this.inventory = part<InventoryEntry[]>((p) => p.inventory);
-    this.patching = part<PatchSummary | undefined>((p) => p.patching);
-    this.hostStatus = part((p) => p.hostStatus);
-    this.registerOutputs(
-      registered(way.reader, built, { runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans }),
-    );
+    super("windows-estate:index:VanillaEstate", name, args, opts, STEPS);
+    this.kubernetes = this.part((p) => p.resolved);
+    this.nodePlans = this.part((p) => p.nodePlans);
+    this.runtimeClasses = this.part((p) => p.runtimeClasses);
+    this.inventory = this.part<InventoryEntry[]>((p) => p.inventory);
+    this.patching = this.part<PatchSummary | undefined>((p) => p.patching);
+    this.hostStatus = this.part((p) => p.hostStatus);
+    this.registerDeclared({ runtimeClasses: this.runtimeClasses, nodePlans: this.nodePlans });
   }
 }

@@ -1,7 +1,7 @@
 import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import type { KubernetesConfig, VanillaNodeConfig } from "../../stacks/schema/kubernetes";
-import { createdEntryIssues } from "../provisioning/validate";
+import { createdEntryIssues, givenHostMissing } from "../provisioning/validate";
 import type { NodeAccessConfig } from "../../stacks/schema/day2";
 import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
 import { cidrContains, cidrsOverlap, networkAddress, parseCidr } from "../../lib/cidr";
@@ -164,13 +164,7 @@ export function validateVanilla(
       return;
     }
     if (n.address === undefined || n.username === undefined) {
-      errors.push({
-        path: at(n.address === undefined ? "address" : "username"),
-        message:
-          n.address === undefined
-            ? "is required (the host's IPv4 address or DNS name), unless the entry creates its VM with an aws or azure block"
-            : "is required: an administrator account on the host",
-      });
+      errors.push(givenHostMissing(n, at, "an administrator account on the host"));
       return;
     }
     if (n.count !== 1)

@@ -83,6 +83,11 @@ const entry = (k: TopLevelKey): KeyEntry => TOP_LEVEL_KEYS[k];
 /** Keys that may be left out entirely; their schema supplies the default. */
 export const OPTIONAL_KEYS: ReadonlySet<TopLevelKey> = new Set(TOP_LEVEL_KEY_NAMES.filter((k) => !entry(k).required));
 
+/** Whether a key is an arg of either component (not one the scripts alone read, such as `pipeline`). */
+export function isComponentKey(k: string): k is TopLevelKey {
+  return isTopLevelKey(k) && entry(k).scope !== "tooling";
+}
+
 /** The args a component takes (`openshift`: WindowsEstate, `vanilla`: VanillaEstate), in the table's order. */
 export function componentKeys(kind: "openshift" | "vanilla"): TopLevelKey[] {
   return TOP_LEVEL_KEY_NAMES.filter((k) => entry(k).scope === "both" || entry(k).scope === kind);

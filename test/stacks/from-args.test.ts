@@ -81,6 +81,11 @@ test("an argument the component does not take is named, not ignored", async () =
   expect(await problems(args)).toContain("clsuter: is not an argument of this component");
 });
 
+test("a key the scripts alone read is no argument either", async () => {
+  const args = { ...good(), pipeline: false } as WindowsEstateArgs; // a JavaScript caller's
+  expect(await problems(args)).toContain("pipeline: is not an argument of this component");
+});
+
 test("the program's mapping of a stack file onto the args loads the same config as the stack file itself", async () => {
   // program.ts hands the components argsFromStack(raw), decoded once from the same raw config the stack file is;
   // the args, loaded as a library user's, must come to the same thing.
@@ -92,6 +97,8 @@ test("the program's mapping of a stack file onto the args loads the same config 
         { name: "winworker", replicas: 2, windowsServer: 2022, azure: { vmSize: "Standard_D2s_v3" } },
       ]),
       "windows-estate:reboot": JSON.stringify({ token: "t1", maxUnavailable: "50%" }),
+      // Read by the scripts alone (npm run gitops:stacks): no arg of the component.
+      "windows-estate:pipeline": "false",
       "pulumi:disable-default-providers": JSON.stringify(["kubernetes"]),
     },
     secretKeys: new Set(["windows-estate:privateKey"]),
