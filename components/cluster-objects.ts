@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { isObject, parseJson } from "../lib/json";
+import { anyText, fields, itemsOf, listOf, loose, stringMap, text } from "../lib/decode";
 import { MACHINESET_LABEL } from "../facts/day2";
 import { isMarked, machineImage } from "../providers/day2/machine-rollout-plan";
 import { connectKube, KubeAccess, KubeApi } from "../providers/kube-wait/api";
@@ -22,42 +23,6 @@ const DISCOVERY_REQUEST_TIMEOUT_MS = 15_000;
 export function connectForDiscovery(access: KubeAccess): Promise<KubeApi> {
   return connectKube(access, DISCOVERY_REQUEST_TIMEOUT_MS);
 }
-
-/** A non-empty string, else absent (what `lib/json.ts str` reads). */
-export const text = z.string().min(1).optional().catch(undefined);
-/** A string, "" included (an Azure zone of "" says "no zone"). */
-export const anyText = z.string().optional().catch(undefined);
-/** An object of these fields (each decoding on its own), a value of another type read as `{}`. */
-export const fields = <S extends z.ZodRawShape>(shape: S) =>
-  z.preprocess((v) => (isObject(v) ? v : {}), z.object(shape));
-/** An object of these fields, else absent. */
-export const loose = <S extends z.ZodRawShape>(shape: S) => z.object(shape).optional().catch(undefined);
-/** The entries that decode, others dropped. */
-function decodeEach<T extends z.ZodType>(item: T, xs: readonly unknown[]): z.output<T>[] {
-  return xs.flatMap((x) => {
-    const r = item.safeParse(x);
-    return r.success ? [r.data] : [];
-  });
-}
-/** The entries of a list that decode (others dropped); [] when it is not a list. */
-export const listOf = <T extends z.ZodType>(item: T) =>
-  z
-    .array(z.unknown())
-    .catch([])
-    .transform((xs) => decodeEach(item, xs));
-/** The objects of a list that decode (other entries, objects or not, dropped); [] when it is not a list. */
-const objectsOf = <T extends z.ZodType>(item: T) =>
-  z
-    .array(z.unknown())
-    .catch([])
-    .transform((xs) => decodeEach(item, xs.filter(isObject)));
-/** An object's string values (others dropped); {} when it is not an object. */
-const stringMap = z
-  .record(z.string(), z.unknown())
-  .catch({})
-  .transform((o) =>
-    Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => typeof e[1] === "string")),
-  );
 
 const metadata = fields({ name: text, labels: stringMap });
 
@@ -198,10 +163,9 @@ const decode =
     v === undefined ? undefined : schema.parse(v);
 
 export const decodeInfrastructure = decode(infrastructure);
-export const decodeMachineSets = (list: unknown): MachineSetFacts[] =>
-  fields({ items: objectsOf(machineSet) }).parse(list).items;
+export const decodeMachineSets = (list: unknown): MachineSetFacts[] => itemsOf(machineSet).parse(list).items;
 export const decodeMachines = (list: unknown): MachineRow[] =>
-  fields({ items: objectsOf(machine) })
+  itemsOf(machine)
     .parse(list)
     .items.flatMap((m) => (m ? [m] : []));
 export const decodeNetwork = (n: { config?: unknown; operator?: unknown }): NetworkFacts => ({

@@ -11,7 +11,8 @@ import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
 import { KubeAccess } from "../../providers/kube-wait/api";
 import { isObject } from "../../lib/json";
 import { z } from "zod";
-import { connectForDiscovery, decodeNodeTaints, fields, gitVersion, listOf, loose, text } from "../cluster-objects";
+import { connectForDiscovery, decodeNodeTaints, gitVersion } from "../cluster-objects";
+import { fields, listOf, loose, text } from "../../lib/decode";
 import {
   DEFAULT_CONTAINERD,
   FLANNEL_BACKEND_ANNOTATION,
