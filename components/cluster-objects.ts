@@ -1,7 +1,8 @@
 /**
  * The cluster objects discovery reads, decoded at the boundary into the values the checks and the completion use: each
  * field as the API documents it (openshift/api config/v1 `Infrastructure`, `Network`, `Proxy`, `ClusterVersion`;
- * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; core/v1 `Secret`, `NodeList`), and nothing else. A
+ * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; core/v1 `Secret`, `NodeList`; the Windows Nodes through
+ * providers/day2/inventory.ts `decodeNodes`, which the day-2 providers read them with too), and nothing else. A
  * field of another type than the API's reads as absent, as a cluster we do not know may send one: discovery then says
  * what it could not find instead of failing on a shape. Pure, apart from `connectForDiscovery`, the one way discovery
  * (machinesets/discover.ts, vanilla/discover.ts) connects, with its one timeout.

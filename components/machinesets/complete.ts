@@ -120,7 +120,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
           ...(n.machine ? { machine: n.machine } : {}),
           ...nodeInfoOf(n),
         })),
-        machines: facts.machineRows,
+        machines: facts.machines,
         machineSetReplicas: replicasOf(facts.machineSets),
         ...(relayNodes !== undefined ? { relayNodes } : {}),
         runtimeClasses: runtimeClassViews(facts.runtimeClasses),

@@ -4,6 +4,7 @@ import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { Platform } from "../../stacks/schema/cluster";
 import { userDataPublicKey } from "../key/rotation";
+import { decodeNodes } from "../../providers/day2/inventory";
 import { ClusterFacts, workersFor } from "./discovery";
 import {
   connectForDiscovery,
@@ -88,9 +89,8 @@ export async function readCluster(access: KubeAccess): Promise<ClusterReader> {
         openShiftVersion: desiredVersion(clusterVersion),
         kubernetesVersion: gitVersion(serverVersion),
         mirrorSets: { idms: objects(idms?.items), itms: objects(itms?.items) },
-        windowsNodes,
-        machines,
-        machineRows: decodeMachines(machines),
+        windowsNodes: decodeNodes(windowsNodes),
+        machines: decodeMachines(machines),
         runtimeClasses,
         linuxNodes: decodeNodeTaints(linuxNodes),
       };

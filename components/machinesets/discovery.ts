@@ -3,6 +3,7 @@ import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
 import { JsonObject as Obj } from "../../lib/json";
+import type { NodeObject } from "../../providers/day2/inventory";
 import { PLATFORM_MACHINESETS } from "./build";
 import { Workers } from "./common";
 import { Infrastructure, MachineRow, MachineSetFacts, NetworkFacts, NodeTaints, ProxyFacts } from "../cluster-objects";
@@ -27,14 +28,10 @@ export interface ClusterFacts {
   kubernetesVersion?: string;
   /** Every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster (WMCO merges them all). */
   mirrorSets?: { idms: Obj[]; itms: Obj[] };
-  /**
-   * The `kubernetes.io/os=windows` NodeList and the Machines of `openshift-machine-api` as read: the day-2 inventory
-   * (providers/day2/inventory.ts, which the day-2 providers share) reads them.
-   */
-  windowsNodes?: Obj;
-  machines?: Obj;
-  /** Every Machine with its MachineSet and image. */
-  machineRows: MachineRow[];
+  /** The `kubernetes.io/os=windows` Nodes (the day-2 inventory and the key-rotation checks read them). */
+  windowsNodes: NodeObject[];
+  /** Every Machine of `openshift-machine-api` with its MachineSet and image. */
+  machines: MachineRow[];
   /** Every MachineSet of `openshift-machine-api` (its `spec.replicas` while a surge rollout is under way). */
   machineSets: MachineSetFacts[];
   /** `node.k8s.io/v1` RuntimeClasses, for the inventory's RuntimeClass check. */

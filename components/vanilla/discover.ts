@@ -24,7 +24,7 @@ import {
   KUBELET_MAX_MINORS_BEHIND,
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
-import { WindowsNode, windowsNodes } from "../../providers/day2/inventory";
+import { decodeNodes, WindowsNode, windowsNodes } from "../../providers/day2/inventory";
 import { RuntimeClassView, runtimeClassViews } from "../day2/inventory";
 import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { relayNodeCount } from "../node-access/placement";
@@ -98,7 +98,7 @@ export function parseVanillaFacts(o: {
   flannelDaemonSet?: unknown;
 }): VanillaFacts {
   const facts: VanillaFacts = {
-    windowsNodes: windowsNodes(o.windowsNodes, undefined, []),
+    windowsNodes: windowsNodes(decodeNodes(o.windowsNodes), undefined, []),
     runtimeClasses: runtimeClassViews(o.runtimeClasses),
   };
   const git = gitVersion(o.version);

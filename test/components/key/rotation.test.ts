@@ -15,6 +15,7 @@ import {
   userDataPublicKey,
   vsphereRotationIssues,
 } from "../../../components/key/rotation";
+import { decodeNodes } from "../../../providers/day2/inventory";
 import { runSynth, scratch, writeStack } from "../../helpers/stack";
 
 function newKey(): ParsedKey {
@@ -191,13 +192,13 @@ describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address
   const change = keyChange(oldKey.publicKey, nextKey);
 
   test("only Nodes labelled byoh=true are BYOH Nodes", () => {
-    expect(byohNodes(nodeList).map((n) => n.name)).toEqual(["win-byoh-1"]);
+    expect(byohNodes(decodeNodes(nodeList)).map((n) => n.name)).toEqual(["win-byoh-1"]);
   });
 
   test("a DNS name that resolves to a Node but is not one of its addresses is refused, naming the address to use", () => {
     const issues = byohKeyIssues(
       [host("10.0.0.9"), host("win-byoh-1.corp.example.com")],
-      byohNodes(nodeList),
+      byohNodes(decodeNodes(nodeList)),
       { "win-byoh-1.corp.example.com": "10.0.0.42" },
       change,
     );
@@ -209,7 +210,7 @@ describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address
   });
 
   test("a key that is one of the Node's addresses (IP or Hostname), or has no Node yet, passes", () => {
-    const nodes = byohNodes(nodeList);
+    const nodes = byohNodes(decodeNodes(nodeList));
     expect(
       byohKeyIssues([host("10.0.0.42"), host("win-byoh-1")], nodes, { "win-byoh-1": "10.0.0.42" }, change),
     ).toEqual([]);
@@ -220,7 +221,12 @@ describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address
   });
 
   test("without a key change the same finding says a later rotation would not complete", () => {
-    const issues = byohKeyIssues([host("w.corp")], byohNodes(nodeList), { "w.corp": "10.0.0.42" }, undefined);
+    const issues = byohKeyIssues(
+      [host("w.corp")],
+      byohNodes(decodeNodes(nodeList)),
+      { "w.corp": "10.0.0.42" },
+      undefined,
+    );
     expect(issues[0].message).toContain("a later change of the WMCO key would never complete");
   });
 
