@@ -1,7 +1,7 @@
 /**
  * The cluster objects discovery reads, decoded at the boundary into the values the checks and the completion use: each
  * field as the API documents it (openshift/api config/v1 `Infrastructure`, `Network`, `Proxy`, `ClusterVersion`;
- * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; core/v1 `Secret`, `NodeList`; the Windows Nodes through
+ * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; node.k8s.io/v1 `RuntimeClass`; core/v1 `Secret`, `NodeList`; the Windows Nodes through
  * providers/day2/inventory.ts `decodeNodes`, which the day-2 providers read them with too), and nothing else. A
  * field of another type than the API's reads as absent, as a cluster we do not know may send one: discovery then says
  * what it could not find instead of failing on a shape. Pure, apart from `connectForDiscovery`, the one way discovery
@@ -13,6 +13,7 @@ import { anyText, fields, itemsOf, listOf, loose, stringMap, text } from "../lib
 import { MACHINESET_LABEL } from "../facts/day2";
 import { isMarked, machineImage } from "../providers/day2/machine-rollout-plan";
 import { connectKube, KubeAccess, KubeApi } from "../providers/kube-wait/api";
+import type { RuntimeClassView } from "./day2/inventory";
 
 /**
  * How long discovery waits for one answer of the API server: what WMCO's pkg/cluster/config.go `validateK8sVersion`
@@ -135,6 +136,12 @@ const nodeList = fields({
 }));
 export type NodeTaints = z.output<typeof nodeList>;
 
+/** A `node.k8s.io/v1` RuntimeClass: its name and `scheduling.nodeSelector` (the nodes its pods may land on). */
+const runtimeClass = fields({
+  metadata: fields({ name: text }),
+  scheduling: fields({ nodeSelector: stringMap }),
+}).transform((c) => (c.metadata.name ? { name: c.metadata.name, nodeSelector: c.scheduling.nodeSelector } : undefined));
+
 /** A Secret's `data`, base64 as the API returns it. */
 const secretData = fields({ data: z.record(z.string(), z.unknown()).catch({}) });
 
@@ -175,6 +182,11 @@ export const decodeNetwork = (n: { config?: unknown; operator?: unknown }): Netw
 });
 export const decodeProxy = decode(proxy);
 export const decodeNodeTaints = decode(nodeList);
+/** The RuntimeClasses of a list (one without a name dropped). */
+export const decodeRuntimeClasses = (list: unknown): RuntimeClassView[] =>
+  itemsOf(runtimeClass)
+    .parse(list)
+    .items.flatMap((c) => c ?? []);
 /** `status.installedCSV` of a Subscription. */
 export const installedCsv = (subscription: unknown) =>
   fields({ status: loose({ installedCSV: text }) }).parse(subscription).status?.installedCSV;

@@ -8,7 +8,6 @@ import type { DiscoveredNode } from "../../stacks/load";
 import { belowMinimum, MinimumRevisions, patchLevel } from "../../providers/day2/patch-plan";
 import { versionOfBuild, WINDOWS_BUILD_LABEL, WindowsServer } from "../../facts/wmco";
 import { buildRuntimeClass } from "../scheduling/runtime-class";
-import { get, objects, str, stringMap } from "../../lib/json";
 
 /** What synth shows where only the cluster can answer. */
 export const UNKNOWN_UNTIL_PREVIEW = "<unknown: read from the cluster at preview/up>";
@@ -65,14 +64,6 @@ export function runtimeClassFindings(
       );
   }
   return { perNode, warnings };
-}
-
-/** The RuntimeClasses of a list from the API (name and `scheduling.nodeSelector`). */
-export function runtimeClassViews(list: unknown): RuntimeClassView[] {
-  return objects(get(list, "items")).flatMap((c) => {
-    const name = str(get(c, "metadata", "name"));
-    return name ? [{ name, nodeSelector: stringMap(get(c, "scheduling", "nodeSelector")) }] : [];
-  });
 }
 
 export function windowsNodeInventory(

@@ -14,6 +14,7 @@ import {
   decodeNetwork,
   decodeNodeTaints,
   decodeProxy,
+  decodeRuntimeClasses,
   desiredVersion,
   gitVersion,
   installedCsv,
@@ -91,7 +92,7 @@ export async function readCluster(access: KubeAccess): Promise<ClusterReader> {
         mirrorSets: { idms: objects(idms?.items), itms: objects(itms?.items) },
         windowsNodes: decodeNodes(windowsNodes),
         machines: decodeMachines(machines),
-        runtimeClasses,
+        runtimeClasses: decodeRuntimeClasses(runtimeClasses),
         linuxNodes: decodeNodeTaints(linuxNodes),
       };
     },

@@ -4,6 +4,7 @@ import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
 import { JsonObject as Obj } from "../../lib/json";
 import type { NodeObject } from "../../providers/day2/inventory";
+import type { RuntimeClassView } from "../day2/inventory";
 import { PLATFORM_MACHINESETS } from "./build";
 import { Workers } from "./common";
 import { Infrastructure, MachineRow, MachineSetFacts, NetworkFacts, NodeTaints, ProxyFacts } from "../cluster-objects";
@@ -35,7 +36,7 @@ export interface ClusterFacts {
   /** Every MachineSet of `openshift-machine-api` (its `spec.replicas` while a surge rollout is under way). */
   machineSets: MachineSetFacts[];
   /** `node.k8s.io/v1` RuntimeClasses, for the inventory's RuntimeClass check. */
-  runtimeClasses?: Obj;
+  runtimeClasses: RuntimeClassView[];
   /** The taints of the `kubernetes.io/os=linux` nodes (first 500): where the node relay can be scheduled. */
   linuxNodes?: NodeTaints;
 }

@@ -11,7 +11,7 @@ import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
 import { KubeAccess } from "../../providers/kube-wait/api";
 import { isObject } from "../../lib/json";
 import { z } from "zod";
-import { connectForDiscovery, decodeNodeTaints, gitVersion } from "../cluster-objects";
+import { connectForDiscovery, decodeNodeTaints, decodeRuntimeClasses, gitVersion } from "../cluster-objects";
 import { fields, listOf, loose, text } from "../../lib/decode";
 import {
   DEFAULT_CONTAINERD,
@@ -25,7 +25,7 @@ import {
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
 import { decodeNodes, WindowsNode, windowsNodes } from "../../providers/day2/inventory";
-import { RuntimeClassView, runtimeClassViews } from "../day2/inventory";
+import type { RuntimeClassView } from "../day2/inventory";
 import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { relayNodeCount } from "../node-access/placement";
 
@@ -99,7 +99,7 @@ export function parseVanillaFacts(o: {
 }): VanillaFacts {
   const facts: VanillaFacts = {
     windowsNodes: windowsNodes(decodeNodes(o.windowsNodes), undefined, []),
-    runtimeClasses: runtimeClassViews(o.runtimeClasses),
+    runtimeClasses: decodeRuntimeClasses(o.runtimeClasses),
   };
   const git = gitVersion(o.version);
   const m = git && /^v?(\d+\.\d+\.\d+)/.exec(git);

@@ -2,11 +2,11 @@ import {
   declaredInventory,
   discoveredInventory,
   runtimeClassFindings,
-  runtimeClassViews,
   UNKNOWN_UNTIL_PREVIEW,
   windowsNodeInventory,
 } from "../../../components/day2/inventory";
 import { decodeNodes, windowsNodes, nodeInfoOf } from "../../../providers/day2/inventory";
+import { decodeRuntimeClasses } from "../../../components/cluster-objects";
 import { NODE_INFO } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
 
@@ -116,11 +116,15 @@ test("the stack's own per-build RuntimeClasses count, and override a cluster cla
   expect(r.entries[0].runtimeClasses).toEqual(["windows2022"]);
   expect(r.warnings).toEqual([]);
   expect(
-    runtimeClassViews({
+    decodeRuntimeClasses({
       items: [
         { metadata: { name: "x" }, handler: "h", scheduling: { nodeSelector: { a: "b" } } },
         { handler: "no name" },
+        { metadata: { name: "y" }, scheduling: { nodeSelector: "a=b" } },
       ],
     }),
-  ).toEqual([{ name: "x", nodeSelector: { a: "b" } }]);
+  ).toEqual([
+    { name: "x", nodeSelector: { a: "b" } },
+    { name: "y", nodeSelector: {} },
+  ]);
 });
