@@ -1,7 +1,7 @@
 /**
  * The cluster objects discovery reads, decoded at the boundary into the values the checks and the completion use: each
  * field as the API documents it (openshift/api config/v1 `Infrastructure`, `Network`, `Proxy`, `ClusterVersion`;
- * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; node.k8s.io/v1 `RuntimeClass`; core/v1 `Secret`, `NodeList`; the Windows Nodes through
+ * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; node.k8s.io/v1 `RuntimeClass`; config/v1 `ImageDigestMirrorSet`, `ImageTagMirrorSet`; core/v1 `Secret`, `NodeList`; the Windows Nodes through
  * providers/day2/inventory.ts `decodeNodes`, which the day-2 providers read them with too), and nothing else. A
  * field of another type than the API's reads as absent, as a cluster we do not know may send one: discovery then says
  * what it could not find instead of failing on a shape. Pure, apart from `connectForDiscovery`, the one way discovery
@@ -14,6 +14,7 @@ import { MACHINESET_LABEL } from "../facts/day2";
 import { isMarked, machineImage } from "../providers/day2/machine-rollout-plan";
 import { connectKube, KubeAccess, KubeApi } from "../providers/kube-wait/api";
 import type { RuntimeClassView } from "./day2/inventory";
+import type { IDMS, ITMS } from "./mirrors/hosts-toml";
 
 /**
  * How long discovery waits for one answer of the API server: what WMCO's pkg/cluster/config.go `validateK8sVersion`
@@ -142,6 +143,16 @@ const runtimeClass = fields({
   scheduling: fields({ nodeSelector: stringMap }),
 }).transform((c) => (c.metadata.name ? { name: c.metadata.name, nodeSelector: c.scheduling.nodeSelector } : undefined));
 
+/**
+ * An ImageDigestMirrorSet's or ImageTagMirrorSet's entries with only what WMCO reads (config/v1 `ImageDigestMirrors`,
+ * `ImageTagMirrors`): its source, mirrors and policy; an entry without a source dropped.
+ */
+const mirrorEntries = listOf(
+  z.object({ source: text, mirrors: listOf(z.string()), mirrorSourcePolicy: text }),
+).transform((es) => es.flatMap(({ source, ...e }) => (source ? [{ source, ...e }] : [])));
+const idms = fields({ metadata: fields({ name: text }), spec: fields({ imageDigestMirrors: mirrorEntries }) });
+const itms = fields({ metadata: fields({ name: text }), spec: fields({ imageTagMirrors: mirrorEntries }) });
+
 /** A Secret's `data`, base64 as the API returns it. */
 const secretData = fields({ data: z.record(z.string(), z.unknown()).catch({}) });
 
@@ -187,6 +198,11 @@ export const decodeRuntimeClasses = (list: unknown): RuntimeClassView[] =>
   itemsOf(runtimeClass)
     .parse(list)
     .items.flatMap((c) => c ?? []);
+/** The cluster's mirror sets (discovery's, or a library user's `clusterMirrorSets`), with what WMCO reads. */
+export const decodeMirrorSets = (found: { idms: readonly unknown[]; itms: readonly unknown[] }) => ({
+  idms: found.idms.map((o): IDMS => idms.parse(o)),
+  itms: found.itms.map((o): ITMS => itms.parse(o)),
+});
 /** `status.installedCSV` of a Subscription. */
 export const installedCsv = (subscription: unknown) =>
   fields({ status: loose({ installedCSV: text }) }).parse(subscription).status?.installedCSV;

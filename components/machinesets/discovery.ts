@@ -2,9 +2,9 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
-import { JsonObject as Obj } from "../../lib/json";
 import type { NodeObject } from "../../providers/day2/inventory";
 import type { RuntimeClassView } from "../day2/inventory";
+import type { IDMS, ITMS } from "../mirrors/hosts-toml";
 import { PLATFORM_MACHINESETS } from "./build";
 import { Workers } from "./common";
 import { Infrastructure, MachineRow, MachineSetFacts, NetworkFacts, NodeTaints, ProxyFacts } from "../cluster-objects";
@@ -28,7 +28,7 @@ export interface ClusterFacts {
   /** The API server's `GET /version` `gitVersion` (e.g. `v1.36.3`): the Kubernetes WMCO checks itself against. */
   kubernetesVersion?: string;
   /** Every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster (WMCO merges them all). */
-  mirrorSets?: { idms: Obj[]; itms: Obj[] };
+  mirrorSets?: { idms: IDMS[]; itms: ITMS[] };
   /** The `kubernetes.io/os=windows` Nodes (the day-2 inventory and the key-rotation checks read them). */
   windowsNodes: NodeObject[];
   /** Every Machine of `openshift-machine-api` with its MachineSet and image. */

@@ -6,7 +6,6 @@ import {
   windowsNodeInventory,
 } from "../../../components/day2/inventory";
 import { decodeNodes, windowsNodes, nodeInfoOf } from "../../../providers/day2/inventory";
-import { decodeRuntimeClasses } from "../../../components/cluster-objects";
 import { NODE_INFO } from "../../helpers/fake-nodes";
 import { validateObject } from "../../helpers/schemas";
 
@@ -115,16 +114,4 @@ test("the stack's own per-build RuntimeClasses count, and override a cluster cla
   const r = discoveredInventory([node], undefined, [stale], ["2022"]);
   expect(r.entries[0].runtimeClasses).toEqual(["windows2022"]);
   expect(r.warnings).toEqual([]);
-  expect(
-    decodeRuntimeClasses({
-      items: [
-        { metadata: { name: "x" }, handler: "h", scheduling: { nodeSelector: { a: "b" } } },
-        { handler: "no name" },
-        { metadata: { name: "y" }, scheduling: { nodeSelector: "a=b" } },
-      ],
-    }),
-  ).toEqual([
-    { name: "x", nodeSelector: { a: "b" } },
-    { name: "y", nodeSelector: {} },
-  ]);
 });
