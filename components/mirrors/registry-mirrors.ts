@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import { IDMS, ImageMirrors, ITMS, redactHostsToml, registryHost, renderHostsToml } from "./hosts-toml";
+import { IDMS, ITMS, redactHostsToml, registryHost, renderHostsToml } from "./hosts-toml";
 import { decodeMirrorSets } from "../cluster-objects";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "./mirror-sets";
 import { WMCO_REGISTRIES_DIR } from "../../facts/wmco";

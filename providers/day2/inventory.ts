@@ -10,7 +10,6 @@ import { anyText, fields, itemsOf, listOf, stringMap, text } from "../../lib/dec
 import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, WINDOWS_BUILD_LABEL } from "../../facts/wmco";
 import {
   MACHINE_ANNOTATION,
-  MACHINESET_LABEL,
   REBOOTED_FOR_ANNOTATION,
   WMCO_HOST_KEY_ANNOTATION,
   WMCO_HOST_KEY_TYPE_ANNOTATION,
@@ -72,17 +71,11 @@ const node = fields({
 });
 export type NodeObject = z.output<typeof node> & { name: string };
 
-/** One Node from the API, decoded; undefined when it has no name. */
-export function decodeNode(o: unknown): NodeObject | undefined {
-  const n = node.parse(o);
-  return n.name ? { ...n, name: n.name } : undefined;
-}
-
 /** The Nodes of a NodeList from the API, decoded (entries that are not Nodes with a name dropped). */
 export function decodeNodes(list: unknown): NodeObject[] {
-  return itemsOf(z.unknown())
+  return itemsOf(node)
     .parse(list)
-    .items.flatMap((n) => decodeNode(n) ?? []);
+    .items.flatMap((n) => (n.name ? [{ ...n, name: n.name }] : []));
 }
 
 /** WMCO's address choice: first InternalIP/InternalDNS that is not an IPv6 address. */

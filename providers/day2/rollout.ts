@@ -16,7 +16,7 @@ import {
   REBOOTING_FOR_ANNOTATION,
   WINDOWS_NODE_SELECTOR,
 } from "../../facts/day2";
-import { get, objects, str, stringMap } from "../../lib/json";
+import { get, stringMap } from "../../lib/json";
 import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
@@ -25,7 +25,7 @@ import { drainOptions, DrainSettingsInput } from "./drain";
 import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
 import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
-import { decodeNodes, readyCondition, WindowsNode, windowsNodes } from "./inventory";
+import { decodeNodes, WindowsNode, windowsNodes } from "./inventory";
 import { wmcoUpgradeRefusal } from "./wmco-upgrade";
 import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
