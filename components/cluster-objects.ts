@@ -13,7 +13,6 @@ import { anyText, fields, itemsOf, listOf, loose, stringMap, text } from "../lib
 import { MACHINESET_LABEL } from "../facts/day2";
 import { isMarked, machineImage } from "../providers/day2/machine-rollout-plan";
 import { connectKube, KubeAccess, KubeApi } from "../providers/kube-wait/api";
-import type { RuntimeClassView } from "./day2/inventory";
 import type { IDMS, ITMS } from "./mirrors/hosts-toml";
 
 /**
@@ -142,6 +141,7 @@ const runtimeClass = fields({
   metadata: fields({ name: text }),
   scheduling: fields({ nodeSelector: stringMap }),
 }).transform((c) => (c.metadata.name ? { name: c.metadata.name, nodeSelector: c.scheduling.nodeSelector } : undefined));
+export type RuntimeClassView = NonNullable<z.output<typeof runtimeClass>>;
 
 /**
  * An ImageDigestMirrorSet's or ImageTagMirrorSet's entries with only what WMCO reads (config/v1 `ImageDigestMirrors`,

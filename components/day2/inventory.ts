@@ -8,6 +8,7 @@ import type { DiscoveredNode } from "../../stacks/load";
 import { belowMinimum, MinimumRevisions, patchLevel } from "../../providers/day2/patch-plan";
 import { versionOfBuild, WINDOWS_BUILD_LABEL, WindowsServer } from "../../facts/wmco";
 import { buildRuntimeClass } from "../scheduling/runtime-class";
+import type { RuntimeClassView } from "../cluster-objects";
 
 /** What synth shows where only the cluster can answer. */
 export const UNKNOWN_UNTIL_PREVIEW = "<unknown: read from the cluster at preview/up>";
@@ -27,12 +28,6 @@ export interface InventoryEntry {
   patchLevel: string;
   /** The RuntimeClasses (the cluster's and this stack's) whose node selector picks this node. */
   runtimeClasses?: string[];
-}
-
-/** A RuntimeClass as far as scheduling goes: its name and node selector. */
-export interface RuntimeClassView {
-  name: string;
-  nodeSelector: Record<string, string>;
 }
 
 /**

@@ -3,11 +3,11 @@ import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
 import type { NodeObject } from "../../providers/day2/inventory";
-import type { RuntimeClassView } from "../day2/inventory";
 import type { IDMS, ITMS } from "../mirrors/hosts-toml";
 import { PLATFORM_MACHINESETS } from "./build";
 import { Workers } from "./common";
 import { Infrastructure, MachineRow, MachineSetFacts, NetworkFacts, NodeTaints, ProxyFacts } from "../cluster-objects";
+import type { RuntimeClassView } from "../cluster-objects";
 
 /**
  * What the cluster says about itself, decoded (cluster-objects.ts) by discover.ts `readCluster`, the one place the

@@ -100,10 +100,8 @@ export class WindowsRegistryMirrors extends pulumi.ComponentResource {
     });
     const ours = new Set([...idms, ...itms].map((o) => o.metadata.name));
     const cluster = decodeMirrorSets(args.clusterMirrorSets ?? { idms: [], itms: [] });
-    const theirs = {
-      idms: cluster.idms.filter((o) => !ours.has(o.metadata?.name ?? "")),
-      itms: cluster.itms.filter((o) => !ours.has(o.metadata?.name ?? "")),
-    };
+    const notOurs = (o: IDMS | ITMS) => !ours.has(o.metadata?.name ?? "");
+    const theirs = { idms: cluster.idms.filter(notOurs), itms: cluster.itms.filter(notOurs) };
     const files = renderHostsToml({
       imageDigestMirrorSets: [...idms, ...theirs.idms],
       imageTagMirrorSets: [...itms, ...theirs.itms],

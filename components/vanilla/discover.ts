@@ -12,6 +12,7 @@ import { KubeAccess } from "../../providers/kube-wait/api";
 import { isObject } from "../../lib/json";
 import { z } from "zod";
 import { connectForDiscovery, decodeNodeTaints, decodeRuntimeClasses, gitVersion } from "../cluster-objects";
+import type { RuntimeClassView } from "../cluster-objects";
 import { fields, listOf, loose, text } from "../../lib/decode";
 import {
   DEFAULT_CONTAINERD,
@@ -25,7 +26,6 @@ import {
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
 import { decodeNodes, WindowsNode, windowsNodes } from "../../providers/day2/inventory";
-import type { RuntimeClassView } from "../day2/inventory";
 import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { relayNodeCount } from "../node-access/placement";
 
