@@ -9,6 +9,7 @@ import {
   byohNodes,
   keyChange,
   resolveIpv4,
+  rotationIssues,
   templateKeyIssues,
   unstatedTemplateKeys,
   upgradeRotationIssues,
@@ -250,5 +251,16 @@ describe("a key change during a WMCO upgrade", () => {
   test("no key change, or no node upgrading: nothing to say", () => {
     expect(upgradeRotationIssues(nodes, undefined)).toEqual([]);
     expect(upgradeRotationIssues([nodes[1]], change)).toEqual([]);
+  });
+  test("rotationIssues reads the label from the Nodes discovery decoded, and the current key only when it matters", async () => {
+    const list = { items: nodes.map(({ name, labels }) => ({ metadata: { name, labels } })) };
+    const cfg = { privateKey: { parsed: nextKey }, machineSets: [], byoh: [] };
+    const r = await rotationIssues(cfg, decodeNodes(list), async () => oldKey.publicKey);
+    expect(r.errors.map((i) => [i.path, i.message])).toEqual([["privateKey", expect.stringContaining("node win-a")]]);
+    const unread = async () => Promise.reject(new Error("must not be read"));
+    expect(await rotationIssues(cfg, decodeNodes({ items: [list.items[1]] }), unread)).toEqual({
+      errors: [],
+      warnings: [],
+    });
   });
 });
