@@ -1,16 +1,19 @@
 /**
  * The cluster objects discovery reads, decoded at the boundary into the values the checks and the completion use: each
  * field as the API documents it (openshift/api config/v1 `Infrastructure`, `Network`, `Proxy`, `ClusterVersion`;
- * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; core/v1 `Secret`, `NodeList`), and nothing else. A
+ * machine/v1beta1 `MachineSet`, `Machine`; OLM `Subscription`; node.k8s.io/v1 `RuntimeClass`; config/v1 `ImageDigestMirrorSet`, `ImageTagMirrorSet`; core/v1 `Secret`, `NodeList`; the Windows Nodes through
+ * providers/day2/inventory.ts `decodeNodes`, which the day-2 providers read them with too), and nothing else. A
  * field of another type than the API's reads as absent, as a cluster we do not know may send one: discovery then says
  * what it could not find instead of failing on a shape. Pure, apart from `connectForDiscovery`, the one way discovery
  * (machinesets/discover.ts, vanilla/discover.ts) connects, with its one timeout.
  */
 import { z } from "zod";
 import { isObject, parseJson } from "../lib/json";
+import { anyText, fields, itemsOf, listOf, loose, stringMap, text } from "../lib/decode";
 import { MACHINESET_LABEL } from "../facts/day2";
 import { isMarked, machineImage } from "../providers/day2/machine-rollout-plan";
 import { connectKube, KubeAccess, KubeApi } from "../providers/kube-wait/api";
+import type { IDMS, ITMS } from "./mirrors/hosts-toml";
 
 /**
  * How long discovery waits for one answer of the API server: what WMCO's pkg/cluster/config.go `validateK8sVersion`
@@ -22,42 +25,6 @@ const DISCOVERY_REQUEST_TIMEOUT_MS = 15_000;
 export function connectForDiscovery(access: KubeAccess): Promise<KubeApi> {
   return connectKube(access, DISCOVERY_REQUEST_TIMEOUT_MS);
 }
-
-/** A non-empty string, else absent (what `lib/json.ts str` reads). */
-export const text = z.string().min(1).optional().catch(undefined);
-/** A string, "" included (an Azure zone of "" says "no zone"). */
-export const anyText = z.string().optional().catch(undefined);
-/** An object of these fields (each decoding on its own), a value of another type read as `{}`. */
-export const fields = <S extends z.ZodRawShape>(shape: S) =>
-  z.preprocess((v) => (isObject(v) ? v : {}), z.object(shape));
-/** An object of these fields, else absent. */
-export const loose = <S extends z.ZodRawShape>(shape: S) => z.object(shape).optional().catch(undefined);
-/** The entries that decode, others dropped. */
-function decodeEach<T extends z.ZodType>(item: T, xs: readonly unknown[]): z.output<T>[] {
-  return xs.flatMap((x) => {
-    const r = item.safeParse(x);
-    return r.success ? [r.data] : [];
-  });
-}
-/** The entries of a list that decode (others dropped); [] when it is not a list. */
-export const listOf = <T extends z.ZodType>(item: T) =>
-  z
-    .array(z.unknown())
-    .catch([])
-    .transform((xs) => decodeEach(item, xs));
-/** The objects of a list that decode (other entries, objects or not, dropped); [] when it is not a list. */
-const objectsOf = <T extends z.ZodType>(item: T) =>
-  z
-    .array(z.unknown())
-    .catch([])
-    .transform((xs) => decodeEach(item, xs.filter(isObject)));
-/** An object's string values (others dropped); {} when it is not an object. */
-const stringMap = z
-  .record(z.string(), z.unknown())
-  .catch({})
-  .transform((o) =>
-    Object.fromEntries(Object.entries(o).filter((e): e is [string, string] => typeof e[1] === "string")),
-  );
 
 const metadata = fields({ name: text, labels: stringMap });
 
@@ -169,6 +136,23 @@ const nodeList = fields({
 }));
 export type NodeTaints = z.output<typeof nodeList>;
 
+/** A `node.k8s.io/v1` RuntimeClass: its name and `scheduling.nodeSelector` (the nodes its pods may land on). */
+const runtimeClass = fields({
+  metadata: fields({ name: text }),
+  scheduling: fields({ nodeSelector: stringMap }),
+}).transform((c) => (c.metadata.name ? { name: c.metadata.name, nodeSelector: c.scheduling.nodeSelector } : undefined));
+export type RuntimeClassView = NonNullable<z.output<typeof runtimeClass>>;
+
+/**
+ * An ImageDigestMirrorSet's or ImageTagMirrorSet's entries with only what WMCO reads (config/v1 `ImageDigestMirrors`,
+ * `ImageTagMirrors`): its source, mirrors and policy; an entry without a source dropped.
+ */
+const mirrorEntries = listOf(
+  z.object({ source: text, mirrors: listOf(z.string()), mirrorSourcePolicy: text }),
+).transform((es) => es.flatMap(({ source, ...e }) => (source ? [{ source, ...e }] : [])));
+const idms = fields({ metadata: fields({ name: text }), spec: fields({ imageDigestMirrors: mirrorEntries }) });
+const itms = fields({ metadata: fields({ name: text }), spec: fields({ imageTagMirrors: mirrorEntries }) });
+
 /** A Secret's `data`, base64 as the API returns it. */
 const secretData = fields({ data: z.record(z.string(), z.unknown()).catch({}) });
 
@@ -198,10 +182,9 @@ const decode =
     v === undefined ? undefined : schema.parse(v);
 
 export const decodeInfrastructure = decode(infrastructure);
-export const decodeMachineSets = (list: unknown): MachineSetFacts[] =>
-  fields({ items: objectsOf(machineSet) }).parse(list).items;
+export const decodeMachineSets = (list: unknown): MachineSetFacts[] => itemsOf(machineSet).parse(list).items;
 export const decodeMachines = (list: unknown): MachineRow[] =>
-  fields({ items: objectsOf(machine) })
+  itemsOf(machine)
     .parse(list)
     .items.flatMap((m) => (m ? [m] : []));
 export const decodeNetwork = (n: { config?: unknown; operator?: unknown }): NetworkFacts => ({
@@ -210,6 +193,16 @@ export const decodeNetwork = (n: { config?: unknown; operator?: unknown }): Netw
 });
 export const decodeProxy = decode(proxy);
 export const decodeNodeTaints = decode(nodeList);
+/** The RuntimeClasses of a list (one without a name dropped). */
+export const decodeRuntimeClasses = (list: unknown): RuntimeClassView[] =>
+  itemsOf(runtimeClass)
+    .parse(list)
+    .items.flatMap((c) => c ?? []);
+/** The cluster's mirror sets (discovery's, or a library user's `clusterMirrorSets`), with what WMCO reads. */
+export const decodeMirrorSets = (found: { idms: readonly unknown[]; itms: readonly unknown[] }) => ({
+  idms: found.idms.map((o): IDMS => idms.parse(o)),
+  itms: found.itms.map((o): ITMS => itms.parse(o)),
+});
 /** `status.installedCSV` of a Subscription. */
 export const installedCsv = (subscription: unknown) =>
   fields({ status: loose({ installedCSV: text }) }).parse(subscription).status?.installedCSV;

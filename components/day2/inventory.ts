@@ -8,7 +8,7 @@ import type { DiscoveredNode } from "../../stacks/load";
 import { belowMinimum, MinimumRevisions, patchLevel } from "../../providers/day2/patch-plan";
 import { versionOfBuild, WINDOWS_BUILD_LABEL, WindowsServer } from "../../facts/wmco";
 import { buildRuntimeClass } from "../scheduling/runtime-class";
-import { get, objects, str, stringMap } from "../../lib/json";
+import type { RuntimeClassView } from "../cluster-objects";
 
 /** What synth shows where only the cluster can answer. */
 export const UNKNOWN_UNTIL_PREVIEW = "<unknown: read from the cluster at preview/up>";
@@ -28,12 +28,6 @@ export interface InventoryEntry {
   patchLevel: string;
   /** The RuntimeClasses (the cluster's and this stack's) whose node selector picks this node. */
   runtimeClasses?: string[];
-}
-
-/** A RuntimeClass as far as scheduling goes: its name and node selector. */
-export interface RuntimeClassView {
-  name: string;
-  nodeSelector: Record<string, string>;
 }
 
 /**
@@ -65,14 +59,6 @@ export function runtimeClassFindings(
       );
   }
   return { perNode, warnings };
-}
-
-/** The RuntimeClasses of a list from the API (name and `scheduling.nodeSelector`). */
-export function runtimeClassViews(list: unknown): RuntimeClassView[] {
-  return objects(get(list, "items")).flatMap((c) => {
-    const name = str(get(c, "metadata", "name"));
-    return name ? [{ name, nodeSelector: stringMap(get(c, "scheduling", "nodeSelector")) }] : [];
-  });
 }
 
 export function windowsNodeInventory(

@@ -22,7 +22,7 @@ import type { ParsedKey } from "../../stacks/key";
 import type { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
 import { fingerprint, hostKeyMatches, isUsablePin } from "../../providers/ssh/host-key";
-import { get, objects, str, stringMap } from "../../lib/json";
+import type { NodeObject } from "../../providers/day2/inventory";
 import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
 import { wmcoUpgradeRefusal, wmcoUpgradingNodes } from "../../providers/day2/wmco-upgrade";
@@ -150,22 +150,11 @@ export function vsphereRotationIssues(sets: readonly MachineSetConfig[], change:
 }
 
 /** A BYOH Node (label `windowsmachineconfig.openshift.io/byoh=true`) and its `status.addresses`. */
-interface ByohNode {
-  name: string;
-  addresses: { type: string; address: string }[];
-}
+type ByohNode = Pick<NodeObject, "name" | "addresses">;
 
-/** The BYOH Nodes of a NodeList. */
-export function byohNodes(nodeList: unknown): ByohNode[] {
-  return objects(get(nodeList, "items")).flatMap((n) => {
-    const name = str(get(n, "metadata", "name"));
-    if (!name || stringMap(get(n, "metadata", "labels"))[BYOH_NODE_LABEL] !== "true") return [];
-    const addresses = objects(get(n, "status", "addresses")).flatMap((a) => {
-      const address = str(a.address);
-      return address ? [{ type: str(a.type) ?? "", address }] : [];
-    });
-    return [{ name, addresses }];
-  });
+/** The BYOH Nodes among the Windows Nodes. */
+export function byohNodes(nodes: readonly NodeObject[]): ByohNode[] {
+  return nodes.filter((n) => n.labels[BYOH_NODE_LABEL] === "true");
 }
 
 /**
@@ -203,14 +192,6 @@ export function byohKeyIssues(
       },
     ];
   });
-}
-
-/** The Windows Nodes of a NodeList, by name and labels. */
-function labelledNodes(nodeList: unknown): { name: string; labels: Record<string, string> }[] {
-  return objects(get(nodeList, "items")).map((n) => ({
-    name: str(get(n, "metadata", "name")) ?? "",
-    labels: stringMap(get(n, "metadata", "labels")),
-  }));
 }
 
 /**
@@ -254,12 +235,11 @@ export async function rotationIssues(
     machineSets: readonly MachineSetConfig[];
     byoh: readonly ByohHostConfig[];
   },
-  windowsNodes: unknown,
+  windowsNodes: readonly NodeObject[],
   /** The public key in `windows-user-data` now, read by discovery (machinesets/discover.ts `wmcoPublicKey`). */
   currentWmcoKey: () => Promise<string | undefined>,
 ): Promise<{ errors: ConfigIssue[]; warnings: ConfigIssue[] }> {
-  const labelled = labelledNodes(windowsNodes);
-  const upgrading = wmcoUpgradingNodes(labelled).length > 0;
+  const upgrading = wmcoUpgradingNodes(windowsNodes).length > 0;
   // Only vSphere sets, BYOH hosts and a WMCO upgrade can keep a rotation from completing; other stacks read nothing
   // more.
   if (!cfg.machineSets.some((s) => s.vsphere) && cfg.byoh.length === 0 && !upgrading)
@@ -279,7 +259,7 @@ export async function rotationIssues(
   const byoh = byohKeyIssues(cfg.byoh, nodes, await resolveIpv4(names), change);
   return {
     errors: [
-      ...upgradeRotationIssues(labelled, change),
+      ...upgradeRotationIssues(windowsNodes, change),
       ...vsphereRotationIssues(cfg.machineSets, change),
       ...(change ? byoh : []),
     ],

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { AwsBlock, MachineSetConfig, WindowsServer } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
-import { fields, listOf, loose, text } from "../cluster-objects";
+import { fields, listOf, loose, text } from "../../lib/decode";
 import { PlatformMachineSets, required, Workers } from "./common";
 
 /** An AWS resource given by ID (`subnet-…`, `sg-…`) or by Name tag, as the providerSpec references them. */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { AzureBlock, MachineSetConfig, WindowsServer } from "../../stacks/schema/machinesets";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
-import { anyText, fields, text } from "../cluster-objects";
+import { anyText, fields, text } from "../../lib/decode";
 import { fillFrom, PlatformMachineSets, required, Workers } from "./common";
 
 /**

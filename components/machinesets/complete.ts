@@ -6,7 +6,6 @@ import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { identityIssues, mergeDiscovered, mergeDiscoveredHosts } from "./discovery";
 import type { MachineSetFacts } from "../cluster-objects";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
-import { runtimeClassViews } from "../day2/inventory";
 import { requiredFieldIssues, versionIssues } from "./validate";
 import { PLATFORM_MACHINESETS } from "./build";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
@@ -120,10 +119,10 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
           ...(n.machine ? { machine: n.machine } : {}),
           ...nodeInfoOf(n),
         })),
-        machines: facts.machineRows,
+        machines: facts.machines,
         machineSetReplicas: replicasOf(facts.machineSets),
         ...(relayNodes !== undefined ? { relayNodes } : {}),
-        runtimeClasses: runtimeClassViews(facts.runtimeClasses),
+        runtimeClasses: facts.runtimeClasses,
         mirrorSets: facts.mirrorSets,
         wmco: wmco
           ? `WMCO ${format(wmco.version)} (${wmco.source})`

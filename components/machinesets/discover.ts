@@ -4,15 +4,18 @@ import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { Platform } from "../../stacks/schema/cluster";
 import { userDataPublicKey } from "../key/rotation";
+import { decodeNodes } from "../../providers/day2/inventory";
 import { ClusterFacts, workersFor } from "./discovery";
 import {
   connectForDiscovery,
   decodeInfrastructure,
   decodeMachines,
   decodeMachineSets,
+  decodeMirrorSets,
   decodeNetwork,
   decodeNodeTaints,
   decodeProxy,
+  decodeRuntimeClasses,
   desiredVersion,
   gitVersion,
   installedCsv,
@@ -87,11 +90,10 @@ export async function readCluster(access: KubeAccess): Promise<ClusterReader> {
         installedCSV: installedCsv(subscription),
         openShiftVersion: desiredVersion(clusterVersion),
         kubernetesVersion: gitVersion(serverVersion),
-        mirrorSets: { idms: objects(idms?.items), itms: objects(itms?.items) },
-        windowsNodes,
-        machines,
-        machineRows: decodeMachines(machines),
-        runtimeClasses,
+        mirrorSets: decodeMirrorSets({ idms: objects(idms?.items), itms: objects(itms?.items) }),
+        windowsNodes: decodeNodes(windowsNodes),
+        machines: decodeMachines(machines),
+        runtimeClasses: decodeRuntimeClasses(runtimeClasses),
         linuxNodes: decodeNodeTaints(linuxNodes),
       };
     },

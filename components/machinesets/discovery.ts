@@ -2,10 +2,12 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
-import { JsonObject as Obj } from "../../lib/json";
+import type { NodeObject } from "../../providers/day2/inventory";
+import type { IDMS, ITMS } from "../mirrors/hosts-toml";
 import { PLATFORM_MACHINESETS } from "./build";
 import { Workers } from "./common";
 import { Infrastructure, MachineRow, MachineSetFacts, NetworkFacts, NodeTaints, ProxyFacts } from "../cluster-objects";
+import type { RuntimeClassView } from "../cluster-objects";
 
 /**
  * What the cluster says about itself, decoded (cluster-objects.ts) by discover.ts `readCluster`, the one place the
@@ -26,19 +28,15 @@ export interface ClusterFacts {
   /** The API server's `GET /version` `gitVersion` (e.g. `v1.36.3`): the Kubernetes WMCO checks itself against. */
   kubernetesVersion?: string;
   /** Every ImageDigestMirrorSet and ImageTagMirrorSet in the cluster (WMCO merges them all). */
-  mirrorSets?: { idms: Obj[]; itms: Obj[] };
-  /**
-   * The `kubernetes.io/os=windows` NodeList and the Machines of `openshift-machine-api` as read: the day-2 inventory
-   * (providers/day2/inventory.ts, which the day-2 providers share) reads them.
-   */
-  windowsNodes?: Obj;
-  machines?: Obj;
-  /** Every Machine with its MachineSet and image. */
-  machineRows: MachineRow[];
+  mirrorSets?: { idms: IDMS[]; itms: ITMS[] };
+  /** The `kubernetes.io/os=windows` Nodes (the day-2 inventory and the key-rotation checks read them). */
+  windowsNodes: NodeObject[];
+  /** Every Machine of `openshift-machine-api` with its MachineSet and image. */
+  machines: MachineRow[];
   /** Every MachineSet of `openshift-machine-api` (its `spec.replicas` while a surge rollout is under way). */
   machineSets: MachineSetFacts[];
   /** `node.k8s.io/v1` RuntimeClasses, for the inventory's RuntimeClass check. */
-  runtimeClasses?: Obj;
+  runtimeClasses: RuntimeClassView[];
   /** The taints of the `kubernetes.io/os=linux` nodes (first 500): where the node relay can be scheduled. */
   linuxNodes?: NodeTaints;
 }

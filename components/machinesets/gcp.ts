@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { GcpBlock, WindowsServer } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
-import { fields, listOf, text } from "../cluster-objects";
+import { fields, listOf, text } from "../../lib/decode";
 import { PlatformMachineSets, required, Workers } from "./common";
 
 /** GCP public image family of Windows Server Core. */

@@ -4,7 +4,7 @@ import { joinPath } from "../../stacks/config-issue";
 import { NutanixBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { canonicalQuantity } from "../../lib/quantity";
-import { fields, listOf, loose, text } from "../cluster-objects";
+import { fields, listOf, loose, text } from "../../lib/decode";
 import { firstWorkerFills, PlatformMachineSets, required } from "./common";
 
 /** What a Linux worker's NutanixMachineProviderConfig gives (machine/v1 types_nutanixprovider.go). */

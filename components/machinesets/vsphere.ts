@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { VsphereBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
-import { fields, listOf, loose, text } from "../cluster-objects";
+import { fields, listOf, loose, text } from "../../lib/decode";
 import { fillFrom, firstWorkerFills, PlatformMachineSets, required } from "./common";
 
 /** What a Linux worker's VSphereMachineProviderSpec gives (types_vsphereprovider.go). */

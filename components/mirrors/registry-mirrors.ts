@@ -1,8 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { MirrorsConfigInput } from "../../stacks/schema/mirrors";
-import { IDMS, ImageMirrors, ITMS, redactHostsToml, registryHost, renderHostsToml } from "./hosts-toml";
-import { get, objects, str, strings } from "../../lib/json";
+import { IDMS, ITMS, redactHostsToml, registryHost, renderHostsToml } from "./hosts-toml";
+import { decodeMirrorSets } from "../cluster-objects";
 import { buildDigestMirrorSets, buildTagMirrorSets } from "./mirror-sets";
 import { WMCO_REGISTRIES_DIR } from "../../facts/wmco";
 import { clusterMirrorSetIssues } from "./validate";
@@ -27,30 +27,6 @@ export interface WindowsRegistryMirrorsArgs {
   clusterMirrorSets?: { idms: readonly unknown[]; itms: readonly unknown[] };
 }
 
-/** The entries of a mirror set as the cluster serves it, with only what WMCO reads, each field checked. */
-function entriesOf(o: unknown, field: "imageDigestMirrors" | "imageTagMirrors"): ImageMirrors[] {
-  return objects(get(o, "spec", field)).flatMap((e) => {
-    const source = str(e.source);
-    return source ? [{ source, mirrors: strings(e.mirrors), mirrorSourcePolicy: str(e.mirrorSourcePolicy) }] : [];
-  });
-}
-
-/** An ImageDigestMirrorSet read from the cluster. */
-function asIdms(o: unknown): IDMS {
-  return {
-    metadata: { name: str(get(o, "metadata", "name")) },
-    spec: { imageDigestMirrors: entriesOf(o, "imageDigestMirrors") },
-  };
-}
-
-/** An ImageTagMirrorSet read from the cluster. */
-function asItms(o: unknown): ITMS {
-  return {
-    metadata: { name: str(get(o, "metadata", "name")) },
-    spec: { imageTagMirrors: entriesOf(o, "imageTagMirrors") },
-  };
-}
-
 /**
  * At preview/up: the cluster's mirror sets WMCO cannot write on a Windows node (clusterMirrorSetIssues), leaving out
  * the sets this stack declares (its config was checked at load, and its declaration replaces them). An error while the
@@ -58,17 +34,13 @@ function asItms(o: unknown): ITMS {
  */
 export function clusterMirrorIssues(
   cfg: { mirrors: MirrorsConfigInput; machineSets: readonly unknown[]; byoh: readonly unknown[] },
-  found: { idms: readonly unknown[]; itms: readonly unknown[] } | undefined,
+  found: { idms: readonly IDMS[]; itms: readonly ITMS[] } | undefined,
 ): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   if (!found) return { errors: [], warnings: [] };
   const ours = new Set(
     [...buildDigestMirrorSets(cfg.mirrors), ...buildTagMirrorSets(cfg.mirrors)].map((o) => o.metadata.name),
   );
-  return clusterMirrorSetIssues(
-    { idms: found.idms.map(asIdms), itms: found.itms.map(asItms) },
-    ours,
-    cfg.machineSets.length + cfg.byoh.length > 0,
-  );
+  return clusterMirrorSetIssues(found, ours, cfg.machineSets.length + cfg.byoh.length > 0);
 }
 
 /** Which sets a registry directory's file comes from: `this stack: <name>` or `cluster: <name>`. */
@@ -127,10 +99,9 @@ export class WindowsRegistryMirrors extends pulumi.ComponentResource {
       ),
     });
     const ours = new Set([...idms, ...itms].map((o) => o.metadata.name));
-    const theirs = {
-      idms: (args.clusterMirrorSets?.idms ?? []).map(asIdms).filter((o) => !ours.has(o.metadata?.name ?? "")),
-      itms: (args.clusterMirrorSets?.itms ?? []).map(asItms).filter((o) => !ours.has(o.metadata?.name ?? "")),
-    };
+    const cluster = decodeMirrorSets(args.clusterMirrorSets ?? { idms: [], itms: [] });
+    const notOurs = (o: IDMS | ITMS) => !ours.has(o.metadata?.name ?? "");
+    const theirs = { idms: cluster.idms.filter(notOurs), itms: cluster.itms.filter(notOurs) };
     const files = renderHostsToml({
       imageDigestMirrorSets: [...idms, ...theirs.idms],
       imageTagMirrorSets: [...itms, ...theirs.itms],

@@ -11,7 +11,9 @@ import type { KubernetesConfig } from "../../stacks/schema/kubernetes";
 import { KubeAccess } from "../../providers/kube-wait/api";
 import { isObject } from "../../lib/json";
 import { z } from "zod";
-import { connectForDiscovery, decodeNodeTaints, fields, gitVersion, listOf, loose, text } from "../cluster-objects";
+import { connectForDiscovery, decodeNodeTaints, decodeRuntimeClasses, gitVersion } from "../cluster-objects";
+import type { RuntimeClassView } from "../cluster-objects";
+import { fields, listOf, loose, text } from "../../lib/decode";
 import {
   DEFAULT_CONTAINERD,
   FLANNEL_BACKEND_ANNOTATION,
@@ -23,8 +25,7 @@ import {
   KUBELET_MAX_MINORS_BEHIND,
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
-import { WindowsNode, windowsNodes } from "../../providers/day2/inventory";
-import { RuntimeClassView, runtimeClassViews } from "../day2/inventory";
+import { decodeNodes, WindowsNode, windowsNodes } from "../../providers/day2/inventory";
 import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { relayNodeCount } from "../node-access/placement";
 
@@ -97,8 +98,8 @@ export function parseVanillaFacts(o: {
   flannelDaemonSet?: unknown;
 }): VanillaFacts {
   const facts: VanillaFacts = {
-    windowsNodes: windowsNodes(o.windowsNodes, undefined, []),
-    runtimeClasses: runtimeClassViews(o.runtimeClasses),
+    windowsNodes: windowsNodes(decodeNodes(o.windowsNodes), undefined, []),
+    runtimeClasses: decodeRuntimeClasses(o.runtimeClasses),
   };
   const git = gitVersion(o.version);
   const m = git && /^v?(\d+\.\d+\.\d+)/.exec(git);

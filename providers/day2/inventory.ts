@@ -1,14 +1,15 @@
 /**
  * The Windows nodes of a cluster as day-2 operations need them, read from the API objects (`kubernetes.io/os=windows`
  * Nodes, the Machines that made them): name, the address WMCO itself uses, Windows build, where the node came from,
- * WMCO's host-key pin and our own progress records. Pure: it parses what the API returned.
+ * WMCO's host-key pin and our own progress records. Pure: it decodes what the API returned (`decodeNodes`, the one
+ * reader of Node objects, for discovery at preview/up and for the day-2 providers) and reads fields, not paths.
  */
 import { isIPv6 } from "net";
-import { get, objects, str, stringMap } from "../../lib/json";
-import { BYOH_NODE_LABEL, WINDOWS_BUILD_LABEL } from "../../facts/wmco";
+import { z } from "zod";
+import { anyText, fields, itemsOf, listOf, stringMap, text } from "../../lib/decode";
+import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, WINDOWS_BUILD_LABEL } from "../../facts/wmco";
 import {
   MACHINE_ANNOTATION,
-  MACHINESET_LABEL,
   REBOOTED_FOR_ANNOTATION,
   WMCO_HOST_KEY_ANNOTATION,
   WMCO_HOST_KEY_TYPE_ANNOTATION,
@@ -43,14 +44,43 @@ export interface WindowsNode {
   labels: Record<string, string>;
 }
 
+/**
+ * A core/v1 Node as the inventory and the checks read it: its name (a Node without one is no Node and is dropped), labels
+ * and annotations, `spec.unschedulable`, `status.addresses` (those with an address), `status.nodeInfo` and its Ready
+ * condition. A field of another type reads as absent (lib/decode.ts).
+ */
+const node = fields({
+  metadata: fields({ name: text, labels: stringMap, annotations: stringMap }),
+  spec: fields({ unschedulable: z.boolean().optional().catch(undefined) }),
+  status: fields({
+    addresses: listOf(z.object({ type: anyText, address: text })),
+    nodeInfo: fields({ kernelVersion: text, osImage: text, kubeletVersion: text, containerRuntimeVersion: text }),
+    conditions: listOf(z.object({ type: text, status: text, lastHeartbeatTime: text })),
+  }),
+}).transform(({ metadata, spec, status }) => {
+  const ready = status.conditions.find((c) => c.type === "Ready");
+  return {
+    name: metadata.name,
+    labels: metadata.labels,
+    annotations: metadata.annotations,
+    unschedulable: spec.unschedulable === true,
+    addresses: status.addresses.flatMap((a) => (a.address ? [{ type: a.type ?? "", address: a.address }] : [])),
+    nodeInfo: status.nodeInfo,
+    ready: { status: ready?.status, heartbeat: ready?.lastHeartbeatTime },
+  };
+});
+export type NodeObject = z.output<typeof node> & { name: string };
+
+/** The Nodes of a NodeList from the API, decoded (entries that are not Nodes with a name dropped). */
+export function decodeNodes(list: unknown): NodeObject[] {
+  return itemsOf(node)
+    .parse(list)
+    .items.flatMap((n) => (n.name ? [{ ...n, name: n.name }] : []));
+}
+
 /** WMCO's address choice: first InternalIP/InternalDNS that is not an IPv6 address. */
-export function nodeAddress(node: unknown): string | undefined {
-  for (const a of objects(get(node, "status", "addresses"))) {
-    const type = str(a.type);
-    const address = str(a.address);
-    if ((type === "InternalIP" || type === "InternalDNS") && address && !isIPv6(address)) return address;
-  }
-  return undefined;
+export function nodeAddress(n: Pick<NodeObject, "addresses">): string | undefined {
+  return n.addresses.find((a) => (a.type === "InternalIP" || a.type === "InternalDNS") && !isIPv6(a.address))?.address;
 }
 
 /** The host key WMCO pinned on the Node, as a key line; undefined when it pinned none (WMCO before 4.20). */
@@ -67,28 +97,25 @@ export function wmcoHostKey(annotations: Record<string, string>): string | undef
   return `${inner} ${key}`;
 }
 
-/** Reads the inventory from a NodeList, the Machines of the cluster (optional) and the BYOH addresses declared. */
-export function windowsNodes(nodeList: unknown, machineList: unknown, byohAddresses: readonly string[]): WindowsNode[] {
-  const machineSetOf = new Map<string, string>();
-  for (const m of objects(get(machineList, "items"))) {
-    const ns = str(get(m, "metadata", "namespace")) ?? "";
-    const name = str(get(m, "metadata", "name"));
-    const set = stringMap(get(m, "metadata", "labels"))[MACHINESET_LABEL];
-    if (name && set) machineSetOf.set(`${ns}/${name}`, set);
-  }
+/**
+ * The inventory of decoded Nodes, the Machines of `openshift-machine-api` (optional; the Machine API's Node annotation
+ * names `<namespace>/<name>`) and the BYOH addresses declared.
+ */
+export function windowsNodes(
+  nodes: readonly NodeObject[],
+  machines: readonly { name: string; machineSet: string }[] | undefined,
+  byohAddresses: readonly string[],
+): WindowsNode[] {
+  const machineSetOf = new Map((machines ?? []).map((m) => [`${MACHINE_API_NAMESPACE}/${m.name}`, m.machineSet]));
   const byoh = new Set(byohAddresses.map((a) => a.toLowerCase()));
-  const out: WindowsNode[] = [];
-  for (const n of objects(get(nodeList, "items"))) {
-    const name = str(get(n, "metadata", "name"));
-    if (!name) continue;
-    const labels = stringMap(get(n, "metadata", "labels"));
-    const annotations = stringMap(get(n, "metadata", "annotations"));
-    const addresses = objects(get(n, "status", "addresses")).flatMap((a) => str(a.address) ?? []);
+  const out = nodes.map((n): WindowsNode => {
+    const { name, labels, annotations } = n;
     const machine = annotations[MACHINE_ANNOTATION];
+    const set = machine ? machineSetOf.get(machine) : undefined;
     let source: NodeSource = { kind: "other" };
-    if (machine && machineSetOf.has(machine)) source = { kind: "MachineSet", name: machineSetOf.get(machine) ?? "" };
+    if (set !== undefined) source = { kind: "MachineSet", name: set };
     else if (labels[BYOH_NODE_LABEL] === "true") {
-      const declared = addresses.find((a) => byoh.has(a.toLowerCase()));
+      const declared = n.addresses.find((a) => byoh.has(a.address.toLowerCase()))?.address;
       source = { kind: "BYOH", address: declared ?? nodeAddress(n) ?? name };
     }
     const busy =
@@ -97,30 +124,26 @@ export function windowsNodes(nodeList: unknown, machineList: unknown, byohAddres
         : labels[WMCO_UPGRADING_LABEL] === "true"
           ? "WMCO is upgrading it (upgrading label)"
           : undefined;
-    out.push({
+    return {
       name,
       address: nodeAddress(n),
       build: labels[WINDOWS_BUILD_LABEL],
-      kernelVersion: str(get(n, "status", "nodeInfo", "kernelVersion")),
-      osImage: str(get(n, "status", "nodeInfo", "osImage")),
-      kubeletVersion: str(get(n, "status", "nodeInfo", "kubeletVersion")),
-      containerRuntimeVersion: str(get(n, "status", "nodeInfo", "containerRuntimeVersion")),
+      ...n.nodeInfo,
       source,
       wmcoHostKey: wmcoHostKey(annotations),
-      unschedulable: get(n, "spec", "unschedulable") === true,
+      unschedulable: n.unschedulable,
       ...(machine ? { machine } : {}),
       rebootedFor: annotations[REBOOTED_FOR_ANNOTATION],
       wmcoBusy: busy,
       labels,
-    });
-  }
+    };
+  });
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The Node's Ready condition: status and last heartbeat. */
-export function readyCondition(node: unknown): { status?: string; heartbeat?: string } {
-  const c = objects(get(node, "status", "conditions")).find((x) => str(x.type) === "Ready");
-  return { status: str(c?.status), heartbeat: str(c?.lastHeartbeatTime) };
+export function readyCondition(o: unknown): { status?: string; heartbeat?: string } {
+  return node.parse(o).ready;
 }
 
 /** The kubelet-reported fields of a node that are set, for the stack's inventory. */

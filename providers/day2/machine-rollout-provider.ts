@@ -6,7 +6,7 @@ import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL, WINDOWS_NODE_SELECTOR } fr
 import { batchSize, configuredByWmco, machinesOf, MachineState, staleMachines } from "./machine-rollout-plan";
 import { surgeStep, SurgeStep } from "./machine-surge-plan";
 import { get } from "../../lib/json";
-import { windowsNodes } from "./inventory";
+import { decodeNodes, windowsNodes } from "./inventory";
 import { wmcoUpgradeRefusal } from "./wmco-upgrade";
 
 export interface MachineRolloutInputs {
@@ -92,7 +92,7 @@ async function refuseDuringWmcoUpgrade(api: KubeApi, operation: string): Promise
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
   if (list.status !== 200)
     throw new Error(`${operation}: listing Windows nodes failed: the API answered ${list.status}`);
-  const refusal = wmcoUpgradeRefusal(windowsNodes(list.body, undefined, []), operation);
+  const refusal = wmcoUpgradeRefusal(windowsNodes(decodeNodes(list.body), undefined, []), operation);
   if (refusal) throw new Error(refusal);
 }
 

@@ -4,7 +4,7 @@ import { powershellCommand } from "../ssh/powershell";
 import { withSession } from "../ssh/session";
 import { isFinal } from "../errors";
 import { messageOf } from "../../lib/errors";
-import { windowsNodes } from "./inventory";
+import { decodeNodes, windowsNodes } from "./inventory";
 import { hostStatusScript, parseHostStatus } from "./patch-scripts";
 import { SshConnection } from "../ssh/types";
 import { lockedJob } from "./day2-lock";
@@ -188,7 +188,7 @@ async function hostStatuses(
   const names = i.managedNodes ?? [];
   if (names.length === 0) return {};
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  const nodes = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
+  const nodes = new Map(windowsNodes(decodeNodes(list.body), undefined, []).map((n) => [n.name, n]));
   const reach = reachFor(i, recorded);
   const out: Record<string, NodeHostStatus> = {};
   for (let k = 0; k < names.length; k += 8)

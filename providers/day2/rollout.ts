@@ -16,7 +16,7 @@ import {
   REBOOTING_FOR_ANNOTATION,
   WINDOWS_NODE_SELECTOR,
 } from "../../facts/day2";
-import { get, objects, str, stringMap } from "../../lib/json";
+import { get, stringMap } from "../../lib/json";
 import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
@@ -25,7 +25,7 @@ import { drainOptions, DrainSettingsInput } from "./drain";
 import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
 import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
-import { readyCondition, WindowsNode, windowsNodes } from "./inventory";
+import { decodeNodes, WindowsNode, windowsNodes } from "./inventory";
 import { wmcoUpgradeRefusal } from "./wmco-upgrade";
 import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
@@ -157,7 +157,7 @@ export async function checkRollout(
   const planned = batches.flat();
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
   if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
-  const nodes = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
+  const nodes = new Map(windowsNodes(decodeNodes(list.body), undefined, []).map((n) => [n.name, n]));
   // Any Windows node, planned or not: WMCO goes on to the next node after this one (wmco-upgrade.ts).
   const upgrading = wmcoUpgradeRefusal([...nodes.values()], label);
   if (upgrading) throw new Error(upgrading);
@@ -402,11 +402,12 @@ export async function runRollingReboot(
 async function availability(api: NodeApi): Promise<NodeAvailability[]> {
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
   if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
-  const parsed = new Map(windowsNodes(list.body, undefined, []).map((n) => [n.name, n]));
-  return objects(get(list.body, "items")).flatMap((raw) => {
-    const node = parsed.get(str(get(raw, "metadata", "name")) ?? "");
+  const nodes = decodeNodes(list.body);
+  const parsed = new Map(windowsNodes(nodes, undefined, []).map((n) => [n.name, n]));
+  return nodes.flatMap((raw) => {
+    const node = parsed.get(raw.name);
     if (!node) return [];
-    const ready = readyCondition(raw).status === "True";
+    const ready = raw.ready.status === "True";
     return [
       {
         name: node.name,

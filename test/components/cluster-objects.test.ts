@@ -1,15 +1,4 @@
-import {
-  decodeInfrastructure,
-  decodeMachines,
-  decodeMachineSets,
-  decodeNodeTaints,
-  desiredVersion,
-  gitVersion,
-  installedCsv,
-  linuxWorkerSpecs,
-  registriesIn,
-  secretText,
-} from "../../components/cluster-objects";
+import * as cluster from "../../components/cluster-objects";
 import { validateObject } from "../helpers/schemas";
 
 // Discovery's decoders at the boundary (components/cluster-objects.ts): objects hand-built in the shapes the API serves
@@ -27,18 +16,18 @@ test("Infrastructure: platform from status (else spec), the infrastructure name,
     status: { infrastructureName: "ocp-x", platformStatus: { type: "AWS", aws: { region: "us-east-1" } } },
   };
   expect(validateObject(infra)).toBe("");
-  expect(decodeInfrastructure(infra)).toEqual({
+  expect(cluster.decodeInfrastructure(infra)).toEqual({
     platform: "AWS",
     infrastructureName: "ocp-x",
     region: { AWS: "us-east-1", GCP: undefined },
   });
-  expect(decodeInfrastructure({ spec: { platformSpec: { type: "GCP" } }, status: "?" })?.platform).toBe("GCP");
-  expect(decodeInfrastructure({ status: { infrastructureName: 7, platformStatus: [] } })).toEqual({
+  expect(cluster.decodeInfrastructure({ spec: { platformSpec: { type: "GCP" } }, status: "?" })?.platform).toBe("GCP");
+  expect(cluster.decodeInfrastructure({ status: { infrastructureName: 7, platformStatus: [] } })).toEqual({
     platform: undefined,
     infrastructureName: undefined,
     region: { AWS: undefined, GCP: undefined },
   });
-  expect(decodeInfrastructure(undefined)).toBeUndefined();
+  expect(cluster.decodeInfrastructure(undefined)).toBeUndefined();
 });
 
 test("MachineSets: name, replicas and labels; the Linux workers are the worker role, not Windows, with a providerSpec", () => {
@@ -64,7 +53,7 @@ test("MachineSets: name, replicas and labels; the Linux workers are the worker r
     ],
   };
   expect(validateObject(ms("linux", worker, { kind: "AWSMachineProviderConfig" }, 3))).toBe("");
-  const sets = decodeMachineSets(list);
+  const sets = cluster.decodeMachineSets(list);
   expect(sets.map((s) => [s.name, s.replicas])).toEqual([
     ["linux", 3],
     ["win", 1],
@@ -72,9 +61,9 @@ test("MachineSets: name, replicas and labels; the Linux workers are the worker r
     ["no-spec", 1],
     ["odd", undefined],
   ]);
-  expect(linuxWorkerSpecs(sets)).toEqual([{ kind: "AWSMachineProviderConfig" }]);
-  expect(decodeMachineSets({ items: "none" })).toEqual([]);
-  expect(decodeMachineSets(undefined)).toEqual([]);
+  expect(cluster.linuxWorkerSpecs(sets)).toEqual([{ kind: "AWSMachineProviderConfig" }]);
+  expect(cluster.decodeMachineSets({ items: "none" })).toEqual([]);
+  expect(cluster.decodeMachineSets(undefined)).toEqual([]);
 });
 
 test("Machines: each with its MachineSet label, going when deleted or marked; one without a MachineSet is left out", () => {
@@ -83,7 +72,7 @@ test("Machines: each with its MachineSet label, going when deleted or marked; on
     spec: { providerSpec: { value: { ami: { id: "ami-1" } } } },
   });
   const set = { "machine.openshift.io/cluster-api-machineset": "winworker" };
-  const rows = decodeMachines({
+  const rows = cluster.decodeMachines({
     items: [
       machine("a", set),
       machine("b", set, { deletionTimestamp: "2026-01-01T00:00:00Z" }),
@@ -101,37 +90,87 @@ test("Machines: each with its MachineSet label, going when deleted or marked; on
 });
 
 test("Subscription, ClusterVersion and /version: the one string each is read for", () => {
-  expect(installedCsv({ status: { installedCSV: "windows-machine-config-operator.v10.19.0" } })).toBe(
+  expect(cluster.installedCsv({ status: { installedCSV: "windows-machine-config-operator.v10.19.0" } })).toBe(
     "windows-machine-config-operator.v10.19.0",
   );
-  expect(installedCsv({ status: { installedCSV: "" } })).toBeUndefined();
-  expect(installedCsv(undefined)).toBeUndefined();
-  expect(desiredVersion({ status: { desired: { version: "4.19.3" } } })).toBe("4.19.3");
-  expect(desiredVersion({ status: { desired: "4.19.3" } })).toBeUndefined();
-  expect(gitVersion({ gitVersion: "v1.32.4" })).toBe("v1.32.4");
-  expect(gitVersion({ gitVersion: 132 })).toBeUndefined();
+  expect(cluster.installedCsv({ status: { installedCSV: "" } })).toBeUndefined();
+  expect(cluster.installedCsv(undefined)).toBeUndefined();
+  expect(cluster.desiredVersion({ status: { desired: { version: "4.19.3" } } })).toBe("4.19.3");
+  expect(cluster.desiredVersion({ status: { desired: "4.19.3" } })).toBeUndefined();
+  expect(cluster.gitVersion({ gitVersion: "v1.32.4" })).toBe("v1.32.4");
+  expect(cluster.gitVersion({ gitVersion: 132 })).toBeUndefined();
 });
 
 test("NodeList page: each node's NoSchedule/NoExecute taints, whether it goes on, how many are left", () => {
   expect(
-    decodeNodeTaints({
+    cluster.decodeNodeTaints({
       metadata: { continue: "abc", remainingItemCount: 4 },
       items: [{ spec: { taints: [{ key: "k", effect: "NoSchedule" }, "junk"] } }, { spec: {} }],
     }),
   ).toEqual({ taints: [[{ key: "k", effect: "NoSchedule" }], []], continued: true, remaining: 4 });
-  expect(decodeNodeTaints({ items: [] })).toEqual({ taints: [], continued: false, remaining: undefined });
-  expect(decodeNodeTaints(undefined)).toBeUndefined();
+  expect(cluster.decodeNodeTaints({ items: [] })).toEqual({ taints: [], continued: false, remaining: undefined });
+  expect(cluster.decodeNodeTaints(undefined)).toBeUndefined();
 });
 
 test("Secrets: the pull secret's registry names only, and one key decoded from base64", () => {
   const pullSecret = {
     data: { ".dockerconfigjson": b64(JSON.stringify({ auths: { "quay.io": { auth: "x" }, "a.example": {} } })) },
   };
-  expect(registriesIn(pullSecret)).toEqual(["a.example", "quay.io"]);
-  expect(registriesIn({ data: { ".dockerconfigjson": b64("not json") } })).toEqual([]);
-  expect(registriesIn({ data: { ".dockerconfigjson": b64('{"auths": []}') } })).toEqual([]);
-  expect(registriesIn(undefined)).toEqual([]);
-  expect(secretText({ data: { userData: b64("<powershell>") } }, "userData")).toBe("<powershell>");
-  expect(secretText({ data: { userData: "" } }, "userData")).toBeUndefined();
-  expect(secretText(undefined, "userData")).toBeUndefined();
+  expect(cluster.registriesIn(pullSecret)).toEqual(["a.example", "quay.io"]);
+  expect(cluster.registriesIn({ data: { ".dockerconfigjson": b64("not json") } })).toEqual([]);
+  expect(cluster.registriesIn({ data: { ".dockerconfigjson": b64('{"auths": []}') } })).toEqual([]);
+  expect(cluster.registriesIn(undefined)).toEqual([]);
+  expect(cluster.secretText({ data: { userData: b64("<powershell>") } }, "userData")).toBe("<powershell>");
+  expect(cluster.secretText({ data: { userData: "" } }, "userData")).toBeUndefined();
+  expect(cluster.secretText(undefined, "userData")).toBeUndefined();
+});
+
+test("mirror sets: each entry's source, mirrors and policy as WMCO reads them; an entry without a source is dropped", () => {
+  const idms = {
+    apiVersion: "config.openshift.io/v1",
+    kind: "ImageDigestMirrorSet",
+    metadata: { name: "corp" },
+    spec: {
+      imageDigestMirrors: [
+        { source: "quay.io/team", mirrors: ["m.local/team", 5], mirrorSourcePolicy: "NeverContactSource" },
+        { mirrors: ["m.local/x"] },
+        "junk",
+      ],
+    },
+  };
+  const valid = { ...idms, spec: { imageDigestMirrors: [{ source: "quay.io/team", mirrors: ["m.local/team"] }] } };
+  expect(validateObject(valid)).toBe("");
+  const found = cluster.decodeMirrorSets({
+    idms: [idms],
+    itms: [{ metadata: { name: 7 }, spec: { imageTagMirrors: "x" } }],
+  });
+  expect(found).toEqual({
+    idms: [
+      {
+        metadata: { name: "corp" },
+        spec: {
+          imageDigestMirrors: [
+            { source: "quay.io/team", mirrors: ["m.local/team"], mirrorSourcePolicy: "NeverContactSource" },
+          ],
+        },
+      },
+    ],
+    itms: [{ metadata: { name: undefined }, spec: { imageTagMirrors: [] } }],
+  });
+});
+
+test("RuntimeClasses: name and scheduling.nodeSelector; one without a name is dropped", () => {
+  expect(
+    cluster.decodeRuntimeClasses({
+      items: [
+        { metadata: { name: "x" }, handler: "h", scheduling: { nodeSelector: { a: "b", n: 1 } } },
+        { handler: "no name" },
+        { metadata: { name: "y" }, scheduling: { nodeSelector: "a=b" } },
+      ],
+    }),
+  ).toEqual([
+    { name: "x", nodeSelector: { a: "b" } },
+    { name: "y", nodeSelector: {} },
+  ]);
+  expect(cluster.decodeRuntimeClasses(undefined)).toEqual([]);
 });

@@ -9,12 +9,14 @@ import {
   byohNodes,
   keyChange,
   resolveIpv4,
+  rotationIssues,
   templateKeyIssues,
   unstatedTemplateKeys,
   upgradeRotationIssues,
   userDataPublicKey,
   vsphereRotationIssues,
 } from "../../../components/key/rotation";
+import { decodeNodes } from "../../../providers/day2/inventory";
 import { runSynth, scratch, writeStack } from "../../helpers/stack";
 
 function newKey(): ParsedKey {
@@ -191,13 +193,13 @@ describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address
   const change = keyChange(oldKey.publicKey, nextKey);
 
   test("only Nodes labelled byoh=true are BYOH Nodes", () => {
-    expect(byohNodes(nodeList).map((n) => n.name)).toEqual(["win-byoh-1"]);
+    expect(byohNodes(decodeNodes(nodeList)).map((n) => n.name)).toEqual(["win-byoh-1"]);
   });
 
   test("a DNS name that resolves to a Node but is not one of its addresses is refused, naming the address to use", () => {
     const issues = byohKeyIssues(
       [host("10.0.0.9"), host("win-byoh-1.corp.example.com")],
-      byohNodes(nodeList),
+      byohNodes(decodeNodes(nodeList)),
       { "win-byoh-1.corp.example.com": "10.0.0.42" },
       change,
     );
@@ -209,7 +211,7 @@ describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address
   });
 
   test("a key that is one of the Node's addresses (IP or Hostname), or has no Node yet, passes", () => {
-    const nodes = byohNodes(nodeList);
+    const nodes = byohNodes(decodeNodes(nodeList));
     expect(
       byohKeyIssues([host("10.0.0.42"), host("win-byoh-1")], nodes, { "win-byoh-1": "10.0.0.42" }, change),
     ).toEqual([]);
@@ -220,7 +222,12 @@ describe("BYOH keys and their Nodes (pkg/wiparser GetNodeUsername: exact address
   });
 
   test("without a key change the same finding says a later rotation would not complete", () => {
-    const issues = byohKeyIssues([host("w.corp")], byohNodes(nodeList), { "w.corp": "10.0.0.42" }, undefined);
+    const issues = byohKeyIssues(
+      [host("w.corp")],
+      byohNodes(decodeNodes(nodeList)),
+      { "w.corp": "10.0.0.42" },
+      undefined,
+    );
     expect(issues[0].message).toContain("a later change of the WMCO key would never complete");
   });
 
@@ -244,5 +251,16 @@ describe("a key change during a WMCO upgrade", () => {
   test("no key change, or no node upgrading: nothing to say", () => {
     expect(upgradeRotationIssues(nodes, undefined)).toEqual([]);
     expect(upgradeRotationIssues([nodes[1]], change)).toEqual([]);
+  });
+  test("rotationIssues reads the label from the Nodes discovery decoded, and the current key only when it matters", async () => {
+    const list = { items: nodes.map(({ name, labels }) => ({ metadata: { name, labels } })) };
+    const cfg = { privateKey: { parsed: nextKey }, machineSets: [], byoh: [] };
+    const r = await rotationIssues(cfg, decodeNodes(list), async () => oldKey.publicKey);
+    expect(r.errors.map((i) => [i.path, i.message])).toEqual([["privateKey", expect.stringContaining("node win-a")]]);
+    const unread = async () => Promise.reject(new Error("must not be read"));
+    expect(await rotationIssues(cfg, decodeNodes({ items: [list.items[1]] }), unread)).toEqual({
+      errors: [],
+      warnings: [],
+    });
   });
 });

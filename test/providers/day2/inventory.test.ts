@@ -1,5 +1,6 @@
-import { nodeAddress, windowsNodes, wmcoHostKey } from "../../../providers/day2/inventory";
+import { decodeNodes, nodeAddress, readyCondition, windowsNodes, wmcoHostKey } from "../../../providers/day2/inventory";
 import { reachNode } from "../../../providers/day2/node-reach";
+import { decodeMachines } from "../../../components/cluster-objects";
 import { validateObject } from "../../helpers/schemas";
 import { windowsNode } from "../../helpers/fake-nodes";
 
@@ -15,7 +16,7 @@ const node = (
     addresses?: { type: string; address: string }[];
   } = {},
 ) => windowsNode(name, { ...over, addresses: over.addresses ?? [{ type: "InternalIP", address: "10.0.0.5" }] });
-const list = (...items: unknown[]) => ({ apiVersion: "v1", kind: "NodeList", metadata: {}, items });
+const list = (...items: unknown[]) => decodeNodes({ apiVersion: "v1", kind: "NodeList", metadata: {}, items });
 
 test("the Node objects here are valid core/v1 Nodes", () => {
   expect(validateObject(node("a"), { closed: true })).toBe("");
@@ -30,8 +31,8 @@ test("address: the first InternalIP or InternalDNS that is not IPv6 (controllers
       { type: "InternalIP", address: "10.0.0.9" },
     ],
   });
-  expect(nodeAddress(n)).toBe("win-a.example.internal");
-  expect(nodeAddress(node("b", { addresses: [{ type: "ExternalIP", address: "1.2.3.4" }] }))).toBeUndefined();
+  expect(nodeAddress(list(n)[0])).toBe("win-a.example.internal");
+  expect(nodeAddress(list(node("b", { addresses: [{ type: "ExternalIP", address: "1.2.3.4" }] }))[0])).toBeUndefined();
 });
 
 test("host key: WMCO's two annotations become a key line; a type that disagrees with the key is not trusted (pkg/windows/hostkey.go)", () => {
@@ -76,7 +77,7 @@ test("source: a Machine's MachineSet label, the BYOH label with its declared add
       }),
       node("rebooting", { annotations: { "windowsmachineconfig.openshift.io/reboot-required": "" } }),
     ),
-    machines,
+    decodeMachines(machines),
     ["10.0.0.7"],
   );
   expect(nodes.map((n) => [n.name, n.source, n.wmcoBusy])).toEqual([
@@ -165,4 +166,30 @@ test("reach: a BYOH node the stack does not list is named with the fix", () => {
     problem:
       "is a BYOH node at 10.0.0.99 that windows-estate:byoh does not list; add it there (its username) or leave it out with reboot.nodeSelector",
   });
+});
+
+test("Nodes decoded at the boundary: a field of another type reads as absent, a Node without a name is dropped", () => {
+  const odd = {
+    metadata: { name: "odd", labels: "byoh", annotations: { a: 1, b: "x" } },
+    spec: { unschedulable: "true" },
+    status: {
+      addresses: [{ type: 5, address: "10.0.0.1" }, { type: "InternalIP" }, "10.0.0.2"],
+      nodeInfo: { kernelVersion: 7, osImage: "Windows Server 2022 Datacenter" },
+      conditions: [{ type: "Ready", status: "True", lastHeartbeatTime: 5 }],
+    },
+  };
+  const [n, ...rest] = decodeNodes({ items: [odd, { metadata: { labels: {} } }, "not a node"] });
+  expect(rest).toEqual([]);
+  expect(n).toEqual({
+    name: "odd",
+    labels: {},
+    annotations: { b: "x" },
+    unschedulable: false,
+    addresses: [{ type: "", address: "10.0.0.1" }],
+    nodeInfo: { kernelVersion: undefined, osImage: "Windows Server 2022 Datacenter" },
+    ready: { status: "True", heartbeat: undefined },
+  });
+  expect(readyCondition({ status: { conditions: "Ready" } })).toEqual({ status: undefined, heartbeat: undefined });
+  expect(decodeNodes({ items: "none" })).toEqual([]);
+  expect(decodeNodes(undefined)).toEqual([]);
 });
