@@ -1,9 +1,8 @@
 import * as fs from "fs";
-import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
+import type { LabWindows } from "../lab/lab-windows";
 import { labApi, stopLab } from "./lab";
-import { byohEntry, exampleConfig, labProject, Stack } from "./project";
+import { byohConfig, byohEntry, labProject, Stack, startByohHosts } from "./project";
 
 // WMCO's BYOH prerequisites through the real CLI (issue 30, item 6): docs/byoh-instance-pre-requisites.md (release-4.18
 // to master) asks for a PTR record for the host's address that resolves to its hostname, and, on a static IP on any
@@ -45,14 +44,8 @@ beforeAll(async () => {
     // Windows Server 2022 whose DNS has no PTR record for its address.
     { ptrNames: [] },
   ];
-  for (const [i, address] of [STATIC_2025, NO_PTR].entries()) {
-    const w = await labWindows(address, `win-prereq-${i}`, states[i]);
-    trustingOwnKey(w);
-    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
-    hosts.push(w);
-  }
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  config["windows-estate:machineSets"] = [];
+  await startByohHosts(dir, [STATIC_2025, NO_PTR], "win-prereq", hosts, states);
+  config = byohConfig(dir);
   stack = new Stack(dir, "e2e", lab).init(config);
 }, 900_000);
 afterAll(async () => {

@@ -1,12 +1,11 @@
 import * as fs from "fs";
-import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
-import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
+import type { LabWindows } from "../lab/lab-windows";
 import { labApi, stopLab } from "./lab";
 import { boundReadyPod, Owner, ownerController } from "./pods";
-import { byohEntries, exampleConfig, labProject, Stack } from "./project";
+import { byohConfig, labProject, Stack, startByohHosts } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
 // through the real Eviction API against a PodDisruptionBudget whose status the real disruption controller keeps
@@ -47,15 +46,7 @@ beforeAll(async () => {
   let dir: string;
   ({ lab, dir } = await labProject("azure", LAB, ["--node-status-report-seconds", "3"]));
   api = labApi(lab);
-  for (const [i, address] of ADDRESSES.entries()) {
-    const w = await labWindows(address, `win-day2-${i}`);
-    trustingOwnKey(w);
-    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
-    hosts.push(w);
-  }
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  config["windows-estate:machineSets"] = [];
-  config["windows-estate:byoh"] = byohEntries(hosts);
+  config = byohConfig(dir, await startByohHosts(dir, ADDRESSES, "win-day2", hosts));
   stack = new Stack(dir, "e2e", lab).init(config);
   stack.up();
   for (const n of NODES)

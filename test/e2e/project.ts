@@ -6,6 +6,7 @@ import * as path from "path";
 import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { BUILD_STAMP } from "../../lib/project";
+import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { PROJECT_DIR, runAsync, startLabAsync } from "./lab";
 
 /**
@@ -335,3 +336,35 @@ export function byohEntry(w: LabHost, i: number) {
 
 /** The `windows-estate:byoh` entries of lab Windows hosts, in order (`byohEntry`). */
 export const byohEntries = (hosts: LabHost[]) => hosts.map(byohEntry);
+
+/**
+ * BYOH hosts as a user starts from: lab Windows host `i` on `addresses[i]` (`labWindows`, named `<prefix>-<i>`, with
+ * `states[i]` over a fresh host) trusting only its own key (`trustingOwnKey`), that key written into the project copy
+ * `dir` as the bootstrap key `byohEntry` names. Each host is pushed onto `hosts` as it starts, so the caller's
+ * afterAll stops those that started when a later one fails.
+ */
+export async function startByohHosts(
+  dir: string,
+  addresses: readonly string[],
+  prefix: string,
+  hosts: LabWindows[],
+  states: Record<string, unknown>[] = [],
+): Promise<LabWindows[]> {
+  for (const [i, address] of addresses.entries()) {
+    const w = trustingOwnKey(await labWindows(address, `${prefix}-${i}`, states[i]));
+    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
+    hosts.push(w);
+  }
+  return hosts;
+}
+
+/**
+ * The config of a BYOH-only stack: Pulumi.dev.yaml's (`exampleConfig`) without its MachineSets, listing `hosts`
+ * (`byohEntries`) when given.
+ */
+export function byohConfig(dir: string, hosts?: LabHost[]): Record<string, unknown> {
+  const config = exampleConfig(dir, "Pulumi.dev.yaml");
+  config["windows-estate:machineSets"] = [];
+  if (hosts) config["windows-estate:byoh"] = byohEntries(hosts);
+  return config;
+}

@@ -6,10 +6,10 @@ import { readRecord } from "../../lab/record";
 import { KUBERNETES_VERSION } from "../../lab/programs";
 import { REBOOTED_FOR_ANNOTATION, RELAY_NAME, RELAY_PORT, RELAY_VANILLA_NAMESPACE } from "../../facts/day2";
 import { tokenDigest } from "../../providers/day2/rollout";
-import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
+import type { LabWindows } from "../lab/lab-windows";
 import { allButPortForward, Identity, issueIdentity, portForwardAs, review } from "./identity";
 import { labApi, stopLab } from "./lab";
-import { byohEntries, engineSteps, exampleConfig, labProject, Stack } from "./project";
+import { byohConfig, engineSteps, labProject, Stack, startByohHosts } from "./project";
 import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
 // Node access through the cluster (`nodeAccess.via: cluster`) through the real CLI and the real API server's
@@ -192,16 +192,10 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
     // Ready heartbeats every 3 s: the rolling reboot waits for one after each restart (day2.e2e.ts).
     let dir: string;
     ({ lab, dir } = await labProject("azure", BYOH_LAB, ["--node-status-report-seconds", "3"]));
-    for (const [i, address] of ADDRESSES.entries()) {
-      const w = trustingOwnKey(await labWindows(address, `win-relay-${i}`));
-      fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
-      hosts.push(w);
-    }
+    await startByohHosts(dir, ADDRESSES, "win-relay", hosts);
     runner = await issueIdentity(lab, RUNNER, fs.mkdtempSync(path.join(os.tmpdir(), "e2e-relay-id-")));
     await allButPortForward(lab, RUNNER);
-    config = exampleConfig(dir, "Pulumi.dev.yaml");
-    config["windows-estate:machineSets"] = [];
-    config["windows-estate:byoh"] = byohEntries(hosts);
+    config = byohConfig(dir, hosts);
     config["windows-estate:nodeAccess"] = {
       via: "cluster",
       portForwardSubjects: [{ kind: "User", name: RUNNER }],
