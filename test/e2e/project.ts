@@ -7,7 +7,7 @@ import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { BUILD_STAMP } from "../../lib/project";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { PROJECT_DIR, runAsync, startLabAsync } from "./lab";
+import { labApi, PROJECT_DIR, runAsync, startLabAsync } from "./lab";
 
 /**
  * The environment variable naming a copy of the project that `global-setup.ts` built once for the whole run
@@ -224,6 +224,40 @@ export class Stack {
     return { steps: [], ...parsed, ...r };
   }
 }
+
+/** A CLI run that worked: exit 0, and no `error:` in what it printed. Returns it. */
+export function expectOk<R extends CliResult>(r: R): R {
+  expect(r.stdout + r.stderr).not.toMatch(/error:/);
+  expect(r.status).toBe(0);
+  return r;
+}
+
+const WMCO_NAMESPACE = "openshift-windows-machine-config-operator";
+
+/**
+ * What the dev stack's estate (Azure, the samples' too) is on the lab's API server once `up` is done: WMCO installed
+ * through OLM (the Subscription's CSV Succeeded, named by the `installedCSV` output), the key `pem` handed over as
+ * WMCO's only secret key and nowhere in the stack's state in plaintext, and the MachineSet `winworker` of one Azure
+ * machine.
+ */
+export async function expectEstateUp(stack: Stack, pem: string): Promise<void> {
+  const api = labApi(stack.lab);
+  const olm = `/apis/operators.coreos.com/v1alpha1/namespaces/${WMCO_NAMESPACE}`;
+  const sub = await api.get(`${olm}/subscriptions/windows-machine-config-operator`);
+  const csv = await api.get(`${olm}/clusterserviceversions/${sub.status.installedCSV}`);
+  expect(csv.status.phase).toBe("Succeeded");
+  expect(stack.pulumi(["stack", "output", "installedCSV"]).stdout.trim()).toBe(sub.status.installedCSV);
+  const key = await api.get(`/api/v1/namespaces/${WMCO_NAMESPACE}/secrets/cloud-private-key`);
+  expect(Object.keys(key.data)).toEqual(["private-key.pem"]);
+  expect(Buffer.from(key.data["private-key.pem"], "base64").toString("utf8").trim()).toBe(pem.trim());
+  const ms = await api.get(WINWORKER);
+  expect(ms.spec.replicas).toBe(1);
+  expect(ms.spec.template.spec.providerSpec.value.kind).toBe("AzureMachineProviderSpec");
+  expect(stack.pulumi(["stack", "export"]).stdout).not.toContain(pem.split("\n")[1]);
+}
+
+/** The dev stack's MachineSet (`expectEstateUp`). */
+export const WINWORKER = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker";
 
 /** The engine's diagnostics of a `--json` run, their messages joined (what the user reads under "Diagnostics"). */
 export function diagnosticMessages(p: { diagnostics?: unknown[] }): string {
