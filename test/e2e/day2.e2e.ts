@@ -3,9 +3,9 @@ import type { LabInfo } from "../../lab/record";
 import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
 import type { LabWindows } from "../lab/lab-windows";
-import { labApi, stopLab } from "./lab";
+import { labApi } from "./lab";
 import { boundReadyPod, Owner, ownerController } from "./pods";
-import { byohConfig, labProject, Stack, startByohHosts } from "./project";
+import { labStack, Stack, stopByohLab } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
 // through the real Eviction API against a PodDisruptionBudget whose status the real disruption controller keeps
@@ -43,12 +43,13 @@ const budgetSettles = (minAvailable: number, allowed: number) =>
   );
 
 beforeAll(async () => {
-  let dir: string;
-  ({ lab, dir } = await labProject("azure", LAB, ["--node-status-report-seconds", "3"]));
+  ({ lab, stack, config } = await labStack("azure", LAB, {
+    file: "Pulumi.dev.yaml",
+    labArgs: ["--node-status-report-seconds", "3"],
+    byoh: { addresses: ADDRESSES, prefix: "win-day2", hosts, listed: true },
+    up: true,
+  }));
   api = labApi(lab);
-  config = byohConfig(dir, await startByohHosts(dir, ADDRESSES, "win-day2", hosts));
-  stack = new Stack(dir, "e2e", lab).init(config);
-  stack.up();
   for (const n of NODES)
     await api.until(
       `/api/v1/nodes/${n}`,
@@ -69,10 +70,7 @@ beforeAll(async () => {
   });
   await budgetSettles(3, 0);
 }, 900_000);
-afterAll(async () => {
-  stopLab(LAB);
-  await Promise.all(hosts.map((h) => h.stop()));
-});
+afterAll(() => stopByohLab(LAB, hosts));
 
 test("a budget that allows no disruption: the rollout retries the real 429, then stops naming the node and the budget", async () => {
   config["windows-estate:reboot"] = { token: "2026-11-patch", maxUnavailable: 1, drainTimeoutSeconds: 15 };

@@ -7,7 +7,7 @@ import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { BUILD_STAMP } from "../../lib/project";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { labApi, PROJECT_DIR, runAsync, startLabAsync } from "./lab";
+import { labApi, PROJECT_DIR, runAsync, startLabAsync, stopLab } from "./lab";
 
 /**
  * The environment variable naming a copy of the project that `global-setup.ts` built once for the whole run
@@ -109,6 +109,8 @@ export interface LabStack extends LabProject {
 /**
  * "Start a lab, copy the project, write the key, init, up": `labProject`, then stack `name` from an example file's
  * config (`exampleConfig`, changed by `edit` first), created with `pulumi stack init` and, with `up`, brought up.
+ * With `byoh`, a BYOH-only stack: its hosts started first (`startByohHosts`), the config without MachineSets and
+ * listing the hosts when `listed` (`byohConfig`).
  */
 export async function labStack(
   platform: string,
@@ -120,10 +122,13 @@ export async function labStack(
     up?: boolean;
     labArgs?: string[];
     env?: NodeJS.ProcessEnv;
+    byoh?: ByohHosts & { listed?: boolean };
   },
 ): Promise<LabStack> {
   const p = await labProject(platform, labName, o.labArgs);
-  const config = exampleConfig(p.dir, o.file);
+  const b = o.byoh;
+  if (b) await startByohHosts(p.dir, b);
+  const config = b ? byohConfig(p.dir, b.listed ? b.hosts : undefined, o.file) : exampleConfig(p.dir, o.file);
   o.edit?.(config);
   const stack = new Stack(p.dir, o.name ?? "e2e", p.lab, o.env).init(config);
   if (o.up) stack.up();
@@ -371,18 +376,25 @@ export function byohEntry(w: LabHost, i: number) {
 /** The `windows-estate:byoh` entries of lab Windows hosts, in order (`byohEntry`). */
 export const byohEntries = (hosts: LabHost[]) => hosts.map(byohEntry);
 
+/** Lab Windows hosts to start as BYOH hosts (`startByohHosts`). */
+export interface ByohHosts {
+  addresses: readonly string[];
+  /** Host `i` is named `<prefix>-<i>`. */
+  prefix: string;
+  /** Where each host is pushed as it starts, for the caller's afterAll (`stopByohLab`). */
+  hosts: LabWindows[];
+  /** Host `i`'s simulated Windows state over a fresh one (`labWindows`). */
+  states?: Record<string, unknown>[];
+}
+
 /**
- * BYOH hosts as a user starts from: lab Windows host `i` on `addresses[i]` (`labWindows`, named `<prefix>-<i>`, with
- * `states[i]` over a fresh host) trusting only its own key (`trustingOwnKey`), that key written into the project copy
- * `dir` as the bootstrap key `byohEntry` names. Each host is pushed onto `hosts` as it starts, so the caller's
- * afterAll stops those that started when a later one fails.
+ * BYOH hosts as a user starts from: lab Windows host `i` on `addresses[i]` (`labWindows`) trusting only its own key
+ * (`trustingOwnKey`), that key written into the project copy `dir` as the bootstrap key `byohEntry` names. Each host
+ * is pushed onto `hosts` as it starts, so the caller's afterAll stops those that started when a later one fails.
  */
 export async function startByohHosts(
   dir: string,
-  addresses: readonly string[],
-  prefix: string,
-  hosts: LabWindows[],
-  states: Record<string, unknown>[] = [],
+  { addresses, prefix, hosts, states = [] }: ByohHosts,
 ): Promise<LabWindows[]> {
   for (const [i, address] of addresses.entries()) {
     const w = trustingOwnKey(await labWindows(address, `${prefix}-${i}`, states[i]));
@@ -392,12 +404,18 @@ export async function startByohHosts(
   return hosts;
 }
 
+/** The afterAll of a suite with BYOH hosts: the lab stopped, and the hosts. */
+export async function stopByohLab(labName: string, hosts: LabWindows[]): Promise<void> {
+  stopLab(labName);
+  await Promise.all(hosts.map((h) => h.stop()));
+}
+
 /**
- * The config of a BYOH-only stack: Pulumi.dev.yaml's (`exampleConfig`) without its MachineSets, listing `hosts`
+ * The config of a BYOH-only stack: a stack file's (`exampleConfig`) without its MachineSets, listing `hosts`
  * (`byohEntries`) when given.
  */
-export function byohConfig(dir: string, hosts?: LabHost[]): Record<string, unknown> {
-  const config = exampleConfig(dir, "Pulumi.dev.yaml");
+export function byohConfig(dir: string, hosts?: LabHost[], file = "Pulumi.dev.yaml"): Record<string, unknown> {
+  const config = exampleConfig(dir, file);
   config["windows-estate:machineSets"] = [];
   if (hosts) config["windows-estate:byoh"] = byohEntries(hosts);
   return config;

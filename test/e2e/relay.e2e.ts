@@ -9,7 +9,7 @@ import { tokenDigest } from "../../providers/day2/rollout";
 import type { LabWindows } from "../lab/lab-windows";
 import { allButPortForward, Identity, issueIdentity, portForwardAs, review } from "./identity";
 import { labApi, stopLab } from "./lab";
-import { byohConfig, engineSteps, labProject, Stack, startByohHosts } from "./project";
+import { byohConfig, engineSteps, labProject, Stack, startByohHosts, stopByohLab } from "./project";
 import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
 // Node access through the cluster (`nodeAccess.via: cluster`) through the real CLI and the real API server's
@@ -192,7 +192,7 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
     // Ready heartbeats every 3 s: the rolling reboot waits for one after each restart (day2.e2e.ts).
     let dir: string;
     ({ lab, dir } = await labProject("azure", BYOH_LAB, ["--node-status-report-seconds", "3"]));
-    await startByohHosts(dir, ADDRESSES, "win-relay", hosts);
+    await startByohHosts(dir, { addresses: ADDRESSES, prefix: "win-relay", hosts });
     runner = await issueIdentity(lab, RUNNER, fs.mkdtempSync(path.join(os.tmpdir(), "e2e-relay-id-")));
     await allButPortForward(lab, RUNNER);
     config = byohConfig(dir, hosts);
@@ -203,10 +203,7 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
     // Every command of this stack runs as the runner.
     stack = new Stack(dir, "relay", lab, { KUBECONFIG: runner.kubeconfig }).init(config);
   }, 900_000);
-  afterAll(async () => {
-    stopLab(BYOH_LAB);
-    await Promise.all(hosts.map((h) => h.stop()));
-  });
+  afterAll(() => stopByohLab(BYOH_LAB, hosts));
 
   test("up prepares both hosts through the relay, the port-forward granted by the stack's RoleBinding alone", async () => {
     const pf = { verb: "create", resource: "pods", subresource: "portforward", namespace: WMCO_NS };
