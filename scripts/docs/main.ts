@@ -1,6 +1,5 @@
 import * as fs from "fs";
 import * as path from "path";
-import { parseArgs } from "util";
 import { generated, ROOT } from "./config-docs";
 import { messageOf } from "../../lib/errors";
 import { scriptOptions } from "../options";
@@ -14,17 +13,10 @@ PowerShell stand-in's rules table in docs/windows-hosts.md from test/lab/windows
 Exit codes: 0 ok (or up to date), 1 stale files or a generator error, 2 bad arguments.`;
 
 function main(argv: string[]): number {
-  const args = scriptOptions(
-    "docs:config",
-    USAGE,
-    () =>
-      parseArgs({
-        args: argv,
-        options: { check: { type: "boolean", default: false }, help: { type: "boolean", default: false } },
-        strict: true,
-        allowPositionals: false,
-      }).values,
-  );
+  const args = scriptOptions("docs:config", USAGE, argv, {
+    check: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  });
   if (typeof args === "number") return args;
   let files;
   try {

@@ -1,6 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
-import { parseArgs } from "util";
 import { ConfigErrors, formatIssue, loadAnyConfig } from "../../stacks/load";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { ensureDevKey } from "./dev-key";
@@ -24,20 +23,15 @@ export async function synth(argv: string[], io: Io): Promise<number> {
   const args = scriptOptions(
     "synth",
     USAGE,
-    () =>
-      parseArgs({
-        args: argv,
-        options: {
-          stack: { type: "string" },
-          "config-file": { type: "string" },
-          out: { type: "string" },
-          "reveal-secrets": { type: "boolean", default: false },
-          quiet: { type: "boolean", default: false },
-          help: { type: "boolean", default: false },
-        },
-        strict: true,
-        allowPositionals: false,
-      }).values,
+    argv,
+    {
+      stack: { type: "string" },
+      "config-file": { type: "string" },
+      out: { type: "string" },
+      "reveal-secrets": { type: "boolean", default: false },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
     io,
   );
   if (typeof args === "number") return args;

@@ -7,7 +7,6 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { parseArgs } from "util";
 import { messageOf } from "../../lib/errors";
 import { scriptOptions } from "../options";
 import { asciiJson, httpFetch, Predictions, renderChecks, RenderOptions } from "./checks";
@@ -35,21 +34,11 @@ export async function renderTo(
 }
 
 async function main(argv: string[]): Promise<number> {
-  const args = scriptOptions(
-    "windows-ci:render",
-    USAGE,
-    () =>
-      parseArgs({
-        args: argv,
-        options: {
-          out: { type: "string" },
-          "dns-host-name": { type: "string" },
-          help: { type: "boolean", default: false },
-        },
-        strict: true,
-        allowPositionals: false,
-      }).values,
-  );
+  const args = scriptOptions("windows-ci:render", USAGE, argv, {
+    out: { type: "string" },
+    "dns-host-name": { type: "string" },
+    help: { type: "boolean", default: false },
+  });
   if (typeof args === "number") return args;
   if (!args.out) {
     console.error(`windows-ci:render: --out is required\n${USAGE}`);
