@@ -1,3 +1,4 @@
+import { CONSOLE_IO } from "./options";
 import { synth } from "./synth/main";
 
 // Pulumi records where each resource is declared by capturing a stack trace, and ts-node's source-map support
@@ -6,7 +7,7 @@ import { synth } from "./synth/main";
 if (!process.env.DEBUG) Reflect.deleteProperty(Error, "prepareStackTrace");
 
 // A stack trace is a bug report, not a message: print what went wrong, and the trace only when asked.
-synth(process.argv.slice(2), { out: (l) => console.log(l), err: (l) => console.error(l) })
+synth(process.argv.slice(2), CONSOLE_IO)
   .then((code) => process.exit(code))
   .catch((e: Error) => {
     console.error(`synth failed: ${e.message}`);

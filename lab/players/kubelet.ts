@@ -185,23 +185,63 @@ export class NodeHeartbeats {
   }
 }
 
-export class Kubelets implements Player {
-  readonly name = PLAYER;
-  private readonly beats: NodeHeartbeats;
-  private informer?: Informer;
-  private pods?: Informer;
-  private kubeletVersion = "v0.0.0";
-  private stopped = false;
+/**
+ * What the Windows kubelets here and the Linux ones (lab/players/linux-kubelet.ts) share: the heartbeats of their
+ * nodes (`NodeHeartbeats`), the version they report, and how a pod whose containers stopped is removed.
+ */
+export abstract class KubeletPlayer<
+  O extends Pick<KubeletOptions, "leaseDurationSeconds" | "statusReportSeconds">,
+> implements Player {
+  protected readonly beats: NodeHeartbeats;
+  /** The API server's version (`readKubeletVersion`): the lab's kubelets are of the cluster's own release. */
+  protected kubeletVersion = "v0.0.0";
 
   constructor(
-    private readonly kube: Kube,
-    private readonly opts: KubeletOptions,
+    readonly name: string,
+    protected readonly kube: Kube,
+    protected readonly opts: O,
   ) {
-    this.beats = new NodeHeartbeats(kube, opts, PLAYER);
+    this.beats = new NodeHeartbeats(kube, opts, name);
+  }
+
+  abstract start(): Promise<void>;
+  abstract stop(): void;
+
+  protected async readKubeletVersion(): Promise<void> {
+    this.kubeletVersion = str(get(await this.kube.request("GET", "/version"), "gitVersion")) ?? this.kubeletVersion;
+  }
+
+  /**
+   * status_manager.go `canBeDeleted`: the object of a pod whose containers stopped, removed with grace period 0 (this
+   * uid only); `where` ends the log line.
+   */
+  protected async removePod(pod: JsonObject, where = ""): Promise<void> {
+    const m = metaOf(pod);
+    try {
+      await this.kube.remove(resourcePath("v1", "pods", m.namespace, m.name), {
+        apiVersion: "v1",
+        kind: "DeleteOptions",
+        gracePeriodSeconds: 0,
+        preconditions: { uid: m.uid },
+      });
+      say(this.name, `pod ${m.namespace}/${m.name} terminated${where}`);
+    } catch (e) {
+      if (!isNotFound(e)) say(this.name, `removing terminated pod ${m.namespace}/${m.name} failed: ${errText(e)}`);
+    }
+  }
+}
+
+export class Kubelets extends KubeletPlayer<KubeletOptions> {
+  private informer?: Informer;
+  private pods?: Informer;
+  private stopped = false;
+
+  constructor(kube: Kube, opts: KubeletOptions) {
+    super(PLAYER, kube, opts);
   }
 
   async start(): Promise<void> {
-    this.kubeletVersion = str(get(await this.kube.request("GET", "/version"), "gitVersion")) ?? this.kubeletVersion;
+    await this.readKubeletVersion();
     let listed = false;
     this.informer = new Informer(
       this.kube,
@@ -219,7 +259,8 @@ export class Kubelets implements Player {
     // containers are gone (none run here), the kubelet removes the object with grace period 0.
     this.pods = new Informer(this.kube, PLAYER, resourcePath("v1", "pods"), {}, (verb, pod) => {
       const node = str(get(pod, "spec", "nodeName"));
-      if (verb !== "DELETED" && node && this.beats.has(node) && metaOf(pod).deleting) void this.finishPod(pod);
+      if (verb !== "DELETED" && node && this.beats.has(node) && metaOf(pod).deleting)
+        void this.removePod(pod, ` on ${node}`);
     });
     this.informer.start();
     this.pods.start();
@@ -232,21 +273,6 @@ export class Kubelets implements Player {
     this.informer?.stop();
     this.pods?.stop();
     this.beats.haltAll();
-  }
-
-  private async finishPod(pod: JsonObject): Promise<void> {
-    const m = metaOf(pod);
-    try {
-      await this.kube.remove(resourcePath("v1", "pods", m.namespace, m.name), {
-        apiVersion: "v1",
-        kind: "DeleteOptions",
-        gracePeriodSeconds: 0,
-        preconditions: { uid: m.uid },
-      });
-      say(PLAYER, `pod ${m.namespace}/${m.name} terminated on ${str(get(pod, "spec", "nodeName")) ?? "?"}`);
-    } catch (e) {
-      if (!isNotFound(e)) say(PLAYER, `removing terminated pod ${m.namespace}/${m.name} failed: ${errText(e)}`);
-    }
   }
 
   /**

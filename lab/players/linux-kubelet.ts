@@ -48,9 +48,9 @@ import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import { get, JsonObject, obj, objects, str, stringMap, strings } from "../../lib/json";
-import { errText, isNotFound, Kube, metaOf, now, Player, resourcePath, say } from "./kube";
+import { errText, isNotFound, Kube, metaOf, now, resourcePath, say } from "./kube";
 import { Informer } from "./informer";
-import { KubeletOptions, NodeHeartbeats } from "./kubelet";
+import { KubeletOptions, KubeletPlayer } from "./kubelet";
 import { ForwardTarget, KubeletServer } from "./kubelet-server";
 import { freePort } from "../processes";
 import { crioFor, OPENSHIFT_MINOR } from "../seed/openshift";
@@ -176,23 +176,17 @@ function rhcos(): { osImage: string; kernelVersion: string } {
   };
 }
 
-export class LinuxKubelets implements Player {
-  readonly name = PLAYER;
-  private readonly beats: NodeHeartbeats;
+export class LinuxKubelets extends KubeletPlayer<LinuxKubeletOptions> {
   private readonly servers = new Map<string, KubeletServer>();
   private readonly runs = new Map<string, PodRun>();
   private pods?: Informer;
-  private kubeletVersion = "v0.0.0";
 
-  constructor(
-    private readonly kube: Kube,
-    private readonly opts: LinuxKubeletOptions,
-  ) {
-    this.beats = new NodeHeartbeats(kube, opts, PLAYER);
+  constructor(kube: Kube, opts: LinuxKubeletOptions) {
+    super(PLAYER, kube, opts);
   }
 
   async start(): Promise<void> {
-    this.kubeletVersion = str(get(await this.kube.request("GET", "/version"), "gitVersion")) ?? this.kubeletVersion;
+    await this.readKubeletVersion();
     for (const n of linuxNodes(this.opts.cluster)) {
       let server = this.servers.get(n.name);
       if (!server) {
@@ -579,22 +573,10 @@ export class LinuxKubelets implements Player {
     say(PLAYER, `${run.namespace}/${run.name}: containers stopped`);
   }
 
-  /** status_manager.go `canBeDeleted` → the pod object removed with grace period 0. */
+  /** The pod object removed (`removePod`), and its run forgotten. */
   private async remove(pod: JsonObject): Promise<void> {
-    const m = metaOf(pod);
-    try {
-      await this.kube.remove(resourcePath("v1", "pods", m.namespace, m.name), {
-        apiVersion: "v1",
-        kind: "DeleteOptions",
-        gracePeriodSeconds: 0,
-        preconditions: { uid: m.uid },
-      });
-      say(PLAYER, `pod ${m.namespace}/${m.name} terminated`);
-    } catch (e) {
-      if (!isNotFound(e)) say(PLAYER, `removing terminated pod ${m.namespace}/${m.name} failed: ${errText(e)}`);
-    } finally {
-      this.runs.delete(m.uid);
-    }
+    await this.removePod(pod);
+    this.runs.delete(metaOf(pod).uid);
   }
 
   /** The pod's status as the status manager writes it, one write after the other. */

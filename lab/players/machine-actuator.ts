@@ -34,7 +34,7 @@ import { createHash } from "crypto";
 import { get, obj, objects, str, stringMap } from "../../lib/json";
 import { JsonObject, Kube, metaOf, now, Player, resourcePath, say, withCondition } from "./kube";
 import { Informer } from "./informer";
-import { Queue } from "./queue";
+import { Queue, startSynced, stopAll } from "./queue";
 import { Recorder } from "./events";
 import { pubKeyHash } from "./wmco-keys";
 
@@ -337,14 +337,11 @@ export class MachineActuatorPlayer implements Player {
     );
     this.informers = [machines, nodes];
     this.s = { kube, recorder: new Recorder(kube, PLAYER), machines, nodes };
-    for (const i of this.informers) i.start();
-    await Promise.all(this.informers.map((i) => i.ready));
-    for (const q of this.queues) q.release();
+    await startSynced(this.informers, this.queues);
   }
 
   stop(): void {
-    for (const i of this.informers) i.stop();
-    for (const q of this.queues) q.stop();
+    stopAll(this.informers, this.queues);
   }
 
   private state(): MachineState {

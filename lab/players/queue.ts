@@ -1,4 +1,21 @@
 import { errText, isConflict, say } from "./kube";
+import type { Informer } from "./informer";
+
+/**
+ * A controller's start (controller-runtime's manager): its informers list and watch, and its queues, which held what
+ * the lists added, are released once every cache has synced (`WaitForCacheSync`).
+ */
+export async function startSynced(informers: readonly Informer[], queues: readonly Queue[]): Promise<void> {
+  for (const i of informers) i.start();
+  await Promise.all(informers.map((i) => i.ready));
+  for (const q of queues) q.release();
+}
+
+/** A controller's stop: no more watches, no more work. */
+export function stopAll(informers: readonly Informer[], queues: readonly Queue[]): void {
+  for (const i of informers) i.stop();
+  for (const q of queues) q.stop();
+}
 
 /**
  * A keyed work queue (controller-runtime's reconcile loop): a key is handled by one call at a time, an add during a

@@ -92,6 +92,9 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
   }
   const machine = w.machines.get(name, MACHINE_API_NAMESPACE);
   if (!machine || metaOf(machine).labels[MACHINE_OS_LABEL] !== "Windows") return;
+  // The controller's events are about the Machine (windowsmachine_controller.go `r.recorder.Eventf(machine, …)`).
+  const event = (type: "Normal" | "Warning", reason: string, message: string) =>
+    w.recorder.event("windowsmachine", machine, type, reason, message);
   const phase = str(get(machine, "status", "phase"));
   if (!phase) throw new Error(`could not get the phase associated with machine ${name}`);
   let node: JsonObject | undefined;
@@ -107,9 +110,7 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
     if (VERSION_ANNOTATION in ann) {
       if (ann[PUB_KEY_HASH_ANNOTATION] !== signer.hash) {
         if (!(await isAllowedDeletion(w, machine))) {
-          await w.recorder.event(
-            "windowsmachine",
-            machine,
+          await event(
             "Warning",
             "MachineDeletionRestricted",
             `Machine ${name} deletion restricted as the maximum unhealthy machines can\`t exceed ${MAX_UNHEALTHY} count`,
@@ -119,13 +120,7 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
         if (metaOf(machine).deleting) return;
         await w.kube.remove(resourcePath("machine.openshift.io/v1beta1", "machines", MACHINE_API_NAMESPACE, name));
         say(PLAYER, `machine ${name} has been remediated by deletion (its node has a stale public key hash)`);
-        await w.recorder.event(
-          "windowsmachine",
-          machine,
-          "Normal",
-          "MachineDeleted",
-          `Machine ${name} has been remediated by deleting the Machine object`,
-        );
+        await event("Normal", "MachineDeleted", `Machine ${name} has been remediated by deleting the Machine object`);
         return;
       }
       if (ann[VERSION_ANNOTATION] === op.version) return;
@@ -154,13 +149,7 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
   // `configureMachine` → an SSH `AuthErr`: not recoverable, the Machine must be re-created (and is deleted at once).
   const accepted = str(get(machine, "metadata", "annotations", AUTHORIZED_KEYS_ANNOTATION));
   if (accepted !== undefined && !accepted.split(",").includes(signer.hash)) {
-    await w.recorder.event(
-      "windowsmachine",
-      machine,
-      "Warning",
-      "MachineSetupFailure",
-      `Machine ${name} authentication failure`,
-    );
+    await event("Warning", "MachineSetupFailure", `Machine ${name} authentication failure`);
     if (!metaOf(machine).deleting)
       await w.kube.remove(resourcePath("machine.openshift.io/v1beta1", "machines", MACHINE_API_NAMESPACE, name));
     say(PLAYER, `machine ${name} has been remediated by deletion (it does not accept the current key)`);
@@ -189,22 +178,10 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
       say(PLAYER, e.message);
       return 10_000;
     }
-    await w.recorder.event(
-      "windowsmachine",
-      machine,
-      "Warning",
-      "MachineSetupFailure",
-      `Machine ${name} configuration failure`,
-    );
+    await event("Warning", "MachineSetupFailure", `Machine ${name} configuration failure`);
     throw new Error(`unable to configure instance ${instanceID}: ${errText(e)}`);
   }
-  await w.recorder.event(
-    "windowsmachine",
-    machine,
-    "Normal",
-    "MachineSetup",
-    `Machine ${name} configured successfully`,
-  );
+  await event("Normal", "MachineSetup", `Machine ${name} configured successfully`);
 }
 
 /** The predicate of the Machine watch (`isValidMachine`, `isWindowsMachine`): phase set and an InternalIP. */

@@ -17,7 +17,7 @@
 import { get, objects, str, stringMap } from "../../lib/json";
 import { isNotFound, JsonObject, Kube, metaOf, Player, resourcePath, say } from "./kube";
 import { Informer } from "./informer";
-import { Queue } from "./queue";
+import { Queue, startSynced, stopAll } from "./queue";
 import { Recorder } from "./events";
 import { Kubelets } from "./kubelet";
 import { createHash } from "crypto";
@@ -174,16 +174,13 @@ export class WmcoPlayer implements Player {
       operator: () => this.running,
       platform: () => this.platform(),
     };
-    for (const i of this.informers) i.start();
-    await Promise.all(this.informers.map((i) => i.ready));
-    for (const q of this.queues) q.release();
+    await startSynced(this.informers, this.queues);
     listed = true;
     operatorChanged();
   }
 
   stop(): void {
-    for (const i of this.informers) i.stop();
-    for (const q of this.queues) q.stop();
+    stopAll(this.informers, this.queues);
   }
 
   private context(): WmcoContext {

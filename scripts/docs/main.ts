@@ -1,8 +1,8 @@
 import * as fs from "fs";
 import * as path from "path";
-import { parseArgs } from "util";
 import { generated, ROOT } from "./config-docs";
 import { messageOf } from "../../lib/errors";
+import { scriptOptions } from "../options";
 
 export const USAGE = `usage: npm run docs:config [-- --check]
 
@@ -13,22 +13,11 @@ PowerShell stand-in's rules table in docs/windows-hosts.md from test/lab/windows
 Exit codes: 0 ok (or up to date), 1 stale files or a generator error, 2 bad arguments.`;
 
 function main(argv: string[]): number {
-  let args;
-  try {
-    args = parseArgs({
-      args: argv,
-      options: { check: { type: "boolean", default: false }, help: { type: "boolean", default: false } },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (e) {
-    console.error(`docs:config: ${messageOf(e)}\n${USAGE}`);
-    return 2;
-  }
-  if (args.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const args = scriptOptions("docs:config", USAGE, argv, {
+    check: { type: "boolean", default: false },
+    help: { type: "boolean", default: false },
+  });
+  if (typeof args === "number") return args;
   let files;
   try {
     files = generated();

@@ -1,6 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
-import { parseArgs } from "util";
 import { ConfigErrors, formatIssue, loadAnyConfig } from "../../stacks/load";
 import { DOMAIN_VALIDATORS } from "../../components/validators";
 import { ensureDevKey } from "./dev-key";
@@ -8,7 +7,7 @@ import { runProgram } from "./mock-run";
 import { render, writeRendered } from "./render";
 import { readStackFile, StackFileError } from "./stack-file";
 import { formatTree } from "./tree";
-import { messageOf } from "../../lib/errors";
+import { Io, scriptOptions } from "../options";
 
 export const USAGE = `usage: npm run synth -- --stack <name> [--config-file <file>] [--out <dir>] [--reveal-secrets] [--quiet]
 
@@ -16,39 +15,26 @@ Runs the program offline under Pulumi's mock runtime with the stack's config and
 it declares (renderYamlToDirectory layout: 0-crd/, 1-manifest/), a kustomization.yaml, stack-outputs.json and
 windows-node-files/. Secret values are redacted unless --reveal-secrets. Exit codes: 0 ok, 2 bad input, 1 failure.`;
 
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
 /** The project directory: where Pulumi.yaml, index.ts and the stack files live. */
 export const PROJECT_DIR = path.resolve(__dirname, "..", "..");
 
 /** Synth as a function, so tests can run it in-process; returns the exit code. */
 export async function synth(argv: string[], io: Io): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        stack: { type: "string" },
-        "config-file": { type: "string" },
-        out: { type: "string" },
-        "reveal-secrets": { type: "boolean", default: false },
-        quiet: { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (e) {
-    io.err(`synth: ${messageOf(e)}\n${USAGE}`);
-    return 2;
-  }
-  if (args.help) {
-    io.out(USAGE);
-    return 0;
-  }
+  const args = scriptOptions(
+    "synth",
+    USAGE,
+    argv,
+    {
+      stack: { type: "string" },
+      "config-file": { type: "string" },
+      out: { type: "string" },
+      "reveal-secrets": { type: "boolean", default: false },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    io,
+  );
+  if (typeof args === "number") return args;
   const stack = args.stack;
   if (!stack || !/^[A-Za-z0-9_.-]+$/.test(stack)) {
     io.err(`synth: --stack <name> is required (letters, digits, '-', '_', '.'), e.g. --stack dev\n${USAGE}`);

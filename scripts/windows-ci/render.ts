@@ -7,8 +7,8 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { parseArgs } from "util";
 import { messageOf } from "../../lib/errors";
+import { scriptOptions } from "../options";
 import { asciiJson, httpFetch, Predictions, renderChecks, RenderOptions } from "./checks";
 import { standIn } from "./stand-in";
 
@@ -34,26 +34,12 @@ export async function renderTo(
 }
 
 async function main(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        out: { type: "string" },
-        "dns-host-name": { type: "string" },
-        help: { type: "boolean", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (e) {
-    console.error(`windows-ci:render: ${messageOf(e)}\n${USAGE}`);
-    return 2;
-  }
-  if (args.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const args = scriptOptions("windows-ci:render", USAGE, argv, {
+    out: { type: "string" },
+    "dns-host-name": { type: "string" },
+    help: { type: "boolean", default: false },
+  });
+  if (typeof args === "number") return args;
   if (!args.out) {
     console.error(`windows-ci:render: --out is required\n${USAGE}`);
     return 2;

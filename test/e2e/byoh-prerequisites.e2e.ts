@@ -1,9 +1,8 @@
 import * as fs from "fs";
-import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { labApi, stopLab } from "./lab";
-import { byohEntry, exampleConfig, labProject, Stack } from "./project";
+import type { LabWindows } from "../lab/lab-windows";
+import { labApi } from "./lab";
+import { byohEntry, labStack, Stack, stopByohLab } from "./project";
 
 // WMCO's BYOH prerequisites through the real CLI (issue 30, item 6): docs/byoh-instance-pre-requisites.md (release-4.18
 // to master) asks for a PTR record for the host's address that resolves to its hostname, and, on a static IP on any
@@ -37,28 +36,18 @@ const setState = (h: LabWindows, over: Record<string, unknown>) =>
   fs.writeFileSync(h.state, JSON.stringify({ ...JSON.parse(fs.readFileSync(h.state, "utf8")), ...over }));
 
 beforeAll(async () => {
-  let dir: string;
-  ({ lab, dir } = await labProject("azure", LAB));
   const states = [
     // Windows Server 2025 (build 26100) on a static address, the registry value not set.
     { osBuild: "26100", updateRevision: 4349, productName: "Windows Server 2025 Datacenter", addressDhcp: "Disabled" },
     // Windows Server 2022 whose DNS has no PTR record for its address.
     { ptrNames: [] },
   ];
-  for (const [i, address] of [STATIC_2025, NO_PTR].entries()) {
-    const w = await labWindows(address, `win-prereq-${i}`, states[i]);
-    trustingOwnKey(w);
-    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
-    hosts.push(w);
-  }
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  config["windows-estate:machineSets"] = [];
-  stack = new Stack(dir, "e2e", lab).init(config);
+  ({ lab, stack, config } = await labStack("azure", LAB, {
+    file: "Pulumi.dev.yaml",
+    byoh: { addresses: [STATIC_2025, NO_PTR], prefix: "win-prereq", hosts, states },
+  }));
 }, 900_000);
-afterAll(async () => {
-  stopLab(LAB);
-  await Promise.all(hosts.map((h) => h.stop()));
-});
+afterAll(() => stopByohLab(LAB, hosts));
 
 test("a missing PTR record is a warning naming the record to add; the host is prepared and listed", async () => {
   config["windows-estate:byoh"] = [entry(1, "2022")];

@@ -2,10 +2,10 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
-import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { labApi, stopLab } from "./lab";
+import type { LabWindows } from "../lab/lab-windows";
+import { labApi } from "./lab";
 import { withSession } from "../../providers/ssh/session";
-import { byohEntry, engineSteps, exampleConfig, labProject, rsaKey, Stack } from "./project";
+import { byohEntry, engineSteps, labStack, rsaKey, Stack, stopByohLab } from "./project";
 
 // Bring-your-own hosts through the real CLI (issue 24 a, b, d, f): the dev stack on the Azure lab with its BYOH
 // entries pointing at loopback OpenSSH servers on port 22 (WMCO's only port). Windows itself is not here: each
@@ -57,25 +57,14 @@ const destructive = (plan: string[]) =>
   plan.filter((l) => /^(replace|delete|delete-replaced|create-replacement) /.test(l));
 
 beforeAll(async () => {
-  let dir: string;
-  ({ lab, dir } = await labProject("azure", LAB));
-  const pemFile = path.join(dir, ".dev", "wmco-dev-key.pem");
+  ({ lab, stack, config } = await labStack("azure", LAB, {
+    file: "Pulumi.dev.yaml",
+    byoh: { addresses: [...ADDRESSES, JOINER], prefix: "win-byoh", hosts },
+  }));
+  const pemFile = path.join(stack.dir, ".dev", "wmco-dev-key.pem");
   wmcoPublic = execFileSync("ssh-keygen", ["-y", "-f", pemFile], { encoding: "utf8" }).trim().split(" ")[1];
-  for (const [i, address] of [...ADDRESSES, JOINER].entries()) {
-    const w = await labWindows(address, `win-byoh-${i}`);
-    // The simulated Windows keeps its key list in sshd's file; the host starts trusting only its own key.
-    trustingOwnKey(w);
-    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
-    hosts.push(w);
-  }
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  config["windows-estate:machineSets"] = [];
-  stack = new Stack(dir, "e2e", lab).init(config);
 }, 900_000);
-afterAll(async () => {
-  stopLab(LAB);
-  await Promise.all(hosts.map((h) => h.stop()));
-});
+afterAll(() => stopByohLab(LAB, hosts));
 
 test("first contact: preview → up prepares three hosts, lists them in windows-instances, WMCO makes nodes → converged", async () => {
   useHosts([0, 1, 2]);

@@ -89,6 +89,14 @@ function edit(rel: string, from: string, to: string): () => void {
   return () => fs.writeFileSync(file, before);
 }
 
+/** The first-boot script reworded as by a later release: a comment line `# <words>` added (`edit`; returns the undo). */
+const rewordFirstBoot = (words: string) =>
+  edit(
+    "components/provisioning/user-data.ts",
+    `"$ErrorActionPreference = 'Stop'",\n    // The serial console`,
+    `"$ErrorActionPreference = 'Stop'",\n    "# ${words}",\n    // The serial console`,
+  );
+
 describe.each(["byoh-aws", "byoh-azure"] as const)("%s", (example) => {
   let stack: Stack;
   let vms: string[];
@@ -101,11 +109,7 @@ describe.each(["byoh-aws", "byoh-azure"] as const)("%s", (example) => {
   test("a rotated key and a reworded first-boot script leave every VM as it is (the engine keeps the first-boot data)", () => {
     expect(vms.length).toBeGreaterThan(0);
     writeWmcoKey(dir);
-    const undo = edit(
-      "components/provisioning/user-data.ts",
-      `"$ErrorActionPreference = 'Stop'",\n    // The serial console`,
-      `"$ErrorActionPreference = 'Stop'",\n    "# reworded by a later release",\n    // The serial console`,
-    );
+    const undo = rewordFirstBoot("reworded by a later release");
     try {
       const mark = logLines();
       const p = stack.previewJson(["--show-sames"]);
@@ -134,11 +138,7 @@ describe.each(["byoh-aws", "byoh-azure"] as const)("%s", (example) => {
       from,
       example === "byoh-aws" ? "ignoreChanges: []" : `ignoreChanges: ["storageProfile.osDisk.diskSizeGB"]`,
     );
-    const undoScript = edit(
-      "components/provisioning/user-data.ts",
-      `"$ErrorActionPreference = 'Stop'",\n    // The serial console`,
-      `"$ErrorActionPreference = 'Stop'",\n    "# reworded again",\n    // The serial console`,
-    );
+    const undoScript = rewordFirstBoot("reworded again");
     try {
       const mark = logLines();
       const p = stack.previewJson();

@@ -1,12 +1,11 @@
 import * as fs from "fs";
-import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { tokenDigest } from "../../providers/day2/rollout";
 import { REBOOTED_FOR_ANNOTATION } from "../../facts/day2";
-import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
-import { labApi, stopLab } from "./lab";
+import type { LabWindows } from "../lab/lab-windows";
+import { labApi } from "./lab";
 import { boundReadyPod, Owner, ownerController } from "./pods";
-import { byohEntries, exampleConfig, labProject, Stack } from "./project";
+import { labStack, Stack, stopByohLab } from "./project";
 
 // Day-2 on the real API (issue 24 e): a rolling graceful reboot of three BYOH nodes through the real CLI, draining
 // through the real Eviction API against a PodDisruptionBudget whose status the real disruption controller keeps
@@ -44,20 +43,13 @@ const budgetSettles = (minAvailable: number, allowed: number) =>
   );
 
 beforeAll(async () => {
-  let dir: string;
-  ({ lab, dir } = await labProject("azure", LAB, ["--node-status-report-seconds", "3"]));
+  ({ lab, stack, config } = await labStack("azure", LAB, {
+    file: "Pulumi.dev.yaml",
+    labArgs: ["--node-status-report-seconds", "3"],
+    byoh: { addresses: ADDRESSES, prefix: "win-day2", hosts, listed: true },
+    up: true,
+  }));
   api = labApi(lab);
-  for (const [i, address] of ADDRESSES.entries()) {
-    const w = await labWindows(address, `win-day2-${i}`);
-    trustingOwnKey(w);
-    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
-    hosts.push(w);
-  }
-  config = exampleConfig(dir, "Pulumi.dev.yaml");
-  config["windows-estate:machineSets"] = [];
-  config["windows-estate:byoh"] = byohEntries(hosts);
-  stack = new Stack(dir, "e2e", lab).init(config);
-  stack.up();
   for (const n of NODES)
     await api.until(
       `/api/v1/nodes/${n}`,
@@ -78,10 +70,7 @@ beforeAll(async () => {
   });
   await budgetSettles(3, 0);
 }, 900_000);
-afterAll(async () => {
-  stopLab(LAB);
-  await Promise.all(hosts.map((h) => h.stop()));
-});
+afterAll(() => stopByohLab(LAB, hosts));
 
 test("a budget that allows no disruption: the rollout retries the real 429, then stops naming the node and the budget", async () => {
   config["windows-estate:reboot"] = { token: "2026-11-patch", maxUnavailable: 1, drainTimeoutSeconds: 15 };

@@ -5,16 +5,23 @@ import * as path from "path";
 import { parse } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { labApi, PROJECT_DIR, runAsync, startLabAsync, stopLab } from "./lab";
-import { exampleConfig, projectCopyAsync, rsaKey, Stack, writeWmcoKey } from "./project";
+import {
+  exampleConfig,
+  expectEstateUp,
+  expectOk,
+  projectCopyAsync,
+  rsaKey,
+  Stack,
+  WINWORKER,
+  writeWmcoKey,
+} from "./project";
 
 // windows-estate as a component package (issue 28), through the real CLI v3.248.0 against the lab's API server:
 // the packed tarball installed by the TypeScript sample, the component provider added to the Pulumi YAML sample with
 // `pulumi package add` (run by the real pulumi-language-yaml), and a stack made by the program before it became a
 // user of the library previewing with no replacement. OLM is real (lab/olm.ts); WMCO is the lab's player.
 
-const NS = "openshift-windows-machine-config-operator";
-const MACHINESET = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker";
-const KEY_SECRET = `/api/v1/namespaces/${NS}/secrets/cloud-private-key`;
+const KEY_SECRET = "/api/v1/namespaces/openshift-windows-machine-config-operator/secrets/cloud-private-key";
 /** The last commit before the components took args (issue 28): the program as existing stacks were made with it. */
 const BEFORE_LIBRARY = "e2b36d0";
 const LAB = "e2e-library";
@@ -42,30 +49,27 @@ function setSecret(stack: Stack, key: string, value: string): void {
   if (r.status !== 0) throw new Error(`pulumi config set --secret ${key} failed: ${r.stderr}`);
 }
 
-/** What both samples declare, as the API server has it once `up` is done. */
-async function expectEstateUp(stack: Stack): Promise<void> {
-  const api = labApi(lab);
-  const sub = await api.get(
-    `/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/subscriptions/windows-machine-config-operator`,
-  );
-  const csv = await api.get(
-    `/apis/operators.coreos.com/v1alpha1/namespaces/${NS}/clusterserviceversions/${sub.status.installedCSV}`,
-  );
-  expect(csv.status.phase).toBe("Succeeded");
-  expect(stack.pulumi(["stack", "output", "installedCSV"]).stdout.trim()).toBe(sub.status.installedCSV);
-  const key = await api.get(KEY_SECRET);
-  expect(Buffer.from(key.data["private-key.pem"], "base64").toString("utf8").trim()).toBe(pem.trim());
-  const ms = await api.get(MACHINESET);
-  expect(ms.spec.replicas).toBe(1);
-  expect(ms.spec.template.spec.providerSpec.value.kind).toBe("AzureMachineProviderSpec");
-  // The key reached the state only as a secret.
-  expect(stack.pulumi(["stack", "export"]).stdout).not.toContain(pem.split("\n")[1]);
-}
+/**
+ * A sample's stack once set up, as both samples go: `up` declares the estate and it converges on the API server
+ * (`expectEstateUp`, then `alsoUp`), a second up changes nothing, `destroy` removes what it declared.
+ */
+function upAgainDestroy(stack: () => Stack, upTitle: string, alsoUp: (stack: Stack) => void = () => {}): void {
+  test(upTitle, async () => {
+    expectOk(stack().pulumi(["up", "--yes", "--skip-preview"]));
+    await expectEstateUp(stack(), pem);
+    alsoUp(stack());
+  });
 
-async function expectEstateGone(): Promise<void> {
-  const api = labApi(lab);
-  expect(await api.status(MACHINESET)).toBe(404);
-  expect(await api.status(KEY_SECRET)).toBe(404);
+  test("a second up changes nothing", () => {
+    expectOk(stack().pulumi(["up", "--yes", "--expect-no-changes"]));
+  });
+
+  test("destroy removes what it declared", async () => {
+    expectOk(stack().pulumi(["destroy", "--yes", "--skip-preview"]));
+    const api = labApi(lab);
+    expect(await api.status(WINWORKER)).toBe(404);
+    expect(await api.status(KEY_SECRET)).toBe(404);
+  });
 }
 
 describe("the packed library from a TypeScript program", () => {
@@ -88,31 +92,6 @@ describe("the packed library from a TypeScript program", () => {
     setSecret(stack, "wmcoPrivateKey", pem);
   }, 900_000);
 
-  test("up declares the estate in the user's own program and it converges on the API server", async () => {
-    const up = stack.pulumi(["up", "--yes", "--skip-preview"]);
-    expect(up.stdout + up.stderr).not.toMatch(/error:/);
-    expect(up.status).toBe(0);
-    await expectEstateUp(stack);
-    const machineSets = JSON.parse(stack.pulumi(["stack", "output", "machineSets", "--json"]).stdout);
-    expect(machineSets).toEqual([
-      expect.objectContaining({ name: "winworker", platform: "Azure", windowsServer: "2022", replicas: 1 }),
-    ]);
-    // The component made its own Kubernetes provider from `cluster` (ConfigMaps mutable in place), under itself.
-    const state = JSON.parse(stack.pulumi(["stack", "export"]).stdout);
-    const urns: string[] = state.deployment.resources.map((r: { urn: string }) => r.urn);
-    expect(urns).toContainEqual(
-      expect.stringMatching(/windows-estate:index:WindowsEstate\$pulumi:providers:kubernetes::estate-cluster$/),
-    );
-    const provider = state.deployment.resources.find((r: { urn: string }) => r.urn.endsWith("::estate-cluster"));
-    expect(provider.inputs.enableConfigMapMutable).toBe("true");
-  });
-
-  test("a second up changes nothing", () => {
-    const again = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
-    expect(again.stdout + again.stderr).not.toMatch(/error:/);
-    expect(again.status).toBe(0);
-  });
-
   test("bad args fail before anything changes, named by their path in the args", () => {
     fs.writeFileSync(
       path.join(stack.dir, "index.ts"),
@@ -129,12 +108,24 @@ describe("the packed library from a TypeScript program", () => {
     fs.copyFileSync(path.join(PROJECT_DIR, "examples", "typescript", "index.ts"), path.join(stack.dir, "index.ts"));
   });
 
-  test("destroy removes what it declared", async () => {
-    const down = stack.pulumi(["destroy", "--yes", "--skip-preview"]);
-    expect(down.stdout + down.stderr).not.toMatch(/error:/);
-    expect(down.status).toBe(0);
-    await expectEstateGone();
-  });
+  upAgainDestroy(
+    () => stack,
+    "up declares the estate in the user's own program and it converges on the API server",
+    (stack) => {
+      const machineSets = JSON.parse(stack.pulumi(["stack", "output", "machineSets", "--json"]).stdout);
+      expect(machineSets).toEqual([
+        expect.objectContaining({ name: "winworker", platform: "Azure", windowsServer: "2022", replicas: 1 }),
+      ]);
+      // The component made its own Kubernetes provider from `cluster` (ConfigMaps mutable in place), under itself.
+      const state = JSON.parse(stack.pulumi(["stack", "export"]).stdout);
+      const urns: string[] = state.deployment.resources.map((r: { urn: string }) => r.urn);
+      expect(urns).toContainEqual(
+        expect.stringMatching(/windows-estate:index:WindowsEstate\$pulumi:providers:kubernetes::estate-cluster$/),
+      );
+      const provider = state.deployment.resources.find((r: { urn: string }) => r.urn.endsWith("::estate-cluster"));
+      expect(provider.inputs.enableConfigMapMutable).toBe("true");
+    },
+  );
 });
 
 describe("the component from Pulumi YAML, added with pulumi package add", () => {
@@ -167,25 +158,7 @@ describe("the component from Pulumi YAML, added with pulumi package add", () => 
     setSecret(stack, "wmcoPrivateKey", pem);
   }, 900_000);
 
-  test("up through pulumi-language-yaml declares the same estate", async () => {
-    const up = stack.pulumi(["up", "--yes", "--skip-preview"]);
-    expect(up.stdout + up.stderr).not.toMatch(/error:/);
-    expect(up.status).toBe(0);
-    await expectEstateUp(stack);
-  });
-
-  test("a second up changes nothing", () => {
-    const again = stack.pulumi(["up", "--yes", "--expect-no-changes"]);
-    expect(again.stdout + again.stderr).not.toMatch(/error:/);
-    expect(again.status).toBe(0);
-  });
-
-  test("destroy removes it", async () => {
-    const down = stack.pulumi(["destroy", "--yes", "--skip-preview"]);
-    expect(down.stdout + down.stderr).not.toMatch(/error:/);
-    expect(down.status).toBe(0);
-    await expectEstateGone();
-  });
+  upAgainDestroy(() => stack, "up through pulumi-language-yaml declares the same estate");
 });
 
 describe("a stack the program made before the library face", () => {

@@ -36,6 +36,26 @@ function preview(name: string, config: Record<string, unknown>, extra: string[] 
   return p.steps;
 }
 
+/**
+ * A fresh stack `name` of `config` (its file then rewritten by `rewrite`, when given), whose preview the program
+ * refuses: the diagnostics' messages, and what was declared besides the stack.
+ */
+function refusedPreview(
+  name: string,
+  config: Record<string, unknown>,
+  rewrite?: (file: string) => void,
+): { messages: string; declared: PlanStep[] } {
+  const stack = new Stack(dir, name, lab);
+  stack.init(config);
+  rewrite?.(path.join(dir, `Pulumi.${name}.yaml`));
+  const p = stack.previewJson();
+  expect(p.status).not.toBe(0);
+  return {
+    messages: diagnosticMessages(p),
+    declared: p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack"),
+  };
+}
+
 beforeAll(async () => {
   ({ lab, dir } = await labProject("azure", LAB));
   bootstrapKey = path.join(dir, ".dev", "bootstrap.pem");
@@ -168,37 +188,24 @@ test("logical names do not contain the stack name: a second stack plans the same
 test('disable-default-providers ["*"] is refused by the program, naming the key and the fix, before anything is declared', () => {
   const config = exampleConfig(dir, "Pulumi.dev.yaml");
   config["pulumi:disable-default-providers"] = ["*"];
-  const stack = new Stack(dir, "star", lab);
-  stack.init(config);
-  const p = stack.previewJson();
-  expect(p.status).not.toBe(0);
-  const messages = diagnosticMessages(p);
+  const { messages, declared } = refusedPreview("star", config);
   expect(messages).toContain('pulumi:disable-default-providers: "*" also disables the pulumi-nodejs provider');
   expect(messages).not.toMatch(/\n\s+at /); // a message, not a stack trace
-  expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
+  expect(declared).toEqual([]);
 });
 
 test("a key in a namespace a typo away from ours is refused under the real CLI (it used to drop the BYOH host silently)", () => {
   const config = exampleConfig(dir, "Pulumi.dev.yaml");
   config["windows_estate:byoh"] = [{ address: "10.0.0.42", username: "Administrator", trustOnFirstUse: true }];
-  const stack = new Stack(dir, "underscore", lab);
-  stack.init(config);
-  const p = stack.previewJson();
-  expect(p.status).not.toBe(0);
-  const messages = diagnosticMessages(p);
+  const { messages, declared } = refusedPreview("underscore", config);
   expect(messages).toContain("windows_estate:byoh: is in namespace 'windows_estate', which this program never reads");
   expect(messages).toContain("rename the key to windows-estate:byoh");
-  expect(p.steps.filter((s) => s.newState?.type !== "pulumi:pulumi:Stack")).toEqual([]);
+  expect(declared).toEqual([]);
 });
 
 test("a mistyped config: in the stack file is said to leave the stack with no config (the CLI drops the unknown key)", () => {
   const config = exampleConfig(dir, "Pulumi.dev.yaml");
-  const stack = new Stack(dir, "confg", lab);
-  stack.init(config);
-  fs.writeFileSync(path.join(dir, "Pulumi.confg.yaml"), stringify({ confg: config }));
-  const p = stack.previewJson();
-  expect(p.status).not.toBe(0);
-  const messages = diagnosticMessages(p);
+  const { messages } = refusedPreview("confg", config, (file) => fs.writeFileSync(file, stringify({ confg: config })));
   // The CLI saves the stack file (adding the passphrase salt) before the program runs and drops the unknown key as
   // it does (sdk/go/common/workspace/project.go ProjectStack has no place for it), so what reaches the program is a
   // file with no config: said as such, instead of "cluster is required".

@@ -6,7 +6,8 @@ import * as path from "path";
 import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
 import { BUILD_STAMP } from "../../lib/project";
-import { PROJECT_DIR, runAsync, startLabAsync } from "./lab";
+import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
+import { labApi, PROJECT_DIR, runAsync, startLabAsync, stopLab } from "./lab";
 
 /**
  * The environment variable naming a copy of the project that `global-setup.ts` built once for the whole run
@@ -108,6 +109,8 @@ export interface LabStack extends LabProject {
 /**
  * "Start a lab, copy the project, write the key, init, up": `labProject`, then stack `name` from an example file's
  * config (`exampleConfig`, changed by `edit` first), created with `pulumi stack init` and, with `up`, brought up.
+ * With `byoh`, a BYOH-only stack: its hosts started first (`startByohHosts`), the config without MachineSets and
+ * listing the hosts when `listed` (`byohConfig`).
  */
 export async function labStack(
   platform: string,
@@ -119,10 +122,13 @@ export async function labStack(
     up?: boolean;
     labArgs?: string[];
     env?: NodeJS.ProcessEnv;
+    byoh?: ByohHosts & { listed?: boolean };
   },
 ): Promise<LabStack> {
   const p = await labProject(platform, labName, o.labArgs);
-  const config = exampleConfig(p.dir, o.file);
+  const b = o.byoh;
+  if (b) await startByohHosts(p.dir, b);
+  const config = b ? byohConfig(p.dir, b.listed ? b.hosts : undefined, o.file) : exampleConfig(p.dir, o.file);
   o.edit?.(config);
   const stack = new Stack(p.dir, o.name ?? "e2e", p.lab, o.env).init(config);
   if (o.up) stack.up();
@@ -223,6 +229,40 @@ export class Stack {
     return { steps: [], ...parsed, ...r };
   }
 }
+
+/** A CLI run that worked: exit 0, and no `error:` in what it printed. Returns it. */
+export function expectOk<R extends CliResult>(r: R): R {
+  expect(r.stdout + r.stderr).not.toMatch(/error:/);
+  expect(r.status).toBe(0);
+  return r;
+}
+
+const WMCO_NAMESPACE = "openshift-windows-machine-config-operator";
+
+/**
+ * What the dev stack's estate (Azure, the samples' too) is on the lab's API server once `up` is done: WMCO installed
+ * through OLM (the Subscription's CSV Succeeded, named by the `installedCSV` output), the key `pem` handed over as
+ * WMCO's only secret key and nowhere in the stack's state in plaintext, and the MachineSet `winworker` of one Azure
+ * machine.
+ */
+export async function expectEstateUp(stack: Stack, pem: string): Promise<void> {
+  const api = labApi(stack.lab);
+  const olm = `/apis/operators.coreos.com/v1alpha1/namespaces/${WMCO_NAMESPACE}`;
+  const sub = await api.get(`${olm}/subscriptions/windows-machine-config-operator`);
+  const csv = await api.get(`${olm}/clusterserviceversions/${sub.status.installedCSV}`);
+  expect(csv.status.phase).toBe("Succeeded");
+  expect(stack.pulumi(["stack", "output", "installedCSV"]).stdout.trim()).toBe(sub.status.installedCSV);
+  const key = await api.get(`/api/v1/namespaces/${WMCO_NAMESPACE}/secrets/cloud-private-key`);
+  expect(Object.keys(key.data)).toEqual(["private-key.pem"]);
+  expect(Buffer.from(key.data["private-key.pem"], "base64").toString("utf8").trim()).toBe(pem.trim());
+  const ms = await api.get(WINWORKER);
+  expect(ms.spec.replicas).toBe(1);
+  expect(ms.spec.template.spec.providerSpec.value.kind).toBe("AzureMachineProviderSpec");
+  expect(stack.pulumi(["stack", "export"]).stdout).not.toContain(pem.split("\n")[1]);
+}
+
+/** The dev stack's MachineSet (`expectEstateUp`). */
+export const WINWORKER = "/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets/winworker";
 
 /** The engine's diagnostics of a `--json` run, their messages joined (what the user reads under "Diagnostics"). */
 export function diagnosticMessages(p: { diagnostics?: unknown[] }): string {
@@ -335,3 +375,48 @@ export function byohEntry(w: LabHost, i: number) {
 
 /** The `windows-estate:byoh` entries of lab Windows hosts, in order (`byohEntry`). */
 export const byohEntries = (hosts: LabHost[]) => hosts.map(byohEntry);
+
+/** Lab Windows hosts to start as BYOH hosts (`startByohHosts`). */
+export interface ByohHosts {
+  addresses: readonly string[];
+  /** Host `i` is named `<prefix>-<i>`. */
+  prefix: string;
+  /** Where each host is pushed as it starts, for the caller's afterAll (`stopByohLab`). */
+  hosts: LabWindows[];
+  /** Host `i`'s simulated Windows state over a fresh one (`labWindows`). */
+  states?: Record<string, unknown>[];
+}
+
+/**
+ * BYOH hosts as a user starts from: lab Windows host `i` on `addresses[i]` (`labWindows`) trusting only its own key
+ * (`trustingOwnKey`), that key written into the project copy `dir` as the bootstrap key `byohEntry` names. Each host
+ * is pushed onto `hosts` as it starts, so the caller's afterAll stops those that started when a later one fails.
+ */
+export async function startByohHosts(
+  dir: string,
+  { addresses, prefix, hosts, states = [] }: ByohHosts,
+): Promise<LabWindows[]> {
+  for (const [i, address] of addresses.entries()) {
+    const w = trustingOwnKey(await labWindows(address, `${prefix}-${i}`, states[i]));
+    fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
+    hosts.push(w);
+  }
+  return hosts;
+}
+
+/** The afterAll of a suite with BYOH hosts: the lab stopped, and the hosts. */
+export async function stopByohLab(labName: string, hosts: LabWindows[]): Promise<void> {
+  stopLab(labName);
+  await Promise.all(hosts.map((h) => h.stop()));
+}
+
+/**
+ * The config of a BYOH-only stack: a stack file's (`exampleConfig`) without its MachineSets, listing `hosts`
+ * (`byohEntries`) when given.
+ */
+export function byohConfig(dir: string, hosts?: LabHost[], file = "Pulumi.dev.yaml"): Record<string, unknown> {
+  const config = exampleConfig(dir, file);
+  config["windows-estate:machineSets"] = [];
+  if (hosts) config["windows-estate:byoh"] = byohEntries(hosts);
+  return config;
+}

@@ -6,10 +6,10 @@ import { readRecord } from "../../lab/record";
 import { KUBERNETES_VERSION } from "../../lab/programs";
 import { REBOOTED_FOR_ANNOTATION, RELAY_NAME, RELAY_PORT, RELAY_VANILLA_NAMESPACE } from "../../facts/day2";
 import { tokenDigest } from "../../providers/day2/rollout";
-import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
+import type { LabWindows } from "../lab/lab-windows";
 import { allButPortForward, Identity, issueIdentity, portForwardAs, review } from "./identity";
 import { labApi, stopLab } from "./lab";
-import { byohEntries, engineSteps, exampleConfig, labProject, Stack } from "./project";
+import { byohConfig, engineSteps, labProject, Stack, startByohHosts, stopByohLab } from "./project";
 import { startVanillaLab, VanillaLab } from "./vanilla-lab";
 
 // Node access through the cluster (`nodeAccess.via: cluster`) through the real CLI and the real API server's
@@ -68,6 +68,42 @@ function audit(lab: string): AuditEvent[] {
 }
 const portForwards = (events: AuditEvent[], user: string) =>
   events.filter((e) => e.objectRef?.subresource === "portforward" && e.user.username === user);
+
+/**
+ * What a run through the relay left on lab `labName` (players' log from `from` on): every host of `addresses` reached
+ * through a relay pod of the stack's namespace `ns`; the runner's port-forwards authorized and upgraded by the real API server (101
+ * Switching Protocols) there and nowhere else; the grant the stack's RoleBinding in `ns`, reaching no other namespace
+ * (`otherNs`); two relay pods, spread over the two Linux workers by the real scheduler.
+ */
+async function expectRelayed(
+  lab: LabInfo,
+  {
+    labName,
+    from,
+    addresses,
+    ns,
+    otherNs,
+  }: { labName: string; from: number; addresses: string[]; ns: string; otherNs: string },
+): Promise<void> {
+  const opens = relayOpens(playersLog(labName, from));
+  expect([...new Set(opens.map((o) => o.host))].sort()).toEqual(addresses);
+  expect(new Set(opens.map((o) => o.namespace))).toEqual(new Set([ns]));
+  const forwards = portForwards(audit(labName), RUNNER);
+  expect(new Set(forwards.map((e) => `${e.objectRef?.namespace} ${e.responseStatus?.code}`))).toEqual(
+    new Set([`${ns} 101`]),
+  );
+  const pf = { verb: "create", resource: "pods", subresource: "portforward", namespace: ns };
+  const granted = await review(lab, RUNNER, pf);
+  expect(granted.allowed).toBe(true);
+  expect(granted.reason).toContain(`RoleBinding "${RELAY_NAME}-user/${ns}"`);
+  expect((await review(lab, RUNNER, { ...pf, namespace: otherNs })).allowed).toBe(false);
+  const pods = (
+    await labApi(lab).get(
+      `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/name=${RELAY_NAME}`)}`,
+    )
+  ).items as { spec: { nodeName: string } }[];
+  expect(pods.map((p) => p.spec.nodeName).sort()).toEqual(["lab-worker-0", "lab-worker-1"]);
+}
 
 /**
  * Waits for a line the players log, polling the file (what the test waits on is the players' own record), while
@@ -192,16 +228,10 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
     // Ready heartbeats every 3 s: the rolling reboot waits for one after each restart (day2.e2e.ts).
     let dir: string;
     ({ lab, dir } = await labProject("azure", BYOH_LAB, ["--node-status-report-seconds", "3"]));
-    for (const [i, address] of ADDRESSES.entries()) {
-      const w = trustingOwnKey(await labWindows(address, `win-relay-${i}`));
-      fs.writeFileSync(path.join(dir, ".dev", `bootstrap-${i}`), w.host.privateKey, { mode: 0o600 });
-      hosts.push(w);
-    }
+    await startByohHosts(dir, { addresses: ADDRESSES, prefix: "win-relay", hosts });
     runner = await issueIdentity(lab, RUNNER, fs.mkdtempSync(path.join(os.tmpdir(), "e2e-relay-id-")));
     await allButPortForward(lab, RUNNER);
-    config = exampleConfig(dir, "Pulumi.dev.yaml");
-    config["windows-estate:machineSets"] = [];
-    config["windows-estate:byoh"] = byohEntries(hosts);
+    config = byohConfig(dir, hosts);
     config["windows-estate:nodeAccess"] = {
       via: "cluster",
       portForwardSubjects: [{ kind: "User", name: RUNNER }],
@@ -209,10 +239,7 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
     // Every command of this stack runs as the runner.
     stack = new Stack(dir, "relay", lab, { KUBECONFIG: runner.kubeconfig }).init(config);
   }, 900_000);
-  afterAll(async () => {
-    stopLab(BYOH_LAB);
-    await Promise.all(hosts.map((h) => h.stop()));
-  });
+  afterAll(() => stopByohLab(BYOH_LAB, hosts));
 
   test("up prepares both hosts through the relay, the port-forward granted by the stack's RoleBinding alone", async () => {
     const pf = { verb: "create", resource: "pods", subresource: "portforward", namespace: WMCO_NS };
@@ -225,28 +252,8 @@ describe("BYOH hosts on OpenShift, reached through the relay", () => {
         (n) => n.metadata.annotations?.["windowsmachineconfig.openshift.io/version"] !== undefined,
         `BYOH host ${a} configured by WMCO`,
       );
-    // Every host was reached through a relay pod of WMCO's namespace.
-    const opens = relayOpens(playersLog(BYOH_LAB, from));
-    expect([...new Set(opens.map((o) => o.host))].sort()).toEqual(ADDRESSES);
-    expect(new Set(opens.map((o) => o.namespace))).toEqual(new Set([WMCO_NS]));
-    // The real API server authorized and upgraded those port-forwards for the runner (101 Switching Protocols).
-    const forwards = portForwards(audit(BYOH_LAB), RUNNER);
-    expect(forwards.length).toBeGreaterThan(0);
-    expect(new Set(forwards.map((e) => `${e.objectRef?.namespace} ${e.responseStatus?.code}`))).toEqual(
-      new Set([`${WMCO_NS} 101`]),
-    );
-    // The grant is the stack's RoleBinding, and nowhere else.
-    const now = await review(lab, RUNNER, pf);
-    expect(now.allowed).toBe(true);
-    expect(now.reason).toContain(`RoleBinding "${RELAY_NAME}-user/${WMCO_NS}"`);
-    expect((await review(lab, RUNNER, { ...pf, namespace: "default" })).allowed).toBe(false);
-    // Two relay pods, spread over the two Linux workers by the real scheduler.
-    const pods = (
-      await labApi(lab).get(
-        `/api/v1/namespaces/${WMCO_NS}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/name=${RELAY_NAME}`)}`,
-      )
-    ).items as { spec: { nodeName: string } }[];
-    expect(pods.map((p) => p.spec.nodeName).sort()).toEqual(["lab-worker-0", "lab-worker-1"]);
+    // Every host was reached through a relay pod of WMCO's namespace, granted there alone.
+    await expectRelayed(lab, { labName: BYOH_LAB, from, addresses: ADDRESSES, ns: WMCO_NS, otherNs: "default" });
   });
 
   test("the real API server refuses a port-forward with get but without create on pods/portforward (403)", async () => {
@@ -396,27 +403,11 @@ describe("kubeadm nodes reached through the relay", () => {
       expect(node.status.conditions).toContainEqual(expect.objectContaining({ type: "Ready", status: "True" }));
       expect(node.status.nodeInfo.kubeletVersion).toBe(`v${JOINED_AT}`);
     }
-    const opens = relayOpens(playersLog(VANILLA_LAB, from));
-    expect([...new Set(opens.map((o) => o.host))].sort()).toEqual(ADDRESSES);
-    expect(new Set(opens.map((o) => o.namespace))).toEqual(new Set([NS]));
-    expect(
-      new Set(
-        portForwards(audit(VANILLA_LAB), RUNNER).map((e) => `${e.objectRef?.namespace} ${e.responseStatus?.code}`),
-      ),
-    ).toEqual(new Set([`${NS} 101`]));
-    const pf = { verb: "create", resource: "pods", subresource: "portforward", namespace: NS };
-    expect((await review(lab, RUNNER, pf)).reason).toContain(`RoleBinding "${RELAY_NAME}-user/${NS}"`);
-    expect((await review(lab, RUNNER, { ...pf, namespace: "kube-system" })).allowed).toBe(false);
-    // Admitted by the real Pod Security admission under the namespace's `restricted`, on the two workers (the
-    // control plane's taint keeps it off).
+    // On the two workers (the control plane's taint keeps the relay off), admitted by the real Pod Security
+    // admission under the namespace's `restricted`.
+    await expectRelayed(lab, { labName: VANILLA_LAB, from, addresses: ADDRESSES, ns: NS, otherNs: "kube-system" });
     const ns = await labApi(lab).get(`/api/v1/namespaces/${NS}`);
     expect(ns.metadata.labels["pod-security.kubernetes.io/enforce"]).toBe("restricted");
-    const pods = (
-      await labApi(lab).get(
-        `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/name=${RELAY_NAME}`)}`,
-      )
-    ).items as { spec: { nodeName: string } }[];
-    expect(pods.map((p) => p.spec.nodeName).sort()).toEqual(["lab-worker-0", "lab-worker-1"]);
   });
 
   test("refresh reads both nodes through the relay and finds no change", async () => {

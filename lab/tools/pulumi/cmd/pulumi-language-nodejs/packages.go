@@ -68,15 +68,24 @@ func (s *packageScan) resolveDir(dir, kind string) (string, bool) {
 	return real, true
 }
 
-// walkProgramDir looks for node_modules directories below dir, outside of node_modules.
-func (s *packageScan) walkProgramDir(dir string) {
-	dir, ok := s.resolveDir(dir, "program")
+// readDirOnce resolves dir (resolveDir) and lists it, recording an error that keeps it from being read.
+func (s *packageScan) readDirOnce(dir, kind string) (string, []os.DirEntry, bool) {
+	dir, ok := s.resolveDir(dir, kind)
 	if !ok {
-		return
+		return "", nil, false
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		s.errs = append(s.errs, fmt.Errorf("reading plugin dir %s: %w", dir, err))
+		return "", nil, false
+	}
+	return dir, entries, true
+}
+
+// walkProgramDir looks for node_modules directories below dir, outside of node_modules.
+func (s *packageScan) walkProgramDir(dir string) {
+	dir, entries, ok := s.readDirOnce(dir, "program")
+	if !ok {
 		return
 	}
 	for _, e := range entries {
@@ -98,13 +107,8 @@ func (s *packageScan) walkProgramDir(dir string) {
 
 // walkNodeModules reads the packages of one node_modules directory.
 func (s *packageScan) walkNodeModules(dir string) {
-	dir, ok := s.resolveDir(dir, "packages")
+	dir, entries, ok := s.readDirOnce(dir, "packages")
 	if !ok {
-		return
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		s.errs = append(s.errs, fmt.Errorf("reading plugin dir %s: %w", dir, err))
 		return
 	}
 	for _, e := range entries {
