@@ -72,3 +72,25 @@ export function sshCounters(): SshCounters {
   Reflect.set(globalThis, key, c);
   return c;
 }
+
+/**
+ * `p`, or the error `timedOut` makes when `p` has not settled within `ms`; `onTimeout` runs first, to close what hangs.
+ */
+export function within<T>(ms: number, p: Promise<T>, timedOut: () => Error, onTimeout?: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => {
+      onTimeout?.();
+      reject(timedOut());
+    }, ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}

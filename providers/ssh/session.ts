@@ -3,7 +3,7 @@ import { fingerprint, hostKeyAlgorithms as algorithmsFor, hostKeyMatches, keyLin
 import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
 import { openClusterTunnel, TunnelInfo } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
-import { processSemaphore, sshCounters } from "./limits";
+import { processSemaphore, sshCounters, within } from "./limits";
 import { toSftpPath } from "./paths";
 import { commandLineProblem } from "./powershell";
 import { DEFAULTS, describeTarget, SshConnection } from "./types";
@@ -351,22 +351,12 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       ),
     ));
   const timed = <T>(what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const t = setTimeout(() => {
-        onTimeout?.();
-        reject(new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`));
-      }, commandMs);
-      Promise.race([p, lost]).then(
-        (v) => {
-          clearTimeout(t);
-          resolve(v);
-        },
-        (e) => {
-          clearTimeout(t);
-          reject(e);
-        },
-      );
-    });
+    within(
+      commandMs,
+      Promise.race([p, lost]),
+      () => new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`),
+      onTimeout,
+    );
 
   return {
     hostKey: keyLine(presented),
