@@ -303,9 +303,7 @@ async function connectWithin(
   for (let attempt = 0; ; attempt++) {
     try {
       const conn = await connectVia(c, recordedHostKey);
-      const counters = sshCounters();
-      counters.logins++;
-      counters.loginsByTarget[target] = (counters.loginsByTarget[target] ?? 0) + 1;
+      sshCounters().logins++;
       return conn;
     } catch (e) {
       const wait = Math.min(500 * 2 ** attempt, 10_000);
@@ -471,8 +469,6 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         () => client.end(),
       );
       await timed(`renaming into ${path}`, renameOver(s, tmp, remote, target, path));
-      const written = sshCounters().transfersByTarget;
-      written[target] = (written[target] ?? 0) + 1;
     },
     async mkdirp(dir) {
       const s = await getSftp();
