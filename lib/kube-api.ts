@@ -95,10 +95,19 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
     await endpoint.authorize?.(options);
     const url = new URL(server + path);
     return new Promise((resolve, reject) => {
+      // Before the answer or in the middle of its body, a connection lost is the API unreachable.
+      const lost = (e: Error) =>
+        reject(
+          isUnreachable(e)
+            ? e
+            : unreachableError(
+                `${method} ${path}: cannot reach the Kubernetes API at ${server}: ${codeOf(e) ?? e.message}`,
+              ),
+        );
       const req = (secure ? https : http).request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
+        res.on("error", lost);
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
           let parsed: unknown;
@@ -120,15 +129,7 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
       req.on("timeout", () =>
         req.destroy(unreachableError(`${method} ${path} on ${server} timed out after ${timeoutMs} ms`)),
       );
-      req.on("error", (e) =>
-        reject(
-          isUnreachable(e)
-            ? e
-            : unreachableError(
-                `${method} ${path}: cannot reach the Kubernetes API at ${server}: ${codeOf(e) ?? e.message}`,
-              ),
-        ),
-      );
+      req.on("error", lost);
       req.end(payload);
     });
   };
