@@ -53,15 +53,18 @@ export interface KubeClient {
 /** How many times a GET answered 429 is sent (client-go rest/request.go `maxRetries`). */
 export const GET_RETRIES_ON_429 = 10;
 
+/** An answer as its wording reads it: the text may be absent (a test's in-process API gives none). */
+type Said = Pick<KubeAnswer, "status" | "body"> & { text?: string };
+
 /** The `message` of an API Status body, or the start of a text body; "" when there is neither. */
-export function statusMessage(answer: Pick<KubeAnswer, "body" | "text">): string {
+export function statusMessage(answer: Said): string {
   const b = answer.body;
   if (typeof b === "object" && b !== null && "message" in b && typeof b.message === "string") return b.message;
-  return b === undefined ? answer.text.trim().slice(0, 300) : "";
+  return b === undefined ? (answer.text ?? "").trim().slice(0, 300) : "";
 }
 
 /** The one wording of an answer that is not what the caller needed: `GET <path> answered 404: <Status message>`. */
-export function answerError(method: string, path: string, answer: Pick<KubeAnswer, "status" | "body" | "text">) {
+export function answerError(method: string, path: string, answer: Said) {
   const message = statusMessage(answer);
   return `${method} ${path} answered ${answer.status}${message ? `: ${message}` : ""}`;
 }

@@ -1,6 +1,7 @@
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import type * as pulumi from "@pulumi/pulumi";
 import { connectKube, KubeAccess, KubeApi } from "./api";
+import { answerError } from "../../lib/kube-api";
 import {
   BYOH_NODES_PATH,
   byohGoneVerdict,
@@ -54,8 +55,8 @@ async function readIfAllowed(api: KubeApi, path: string, list: boolean): Promise
   const r = await api.request("GET", path, undefined, { passThrough: (status) => status === 403 });
   if (r.status === 403) return { readable: false, why: `GET ${path} was refused (403)` };
   if (r.status === 404)
-    return list ? { readable: false, why: `GET ${path} answered 404` } : { readable: true, value: undefined };
-  if (r.status < 200 || r.status >= 300) throw new Error(`GET ${path} answered ${r.status}`);
+    return list ? { readable: false, why: answerError("GET", path, r) } : { readable: true, value: undefined };
+  if (r.status < 200 || r.status >= 300) throw new Error(answerError("GET", path, r));
   return { readable: true, value: objOf(r.body) };
 }
 
