@@ -53,15 +53,18 @@ export interface KubeClient {
 /** How many times a GET answered 429 is sent (client-go rest/request.go `maxRetries`). */
 export const GET_RETRIES_ON_429 = 10;
 
+/** An answer as its wording reads it: the text may be absent (a test's in-process API gives none). */
+type Said = Pick<KubeAnswer, "status" | "body"> & { text?: string };
+
 /** The `message` of an API Status body, or the start of a text body; "" when there is neither. */
-export function statusMessage(answer: Pick<KubeAnswer, "body" | "text">): string {
+export function statusMessage(answer: Said): string {
   const b = answer.body;
   if (typeof b === "object" && b !== null && "message" in b && typeof b.message === "string") return b.message;
-  return b === undefined ? answer.text.trim().slice(0, 300) : "";
+  return b === undefined ? (answer.text ?? "").trim().slice(0, 300) : "";
 }
 
 /** The one wording of an answer that is not what the caller needed: `GET <path> answered 404: <Status message>`. */
-export function answerError(method: string, path: string, answer: Pick<KubeAnswer, "status" | "body" | "text">) {
+export function answerError(method: string, path: string, answer: Said) {
   const message = statusMessage(answer);
   return `${method} ${path} answered ${answer.status}${message ? `: ${message}` : ""}`;
 }
@@ -95,10 +98,19 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
     await endpoint.authorize?.(options);
     const url = new URL(server + path);
     return new Promise((resolve, reject) => {
+      // Before the answer or in the middle of its body, a connection lost is the API unreachable.
+      const lost = (e: Error) =>
+        reject(
+          isUnreachable(e)
+            ? e
+            : unreachableError(
+                `${method} ${path}: cannot reach the Kubernetes API at ${server}: ${codeOf(e) ?? e.message}`,
+              ),
+        );
       const req = (secure ? https : http).request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
+        res.on("error", lost);
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
           let parsed: unknown;
@@ -120,15 +132,7 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
       req.on("timeout", () =>
         req.destroy(unreachableError(`${method} ${path} on ${server} timed out after ${timeoutMs} ms`)),
       );
-      req.on("error", (e) =>
-        reject(
-          isUnreachable(e)
-            ? e
-            : unreachableError(
-                `${method} ${path}: cannot reach the Kubernetes API at ${server}: ${codeOf(e) ?? e.message}`,
-              ),
-        ),
-      );
+      req.on("error", lost);
       req.end(payload);
     });
   };

@@ -64,9 +64,19 @@ function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
 }
 
 /** A method the registry promised but the provider lacks is an error naming both. */
-function need<T>(f: T | undefined, type: string, m: string): T {
+function need<T>(f: T, type: string, m: string): NonNullable<T> {
   if (!f) throw new Error(`the ${type} provider has no ${m}`);
   return f;
+}
+
+/** Method `m` of the provider registered as `type`, called as loaded in the host. */
+function forward<M extends "diff" | "read" | "update" | "delete">(type: string, m: M) {
+  type Method = NonNullable<pulumi.dynamic.ResourceProvider[M]>;
+  return (...args: Parameters<Method>): ReturnType<Method> => {
+    const q = loadProvider(type);
+    const f: (...a: never[]) => unknown = need(q[m], type, m);
+    return Reflect.apply(f, q, args);
+  };
 }
 
 let version: string | undefined;
@@ -112,26 +122,10 @@ export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
         })),
       };
     };
-  if (has("diff"))
-    p.diff = (id, olds, news) => {
-      const q = loadProvider(type);
-      return need(q.diff, type, "diff").call(q, id, olds, news);
-    };
-  if (has("read"))
-    p.read = (id, props) => {
-      const q = loadProvider(type);
-      return need(q.read, type, "read").call(q, id, props);
-    };
-  if (has("update"))
-    p.update = (id, olds, news) => {
-      const q = loadProvider(type);
-      return need(q.update, type, "update").call(q, id, olds, news);
-    };
-  if (has("delete"))
-    p.delete = (id, props) => {
-      const q = loadProvider(type);
-      return need(q.delete, type, "delete").call(q, id, props);
-    };
+  if (has("diff")) p.diff = forward(type, "diff");
+  if (has("read")) p.read = forward(type, "read");
+  if (has("update")) p.update = forward(type, "update");
+  if (has("delete")) p.delete = forward(type, "delete");
   made.set(type, p);
   return p;
 }

@@ -6,6 +6,7 @@
  */
 import { get, objects, str } from "../../lib/json";
 import { NodeApi } from "./drain-run";
+import { apiError } from "../kube-wait/api";
 
 export interface Blocker {
   /** A label selector (`app=backup`). */
@@ -30,8 +31,7 @@ export async function blockingPods(api: NodeApi, b: Blocker, node?: string): Pro
     throw new Error(
       `the blocker podSelector "${b.podSelector}" is not a label selector the API server accepts: ${str(get(r.body, "message")) ?? "400"}`,
     );
-  if (r.status !== 200)
-    throw new Error(`listing the pods of blocker "${b.podSelector}" failed: the API answered ${r.status}`);
+  if (r.status !== 200) throw apiError(`listing the pods of blocker "${b.podSelector}"`, r);
   return objects(get(r.body, "items")).map(
     (p) => `${str(get(p, "metadata", "namespace")) ?? "?"}/${str(get(p, "metadata", "name")) ?? "?"}`,
   );

@@ -26,6 +26,7 @@ import {
   refusingBudget,
 } from "./drain";
 import { messageOf } from "../../lib/errors";
+import { apiError, KubeAnswer } from "../kube-wait/api";
 import { get, objects } from "../../lib/json";
 
 /** The API calls a drain needs; `body` is the parsed JSON answer. */
@@ -36,7 +37,7 @@ export interface NodeApi {
     body?: unknown,
     /** `passThrough`: answers (a 403, a 5xx) the caller reads itself instead of the client's error for them. */
     options?: { passThrough?: (status: number, body: unknown) => boolean },
-  ): Promise<{ status: number; body: unknown }>;
+  ): Promise<KubeAnswer>;
 }
 
 export interface DrainRun extends DrainOptions {
@@ -70,7 +71,7 @@ export async function setCordoned(api: NodeApi, node: string, cordoned: boolean)
 /** A JSON merge patch of a Node; `what` names the change when the API refuses it ("cordoning node x failed: …"). */
 export async function patchNode(api: NodeApi, node: string, patch: unknown, what: string): Promise<void> {
   const r = await api.request("PATCH", `/api/v1/nodes/${encodeURIComponent(node)}`, patch);
-  if (r.status < 200 || r.status >= 300) throw new Error(`${what} node ${node} failed: the API answered ${r.status}`);
+  if (r.status < 200 || r.status >= 300) throw apiError(`${what} node ${node}`, r);
 }
 
 /** The pods of the node as kubectl lists them (drain.go `GetPodsForDeletion`: the node's field selector, the pod selector). */
@@ -78,7 +79,7 @@ async function listPods(api: NodeApi, node: string, podSelector: string | undefi
   const query = [`fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`];
   if (podSelector) query.push(`labelSelector=${encodeURIComponent(podSelector)}`);
   const list = await api.request("GET", `/api/v1/pods?${query.join("&")}`);
-  if (list.status !== 200) throw new Error(`listing the pods of node ${node} failed: the API answered ${list.status}`);
+  if (list.status !== 200) throw apiError(`listing the pods of node ${node}`, list);
   return list.body;
 }
 
@@ -95,7 +96,7 @@ async function readDaemonSets(api: NodeApi, podList: unknown): Promise<Record<st
           ? "missing"
           : r.status >= 200 && r.status < 300
             ? "found"
-            : { error: `reading DaemonSet ${ds.namespace}/${ds.name} answered ${r.status}` };
+            : { error: apiError(`reading DaemonSet ${ds.namespace}/${ds.name}`, r).message };
     } catch (e) {
       found = { error: `reading DaemonSet ${ds.namespace}/${ds.name} failed: ${messageOf(e)}` };
     }
@@ -122,8 +123,7 @@ export async function drainNode(api: NodeApi, node: string, run: DrainRun): Prom
     // drain.go `deletePods`: every pod deleted first (a refusal stops the drain), then all waited for.
     for (const pod of pods) {
       const r = await api.request("DELETE", podPath(pod), deleteBody(run.gracePeriodSeconds));
-      if (r.status !== 404 && (r.status < 200 || r.status >= 300))
-        throw new Error(`deleting ${who(pod, node)} failed: the API answered ${r.status}`);
+      if (r.status !== 404 && (r.status < 200 || r.status >= 300)) throw apiError(`deleting ${who(pod, node)}`, r);
     }
     await settleAll(pods.map(waitGone));
   } else {
@@ -180,7 +180,7 @@ async function evictPod(
       throw new Error(
         `${who(pod, node)} is selected by more than one PodDisruptionBudget, which the Eviction API refuses; fix the budgets so that at most one selects it`,
       );
-    if (outcome === "failed") throw new Error(`evicting ${who(pod, node)} failed: the API answered ${r.status}`);
+    if (outcome === "failed") throw apiError(`evicting ${who(pod, node)}`, r);
     // A namespace being deleted refuses evictions; a pod whose deletion has started is only waited for.
     if (outcome === "namespace-terminating" && isDeleting(seen)) return true;
     const why =
@@ -214,7 +214,7 @@ async function evictPod(
 /** Waits until an evicted or deleted pod is gone, or its name belongs to a new pod (drain.go `waitForDelete`). */
 async function waitForDelete(api: NodeApi, node: string, pod: PodRef, run: DrainRun, deadline: number): Promise<void> {
   for (;;) {
-    let current: { status: number; body: unknown };
+    let current: KubeAnswer;
     try {
       current = await api.request("GET", podPath(pod));
     } catch (e) {
@@ -223,9 +223,7 @@ async function waitForDelete(api: NodeApi, node: string, pod: PodRef, run: Drain
     const state = podLeft(pod, current.status, current.body);
     if (state === "left") return;
     if (state === "error")
-      throw new Error(
-        `checking whether ${who(pod, node)} has left failed: the API answered ${current.status}; the node stays cordoned`,
-      );
+      throw apiError(`checking whether ${who(pod, node)} has left`, current, "the node stays cordoned");
     if (Date.now() + run.retryDelayMs > deadline)
       throw new Error(`${who(pod, node)} did not leave before the deadline; the node stays cordoned`);
     await pause(run.retryDelayMs);

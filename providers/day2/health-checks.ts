@@ -6,6 +6,7 @@ import { get, objects, str, stringMap } from "../../lib/json";
 import { MHC_PAUSED_ANNOTATION, PAUSED_FOR_ROLLOUT_ANNOTATION } from "../../facts/day2";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { NodeApi } from "./drain-run";
+import { apiError } from "../kube-wait/api";
 
 const MHC_PATH = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}/machinehealthchecks`;
 
@@ -63,7 +64,7 @@ export async function pauseHealthChecks(
   if (machines.length === 0) return [];
   const list = await api.request("GET", MHC_PATH);
   if (list.status === 404) return [];
-  if (list.status !== 200) throw new Error(`listing MachineHealthChecks failed: the API answered ${list.status}`);
+  if (list.status !== 200) throw apiError(`listing MachineHealthChecks`, list);
   const ours: string[] = [];
   for (const mhc of objects(get(list.body, "items"))) {
     const name = str(get(mhc, "metadata", "name"));
@@ -78,9 +79,7 @@ export async function pauseHealthChecks(
       metadata: { annotations: { [MHC_PAUSED_ANNOTATION]: "", [PAUSED_FOR_ROLLOUT_ANNOTATION]: digest } },
     });
     if (r.status < 200 || r.status >= 300)
-      throw new Error(
-        `pausing MachineHealthCheck ${MACHINE_API_NAMESPACE}/${name} failed: the API answered ${r.status}`,
-      );
+      throw apiError(`pausing MachineHealthCheck ${MACHINE_API_NAMESPACE}/${name}`, r);
     ours.push(name);
   }
   return ours;
@@ -93,8 +92,6 @@ export async function resumeHealthChecks(api: NodeApi, names: readonly string[])
       metadata: { annotations: { [MHC_PAUSED_ANNOTATION]: null, [PAUSED_FOR_ROLLOUT_ANNOTATION]: null } },
     });
     if (r.status < 200 || (r.status >= 300 && r.status !== 404))
-      throw new Error(
-        `resuming MachineHealthCheck ${MACHINE_API_NAMESPACE}/${name} failed: the API answered ${r.status}`,
-      );
+      throw apiError(`resuming MachineHealthCheck ${MACHINE_API_NAMESPACE}/${name}`, r);
   }
 }

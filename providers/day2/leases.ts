@@ -5,7 +5,7 @@
  * while held, and expired after its duration so a crashed holder never blocks for good. This is how client-go's leader
  * election holds a Lease (tools/leaderelection/leaderelection.go `tryAcquireOrRenew`), with N leases instead of one.
  */
-import type { KubeApi } from "../kube-wait/api";
+import { apiError, KubeAnswer, KubeApi } from "../kube-wait/api";
 import { get, obj, str } from "../../lib/json";
 
 export interface SlotOptions {
@@ -78,7 +78,7 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
     for (const name of names) {
       const path = `${base}/${encodeURIComponent(name)}`;
       const current = await api.request("GET", path);
-      let taken: { status: number };
+      let taken: KubeAnswer;
       if (current.status === 404) taken = await api.request("POST", base, leaseBody(o, name, o.holder));
       else if (current.status === 200 && slotFree(current.body, o.holder, Date.now(), o.ours))
         taken = await api.request(
@@ -89,15 +89,14 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
       else if (current.status === 200) {
         holders.push(str(get(current.body, "spec", "holderIdentity")) ?? "?");
         continue;
-      } else throw new Error(`reading Lease ${o.namespace}/${name} failed: the API answered ${current.status}`);
+      } else throw apiError(`reading Lease ${o.namespace}/${name}`, current);
       // 409: another holder created or updated it first; name it, and try the next slot.
       if (taken.status === 409) {
         const now = await api.request("GET", path);
         holders.push(str(get(now.body, "spec", "holderIdentity")) ?? "another holder");
         continue;
       }
-      if (taken.status >= 300)
-        throw new Error(`taking Lease ${o.namespace}/${name} failed: the API answered ${taken.status}`);
+      if (taken.status >= 300) throw apiError(`taking Lease ${o.namespace}/${name}`, taken);
       return held(api, o, name, path);
     }
     const where = `${o.namespace}/${o.names.length === 1 ? o.names[0] : o.names.join(", ")}`;
@@ -144,8 +143,7 @@ function held(api: KubeApi, o: SlotOptions, name: string, path: string): HeldSlo
       // Released as client-go releases on cancel: no holder, so the next taker need not wait for expiry.
       const spec = { ...obj(get(current.body, "spec")), holderIdentity: "" };
       const r = await api.request("PUT", path, { ...obj(current.body), spec });
-      if (r.status >= 300 && r.status !== 409)
-        throw new Error(`releasing Lease ${o.namespace}/${name} failed: the API answered ${r.status}`);
+      if (r.status >= 300 && r.status !== 409) throw apiError(`releasing Lease ${o.namespace}/${name}`, r);
     },
   };
 }

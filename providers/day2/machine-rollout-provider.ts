@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { lockedJob } from "./day2-lock";
-import { connectKube, KubeApi } from "../kube-wait/api";
+import { apiError, connectKube, KubeApi } from "../kube-wait/api";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { batchSize, configuredByWmco, machinesOf, MachineState, staleMachines } from "./machine-rollout-plan";
@@ -49,7 +49,7 @@ async function listMachines(api: KubeApi, set: string): Promise<MachineState[]> 
     "GET",
     `${machinesPath}?labelSelector=${encodeURIComponent(`${MACHINESET_LABEL}=${set}`)}`,
   );
-  if (r.status !== 200) throw new Error(`MachineSet ${set}: listing its Machines failed: the API answered ${r.status}`);
+  if (r.status !== 200) throw apiError(`MachineSet ${set}: listing its Machines`, r);
   return machinesOf(r.body, set);
 }
 
@@ -90,8 +90,7 @@ async function run(i: MachineRolloutInputs): Promise<MachineRolloutOutputs> {
 /** Refuses to start while WMCO is upgrading any Windows node (wmco-upgrade.ts): it would compete for the same nodes. */
 async function refuseDuringWmcoUpgrade(api: KubeApi, operation: string): Promise<void> {
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200)
-    throw new Error(`${operation}: listing Windows nodes failed: the API answered ${list.status}`);
+  if (list.status !== 200) throw apiError(`${operation}: listing Windows nodes`, list);
   const refusal = wmcoUpgradeRefusal(windowsNodes(decodeNodes(list.body), undefined, []), operation);
   if (refusal) throw new Error(refusal);
 }
@@ -108,7 +107,7 @@ async function liveReplicas(api: KubeApi, set: string): Promise<number> {
 async function patch(api: KubeApi, path: string, body: unknown, what: string): Promise<"done" | "gone"> {
   const r = await api.request("PATCH", `${path}?fieldManager=${FIELD_MANAGER}`, body);
   if (r.status === 404) return "gone";
-  if (r.status < 200 || r.status >= 300) throw new Error(`${what} failed: the API answered ${r.status}`);
+  if (r.status < 200 || r.status >= 300) throw apiError(`${what}`, r);
   return "done";
 }
 
@@ -238,7 +237,7 @@ async function replaceStale(i: MachineRolloutInputs, api: KubeApi, poll: number)
       // machine-api drains the node (Eviction API), deletes the VM and the Node; the MachineSet creates the replacement.
       const r = await api.request("DELETE", `${machinesPath}/${encodeURIComponent(name)}`);
       if (r.status >= 300 && r.status !== 404)
-        throw new Error(`MachineSet ${i.machineSet}: deleting Machine ${name} failed: the API answered ${r.status}`);
+        throw apiError(`MachineSet ${i.machineSet}: deleting Machine ${name}`, r);
     }
     const want = Math.min(i.replicas, before + batch.length);
     const deadline = Date.now() + i.readyTimeoutSeconds * 1000;

@@ -10,8 +10,8 @@
  * and `ISystemInformation` are not, and the search must go through the same proxy, and see the same pending restart,
  * as the install that follows (searches over SSH were also reported failing on WS2025: PSWindowsUpdate #60, #65).
  */
-import { get, obj, objects, parseJson, str } from "../../lib/json";
-import { psQuote } from "../ssh/powershell";
+import { get, obj, objects, str } from "../../lib/json";
+import { printedObject, psQuote } from "../ssh/powershell";
 
 /** Where the task keeps its state on the host. */
 export const PATCH_DIR = "C:\\ProgramData\\windows-estate\\patch";
@@ -205,11 +205,10 @@ export interface HostStatus {
 }
 
 export function parseHostStatus(output: string): HostStatus {
-  const text = output.replace(/^\uFEFF/, "").trim();
-  const start = text.indexOf("{");
-  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
-  const bootTime = str(raw?.bootTime);
-  if (!raw || !bootTime) throw new Error(`the host status printed no boot time: ${JSON.stringify(text.slice(0, 200))}`);
+  const raw = printedObject(output, "the host status");
+  const bootTime = str(raw.bootTime);
+  if (!bootTime)
+    throw new Error(`the host status printed no boot time: ${JSON.stringify(output.trim().slice(0, 200))}`);
   return { bootTime, rebootPending: raw.rebootPending === true };
 }
 
@@ -255,10 +254,7 @@ export interface PatchStatus {
 const num = (v: unknown, fallback: number) => (typeof v === "number" ? v : fallback);
 
 export function parsePatchStatus(output: string): PatchStatus {
-  const text = output.replace(/^\uFEFF/, "").trim();
-  const start = text.indexOf("{");
-  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
-  if (!raw) throw new Error(`the patch status printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  const raw = printedObject(output, "the patch status");
   const r = obj(raw.result);
   return {
     state: str(raw.state) ?? "",

@@ -4,6 +4,7 @@
  * pass or fail it. Used after a reboot (rolling reboot) and after an upgrade (vanilla nodes).
  */
 import { NodeApi } from "./drain-run";
+import { apiError } from "../kube-wait/api";
 import { readyCondition } from "./inventory";
 import { get, str } from "../../lib/json";
 
@@ -13,7 +14,7 @@ const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
 export async function readNode(api: NodeApi, name: string): Promise<unknown> {
   const r = await api.request("GET", nodePath(name));
   if (r.status === 404) throw new Error(`node ${name} no longer exists; run pulumi up again to plan without it`);
-  if (r.status !== 200) throw new Error(`reading node ${name} failed: the API answered ${r.status}`);
+  if (r.status !== 200) throw apiError(`reading node ${name}`, r);
   return r.body;
 }
 
@@ -35,8 +36,7 @@ export async function nodeLeaseRenewTime(api: NodeApi, name: string): Promise<st
     `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${encodeURIComponent(name)}`,
   );
   if (r.status === 404) return undefined;
-  if (r.status !== 200)
-    throw new Error(`reading the Lease kube-node-lease/${name} failed: the API answered ${r.status}`);
+  if (r.status !== 200) throw apiError(`reading the Lease kube-node-lease/${name}`, r);
   return str(get(r.body, "spec", "renewTime")) ?? "";
 }
 

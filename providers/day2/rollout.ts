@@ -20,6 +20,7 @@ import { get, stringMap } from "../../lib/json";
 import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
+import { apiError } from "../kube-wait/api";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi, patchNode } from "./drain-run";
 import { drainOptions, DrainSettingsInput } from "./drain";
 import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
@@ -156,7 +157,7 @@ export async function checkRollout(
 ): Promise<Map<string, WindowsNode>> {
   const planned = batches.flat();
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
+  if (list.status !== 200) throw apiError(`listing Windows nodes`, list);
   const nodes = new Map(windowsNodes(decodeNodes(list.body), undefined, []).map((n) => [n.name, n]));
   // Any Windows node, planned or not: WMCO goes on to the next node after this one (wmco-upgrade.ts).
   const upgrading = wmcoUpgradeRefusal([...nodes.values()], label);
@@ -401,7 +402,7 @@ export async function runRollingReboot(
 /** The Windows nodes as the next batch's choice needs them, read now. */
 async function availability(api: NodeApi): Promise<NodeAvailability[]> {
   const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200) throw new Error(`listing Windows nodes failed: the API answered ${list.status}`);
+  if (list.status !== 200) throw apiError(`listing Windows nodes`, list);
   const nodes = decodeNodes(list.body);
   const parsed = new Map(windowsNodes(nodes, undefined, []).map((n) => [n.name, n]));
   return nodes.flatMap((raw) => {

@@ -3,7 +3,8 @@
  * WMCO's SafeReboot), each one script so each step is one PowerShell launch. Proven here by the tree-sitter parse and
  * the lab's PowerShell stand-in; only a real Windows host proves their effect.
  */
-import { obj, parseJson, str } from "../../lib/json";
+import { str } from "../../lib/json";
+import { printedObject } from "../ssh/powershell";
 
 /** The last boot time in UTC (ISO 8601): compared before and after, since early Windows kubelets left `bootID` empty. */
 export function bootTimeScript(): string {
@@ -53,10 +54,7 @@ export interface MetadataRoute {
 }
 
 export function parseMetadataRoute(output: string): MetadataRoute {
-  const text = output.replace(/^\uFEFF/, "").trim();
-  const start = text.indexOf("{");
-  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
-  if (!raw) throw new Error(`the metadata route check printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  const raw = printedObject(output, "the metadata route check");
   return {
     routeAdded: raw.routeAdded === true,
     gateway: str(raw.gateway) ?? "",

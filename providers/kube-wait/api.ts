@@ -66,8 +66,21 @@ export function loadKubeConfig(access: KubeAccess): import("@kubernetes/client-n
   return kc;
 }
 
-/** The answer to one request: status and parsed JSON body (undefined when the body is empty or not JSON). */
-export type KubeAnswer = Omit<Answer, "text">;
+/**
+ * The answer to one request: status and parsed JSON body (undefined when the body is empty or not JSON); from
+ * `connectKube` also the text and the call it answers, for messages (`apiError`; a test's in-process API has neither).
+ */
+export type KubeAnswer = Omit<Answer, "text"> & { text?: string; method?: string; path?: string };
+
+/**
+ * The one wording of a call a provider needed and did not get: what it was doing, naming the object, then the call
+ * and the API's answer with its Status message (lib/kube-api.ts answerError), then what to do when there is a fix.
+ */
+export function apiError(doing: string, answer: KubeAnswer, fix?: string): Error {
+  // Without the call (a test's in-process API): "the API answered 404".
+  const { method = "the", path = "API" } = answer;
+  return new Error(`${doing} failed: ${answerError(method, path, answer)}${fix ? `; ${fix}` : ""}`);
+}
 
 /**
  * The API access of the program and its providers: the kubeconfig loaded by `@kubernetes/client-node` (contexts,
@@ -101,7 +114,7 @@ export async function connectKube(access: KubeAccess, requestTimeoutMs: number):
         `the Kubernetes API at ${server} refused ${method} ${path} (${r.status}); check the credentials and RBAC of the kubeconfig/context (windows-estate:cluster.kubeconfig, cluster.context)`,
       );
     if (r.status >= 500 && !passed) throw unreachableError(answerError(method, path, r));
-    return { status: r.status, body: r.body };
+    return { ...r, method, path };
   };
 
   return {

@@ -1,6 +1,7 @@
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import type * as pulumi from "@pulumi/pulumi";
 import { connectKube, KubeAccess, KubeApi } from "./api";
+import { answerError } from "../../lib/kube-api";
 import {
   BYOH_NODES_PATH,
   byohGoneVerdict,
@@ -54,8 +55,8 @@ async function readIfAllowed(api: KubeApi, path: string, list: boolean): Promise
   const r = await api.request("GET", path, undefined, { passThrough: (status) => status === 403 });
   if (r.status === 403) return { readable: false, why: `GET ${path} was refused (403)` };
   if (r.status === 404)
-    return list ? { readable: false, why: `GET ${path} answered 404` } : { readable: true, value: undefined };
-  if (r.status < 200 || r.status >= 300) throw new Error(`GET ${path} answered ${r.status}`);
+    return list ? { readable: false, why: answerError("GET", path, r) } : { readable: true, value: undefined };
+  if (r.status < 200 || r.status >= 300) throw new Error(answerError("GET", path, r));
   return { readable: true, value: objOf(r.body) };
 }
 
@@ -216,6 +217,36 @@ export const objectExistsProvider = waitProvider<ObjectExistsInputs, ObjectExist
   }),
 );
 
+/**
+ * A wait that holds a deletion back: create, update and read only record the inputs (the id made from them, a change
+ * of `own` or of the settings is an update); `remove` waits on delete.
+ */
+function destroyWait<I extends WaitCommon>(
+  id: (inputs: I) => string,
+  own: keyof I,
+  remove: (props: I) => Promise<void>,
+): pulumi.dynamic.ResourceProvider {
+  return {
+    async create(inputs: I) {
+      return { id: id(inputs), outs: { ...inputs } };
+    },
+    async diff(_id: string, olds: I, news: I) {
+      return {
+        changes: settingsChanged(olds, news) || olds[own] !== news[own],
+        replaces: [],
+        deleteBeforeReplace: false,
+      };
+    },
+    async update(_id: string, _olds: I, news: I) {
+      return { outs: { ...news } };
+    },
+    async read(id: string, props?: I) {
+      return { id, props: props ?? {} };
+    },
+    delete: (_id: string, props: I) => remove(props),
+  };
+}
+
 export type ByohDeconfiguredInputs = WaitCommon & { namespace: string };
 
 /**
@@ -224,24 +255,10 @@ export type ByohDeconfiguredInputs = WaitCommon & { namespace: string };
  * the engine deletes in that order: ConfigMap, then this wait (BYOH nodes gone, or a clear timeout), then the key
  * and the operator. Create, update and read only record; delete waits.
  */
-export const byohDeconfiguredProvider: pulumi.dynamic.ResourceProvider = {
-  async create(inputs: ByohDeconfiguredInputs) {
-    return { id: `${inputs.namespace}/byoh-deconfigured`, outs: { ...inputs } };
-  },
-  async diff(_id: string, olds: ByohDeconfiguredInputs, news: ByohDeconfiguredInputs) {
-    return {
-      changes: settingsChanged(olds, news) || olds.namespace !== news.namespace,
-      replaces: [],
-      deleteBeforeReplace: false,
-    };
-  },
-  async update(_id: string, _olds: ByohDeconfiguredInputs, news: ByohDeconfiguredInputs) {
-    return { outs: { ...news } };
-  },
-  async read(id: string, props?: ByohDeconfiguredInputs) {
-    return { id, props: props ?? {} };
-  },
-  async delete(_id: string, props: ByohDeconfiguredInputs) {
+export const byohDeconfiguredProvider = destroyWait<ByohDeconfiguredInputs>(
+  (i) => `${i.namespace}/byoh-deconfigured`,
+  "namespace",
+  async (props) => {
     const api = await connectKube(props, REQUEST_TIMEOUT_MS);
     await pollUntil(async () => byohGoneVerdict(await api.get(BYOH_NODES_PATH)), {
       timeoutSeconds: props.timeoutSeconds,
@@ -252,7 +269,7 @@ export const byohDeconfiguredProvider: pulumi.dynamic.ResourceProvider = {
         "or remove the nodes by hand and run `pulumi destroy` again.",
     });
   },
-};
+);
 
 export type ByohHostReleasedInputs = WaitCommon & { address: string; namespace?: string };
 
@@ -261,24 +278,10 @@ export type ByohHostReleasedInputs = WaitCommon & { address: string; namespace?:
  * depends on nothing here, this resource depends on the VM, so the engine deletes this first (after the
  * `windows-instances` update that drops the host), waiting, and the VM after.
  */
-export const byohHostReleasedProvider: pulumi.dynamic.ResourceProvider = {
-  async create(inputs: ByohHostReleasedInputs) {
-    return { id: `byoh-host-${inputs.address}`, outs: { ...inputs } };
-  },
-  async diff(_id: string, olds: ByohHostReleasedInputs, news: ByohHostReleasedInputs) {
-    return {
-      changes: settingsChanged(olds, news) || olds.address !== news.address,
-      replaces: [],
-      deleteBeforeReplace: false,
-    };
-  },
-  async update(_id: string, _olds: ByohHostReleasedInputs, news: ByohHostReleasedInputs) {
-    return { outs: { ...news } };
-  },
-  async read(id: string, props?: ByohHostReleasedInputs) {
-    return { id, props: props ?? {} };
-  },
-  async delete(_id: string, props: ByohHostReleasedInputs) {
+export const byohHostReleasedProvider = destroyWait<ByohHostReleasedInputs>(
+  (i) => `byoh-host-${i.address}`,
+  "address",
+  async (props) => {
     const api = await connectKube(props, REQUEST_TIMEOUT_MS);
     const ns = props.namespace;
     let before: Map<string, string> | undefined;
@@ -311,4 +314,4 @@ export const byohHostReleasedProvider: pulumi.dynamic.ResourceProvider = {
       },
     );
   },
-};
+);

@@ -9,6 +9,7 @@ import { finalError, unreachableError } from "../errors";
 import { connectKube, KubeAnswer, KubeApi, loadKubeConfig } from "../kube-wait/api";
 import { get, objects, str } from "../../lib/json";
 import { messageOf } from "../../lib/errors";
+import { within } from "./limits";
 import { ClusterTunnel } from "./types";
 
 /** relay-proxy.js `connectTimeoutMs` when RELAY_CONNECT_TIMEOUT_MS is not set, and `ClusterTunnel.timeoutSeconds`'s default. */
@@ -30,25 +31,6 @@ const RELAY_HINTS: Record<number, string> = {
   502: "; from the relay's pod the node refused or was unreachable: check the node's address and that sshd listens",
   504: "; from the relay's pod the node gave no TCP connection: check the node's address, its firewall for port 22 and any NetworkPolicy on the relay's egress, or raise nodeAccess.connectTimeoutSeconds",
 };
-
-function within<T>(ms: number, what: string, p: Promise<T>, onTimeout?: () => void, hint = ""): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => {
-      onTimeout?.();
-      reject(unreachableError(`${what} timed out after ${ms / 1000}s${hint}`));
-    }, ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
-}
 
 /** Which relay a tunnel went through, and whether it was lost while SSH used it. */
 export interface TunnelInfo {
@@ -262,8 +244,8 @@ export async function openClusterTunnel(
     );
     const opened = await within(
       ms,
-      `opening a port-forward to ${where} for node ${node}`,
       opening,
+      () => unreachableError(`opening a port-forward to ${where} for node ${node} timed out after ${ms / 1000}s`),
       () => (late = true),
     );
     if (typeof opened === "function") throw finalError("the port-forward did not open a WebSocket");
@@ -286,12 +268,10 @@ export async function openClusterTunnel(
   toPod.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
   const answerSeconds = seconds + RELAY_ANSWER_MARGIN_SECONDS;
   try {
-    await within(
-      answerSeconds * 1000,
-      `waiting for ${where} to answer about node ${node} at ${target}`,
-      answered,
-      undefined,
-      ` (the relay answers 504 itself after ${seconds}s without a TCP connection, so it is stuck or is not windows-estate's relay program; see kubectl -n ${t.namespace} logs ${pod})`,
+    await within(answerSeconds * 1000, answered, () =>
+      unreachableError(
+        `waiting for ${where} to answer about node ${node} at ${target} timed out after ${answerSeconds}s (the relay answers 504 itself after ${seconds}s without a TCP connection, so it is stuck or is not windows-estate's relay program; see kubectl -n ${t.namespace} logs ${pod})`,
+      ),
     );
   } catch (e) {
     socket.close();

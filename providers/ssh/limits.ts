@@ -48,27 +48,42 @@ export function processSemaphore(): Semaphore {
   return s;
 }
 
-/**
- * What this process's SSH layer has done so far: successful logins (connections that authenticated), also by target,
- * and files written over SFTP by target (the benchmark prints both beside Ansible's).
- */
+/** What this process's SSH layer has done so far: successful logins (connections that authenticated). */
 export interface SshCounters {
   logins: number;
-  /** By `user@host:port` (describeTarget). */
-  loginsByTarget: Record<string, number>;
-  /** Files written (writeFileAtomic), by `user@host:port`. */
-  transfersByTarget: Record<string, number>;
 }
 
 /**
- * The counters of this process, shared by every provider in it (like the semaphore): what the round-trip tests and the
- * benchmark read to count an operation's logins on the client side, where each login is known when it happens.
+ * The counters of this process, shared by every provider in it (like the semaphore): what the round-trip tests read
+ * to count an operation's logins on the client side, where each login is known when it happens.
  */
 export function sshCounters(): SshCounters {
   const key = Symbol.for("windows-estate.ssh.counters");
   const existing: SshCounters | undefined = Reflect.get(globalThis, key);
   if (existing) return existing;
-  const c: SshCounters = { logins: 0, loginsByTarget: {}, transfersByTarget: {} };
+  const c: SshCounters = { logins: 0 };
   Reflect.set(globalThis, key, c);
   return c;
+}
+
+/**
+ * `p`, or the error `timedOut` makes when `p` has not settled within `ms`; `onTimeout` runs first, to close what hangs.
+ */
+export function within<T>(ms: number, p: Promise<T>, timedOut: () => Error, onTimeout?: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => {
+      onTimeout?.();
+      reject(timedOut());
+    }, ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
 }

@@ -1,3 +1,5 @@
+import { obj, parseJson } from "../../lib/json";
+
 /**
  * A PowerShell script as one command line that works whatever the host's default shell is (cmd.exe or
  * PowerShell): `-EncodedCommand` takes base64 of UTF-16LE, so no quoting or escaping can go wrong.
@@ -35,4 +37,16 @@ export function psQuote(s: string): string {
 /** A string as a POSIX shell single-quoted literal. */
 export function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The JSON object a script printed last (`ConvertTo-Json -Compress`), read past a BOM and anything written before it;
+ * `what` names the script in the error when there is none.
+ */
+export function printedObject(output: string, what: string): Record<string, unknown> {
+  const text = output.replace(/^\uFEFF/, "").trim();
+  const start = text.indexOf("{");
+  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
+  if (!raw) throw new Error(`${what} printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  return raw;
 }

@@ -3,7 +3,7 @@ import { fingerprint, hostKeyAlgorithms as algorithmsFor, hostKeyMatches, keyLin
 import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
 import { openClusterTunnel, TunnelInfo } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
-import { processSemaphore, sshCounters } from "./limits";
+import { processSemaphore, sshCounters, within } from "./limits";
 import { toSftpPath } from "./paths";
 import { commandLineProblem } from "./powershell";
 import { DEFAULTS, describeTarget, SshConnection } from "./types";
@@ -303,9 +303,7 @@ async function connectWithin(
   for (let attempt = 0; ; attempt++) {
     try {
       const conn = await connectVia(c, recordedHostKey);
-      const counters = sshCounters();
-      counters.logins++;
-      counters.loginsByTarget[target] = (counters.loginsByTarget[target] ?? 0) + 1;
+      sshCounters().logins++;
       return conn;
     } catch (e) {
       const wait = Math.min(500 * 2 ** attempt, 10_000);
@@ -351,22 +349,12 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       ),
     ));
   const timed = <T>(what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const t = setTimeout(() => {
-        onTimeout?.();
-        reject(new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`));
-      }, commandMs);
-      Promise.race([p, lost]).then(
-        (v) => {
-          clearTimeout(t);
-          resolve(v);
-        },
-        (e) => {
-          clearTimeout(t);
-          reject(e);
-        },
-      );
-    });
+    within(
+      commandMs,
+      Promise.race([p, lost]),
+      () => new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`),
+      onTimeout,
+    );
 
   return {
     hostKey: keyLine(presented),
@@ -481,8 +469,6 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         () => client.end(),
       );
       await timed(`renaming into ${path}`, renameOver(s, tmp, remote, target, path));
-      const written = sshCounters().transfersByTarget;
-      written[target] = (written[target] ?? 0) + 1;
     },
     async mkdirp(dir) {
       const s = await getSftp();

@@ -1,5 +1,4 @@
-import { psQuote } from "../ssh/powershell";
-import { obj, parseJson } from "../../lib/json";
+import { printedObject, psQuote } from "../ssh/powershell";
 import { versionOfBuild, WINDOWS_SERVER, WindowsServer, WMCO_PORTS, WMCO_SERVICES } from "../../facts/wmco";
 import { BYOH_DEVICELESS_NIC } from "../../facts/byoh";
 
@@ -243,10 +242,7 @@ export interface HostProbe {
 
 /** Parses the probe's JSON, tolerating PowerShell's quirks (a one-element array printed as a scalar, BOMs). */
 export function parseProbe(output: string): HostProbe {
-  const text = output.replace(/^\uFEFF/, "").trim();
-  const start = text.indexOf("{");
-  if (start < 0) throw new Error(`the host probe printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
-  const raw = obj(parseJson(text.slice(start))) ?? {};
+  const raw = printedObject(output, "the host probe");
   const ports = raw.firewallPorts;
   return {
     hostname: String(raw.hostname ?? ""),

@@ -14,8 +14,16 @@ interface Seen {
   at: number;
 }
 const seen: Seen[] = [];
-/** The answers the server gives, in order; then 200 `{}`. `hang` never answers. */
-let answers: { status: number; body?: unknown; text?: string; retryAfter?: string; hang?: boolean }[] = [];
+/** The answers the server gives, in order; then 200 `{}`. `hang` never answers; `cut` and `stall` stop mid-body. */
+let answers: {
+  status: number;
+  body?: unknown;
+  text?: string;
+  retryAfter?: string;
+  hang?: boolean;
+  cut?: boolean;
+  stall?: boolean;
+}[] = [];
 let server: http.Server;
 let base: string;
 
@@ -37,7 +45,10 @@ beforeAll(async () => {
         "Content-Type": a.text === undefined ? "application/json" : "text/plain",
         ...(a.retryAfter ? { "Retry-After": a.retryAfter } : {}),
       });
-      res.end(a.text ?? JSON.stringify(a.body));
+      if (!a.cut && !a.stall) return void res.end(a.text ?? JSON.stringify(a.body));
+      // Part of the body, then the connection drops (cut) or nothing more comes (stall).
+      res.write('{"kind":"NodeList","items":[');
+      if (a.cut) setImmediate(() => res.destroy());
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -156,4 +167,22 @@ test("a GET still answered 429 after the retries returns that answer; other verb
   // An eviction's 429 is a PodDisruptionBudget's answer, which the drain reads.
   expect((await c.request("POST", "/api/v1/namespaces/apps/pods/web/eviction", {})).status).toBe(429);
   expect(seen).toHaveLength(GET_RETRIES_ON_429 + 1);
+});
+
+test("a connection lost or silent in the middle of an answer's body is unreachable, named with the call and the server", async () => {
+  // A refresh keeps the last known state only for failures flagged unreachable (lib/errors.ts): losing the API half way
+  // through a body is the same failure as losing it before the answer.
+  answers = [{ status: 200, cut: true }];
+  const cut = await kubeClient({ server: base })
+    .request("GET", "/api/v1/nodes")
+    .catch((e: unknown) => e);
+  expect(isUnreachable(cut)).toBe(true);
+  expect(String(cut)).toContain(`GET /api/v1/nodes`);
+  expect(String(cut)).toContain(base);
+  answers = [{ status: 200, stall: true }];
+  const stalled = await kubeClient({ server: base, timeoutMs: 300 })
+    .request("GET", "/api/v1/nodes")
+    .catch((e: unknown) => e);
+  expect(isUnreachable(stalled)).toBe(true);
+  expect(String(stalled)).toContain("timed out after 300 ms");
 });

@@ -210,7 +210,7 @@ test("waiting for a pod: only 404 or another UID means it has left; a 429 is an 
   const r = await withConnectKube(kube.kubeconfig(), drainCall());
   expect(r.ok).toBe(false);
   expect(r.value).toBe(
-    "checking whether pod apps/web on node win-1 has left failed: the API answered 429; the node stays cordoned",
+    "checking whether pod apps/web on node win-1 has left failed: GET /api/v1/namespaces/apps/pods/web answered 429; the node stays cordoned",
   );
   // A new pod under the same name (another UID) means the evicted one has left.
   kube.route("/api/v1/namespaces/apps/pods/web", () => ({ status: 200, body: pod("web", "u1-new") }));
@@ -279,7 +279,7 @@ test("where kubectl refuses to drain, nothing is evicted and every pod is named 
       "cannot delete pods that declare no controller (set force: true to delete them): apps/bare, apps/bare2; " +
       "cannot delete pods with local storage (set deleteEmptyDirData: true to delete their data): apps/cache; " +
       "cannot delete pods whose DaemonSet no longer exists (set force: true to delete them): apps/orphan; " +
-      "cannot delete pods whose DaemonSet could not be read (reading DaemonSet apps/agent-x answered 400): apps/agent",
+      "cannot delete pods whose DaemonSet could not be read (reading DaemonSet apps/agent-x failed: GET /apis/apps/v1/namespaces/apps/daemonsets/agent-x answered 400): apps/agent",
   );
   expect(kube.evictions).toEqual([]);
 });
