@@ -20,6 +20,7 @@ import { PROJECT_DIR } from "../test/e2e/lab";
 import { ensureAnsible } from "./ansible";
 import { startHosts, stopHosts } from "./hosts";
 import { curveFigures } from "./curve";
+import { summariseProfiles } from "./cpu-profile";
 import { curveSvg, curveTable, marginalTable } from "./curve-report";
 import { byohFigures, vanillaFigures } from "./node-ops";
 import { rolloutFigures, WINDOWS_BOOT } from "./rollout";
@@ -126,6 +127,7 @@ async function curve(): Promise<void> {
   log(curveTable(points));
   if (points.length > 1) log(marginalTable(points));
   log(`plot: ${svg}`);
+  if (values["cpu-prof"]) for (const line of summariseProfiles(path.join(out, "profiles"))) log(line);
   console.log(JSON.stringify({ scale: points }));
 }
 
