@@ -147,7 +147,11 @@ export async function curveFigures(
       hosts = await startHosts(dir, n);
       const profiled = (who: string) => (r: number) =>
         opts.cpuProfDir && r === 0
-          ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.join(opts.cpuProfDir, `${n}-${who}`)}` }
+          ? {
+              // Node refuses --cpu-prof in NODE_OPTIONS; --require is allowed (bench/cpu-prof-hook.js).
+              NODE_OPTIONS: `--require ${path.join(__dirname, "cpu-prof-hook.js")}`,
+              BENCH_CPU_PROF_DIR: path.join(opts.cpuProfDir, `${n}-${who}`),
+            }
           : {};
       const ours = new Stack(dir, name, lab);
       ours.init(estateConfig(dir, hosts));
