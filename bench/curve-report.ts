@@ -7,12 +7,21 @@
 export const OPS = ["preview", "up", "noop_up", "refresh"] as const;
 export type Op = (typeof OPS)[number];
 
-/** One operation of one program at one point: wall time, peak resident memory of the language host and the plugin. */
+/**
+ * One operation of one program at one point: wall time, peak resident memory of the language host and the plugin,
+ * and CPU seconds of the processes the CLI started: the CLI (the engine), the language host, the dynamic-provider
+ * plugin, pulumi-resource-kubernetes.
+ */
 export interface OpFigure {
   s: number;
   language_mb: number;
   plugin_mb: number;
+  cpu_s: { cli: number; language: number; plugin: number; kubernetes: number };
 }
+
+/** CPU seconds of all four. */
+export const cpuTotal = (f: OpFigure): number =>
+  Math.round((f.cpu_s.cli + f.cpu_s.language + f.cpu_s.plugin + f.cpu_s.kubernetes) * 10) / 10;
 
 export interface CurvePoint {
   hosts: number;
@@ -49,6 +58,8 @@ export function curveTable(points: CurvePoint[]): string {
       p.ours[op].s.toFixed(1),
       p.bare[op].s.toFixed(1),
       over(p.ours[op].s, p.bare[op].s).toFixed(2),
+      `${cpuTotal(p.ours[op]).toFixed(1)} / ${cpuTotal(p.bare[op]).toFixed(1)}`,
+      over(cpuTotal(p.ours[op]), cpuTotal(p.bare[op])).toFixed(2),
       `${Math.round(p.ours[op].language_mb)} / ${Math.round(p.bare[op].language_mb)}`,
       `${Math.round(p.ours[op].plugin_mb)} / ${Math.round(p.bare[op].plugin_mb)}`,
       p.load.map((l) => l.toFixed(1)).join(" "),
@@ -63,6 +74,8 @@ export function curveTable(points: CurvePoint[]): string {
       "ours s",
       "bare s",
       "ours ÷ bare",
+      "CPU s ours / bare",
+      "CPU ours ÷ bare",
       "language host MB ours / bare",
       "plugin MB ours / bare",
       "load 1 5 15",
@@ -77,7 +90,7 @@ export function curveTable(points: CurvePoint[]): string {
  */
 export function marginalCosts(
   points: CurvePoint[],
-): { from: number; to: number; op: Op; ours_ms: number; bare_ms: number }[] {
+): { from: number; to: number; op: Op; ours_ms: number; bare_ms: number; ours_cpu_ms: number; bare_cpu_ms: number }[] {
   const sorted = [...points].sort((a, b) => a.hosts - b.hosts);
   return sorted.slice(1).flatMap((p, i) => {
     const q = sorted[i];
@@ -88,14 +101,22 @@ export function marginalCosts(
       op,
       ours_ms: per(p.ours[op].s, q.ours[op].s),
       bare_ms: per(p.bare[op].s, q.bare[op].s),
+      ours_cpu_ms: per(cpuTotal(p.ours[op]), cpuTotal(q.ours[op])),
+      bare_cpu_ms: per(cpuTotal(p.bare[op]), cpuTotal(q.bare[op])),
     }));
   });
 }
 
 export function marginalTable(points: CurvePoint[]): string {
   return markdownTable(
-    ["hosts", "operation", "ours ms per added host", "bare ms per added host"],
-    marginalCosts(points).map((m) => [`${m.from} → ${m.to}`, LABEL[m.op], String(m.ours_ms), String(m.bare_ms)]),
+    ["hosts", "operation", "ours ms per added host", "bare ms per added host", "CPU ms per added host ours / bare"],
+    marginalCosts(points).map((m) => [
+      `${m.from} → ${m.to}`,
+      LABEL[m.op],
+      String(m.ours_ms),
+      String(m.bare_ms),
+      `${m.ours_cpu_ms} / ${m.bare_cpu_ms}`,
+    ]),
   );
 }
 

@@ -37,6 +37,16 @@ export function parentOf(stat: string): number {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
 }
 
+/**
+ * CPU time a process has used so far, user and system (fields 14 and 15 of /proc/<pid>/stat), in clock ticks. On a
+ * machine shared with other work, wall time measures the scheduler as much as the program; CPU time does not.
+ */
+export function cpuTicks(stat: string): number {
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the command name, field 3 (state) is f[0]: utime (14) and stime (15) are f[11] and f[12].
+  return Number(f[11]) + Number(f[12]);
+}
+
 /** The processes `root` started, and theirs, as /proc lists them now. */
 export function descendants(root: number): number[] {
   const children = new Map<number, number[]>();
@@ -59,8 +69,14 @@ export function descendants(root: number): number[] {
   return out;
 }
 
-/** Peak resident memory per role, in MB (0 when no process of that role was seen). */
-export type Peaks = Record<Role, number>;
+/** Peak resident memory per role, in MB (0 when no process of that role was seen), and CPU seconds per role. */
+export interface Peaks {
+  mb: Record<Role, number>;
+  cpu_s: Record<Role, number>;
+}
+
+/** Clock ticks per second (sysconf(_SC_CLK_TCK)): 100 on every Linux architecture Node runs on. */
+const CLK_TCK = 100;
 
 /**
  * Samples `root` and its descendants every `intervalMs` until `stop()`, which returns the highest VmHWM seen per role
@@ -68,6 +84,8 @@ export type Peaks = Record<Role, number>;
  */
 export function sampleTree(root: number, intervalMs = 200): { stop(): Peaks } {
   const kb: Record<Role, number> = { language: 0, plugin: 0, kubernetes: 0, cli: 0 };
+  // The last CPU time seen of each process (it only grows); a process's time after the last sample is missed.
+  const ticks = new Map<number, { role: Role; ticks: number }>();
   const sample = () => {
     for (const pid of [root, ...descendants(root)])
       try {
@@ -75,6 +93,7 @@ export function sampleTree(root: number, intervalMs = 200): { stop(): Peaks } {
         const role = roleOf(fs.readFileSync(`/proc/${pid}/cmdline`, "utf8"));
         if (!role) continue;
         kb[role] = Math.max(kb[role], peakKb(fs.readFileSync(`/proc/${pid}/status`, "utf8")) ?? 0);
+        ticks.set(pid, { role, ticks: cpuTicks(fs.readFileSync(`/proc/${pid}/stat`, "utf8")) });
       } catch {
         /* gone between the listing and the read */
       }
@@ -85,7 +104,18 @@ export function sampleTree(root: number, intervalMs = 200): { stop(): Peaks } {
     stop() {
       clearInterval(timer);
       const mb = (k: number) => Math.round(k / 102.4) / 10;
-      return { language: mb(kb.language), plugin: mb(kb.plugin), kubernetes: mb(kb.kubernetes), cli: mb(kb.cli) };
+      const cpu: Record<Role, number> = { language: 0, plugin: 0, kubernetes: 0, cli: 0 };
+      for (const t of ticks.values()) cpu[t.role] += t.ticks / CLK_TCK;
+      const round = (x: number) => Math.round(x * 100) / 100;
+      return {
+        mb: { language: mb(kb.language), plugin: mb(kb.plugin), kubernetes: mb(kb.kubernetes), cli: mb(kb.cli) },
+        cpu_s: {
+          language: round(cpu.language),
+          plugin: round(cpu.plugin),
+          kubernetes: round(cpu.kubernetes),
+          cli: round(cpu.cli),
+        },
+      };
     },
   };
 }

@@ -3,6 +3,13 @@ import { CurvePoint, curveSvg, curveTable, marginalCosts, niceMax, Op, OpFigure,
 const ops = (f: (op: Op) => OpFigure): Record<Op, OpFigure> =>
   Object.fromEntries(OPS.map((op) => [op, f(op)])) as Record<Op, OpFigure>;
 
+const cpu = (cli: number, language: number, plugin: number, kubernetes: number) => ({
+  cli,
+  language,
+  plugin,
+  kubernetes,
+});
+
 /** A point whose ours' times are `oursS` per host plus 5 s, the bare program's `bareS` per host plus 5 s. */
 function point(hosts: number, oursS: number, bareS: number): CurvePoint {
   return {
@@ -11,8 +18,8 @@ function point(hosts: number, oursS: number, bareS: number): CurvePoint {
     resources: hosts * 3,
     bare_resources: hosts * 3 + 1,
     load: [3.5, 2.25, 1],
-    ours: ops(() => ({ s: 5 + oursS * hosts, language_mb: 100 + hosts, plugin_mb: 80 })),
-    bare: ops(() => ({ s: 5 + bareS * hosts, language_mb: 90 + hosts, plugin_mb: 70 })),
+    ours: ops(() => ({ s: 5 + oursS * hosts, language_mb: 100 + hosts, plugin_mb: 80, cpu_s: cpu(4, 2, 1, 0.5) })),
+    bare: ops(() => ({ s: 5 + bareS * hosts, language_mb: 90 + hosts, plugin_mb: 70, cpu_s: cpu(2, 2, 0.5, 0.5) })),
   };
 }
 
@@ -22,13 +29,15 @@ describe("the cost curve's table", () => {
     expect(table).toHaveLength(2 + 2 * OPS.length);
     // 20 hosts: ours 15 s, bare 10 s.
     const row = table[2].split("|").map((c) => c.trim());
-    expect(row.slice(1, 11)).toEqual([
+    expect(row.slice(1, 13)).toEqual([
       "20",
       "2",
       "60 / 61",
       "preview",
       "15.0",
       "10.0",
+      "1.50",
+      "7.5 / 5.0",
       "1.50",
       "120 / 110",
       "80 / 70",
@@ -42,15 +51,16 @@ describe("the cost curve's table", () => {
   it("gives the marginal cost per added host, flat for linear growth and rising for faster growth", () => {
     const linear = marginalCosts([point(100, 0.5, 0.25), point(20, 0.5, 0.25), point(300, 0.5, 0.25)]);
     expect(linear.filter((m) => m.op === "preview")).toEqual([
-      { from: 20, to: 100, op: "preview", ours_ms: 500, bare_ms: 250 },
-      { from: 100, to: 300, op: "preview", ours_ms: 500, bare_ms: 250 },
+      { from: 20, to: 100, op: "preview", ours_ms: 500, bare_ms: 250, ours_cpu_ms: 0, bare_cpu_ms: 0 },
+      { from: 100, to: 300, op: "preview", ours_ms: 500, bare_ms: 250, ours_cpu_ms: 0, bare_cpu_ms: 0 },
     ]);
     const quadratic = (n: number): CurvePoint => ({
       ...point(n, 0, 0),
-      ours: ops(() => ({ s: (n * n) / 1000, language_mb: 0, plugin_mb: 0 })),
+      ours: ops(() => ({ s: (n * n) / 1000, language_mb: 0, plugin_mb: 0, cpu_s: cpu((n * n) / 1000, 0, 0, 0) })),
     });
     const [a, b] = marginalCosts([quadratic(20), quadratic(100), quadratic(300)]).filter((m) => m.op === "up");
     expect(b.ours_ms).toBeGreaterThan(a.ours_ms);
+    expect(b.ours_cpu_ms).toBeGreaterThan(a.ours_cpu_ms);
   });
 });
 

@@ -1,5 +1,5 @@
 import * as fs from "fs";
-import { descendants, parentOf, peakKb, roleOf, sampleTree } from "../../bench/proc-memory";
+import { cpuTicks, descendants, parentOf, peakKb, roleOf, sampleTree } from "../../bench/proc-memory";
 
 describe("peak memory from /proc", () => {
   it("reads VmHWM in kB from a status file, and nothing from one without it", () => {
@@ -11,6 +11,11 @@ describe("peak memory from /proc", () => {
   it("reads the parent pid after the command name, whatever it holds", () => {
     expect(parentOf("4242 (node) S 17 4242 4242 0 -1")).toBe(17);
     expect(parentOf("4243 (a (b) c) R 99 1 1 0")).toBe(99);
+  });
+
+  it("reads user plus system CPU ticks (fields 14 and 15) after the command name", () => {
+    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime …
+    expect(cpuTicks("77 (node (x)) S 1 77 77 0 -1 4194304 100 0 0 0 250 31 9 9 20 0")).toBe(281);
   });
 
   it("tells the language host, the dynamic-provider plugin, the Kubernetes provider and the CLI apart", () => {
@@ -34,7 +39,8 @@ describe("peak memory from /proc", () => {
       expect(descendants(process.pid)).toContain(child.pid);
       expect(fs.existsSync(`/proc/${child.pid}/status`)).toBe(true);
       // No process under the child has a reported role: every peak is 0.
-      expect(sampleTree(child.pid ?? 0).stop()).toEqual({ language: 0, plugin: 0, kubernetes: 0, cli: 0 });
+      const none = { language: 0, plugin: 0, kubernetes: 0, cli: 0 };
+      expect(sampleTree(child.pid ?? 0).stop()).toEqual({ mb: none, cpu_s: none });
     } finally {
       child.kill();
     }
