@@ -9,14 +9,19 @@
  *
  *   npm run bench -- --hosts 20 [--runs 3] [--json] [--skip nodes,ansible,rollout,startup] [--boot-seconds 3]
  *                    [--memory-hosts 200]   (BYOH prepare and refresh once more on that many hosts, for memory per host)
+ *   npm run bench -- --scale 20,100 [--runs 1] [--out bench-results] [--cpu-prof]   (the cost curve alone, bench/curve.ts)
  */
 import { execFileSync } from "child_process";
+import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { parseArgs } from "util";
 import { PROJECT_DIR } from "../test/e2e/lab";
 import { ensureAnsible } from "./ansible";
 import { startHosts, stopHosts } from "./hosts";
+import { curveFigures } from "./curve";
+import { summariseProfiles } from "./cpu-profile";
+import { curveSvg, curveTable, marginalTable } from "./curve-report";
 import { byohFigures, vanillaFigures } from "./node-ops";
 import { rolloutFigures, WINDOWS_BOOT } from "./rollout";
 import { startupFigures } from "./startup";
@@ -38,6 +43,12 @@ Options:
   --boot-seconds N   how long a simulated host takes to start after its restart (default 3: Windows Server's
                      3 minutes scaled by 1/60, bench/rollout.ts WINDOWS_BOOT)
   --memory-hosts N   BYOH prepare and refresh once more on N hosts, for memory per host
+  --scale N,M,...    only the cost curve (needs the lab): preview, first up, no-op up and refresh through the real
+                     CLI of an estate of N BYOH hosts and N/10 MachineSets beside a bare program declaring the same
+                     resources, per N; prints the table and writes curve.svg and curve.json to --out
+  --out DIR          where --scale writes its plot and figures (default bench-results/, not tracked)
+  --cpu-prof         with --scale: V8 CPU profiles of every Node process of the first run of each operation (the
+                     language host, the dynamic-provider plugin) under --out/profiles/
   --json             progress on stderr, only the JSON line on stdout
   --verbose          also print the providers' own progress (stderr)
   -h, --help         this text
@@ -61,6 +72,9 @@ try {
       skip: { type: "string", default: "" },
       "boot-seconds": { type: "string", default: String(WINDOWS_BOOT.seconds / WINDOWS_BOOT.scale) },
       "memory-hosts": { type: "string" },
+      scale: { type: "string" },
+      out: { type: "string", default: path.join(PROJECT_DIR, "bench-results") },
+      "cpu-prof": { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -86,12 +100,39 @@ if (!(BOOT >= 0)) usage(`--boot-seconds must be a number of seconds, not ${value
 const MEMORY_HOSTS = Number(values["memory-hosts"] ?? 0);
 if (!Number.isInteger(MEMORY_HOSTS) || MEMORY_HOSTS < 0)
   usage(`--memory-hosts must be a whole number, not ${values["memory-hosts"]}`);
+const SCALE = (values.scale ?? "").split(",").filter(Boolean).map(Number);
+if (SCALE.some((n) => !Number.isInteger(n) || n < 1))
+  usage(`--scale takes whole numbers of hosts separated by commas, not ${values.scale}`);
 const log = (line: string) => (values.json ? process.stderr.write(line + "\n") : console.log(line));
 // The providers report progress on stderr (Pulumi shows it); here it would bury the figures.
 const reportError = console.error;
 if (!values.verbose) console.error = () => undefined;
 
+/** The cost curve alone (--scale): the table, the marginal cost per host, the plot and the figures' JSON. */
+async function curve(): Promise<void> {
+  execFileSync("bash", [path.join(PROJECT_DIR, "test", "lab", "ensure-sshd.sh")], { stdio: "ignore" });
+  const out = values.out;
+  const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  log(`machine: ${machine}; cost curve at ${SCALE.join(", ")} hosts, ${RUNS} run(s)`);
+  const points = await curveFigures(
+    SCALE,
+    RUNS,
+    log,
+    values["cpu-prof"] ? { cpuProfDir: path.join(out, "profiles") } : {},
+  );
+  fs.mkdirSync(out, { recursive: true });
+  const svg = path.join(out, "curve.svg");
+  fs.writeFileSync(svg, curveSvg(points, `${new Date().toISOString().slice(0, 10)}, ${machine}, ${RUNS} run(s)`));
+  fs.writeFileSync(path.join(out, "curve.json"), JSON.stringify(points, null, 2));
+  log(curveTable(points));
+  if (points.length > 1) log(marginalTable(points));
+  log(`plot: ${svg}`);
+  if (values["cpu-prof"]) for (const line of summariseProfiles(path.join(out, "profiles"))) log(line);
+  console.log(JSON.stringify({ scale: points }));
+}
+
 async function main(): Promise<void> {
+  if (SCALE.length > 0) return curve();
   execFileSync("bash", [path.join(PROJECT_DIR, "test", "lab", "ensure-sshd.sh")], { stdio: "ignore" });
   if (!skip.has("ansible") && !skip.has("nodes")) ensureAnsible(log);
   log(
