@@ -62,6 +62,16 @@ describe("the statement reader", () => {
     );
   });
 
+  // PowerShell src/System.Management.Automation/engine/parser/CharTraits.cs `IsSingleQuote`/`IsDoubleQuote` and
+  // tokenizer.cs `ScanStringLiteral`: U+2018-U+201B end a single-quoted string, two in a row are the second.
+  test("typographic quotes are quotes: they end strings, doubled they are one character, a lone one is refused", () => {
+    expect(ps.value("'Anna’’s ‘‘x’’ ‚‚y‛‛'")).toBe("Anna’s ‘x’ ‚y‛");
+    expect(ps.value("‘it’’s’")).toBe("it’s");
+    expect(ps.statements("$a = 'x’; $b = “d; e”")).toEqual(["$a = 'x’", "$b = “d; e”"]);
+    expect(() => ps.value("'Anna’s laptop'")).toThrow();
+    expect(() => ps.unquote("'Anna’s laptop'")).toThrow();
+  });
+
   test("values: literals with doubled quotes, arrays, hash tables, -join and concatenation; anything else unmodelled", () => {
     expect(ps.value("'it''s' + ' ' + ($xs -join ', ')", { xs: ["a", "b"] })).toBe("it's a, b");
     expect(ps.value("@(\n  'k1',\n  'k2'\n)")).toEqual(["k1", "k2"]);

@@ -7,25 +7,60 @@
 // about_Functions (Microsoft Learn, PowerShell 5.1). What it has no model of it says (`{ unmodelled }`), never guesses.
 "use strict";
 
-/** A PowerShell single-quoted literal's value (`''` is one quote). */
-const unquote = (q) => q.slice(1, -1).replace(/''/g, "'");
+// PowerShell's tokenizer takes four typographic quotes as single quotes and three as double quotes beside the ASCII
+// ones (PowerShell src/System.Management.Automation/engine/parser/CharTraits.cs `SpecialChars`, `IsSingleQuote`,
+// `IsDoubleQuote`): each of them opens and ends a string, and in a single-quoted string two of them in a row are one
+// character, the second (tokenizer.cs `ScanStringLiteral`).
+const SINGLE_QUOTES = "'\u2018\u2019\u201a\u201b";
+const DOUBLE_QUOTES = '"\u201c\u201d\u201e';
+const isSingleQuote = (c) => c !== undefined && c !== "" && SINGLE_QUOTES.includes(c);
+const isDoubleQuote = (c) => c !== undefined && c !== "" && DOUBLE_QUOTES.includes(c);
+
+/**
+ * The end (the index after it) of the single-quoted literal opening at `text[i]`, as tokenizer.cs `ScanStringLiteral`
+ * reads it, or -1 when it has no end.
+ */
+function singleQuotedEnd(text, i) {
+  for (let k = i + 1; k < text.length; k++) {
+    if (!isSingleQuote(text[k])) continue;
+    if (!isSingleQuote(text[k + 1])) return k + 1;
+    k++;
+  }
+  return -1;
+}
+
+/**
+ * A PowerShell single-quoted literal's value (two quotes in a row are the second); `{ unmodelled }` when `q` is not
+ * one such literal (a quote inside it not doubled ends it early in PowerShell).
+ */
+function unquote(q) {
+  if (!isSingleQuote(q[0]) || singleQuotedEnd(q, 0) !== q.length) throw { unmodelled: q };
+  let out = "";
+  for (let k = 1; k < q.length - 1; k++) out += isSingleQuote(q[k]) ? q[++k] : q[k];
+  return out;
+}
 
 /**
  * Calls `at(c, k, depth)` for each character of `text` outside quotes (single-quoted, or double-quoted with its
- * backtick escapes), with the nesting depth of `(`/`{` before it; `at` returning true stops the scan.
+ * backtick escapes; any of PowerShell's quote characters), with the nesting depth of `(`/`{` before it; `at`
+ * returning true stops the scan. A string without its end is `{ unmodelled }` (PowerShell refuses the script:
+ * "The string is missing the terminator").
  */
 function scan(text, at) {
   let depth = 0;
-  let quote = "";
   for (let k = 0; k < text.length; k++) {
     const c = text[k];
-    if (quote) {
-      if (quote === '"' && c === "`") k++;
-      else if (c === quote) quote = "";
+    if (isSingleQuote(c)) {
+      const end = singleQuotedEnd(text, k);
+      if (end < 0) throw { unmodelled: text.slice(k) };
+      k = end - 1;
       continue;
     }
-    if (c === "'" || c === '"') {
-      quote = c;
+    if (isDoubleQuote(c)) {
+      let j = k + 1;
+      for (; j < text.length && !isDoubleQuote(text[j]); j++) if (text[j] === "`") j++;
+      if (j >= text.length) throw { unmodelled: text.slice(k) };
+      k = j;
       continue;
     }
     if (at(c, k, depth)) return;
@@ -150,7 +185,7 @@ function splitTop(text, sep) {
  */
 function value(t, vars = {}) {
   t = t.trim();
-  if (/^'(?:[^']|'')*'$/.test(t)) return unquote(t);
+  if (isSingleQuote(t[0]) && singleQuotedEnd(t, 0) === t.length) return unquote(t);
   if (/^\d+$/.test(t)) return Number(t);
   if (t === "$true" || t === "$false") return t === "$true";
   const trim = /^\$(\w+)\.Trim\(\)$/.exec(t);
