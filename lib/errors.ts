@@ -25,3 +25,18 @@ export function unreachableError(message: string): UnreachableError {
 export function isUnreachable(e: unknown): e is UnreachableError {
   return e instanceof Error && "unreachable" in e && e.unreachable === true;
 }
+
+/**
+ * An error that retrying or waiting longer will not fix (a host key mismatch, refused credentials, a failed CSV, a
+ * server certificate the kubeconfig does not trust). A flagged plain Error, not a subclass: provider code is
+ * serialized into state, and serialized classes lose their constructor arguments (and so their messages).
+ */
+export type FinalError = Error & { final: true };
+
+export function finalError(message: string): FinalError {
+  return Object.assign(new Error(message), { final: true as const });
+}
+
+export function isFinal(e: unknown): e is FinalError {
+  return e instanceof Error && "final" in e && e.final === true;
+}

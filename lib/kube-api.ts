@@ -14,7 +14,7 @@
  */
 import * as http from "http";
 import * as https from "https";
-import { codeOf, isUnreachable, unreachableError } from "./errors";
+import { codeOf, finalError, isUnreachable, unreachableError } from "./errors";
 import { parseJson } from "./json";
 
 /** Where the API is and who is asking. */
@@ -44,8 +44,9 @@ export interface KubeClient {
   /** The server, without a trailing `/`. */
   readonly server: string;
   /**
-   * Any call, answered with its status: only timeouts and connections that fail are errors (flagged unreachable,
-   * lib/errors.ts). A body is sent as JSON, as a merge patch (RFC 7386) for PATCH unless `contentType` says.
+   * Any call, answered with its status: only timeouts and connections that fail are errors, flagged unreachable
+   * (lib/errors.ts), except a certificate failure and credentials not ready in time, which are final. A body is sent
+   * as JSON, as a merge patch (RFC 7386) for PATCH unless `contentType` says.
    */
   request(method: string, path: string, body?: unknown, contentType?: string): Promise<KubeAnswer>;
 }
@@ -67,6 +68,26 @@ export function statusMessage(answer: Said): string {
 export function answerError(method: string, path: string, answer: Said) {
   const message = statusMessage(answer);
   return `${method} ${path} answered ${answer.status}${message ? `: ${message}` : ""}`;
+}
+
+/**
+ * Whether a connection failed on a certificate: the server's, which the client's CA does not verify (the codes Node
+ * gives OpenSSL's X509_V_ERR_* results, src/crypto/crypto_common.cc `X509ErrorCode`, and the host-name check's
+ * ERR_TLS_CERT_ALTNAME_INVALID, lib/tls.js `checkServerIdentity`), or the client's, which the server refused with a
+ * TLS alert (RFC 8446 6.2: bad_certificate 42 … unknown_ca 48, certificate_required 116), which Node gives as EPROTO
+ * with OpenSSL's "SSL alert number N" in its message. Waiting will not fix either.
+ */
+function certificateProblem(e: Error): "server" | "client" | undefined {
+  const code = codeOf(e);
+  if (typeof code !== "string") return undefined;
+  if (
+    /^(UNABLE_TO_(GET_ISSUER|DECRYPT|DECODE|VERIFY)|DEPTH_ZERO_SELF_SIGNED|SELF_SIGNED_CERT|CERT_|INVALID_CA|HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID$)/.test(
+      code,
+    )
+  )
+    return "server";
+  if (/SSL alert number (4[2-6]|48|116)\b/.test(e.message)) return "client";
+  return undefined;
 }
 
 export function kubeClient(endpoint: KubeEndpoint): KubeClient {
@@ -95,22 +116,44 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
       headers["Content-Length"] = payload.length;
     }
     const options: https.RequestOptions = { method, headers, agent, timeout: timeoutMs };
-    await endpoint.authorize?.(options);
+    if (endpoint.authorize) {
+      // A kubeconfig's exec credential plugin is spawned with no time limit (client-node exec_auth.ts), and one
+      // waiting at an interactive (SSO) login never answers a non-interactive run: the same time limit as a request.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              finalError(
+                `${method} ${path} on ${server}: the kubeconfig's credentials were not ready within ${timeoutMs} ms ` +
+                  `(an exec credential plugin, users[].user.exec, that does not answer may be waiting for an ` +
+                  `interactive login: log in with it once by hand, then run again)`,
+              ),
+            ),
+          timeoutMs,
+        );
+      });
+      try {
+        await Promise.race([endpoint.authorize(options), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
     const url = new URL(server + path);
     return new Promise((resolve, reject) => {
-      // Before the answer or in the middle of its body, a connection lost is the API unreachable.
-      const lost = (e: Error) =>
-        reject(
-          isUnreachable(e)
-            ? e
-            : unreachableError(
-                `${method} ${path}: cannot reach the Kubernetes API at ${server}: ${codeOf(e) ?? e.message}`,
-              ),
-        );
       const req = (secure ? https : http).request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", lost);
+        // An answer that stops half-way (its socket timed out or closed): Node says only "aborted".
+        res.on("error", (e) =>
+          reject(
+            isUnreachable(e)
+              ? e
+              : unreachableError(
+                  `${method} ${path}: the answer of the Kubernetes API at ${server} broke off (${res.statusCode}): ${e.message}`,
+                ),
+          ),
+        );
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
           let parsed: unknown;
@@ -132,7 +175,27 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
       req.on("timeout", () =>
         req.destroy(unreachableError(`${method} ${path} on ${server} timed out after ${timeoutMs} ms`)),
       );
-      req.on("error", lost);
+      req.on("error", (e) => {
+        const code = codeOf(e);
+        const cert = certificateProblem(e);
+        if (cert)
+          return reject(
+            finalError(
+              `${method} ${path}: a certificate problem with the Kubernetes API at ${server} (${code}: ${e.message.trim()}): ` +
+                (cert === "server"
+                  ? `the server's certificate is not verified by the CA the kubeconfig trusts; set the cluster's ` +
+                    `certificate-authority-data to the CA that signed the API server's certificate (for the address ` +
+                    `in its server field)`
+                  : `the server refused the client certificate; set the user's client-certificate-data and ` +
+                    `client-key-data to a certificate signed by the cluster's client CA`),
+            ),
+          );
+        reject(
+          isUnreachable(e)
+            ? e
+            : unreachableError(`${method} ${path}: cannot reach the Kubernetes API at ${server}: ${code ?? e.message}`),
+        );
+      });
       req.end(payload);
     });
   };

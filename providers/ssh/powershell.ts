@@ -29,9 +29,15 @@ export function commandLineProblem(command: string, target: string): string | un
   );
 }
 
-/** A string as a PowerShell single-quoted literal: only `'` needs escaping (doubled). */
+/**
+ * A string as a PowerShell single-quoted literal. PowerShell's tokenizer ends such a string at any of five single
+ * quotes, the ASCII one and U+2018, U+2019, U+201A, U+201B (PowerShell src/System.Management.Automation/engine/parser/
+ * CharTraits.cs `SpecialChars`, `IsSingleQuote`), and reads two of them in a row as the second (tokenizer.cs
+ * `ScanStringLiteral`): so each is doubled, or a value such as "Anna’s laptop" would end the string early. Nothing
+ * else is special inside single quotes (about_Quoting_Rules).
+ */
 export function psQuote(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
+  return `'${s.replace(/['\u2018\u2019\u201a\u201b]/g, "$&$&")}'`;
 }
 
 /** A string as a POSIX shell single-quoted literal. */

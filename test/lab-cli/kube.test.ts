@@ -1,11 +1,14 @@
 import * as fs from "fs";
 import * as https from "https";
+import * as net from "net";
 import type { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { execFileSync } from "child_process";
 import { LabError } from "../../lab/errors";
 import { labClient } from "../../lab/kube";
+import { isFinal, isUnreachable } from "../../lib/errors";
+import { kubeClient } from "../../lib/kube-api";
 
 // The lab's set-up client (lab/kube.ts, over lib/kube-api.ts) against an HTTPS server configured as lab/start.ts
 // configures kube-apiserver: a CA, a serving certificate for 127.0.0.1 and an admin client certificate in
@@ -92,7 +95,54 @@ test("a server the lab's CA did not sign is refused with a LabError naming the c
   const wrong = labClient(base, { ...pki, caCert: pki.adminCert });
   const failed = await wrong.request("GET", "/version").catch((e: unknown) => e);
   expect(failed).toBeInstanceOf(LabError);
-  expect((failed as Error).message).toBe(
-    `GET /version: cannot reach the Kubernetes API at ${base}: SELF_SIGNED_CERT_IN_CHAIN`,
+  expect((failed as Error).message).toMatch(
+    `GET /version: a certificate problem with the Kubernetes API at ${base} (SELF_SIGNED_CERT_IN_CHAIN: `,
   );
+});
+
+// What a kubeconfig with the wrong CA or client certificate meets: a certificate problem, said as one with its fix
+// and Node's own words, and final (lib/errors.ts isFinal): waiting for the API to come back would never end.
+describe("certificate failures are final, named as certificate problems with the fix", () => {
+  const tls = () => ({
+    ca: fs.readFileSync(pki.caCert),
+    cert: fs.readFileSync(pki.adminCert),
+    key: fs.readFileSync(pki.adminKey),
+  });
+  const failure = (server: string, t: ReturnType<typeof tls>) =>
+    kubeClient({ server, tls: t, timeoutMs: 5_000 })
+      .request("GET", "/version")
+      .catch((e: unknown) => e);
+
+  test("a server certificate the CA does not verify (another CA): certificate-authority-data", async () => {
+    const failed = await failure(base, { ...tls(), ca: fs.readFileSync(pki.adminCert) });
+    expect(isFinal(failed)).toBe(true);
+    expect(isUnreachable(failed)).toBe(false);
+    expect((failed as Error).message).toMatch(
+      /\(SELF_SIGNED_CERT_IN_CHAIN: self[- ]signed certificate in certificate chain\)/,
+    );
+    expect((failed as Error).message).toContain("certificate-authority-data");
+  });
+
+  test("a server certificate for another address (localhost is not in its IP SAN): certificate-authority-data", async () => {
+    const failed = await failure(base.replace("127.0.0.1", "localhost"), tls());
+    expect(isFinal(failed)).toBe(true);
+    expect((failed as Error).message).toMatch(/\(ERR_TLS_CERT_ALTNAME_INVALID: Hostname\/IP does not match/);
+    expect((failed as Error).message).toContain("certificate-authority-data");
+  });
+
+  // Played: kube-apiserver (Go crypto/tls handshake_server.go `processCertsFromClient`) answers a client certificate
+  // it cannot verify with the alert bad_certificate (42, RFC 8446 6.2); Node's own TLS server only drops the
+  // connection. This server answers the ClientHello with that alert record.
+  test("a client certificate the server refuses (TLS alert bad_certificate): client-certificate-data", async () => {
+    const refusing = net.createServer((c) => c.once("data", () => c.end(Buffer.from([0x15, 3, 3, 0, 2, 2, 42]))));
+    await new Promise<void>((r) => refusing.listen(0, "127.0.0.1", () => r()));
+    try {
+      const failed = await failure(`https://127.0.0.1:${(refusing.address() as AddressInfo).port}`, tls());
+      expect(isFinal(failed)).toBe(true);
+      expect((failed as Error).message).toMatch(/\(EPROTO: .*alert bad certificate.*SSL alert number 42\)/);
+      expect((failed as Error).message).toContain("client-certificate-data");
+    } finally {
+      await new Promise((r) => refusing.close(r));
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import * as http from "http";
 import type { AddressInfo } from "net";
-import { isUnreachable } from "../../lib/errors";
+import { isFinal, isUnreachable } from "../../lib/errors";
 import { answerError, GET_RETRIES_ON_429, kubeClient } from "../../lib/kube-api";
 
 // The one Kubernetes API client (lib/kube-api.ts) against a server in this process: what arrives on the wire and
@@ -104,6 +104,19 @@ test("a request the server never answers fails after the timeout naming the call
   expect((failed as Error).message).toBe(
     `GET /api/v1/namespaces/openshift-machine-api/secrets/windows-user-data on ${base} timed out after 300 ms`,
   );
+});
+
+test("credentials that never come (an exec plugin at an SSO prompt) fail after the request timeout, naming the call and the server", async () => {
+  const started = Date.now();
+  const failed = await kubeClient({ server: base, timeoutMs: 300, authorize: () => new Promise<void>(() => {}) })
+    .request("GET", "/api/v1/nodes")
+    .catch((e: unknown) => e);
+  expect(Date.now() - started).toBeLessThan(5_000);
+  expect(isFinal(failed)).toBe(true);
+  expect((failed as Error).message).toMatch(
+    new RegExp(`^GET /api/v1/nodes on ${base}: the kubeconfig's credentials were not ready within 300 ms .*exec`),
+  );
+  expect(seen).toEqual([]);
 });
 
 test("a server that refuses the connection is unreachable, named with the call and the server", async () => {

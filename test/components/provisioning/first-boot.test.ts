@@ -140,6 +140,16 @@ test("Azure: the VM is named at creation, so one run (its extension's) does ever
   });
 });
 
+// PowerShell ends a single-quoted string at U+2018, U+2019, U+201A and U+201B too (CharTraits.cs `IsSingleQuote`),
+// and the stand-in's reader tokenizes as it does (windows-51/statements.js): a key comment with a typographic
+// apostrophe reaches the host whole only when psQuote doubles it.
+test("a key comment with typographic quotes (“Anna’s ‚laptop‛ ‘x’”) is authorized exactly as given", async () => {
+  const key = KEY.replace(/ wmco$/, " “Anna’s ‚laptop‛ ‘x’”");
+  const state = vm("smart-quotes", { hostname: "winbyoh-1", ec2launch: null });
+  expect(await boot(state, firstBootScript({ ...base, cloud: "azure", publicKey: key }))).toMatchObject({ code: 0 });
+  expect(read(state)).toMatchObject({ authorizedKeys: [key], firstBootDone: true });
+});
+
 // WMCO's own user data (release-4.22 pkg/secrets/secrets.go generateUserDataWithPubKey) loops `while (-not $success
 // -and $attempt -lt 10)` with `Start-Sleep -Seconds 5` after a failure: a VM whose Windows Update answers by the tenth
 // try gets OpenSSH there, and so must it here. The numbers are WMCO's, not this program's constants.
