@@ -112,16 +112,21 @@ async function measureRefresh(
   );
 }
 
+/** A bench host's connection, its key pinned, as both kinds of node take it. */
+function connectionOf(h: BenchHost) {
+  return {
+    host: h.host.host,
+    port: h.host.port,
+    user: h.host.user,
+    privateKey: h.host.privateKey,
+    hostKey: h.host.hostKeyFingerprint,
+    deadlineSeconds: 60,
+  };
+}
+
 function byohInputs(h: BenchHost): WindowsHostInputs {
   return {
-    connection: {
-      host: h.host.host,
-      port: h.host.port,
-      user: h.host.user,
-      privateKey: h.host.privateKey,
-      hostKey: h.host.hostKeyFingerprint,
-      deadlineSeconds: 60,
-    },
+    connection: connectionOf(h),
     wmcoPublicKey: h.host.publicKey,
     wmcoPrivateKey: h.host.privateKey,
   };
@@ -148,15 +153,7 @@ export async function byohFigures(hosts: BenchHost[], runs: number, log: (l: str
 
 function vanillaInputs(h: BenchHost): VanillaNodeInputs {
   return {
-    connection: {
-      host: h.host.host,
-      port: h.host.port,
-      user: h.host.user,
-      privateKey: h.host.privateKey,
-      hostKey: h.host.hostKeyFingerprint,
-      pathStyle: "posix",
-      deadlineSeconds: 60,
-    },
+    connection: { ...connectionOf(h), pathStyle: "posix" },
     downloads: releaseDownloads("1.36.2"),
     vxlanPort: 4789,
     containerdConfigPath: "C:\\k\\containerd\\config.toml",
