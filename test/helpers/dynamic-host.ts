@@ -1,4 +1,4 @@
-import { execFile } from "child_process";
+import { spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -39,44 +39,66 @@ export interface HostCall {
 
 export type HostResult = { ok: true; value: unknown } | { ok: false; message: string };
 
+/** One dynamic-provider host process: `call` runs provider methods in it, in order, as often as the test needs. */
+export interface HostSession {
+  call(calls: HostCall[]): Promise<HostResult[]>;
+  close(): Promise<void>;
+}
+
 /**
- * Runs provider methods the way Pulumi's dynamic-provider host does, in a separate plain `node` process started in
- * the project directory: `require-from-string` on the serialized text, `.handler()`, then the calls in order (one
- * provider instance for all of them, as the host caches it). Plain Node also loads ESM-only packages the provider
- * requires (such as @kubernetes/client-node), which jest's module system cannot.
+ * Starts a process that runs provider methods the way Pulumi's dynamic-provider host does, a separate plain `node`
+ * process in the project directory: `require-from-string` on the serialized text, `.handler()`, then each batch of
+ * calls the test sends, in order (one provider instance for all of them, as the host caches it). Plain Node also loads
+ * ESM-only packages the provider requires (such as @kubernetes/client-node), which jest's module system cannot.
+ * Starting one costs seconds (tens of seconds on a loaded machine): a test that makes several calls with steps of its
+ * own between them keeps one session, and no timer here bounds it (the test's own limit is the hang guard).
  */
-export async function runInHost(providerText: string, calls: HostCall[], timeoutMs = 60_000): Promise<HostResult[]> {
+export async function hostSession(providerText: string): Promise<HostSession> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "dyn-host-"));
   const textFile = path.join(dir, "provider.js");
-  const callsFile = path.join(dir, "calls.json");
   fs.writeFileSync(textFile, providerText);
-  fs.writeFileSync(callsFile, JSON.stringify(calls));
   const runner = `
     const fs = require("fs");
     const requireFromString = require("require-from-string");
     const provider = requireFromString(fs.readFileSync(${JSON.stringify(textFile)}, "utf8")).handler();
-    (async () => {
+    process.on("message", async (calls) => {
       const out = [];
-      for (const c of JSON.parse(fs.readFileSync(${JSON.stringify(callsFile)}, "utf8"))) {
+      for (const c of calls) {
         try { out.push({ ok: true, value: await provider[c.method](...c.args) }); }
         catch (e) { out.push({ ok: false, message: String(e && e.message || e) }); }
       }
-      process.stdout.write(JSON.stringify(out));
-    })();`;
+      process.send(out);
+    });`;
+  const child = spawn(process.execPath, ["-e", runner], {
+    cwd: PROJECT_DIR,
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+  });
+  let errText = "";
+  child.stderr?.on("data", (d: Buffer) => (errText += d.toString()));
+  const exited = new Promise<string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(`dynamic-provider host exited (${code ?? signal})\n${errText}`)),
+  );
+  return {
+    call: (calls) =>
+      new Promise<HostResult[]>((resolve, reject) => {
+        child.once("message", (out) => resolve(out as HostResult[]));
+        void exited.then((why) => reject(new Error(why)));
+        child.send(calls);
+      }),
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) child.kill();
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs provider methods in a host process of their own (`hostSession`), started for them and ended after. */
+export async function runInHost(providerText: string, calls: HostCall[]): Promise<HostResult[]> {
+  const host = await hostSession(providerText);
   try {
-    const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ["-e", runner],
-        { cwd: PROJECT_DIR, timeout: timeoutMs, maxBuffer: 64 << 20 },
-        (err, out, errText) => {
-          if (err) reject(new Error(`dynamic-provider host failed: ${err.message}\n${errText}`));
-          else resolve(out);
-        },
-      );
-    });
-    return JSON.parse(stdout) as HostResult[];
+    return await host.call(calls);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    await host.close();
   }
 }

@@ -1,7 +1,23 @@
 import * as fs from "fs";
 import { SshConnection } from "../../providers/ssh/types";
+import { withSession } from "../../providers/ssh/session";
 import { launchLog } from "../lab/lab-windows";
 import { LabHost, startLabHost } from "../lab/sshd";
+
+/**
+ * How many attempts a connection that cannot succeed made before its deadline, read from withSession's error, which
+ * must name `failure` (a pattern) first: a count to hold against what the deadline allows, where a duration would
+ * depend on the machine's speed.
+ */
+export async function attemptsUntilGivenUp(c: SshConnection, failure: string): Promise<number> {
+  const e = await withSession(c, undefined, async () => "never").then(
+    () => new Error("connected"),
+    (err: Error) => err,
+  );
+  const given = new RegExp(`${failure}.*gave up after (\\d+) attempts`).exec(e.message);
+  if (!given) throw new Error(`expected ${failure} … gave up after N attempts, got: ${e.message}`);
+  return Number(given[1]);
+}
 
 /** How a test logs in to a lab host: its address and user, the user's key, its host key pinned by fingerprint. */
 export function labConnection(h: LabHost, over: Partial<SshConnection> = {}): SshConnection {

@@ -76,7 +76,10 @@ function open(
         ? {}
         : { cert: fs.readFileSync(pki.kubeletClientCert), key: fs.readFileSync(pki.kubeletClientKey) }),
     });
-    ws.on("message", (d: Buffer) => frames.push(Buffer.from(d)));
+    ws.on("message", (d: Buffer) => {
+      frames.push(Buffer.from(d));
+      arrived.get(frames)?.();
+    });
     ws.on("open", () => resolve({ ws, frames }));
     ws.on("unexpected-response", (_req, res) => {
       let body = "";
@@ -87,10 +90,12 @@ function open(
   });
 }
 
-/** Waits until `frames` holds `n` frames (the kubelet's answers arrive asynchronously). */
+/** Per socket's frames, told when one arrives. */
+const arrived = new WeakMap<Buffer[], () => void>();
+
+/** Waits until `frames` holds `n` frames (the kubelet's answers arrive asynchronously): on their arrival, not a bound. */
 async function until(frames: Buffer[], n: number): Promise<void> {
-  for (let i = 0; i < 200 && frames.length < n; i++) await new Promise((r) => setTimeout(r, 10));
-  expect(frames.length).toBeGreaterThanOrEqual(n);
+  while (frames.length < n) await new Promise<void>((r) => arrived.set(frames, r));
 }
 
 test("no client certificate: 401 Unauthorized, and nothing is asked of the authorizer", async () => {

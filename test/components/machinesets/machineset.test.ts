@@ -6,12 +6,15 @@ import { get } from "../../../lib/json";
 // What the program declares for a MachineSet with an image rollout, under Pulumi's mocks: the MachineSet object and
 // the MachineSetRollout, from the config and what discovery read (machine-surge-plan.ts `declaredReplicas`).
 const declared: { type: string; name: string; inputs: unknown }[] = [];
+/** Told of each registration as it reaches the mocks: waiting is on that event, not on a polling bound. */
+let registered = () => {};
 
 beforeAll(async () => {
   await pulumi.runtime.setMocks(
     {
       newResource: (a) => {
         declared.push({ type: a.type, name: a.name, inputs: a.inputs });
+        registered();
         return { id: `${a.name}-id`, state: a.inputs };
       },
       call: (a) => a.inputs,
@@ -43,8 +46,8 @@ async function declare(
     machineSetReplicas: { winworker: live },
   });
   const of = (suffix: string) => declared.find((d) => d.name.startsWith(name) && d.name.endsWith(suffix))?.inputs;
-  // Registrations reach the mocks asynchronously: wait until both have.
-  for (let i = 0; i < 200 && !(of("-machineset") && of("-rollout")); i++) await new Promise((r) => setTimeout(r, 10));
+  // Registrations reach the mocks asynchronously: wait until both have, however long a loaded machine takes.
+  while (!(of("-machineset") && of("-rollout"))) await new Promise<void>((r) => (registered = r));
   return { machineSet: of("-machineset"), rollout: of("-rollout") };
 }
 

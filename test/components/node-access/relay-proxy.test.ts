@@ -30,7 +30,7 @@ interface Relay {
   proc: ChildProcess;
   port: number;
   log: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const started: ChildProcess[] = [];
@@ -48,25 +48,19 @@ async function startRelay(env: Record<string, string> = {}): Promise<Relay> {
   let out = "";
   proc.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   proc.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    proc.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
+  // "close", not "exit": its output is all read by then, so the log holds the relay's last line.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once("close", (code, signal) => resolve({ code, signal })),
   );
-  const deadline = Date.now() + 10_000;
-  while (!out.includes("listening")) {
-    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`the relay did not start: ${out}`);
-    await sleep(20);
-  }
+  // Started when it says so (an event, however long a loaded machine takes), or failed if it exits first.
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout?.on("data", () => out.includes("listening") && resolve());
+    void exited.then(() => reject(new Error(`the relay did not start: ${out}`)));
+  });
   return { proc, port, log: () => out, exited };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The promise's value, or "still waiting" after `ms`: a failure says what did not happen instead of timing out. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | "still waiting"> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"still waiting">((r) => (timer = setTimeout(() => r("still waiting"), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
 
 /** A TCP connection to the relay, with everything it received so far. */
 interface Conn {
@@ -130,24 +124,20 @@ function tryConnect(port: number): Promise<string> {
   });
 }
 
-test("after SIGTERM an open tunnel keeps working and new connections are refused; at the stop deadline the relay closes the tunnel still open, names it, and exits", async () => {
+test("after SIGTERM new connections are refused; at the stop deadline the relay closes the tunnel still open, names it, and exits", async () => {
   const relay = await startRelay({ RELAY_DRAIN_SECONDS: "2" });
   const tunnel = await openTunnel(relay.port);
   await roundTrip(tunnel, "before ");
   const signalled = Date.now();
   await terminate(relay);
   expect(await tryConnect(relay.port)).toBe("ECONNREFUSED");
-  // The session in flight goes on: its SSH traffic still flows both ways.
-  await roundTrip(tunnel, "during ");
-  await sleep(700);
-  await roundTrip(tunnel, "still ");
-  expect(relay.proc.exitCode).toBeNull();
   // The relay's own deadline (just under the pod's grace period): the tunnel is closed, named in the log, and the
-  // relay exits by itself rather than being killed.
-  const closedAt = await within(tunnel.closed, 4000);
-  const exit = await within(relay.exited, 1000);
+  // relay exits by itself rather than being killed. Nothing else ends the tunnel, so it is awaited, and only the lower
+  // bound is timed (a slow machine only adds to it); that traffic flows meanwhile is the next tests' (drain 5 s, 30 s).
+  const closedAt = await tunnel.closed;
+  const exit = await relay.exited;
   expect(exit).toMatchObject({ code: 0, signal: null });
-  expect(typeof closedAt === "number" && closedAt - signalled).toBeGreaterThanOrEqual(1900);
+  expect(closedAt - signalled).toBeGreaterThanOrEqual(1900);
   expect(relay.log()).toContain(`stop deadline (2s) reached: closing the tunnel to 127.0.0.1:${echoPort}, open for `);
   expect(relay.log()).toContain("its session is lost");
 }, 20_000);
@@ -161,28 +151,30 @@ test("a CONNECT whose request arrives after SIGTERM, on a connection accepted be
   await sleep(200);
   await terminate(relay);
   late.socket.write(`Host: 127.0.0.1:${echoPort}\r\n\r\n`);
-  await within(late.closed, 2000);
+  await late.closed;
   expect(late.received()).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\nX-Relay-Error: the relay is stopping/);
   await roundTrip(keep, "unaffected ");
   keep.socket.end();
-  expect(await within(relay.exited, 2000)).toMatchObject({ code: 0, signal: null });
+  expect(await relay.exited).toMatchObject({ code: 0, signal: null });
 }, 20_000);
 
 test("a stopping relay exits as soon as its last tunnel ends, and at once when none is open", async () => {
   const relay = await startRelay({ RELAY_DRAIN_SECONDS: "30" });
   const tunnel = await openTunnel(relay.port);
   await terminate(relay);
+  // The session in flight goes on: its SSH traffic still flows both ways.
   await roundTrip(tunnel, "last words ");
-  const ended = Date.now();
   tunnel.socket.end();
+  // As soon as: the tunnel's end is what the relay exits on, by its own word, not its 30 s deadline (which the test's
+  // 20 s limit would not reach); read from its log rather than timed.
   const exit = await relay.exited;
   expect(exit).toMatchObject({ code: 0, signal: null });
-  expect(exit.at - ended).toBeLessThan(2000);
+  expect(relay.log()).toContain("relay: the last tunnel has ended; exiting");
+  expect(relay.log()).not.toContain("stop deadline");
 
   const idle = await startRelay({ RELAY_DRAIN_SECONDS: "30" });
-  const signalled = Date.now();
   idle.proc.kill("SIGTERM");
   const idleExit = await idle.exited;
   expect(idleExit).toMatchObject({ code: 0, signal: null });
-  expect(idleExit.at - signalled).toBeLessThan(2000);
+  expect(idle.log()).toContain("relay: SIGTERM: no tunnel open; exiting");
 }, 20_000);

@@ -333,13 +333,16 @@ test("SucceededWithErrors fails the node, naming each failed update (KB, title) 
 
 test("an install still running at the rollout's timeout is stopped (on-demand tasks ignore ExecutionTimeLimit)", async () => {
   const higher = { "20348": 3000 };
-  setState(labs[3], { availableUpdates: [{ ...CU, kb: "5073000", revision: 3020 }], taskHangs: true });
+  // The search (the precheck, under the same 1.2 s timeout) finishes at its first status read (taskPolls 0), so it
+  // never consults the clock; the install runs until stopped (taskHangs). What ends the install is the timeout alone,
+  // however slowly a loaded machine gets there: an install left running fails patchTaskStops, no timeout never ends.
+  setState(labs[3], { availableUpdates: [{ ...CU, kb: "5073000", revision: 3020 }], taskHangs: true, taskPolls: 0 });
   await expect(plugin.create(URN, { ...inputs([["byoh-3"]], higher), installTimeoutMinutes: 0.02 })).rejects.toThrow(
     /node byoh-3, step "install updates": the Windows Update task was still running after 1 seconds .*it was stopped \(Stop-ScheduledTask\)/,
   );
   expect(state(labs[3]).patchTaskStops).toBe(1);
   expect(nodes.nodes.get("byoh-3")?.spec.unschedulable).toBe(true);
-  setState(labs[3], { taskHangs: false, availableUpdates: [] });
+  setState(labs[3], { taskHangs: false, taskPolls: undefined, availableUpdates: [] });
   release("byoh-3");
 });
 

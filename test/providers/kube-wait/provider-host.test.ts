@@ -77,15 +77,16 @@ test("windows-user-data appears after a few polls: create succeeds with metadata
 test("a secret that never appears times out within the deadline, naming it and what to check", async () => {
   const path = objectPath("v1", "secrets", "openshift-machine-api", "never");
   kube.route(path, () => ({ status: 404 }));
-  const started = Date.now();
   const [r] = await runInHost(objectText, [
     { method: "create", args: [objectInputs({ name: "never", timeoutSeconds: 1, intervalSeconds: 0.1 })] },
   ]);
-  expect(Date.now() - started).toBeLessThan(15_000);
   expect(r.ok).toBe(false);
+  // The seconds are those measured (poll.ts), 1 or more on a loaded machine: the deadline is proven by the count of
+  // checks instead, at most one per interval and one at the deadline (11), fewer the slower the machine.
   expect(r.ok === false && r.message).toMatch(
-    /timed out after 1s waiting for Secret openshift-machine-api\/never with 'userData'; last seen: .*does not exist yet/,
+    /timed out after \ds waiting for Secret openshift-machine-api\/never with 'userData'; last seen: .*does not exist yet/,
   );
+  expect(kube.hits.get(path)).toBeLessThanOrEqual(11);
 });
 
 test("refused credentials end the wait at once with the API path and a hint, no stack trace", async () => {
@@ -134,7 +135,6 @@ test("the operator wait fails fast on an InstallPlan awaiting manual approval, w
       status: { phase: "RequiresApproval" },
     },
   }));
-  const started = Date.now();
   const [r] = await runInHost(operatorText, [
     {
       method: "create",
@@ -143,8 +143,9 @@ test("the operator wait fails fast on an InstallPlan awaiting manual approval, w
       ],
     },
   ]);
-  expect(Date.now() - started).toBeLessThan(15_000);
   expect(r.ok).toBe(false);
+  // Fast means at the first check, counted rather than timed: a wait that went on would read the Subscription again.
+  expect(kube.hits.get(objectPath(OLM, "subscriptions", NS, SUB))).toBe(1);
   expect(r.ok === false && r.message).toContain(
     `oc patch installplan install-abcde -n ${NS} --type merge -p '{"spec":{"approved":true}}'`,
   );

@@ -129,15 +129,15 @@ test("a node that presents another key than the pin is refused at the far end of
 });
 
 test("the relay opens nothing but port 22: another port is refused with 403, not retried", async () => {
-  const started = Date.now();
+  // Not retried, read from the message rather than the clock: a retried 403 ends at the deadline as "gave up after N
+  // attempts".
   await expect(
     plugin.create(URN, inputs({ host: other.host, port: other.port, hostKey: other.hostKeyLine, deadlineSeconds: 30 })),
   ).rejects.toThrow(
     new RegExp(
-      `would not connect to node 127\\.0\\.0\\.1 at 127\\.0\\.0\\.1:${other.port}: 403.*port ${other.port} is not relayed`,
+      `^(?![\\s\\S]*gave up after)[\\s\\S]*would not connect to node 127\\.0\\.0\\.1 at 127\\.0\\.0\\.1:${other.port}: 403.*port ${other.port} is not relayed`,
     ),
   );
-  expect(Date.now() - started).toBeLessThan(10_000);
 });
 
 test("no ready relay pod: the error names the namespace, the selector and the fix", async () => {

@@ -1,6 +1,7 @@
 import * as fs from "fs";
 import * as net from "net";
 import { withSession } from "../../../providers/ssh/session";
+import { attemptsUntilGivenUp } from "../../helpers/lab-host";
 import { SshConnection } from "../../../providers/ssh/types";
 import { Blackhole, blackhole } from "../../helpers/blackhole";
 import { LabHost, startLabHost } from "../../lab/sshd";
@@ -65,10 +66,6 @@ function closedPort(): Promise<number> {
   });
 }
 
-/** Resolves with what `p` resolves to, or "still waiting" after `ms`: a bounded wait for an event. */
-const within = <T>(ms: number, p: Promise<T>) =>
-  Promise.race([p, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), ms).unref())]);
-
 beforeAll(async () => {
   [jump, target, hole] = await Promise.all([startLabHost(), startLabHost(), blackhole()]);
   watched = await watch(jump.port);
@@ -103,31 +100,31 @@ const viaJump = (over: Partial<SshConnection> = {}): SshConnection => ({
 test("through the jump host: the target's command runs and the jump connection is closed afterwards", async () => {
   const r = await withSession(conn(target, { proxy: viaJump() }), undefined, (s) => s.exec("echo via jump"));
   expect(r.stdout).toBe("via jump\n");
-  expect(await within(3000, watched.idle())).not.toBe("still waiting");
+  await watched.idle();
 });
 
 test("a target the jump host cannot reach (refused): named, and no jump connection is left open", async () => {
   const port = await closedPort();
   const before = watched.opened;
-  await expect(
-    withSession(conn({ host: "127.0.0.1", port }, { proxy: viaJump() }), undefined, async () => "never"),
-  ).rejects.toThrow(
-    new RegExp(
-      `jump host ${jump.user}@127\\.0\\.0\\.1:${watched.port} cannot reach ${target.user}@127\\.0\\.0\\.1:${port}: .*Connection refused.*gave up after \\d+ attempts`,
-    ),
+  const attempts = await attemptsUntilGivenUp(
+    conn({ host: "127.0.0.1", port }, { proxy: viaJump() }),
+    `jump host ${jump.user}@127\\.0\\.0\\.1:${watched.port} cannot reach ${target.user}@127\\.0\\.0\\.1:${port}: .*Connection refused`,
   );
-  // Every attempt (withSession retries until its deadline) opened one jump connection, and each is closed.
-  expect(watched.opened - before).toBeGreaterThan(1);
-  expect(await within(3000, watched.idle())).not.toBe("still waiting");
+  // Every attempt (withSession retries until its deadline; how many fit depends on the machine's speed) opened one
+  // jump connection, and each is closed.
+  expect(watched.opened - before).toBe(attempts);
+  await watched.idle();
 });
 
 test("a target that never answers the jump host's connection: the forward times out, named, and the jump connection is closed", async () => {
-  const started = Date.now();
-  const outcome = await within(
-    10_000,
-    withSession(conn(hole, { proxy: viaJump(), deadlineSeconds: 1 }), undefined, async () => "never").catch(
-      (e: Error) => e,
-    ),
+  // The forward's own timeout is what ends this (the hole never answers): without it the test would not finish.
+  const outcome = await withSession(
+    conn(hole, { proxy: viaJump(), deadlineSeconds: 1 }),
+    undefined,
+    async () => "never",
+  ).then(
+    () => "connected",
+    (e: Error) => e,
   );
   expect(outcome).toBeInstanceOf(Error);
   expect((outcome as Error).message).toMatch(
@@ -136,15 +133,14 @@ test("a target that never answers the jump host's connection: the forward times 
     ),
   );
   expect(outcome).toMatchObject({ unreachable: true });
-  expect(Date.now() - started).toBeLessThan(5000);
-  expect(await within(3000, watched.idle())).not.toBe("still waiting");
+  await watched.idle();
 });
 
 test("a jump host that forbids forwarding for the key: refused at once, final, the jump host's setting named", async () => {
   const strict = await startLabHost();
   try {
     fs.writeFileSync(strict.authorizedKeysFile, `no-port-forwarding ${strict.publicKey}\n`);
-    const started = Date.now();
+    // At once is final: a final error ends the connection loop at its first attempt (session.ts connectWithin).
     await expect(
       withSession(
         conn(target, {
@@ -158,7 +154,6 @@ test("a jump host that forbids forwarding for the key: refused at once, final, t
       final: true,
       message: expect.stringMatching(/forwarding.*AllowTcpForwarding/),
     });
-    expect(Date.now() - started).toBeLessThan(5000);
   } finally {
     await strict.stop();
   }
