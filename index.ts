@@ -4,5 +4,6 @@
  */
 import { builtModule, projectRoot } from "./lib/project";
 
+// layers-allow: ./program itself, or its compiled copy in bin/ (builtModule, lib/project.ts).
 const entry: typeof import("./program") = require(builtModule(projectRoot(__dirname), "program") ?? "./program");
 export = entry;

@@ -11,6 +11,7 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   testTimeout: 300000,
   globalSetup: "<rootDir>/test/e2e/global-setup.ts",
+  globalTeardown: "<rootDir>/test/e2e/global-teardown.ts",
   // Each suite starts its own lab (etcd, API server, controller manager, OLM, machine-api, players) under its own name,
   // on free ports: two side by side, which keeps CI inside its limit on 2 cores (docs/lab.md, "Figures").
   maxWorkers: 2,

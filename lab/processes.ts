@@ -44,17 +44,84 @@ export function ours(p: Pick<Started, "pid" | "startTime" | "bootId">): boolean 
   return p.bootId === bootId() && startTimeOf(p.pid) === p.startTime;
 }
 
-/** A free TCP port on 127.0.0.1, as the kernel hands one out. */
-export function freePort(): Promise<number> {
+/** A port bound for as long as the caller holds it. */
+export interface HeldPort {
+  port: number;
+  release(): Promise<void>;
+}
+
+/** Port 0 on 127.0.0.1 bound: the kernel's choice of a free port, held until released. */
+function kernelPort(): Promise<HeldPort> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once("error", reject);
     s.listen(0, "127.0.0.1", () => {
       const a = s.address();
-      const port = typeof a === "object" && a ? a.port : 0;
-      s.close(() => resolve(port));
+      resolve({
+        port: typeof a === "object" && a ? a.port : 0,
+        release: () => new Promise<void>((done) => s.close(() => done())),
+      });
     });
   });
+}
+
+/**
+ * A `freePort` over `bind` (a port bound, held until released) that never hands out one port twice in this process.
+ * Binding port 0 and closing it frees the port again at once, and the kernel may give the same one to the next bind
+ * before the first caller's process listens on it: two parts of the lab starting side by side (OLM and machine-api,
+ * lab/start.ts) would both get it. A port already handed out is kept bound while the next is asked for, so the kernel
+ * must choose another.
+ */
+export function portAllocator(bind: () => Promise<HeldPort>, tries = 100): () => Promise<number> {
+  const handedOut = new Set<number>();
+  return async () => {
+    const held: HeldPort[] = [];
+    try {
+      for (let i = 0; i < tries; i++) {
+        const p = await bind();
+        held.push(p);
+        if (!handedOut.has(p.port)) {
+          handedOut.add(p.port);
+          return p.port;
+        }
+      }
+      throw new LabError(`no port on 127.0.0.1 this lab has not handed out already, after ${tries} tries`);
+    } finally {
+      await Promise.all(held.map((p) => p.release()));
+    }
+  };
+}
+
+/** A free TCP port on 127.0.0.1, as the kernel hands one out, and never one this process was given before. */
+export const freePort = portAllocator(kernelPort);
+
+/**
+ * Awaits parts of the lab started side by side, each named: a part that fails is logged as soon as it does (not after
+ * the others' waits), and once every part is settled (so that every process any of them started is in the record
+ * teardown stops) the failure is thrown, every part that failed named in it.
+ */
+export async function allParts(parts: Record<string, Promise<unknown>>, log: (line: string) => void): Promise<void> {
+  const names = Object.keys(parts);
+  const results = await Promise.allSettled(
+    names.map((name) =>
+      parts[name].catch((e: unknown) => {
+        log(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+        throw e;
+      }),
+    ),
+  );
+  const failed = names.flatMap((name, i) => {
+    const r = results[i];
+    return r.status === "rejected" ? [{ name, reason: r.reason }] : [];
+  });
+  // One failure is thrown as it is (its name is logged above); several in one error naming each, a LabError (one line)
+  // only when each is one, else a plain Error (printed with its stack: a bug in the lab).
+  if (failed.length === 1) throw failed[0].reason;
+  if (failed.length === 0) return;
+  const message = failed
+    .map((f) => `${f.name} failed: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`)
+    .join("; ");
+  throw failed.every((f) => f.reason instanceof LabError) ? new LabError(message) : new Error(message);
 }
 
 /** Refuses a port some other process listens on, naming it, before anything is started. */

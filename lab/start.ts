@@ -14,7 +14,7 @@ import { startMachineApi } from "./machine-api";
 import { checkGo } from "./go";
 import { createAll, labClient, waitEstablished, waitServed } from "./kube";
 import { startOlm } from "./olm";
-import { bootId, checkPortFree, freePort, startDetached, Started, startTimeOf, waitFor } from "./processes";
+import { allParts, bootId, checkPortFree, freePort, startDetached, Started, startTimeOf, waitFor } from "./processes";
 import { PROGRAMS, programNamed, KUBERNETES_VERSION } from "./programs";
 import { LabInfo, LabRecord, readRecord, running, starting, writeRecord } from "./record";
 import { KUBEADM_NETWORKS, kubeadmSeed } from "./seed/kubeadm";
@@ -346,33 +346,36 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
       log(`seeding OpenShift ${OPENSHIFT_VERSION} on ${PLATFORMS[p].type}`);
       await createAll(client, openshiftSeed(p, opts.infrastructureName));
       // machine-api and OLM (with its catalogs) are part of the cluster, not players: an OpenShift lab runs them
-      // whatever plays. Neither waits on the other, so they start side by side; both are settled before a failure
-      // is thrown, so that every process either started is in the record that teardown stops.
-      const parts = await Promise.allSettled([
-        startMachineApi({
-          platform: p,
-          infrastructureName: opts.infrastructureName,
-          bin: bin("machineset"),
-          runDir,
-          kubeconfig,
-          pki,
-          client,
-          started,
-          log,
-        }),
-        startOlm({
-          client,
-          kubeconfig,
-          runDir,
-          logs,
-          bins: { olm: bin("olm"), catalog: bin("catalog"), opm: bin("opm") },
-          tls: { cert: pki.serverCert, key: pki.serverKey },
-          catalogs: labCatalogs(KUBERNETES_VERSION),
-          started,
-          log,
-        }),
-      ]);
-      for (const r of parts) if (r.status === "rejected") throw r.reason;
+      // whatever plays. Neither waits on the other, so they start side by side; a failure of either is logged when it
+      // happens, and both are settled before it is thrown, so that every process either started is in the record
+      // that teardown stops.
+      await allParts(
+        {
+          "machine-api": startMachineApi({
+            platform: p,
+            infrastructureName: opts.infrastructureName,
+            bin: bin("machineset"),
+            runDir,
+            kubeconfig,
+            pki,
+            client,
+            started,
+            log,
+          }),
+          OLM: startOlm({
+            client,
+            kubeconfig,
+            runDir,
+            logs,
+            bins: { olm: bin("olm"), catalog: bin("catalog"), opm: bin("opm") },
+            tls: { cert: pki.serverCert, key: pki.serverKey },
+            catalogs: labCatalogs(KUBERNETES_VERSION),
+            started,
+            log,
+          }),
+        },
+        log,
+      );
     } else {
       log("seeding a kubeadm cluster with flannel");
       await createAll(

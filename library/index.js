@@ -12,5 +12,6 @@ if (!fs.existsSync(path.join(root, "lib", "project.ts"))) {
 } else {
   require("ts-node").register({ transpileOnly: true, project: path.join(root, "tsconfig.pulumi.json") });
   const { builtModule } = require("../lib/project.ts");
+  // layers-allow: ./index.ts itself, or its compiled copy in bin/ (builtModule, lib/project.ts).
   module.exports = require(builtModule(root, "library/index") ?? "./index.ts");
 }

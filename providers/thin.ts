@@ -54,9 +54,11 @@ function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
       `the windows-estate provider code was not found from ${start}: run pulumi from the project directory, or set WINDOWS_ESTATE_ROOT to it`,
     );
   if (!built && !require.extensions[".ts"]) {
+    // layers-allow: the ts-node package as the project root resolves it, not a module of ours.
     const tsNode: typeof import("ts-node") = require(require.resolve("ts-node", { paths: [root] }));
     tsNode.register({ transpileOnly: true, project: nodePath.join(root, "tsconfig.pulumi.json") });
   }
+  // layers-allow: ./registry itself, compiled or not, found from the project root (the plugin runs from anywhere).
   const registry: typeof import("./registry") = require(built ?? nodePath.join(root, "providers", "registry"));
   const provider = registry.providerFor(type);
   cache[type] = provider;

@@ -24,6 +24,7 @@ export function sdkVersion(cloud: Cloud): string {
 /** Whether the SDK package resolves from here. */
 export function sdkInstalled(cloud: Cloud): boolean {
   try {
+    // layers-allow: a cloud SDK package (CLOUD_SDK), not a module of ours.
     require.resolve(`${CLOUD_SDK[cloud]}/package.json`);
     return true;
   } catch {

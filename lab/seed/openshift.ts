@@ -6,7 +6,7 @@
  * (openshift/installer pkg/asset/machines/<platform>/machines.go, the worker provider specs; pkg/asset/manifests
  * infrastructure.go, network.go).
  */
-import { minorOf } from "../../facts/kubernetes";
+import { compareVersions, minorOf } from "../../facts/kubernetes";
 import { format as formatWmco, wmcoForKubernetesMinor, wmcoForOpenShift } from "../../facts/wmco";
 import { KUBERNETES_VERSION } from "../programs";
 
@@ -32,7 +32,8 @@ export const PLATFORMS: Record<OpenShiftPlatform, { type: string; infrastructure
  */
 export function openshiftVersionFor(kubernetesVersion: string): string {
   const minor = Number(minorOf(kubernetesVersion.replace(/^v/, "")).split(".")[1]);
-  const head = wmcoForKubernetesMinor(minor).at(-1);
+  // The newest by version, as the catalog's channel orders them (lab/catalog.ts), not by the fact table's key order.
+  const head = wmcoForKubernetesMinor(minor).sort(compareVersions).at(-1);
   for (const major of [4, 5])
     for (let m = 0; m < 100; m++) {
       const wmco = wmcoForOpenShift(`${major}.${m}`);

@@ -4,7 +4,10 @@
  * and `index.ts` sit on top, and the tools (`scripts/`, `lab/`, `bench/`, `policy/`, `examples/`) beside them; and that
  * no two non-test modules import each other, directly or round a longer cycle. Imports are read with the TypeScript
  * compiler's parser and resolved as `tsc` resolves them: `import`, `export … from`, `import x = require()`, `import()`
- * and `require()`, type-only ones included (a type is a dependency on the layer that defines it).
+ * and `require()` (a string literal or a template without substitutions, `require.resolve()` too), type-only ones
+ * included (a type is a dependency on the layer that defines it). Every tracked file is a target, so an import of a
+ * `.js` file or of a test helper is checked like any other; a `require()`/`import()` of a computed name cannot be, and
+ * is a violation unless a `layers-allow: <reason>` comment on its line or the line above says why it is safe.
  * `npm run layers` prints each violation as `file -> imported file (rule)`; `.ci/run` runs it with `--check`.
  */
 import * as fs from "fs";
@@ -25,10 +28,13 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   index: ["lib", "program"],
   // Beside the program, on top: what runs the program, the lab, the benchmarks and the policy pack. `test` is here
   // because bench/ reuses the test lab's helpers.
-  tools: ["lib", "facts", "stacks", "providers", "components", "library", "program", "tools"],
+  tools: ["lib", "facts", "stacks", "providers", "components", "library", "program", "tools", "test"],
+  // The tests and their helpers (fixture keys, fakes, the stand-in Windows): above everything, and nothing the
+  // program or the library ships may import them (they are not in the package, and a fixture key is no key).
+  test: ["lib", "facts", "stacks", "providers", "components", "library", "program", "index", "tools"],
 };
 
-const TOOLS = new Set(["scripts", "lab", "bench", "policy", "examples", "test"]);
+const TOOLS = new Set(["scripts", "lab", "bench", "policy", "examples"]);
 
 /** The layer of a repository-relative path: its top folder, or `program`/`index` for the two files at the root. */
 export function layerOf(file: string): string | undefined {
@@ -36,6 +42,7 @@ export function layerOf(file: string): string | undefined {
   if (file === "program.ts") return "program";
   if (file === "index.ts") return "index";
   if (TOOLS.has(top)) return "tools";
+  if (top === "test" || file.endsWith(".test.ts")) return "test";
   return file.includes("/") && top in LAYERS ? top : undefined;
 }
 
@@ -45,38 +52,71 @@ export interface Violation {
   rule: string;
 }
 
-/** The module specifiers one file names: static and dynamic imports, re-exports, `require()`. */
-export function specifiersOf(file: string, text: string): string[] {
+/** The comment that lets one computed `require()`/`import()` through, on its line or the line above, with a reason. */
+export const ALLOW = "layers-allow:";
+
+/** A name known without running the file: a string literal or a template without substitutions. */
+function literal(n: ts.Node | undefined): string | undefined {
+  return n && (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) ? n.text : undefined;
+}
+
+/** `import(…)`, `require(…)` or `require.resolve(…)`: a call that names a module. */
+function loadsModule(callee: ts.Expression): boolean {
+  if (callee.kind === ts.SyntaxKind.ImportKeyword) return true;
+  if (ts.isIdentifier(callee)) return callee.text === "require";
+  return (
+    ts.isPropertyAccessExpression(callee) &&
+    ts.isIdentifier(callee.expression) &&
+    callee.expression.text === "require" &&
+    callee.name.text === "resolve"
+  );
+}
+
+/**
+ * The module specifiers one file names (static and dynamic imports, re-exports, `require()`, `require.resolve()`), and
+ * the lines (1-based) of each `require()`/`import()` whose name is computed and carries no `layers-allow:` comment.
+ */
+export function importsOf(file: string, text: string): { specifiers: string[]; computed: number[] } {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const out: string[] = [];
+  const lines = text.split("\n");
+  const specifiers: string[] = [];
+  const computed: number[] = [];
   const visit = (n: ts.Node) => {
     if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier) {
-      if (ts.isStringLiteral(n.moduleSpecifier)) out.push(n.moduleSpecifier.text);
-    } else if (
-      ts.isImportEqualsDeclaration(n) &&
-      ts.isExternalModuleReference(n.moduleReference) &&
-      ts.isStringLiteral(n.moduleReference.expression)
-    ) {
-      out.push(n.moduleReference.expression.text);
-    } else if (ts.isCallExpression(n) && n.arguments.length === 1 && ts.isStringLiteral(n.arguments[0])) {
-      const callee = n.expression;
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === "require"))
-        out.push(n.arguments[0].text);
-    } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) {
-      out.push(n.argument.literal.text);
+      const s = literal(n.moduleSpecifier);
+      if (s !== undefined) specifiers.push(s);
+    } else if (ts.isImportEqualsDeclaration(n) && ts.isExternalModuleReference(n.moduleReference)) {
+      const s = literal(n.moduleReference.expression);
+      if (s !== undefined) specifiers.push(s);
+    } else if (ts.isCallExpression(n) && loadsModule(n.expression)) {
+      const s = literal(n.arguments[0]);
+      if (s !== undefined) specifiers.push(s);
+      else {
+        const line = sf.getLineAndCharacterOfPosition(n.getStart(sf)).line;
+        if (!lines[line].includes(ALLOW) && !(line > 0 && lines[line - 1].includes(ALLOW))) computed.push(line + 1);
+      }
+    } else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument)) {
+      const s = literal(n.argument.literal);
+      if (s !== undefined) specifiers.push(s);
     }
     ts.forEachChild(n, visit);
   };
   visit(sf);
-  return out;
+  return { specifiers, computed };
 }
 
 /**
- * The import graph of `files` (repository-relative, under `root`): each file and the files of ours it imports.
- * Packages and files outside `files` (JSON, node_modules) are left out.
+ * The import graph of `files` (repository-relative, under `root`): each file and the files of ours it imports, any of
+ * `tracked` (every file git knows of, test helpers and `.js` included; `files` when not given). Packages and files
+ * outside `tracked` (node_modules, bin/) are left out. A `require()`/`import()` of a computed name that no
+ * `layers-allow:` comment explains is an edge to `<computed at line N>`, which no layer may import.
  */
-export function importGraph(root: string, files: readonly string[]): Map<string, string[]> {
-  const ours = new Set(files);
+export function importGraph(
+  root: string,
+  files: readonly string[],
+  tracked: readonly string[] = files,
+): Map<string, string[]> {
+  const ours = new Set(tracked);
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.CommonJS,
     moduleResolution: ts.ModuleResolutionKind.Node10,
@@ -87,16 +127,22 @@ export function importGraph(root: string, files: readonly string[]): Map<string,
   for (const file of files) {
     const abs = path.join(root, file);
     const targets = new Set<string>();
-    for (const spec of specifiersOf(file, fs.readFileSync(abs, "utf8"))) {
+    const { specifiers, computed } = importsOf(file, fs.readFileSync(abs, "utf8"));
+    for (const spec of specifiers) {
       if (!spec.startsWith(".")) continue;
-      const resolved = ts.resolveModuleName(spec, abs, options, ts.sys).resolvedModule?.resolvedFileName;
-      const rel = resolved && path.relative(root, resolved).split(path.sep).join("/");
-      if (rel && ours.has(rel) && rel !== file) targets.add(rel);
+      // A name tsc cannot resolve (a file it does not load, `require.resolve` of a data file) is taken as written.
+      const resolved =
+        ts.resolveModuleName(spec, abs, options, ts.sys).resolvedModule?.resolvedFileName ??
+        path.resolve(path.dirname(abs), spec);
+      const rel = path.relative(root, resolved).split(path.sep).join("/");
+      if (ours.has(rel) && rel !== file) targets.add(rel);
     }
-    graph.set(file, [...targets].sort());
+    graph.set(file, [...[...targets].sort(), ...computed.map((line) => `${COMPUTED}${line}>`)]);
   }
   return graph;
 }
+
+const COMPUTED = "<computed at line ";
 
 /** Every import against the layers, and every cycle (each reported once, at its edge back to where it began). */
 export function layerViolations(graph: ReadonlyMap<string, readonly string[]>): Violation[] {
@@ -108,6 +154,14 @@ export function layerViolations(graph: ReadonlyMap<string, readonly string[]>): 
       continue;
     }
     for (const imported of targets) {
+      if (imported.startsWith(COMPUTED)) {
+        out.push({
+          file,
+          imported,
+          rule: `a module name the checker cannot read: name it literally, or add ${ALLOW} why`,
+        });
+        continue;
+      }
       const to = layerOf(imported);
       if (to === undefined || to === from) continue;
       if (!LAYERS[from].includes(to))
@@ -186,18 +240,43 @@ function cyclePath(graph: ReadonlyMap<string, readonly string[]>, members: Set<s
   return [start];
 }
 
-/** The non-test TypeScript modules git knows of: test/ and declaration files left out. */
-export function moduleFiles(root: string): string[] {
-  return execFileSync("git", ["ls-files", "*.ts"], { cwd: root, encoding: "utf8" })
-    .split("\n")
-    .filter((f) => f && !f.startsWith("test/") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts"));
+/** Every file git knows of; from a copy without a repository, every file under `root` but node_modules, bin and .git. */
+export function trackedFiles(root: string): string[] {
+  try {
+    return execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+      .split("\n")
+      .filter(Boolean);
+  } catch {
+    const walk = (dir: string): string[] =>
+      fs
+        .readdirSync(path.join(root, dir), { withFileTypes: true })
+        .filter((e) => !["node_modules", "bin", ".git"].includes(e.name))
+        .flatMap((e) => (e.isDirectory() ? walk(path.posix.join(dir, e.name)) : [path.posix.join(dir, e.name)]));
+    return walk("").map((f) => f.replace(/^\//, ""));
+  }
+}
+
+/**
+ * The non-test modules among `tracked`: TypeScript and JavaScript in a folder (library/index.js, a relay script) and
+ * the two root modules; tests, test/, declaration files and the root's configuration files left out.
+ */
+export function moduleFiles(tracked: readonly string[]): string[] {
+  return tracked.filter(
+    (f) =>
+      /\.(ts|js)$/.test(f) &&
+      !f.endsWith(".d.ts") &&
+      layerOf(f) !== "test" &&
+      (f.includes("/") || f === "program.ts" || f === "index.ts"),
+  );
 }
 
 const HELP = `npm run layers -- [--check]
 
-Reads the imports of the project's non-test TypeScript (git ls-files) with the TypeScript compiler and prints each
-import against the layers (lib, facts <- stacks <- components -> providers; library, program.ts, index.ts on top;
-scripts, lab, bench, policy, examples beside them) and each import cycle, as \`file -> imported file (rule)\`.
+Reads the imports of the project's non-test TypeScript and JavaScript (git ls-files) with the TypeScript compiler and
+prints each import against the layers (lib, facts <- stacks <- components -> providers; library, program.ts, index.ts
+on top; scripts, lab, bench, policy, examples beside them; test/ above all, imported by none of the program) and each
+import cycle, as \`file -> imported file (rule)\`. Any tracked file counts as a target; a require()/import() of a
+computed name is a violation unless a \`${ALLOW} <reason>\` comment on its line or the line above explains it.
 
 Options:
   --check      fail when there is any (what .ci/run runs)
@@ -210,8 +289,9 @@ function main(): void {
   const values = checkOptions("layers", HELP);
   if (!values) return;
   const root = path.resolve(__dirname, "..", "..");
-  const files = moduleFiles(root);
-  const found = layerViolations(importGraph(root, files));
+  const tracked = trackedFiles(root);
+  const files = moduleFiles(tracked);
+  const found = layerViolations(importGraph(root, files, tracked));
   for (const v of found) console.log(`${v.file} -> ${v.imported} (${v.rule})`);
   console.log(`layers: ${found.length} violation${found.length === 1 ? "" : "s"} in ${files.length} modules`);
   if (values.check && found.length > 0) process.exit(1);

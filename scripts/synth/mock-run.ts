@@ -119,6 +119,7 @@ export async function runProgram(
     });
     // A program exports its outputs, or (like index.ts, which discovers before declaring) an async function
     // returning them; Pulumi accepts both.
+    // layers-allow: the program under mocks, named by the caller (index.ts, program.ts or an example's).
     const mod: Record<string, unknown> | (() => Promise<Record<string, unknown>>) = require(programPath);
     let exported;
     try {

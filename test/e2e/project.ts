@@ -5,7 +5,7 @@ import * as os from "os";
 import * as path from "path";
 import { parse, stringify } from "yaml";
 import type { LabInfo } from "../../lab/record";
-import { BUILD_STAMP } from "../../lib/project";
+import { BUILD_STAMP, PROGRAM_SOURCES, sourceHash } from "../../lib/project";
 import { LabWindows, labWindows, trustingOwnKey } from "../lab/lab-windows";
 import { labApi, PROJECT_DIR, runAsync, startLabAsync, stopLab } from "./lab";
 
@@ -34,15 +34,46 @@ export async function projectCopyAsync(): Promise<string> {
   return built(dir, await runAsync("npm", ["run", "--silent", "build"], { cwd: dir }));
 }
 
-/** Builds one copy for the run and names it in `BUILT_COPY` for the suites (global-setup.ts). */
+/**
+ * Builds one copy for the run and names it in `BUILT_COPY` for the suites (global-setup.ts; the workers inherit it).
+ * A value in the environment already is another run's (an export left in a shell): never reused, as its bin/ may be
+ * of other sources.
+ */
 export function builtOnce(): void {
+  delete process.env[BUILT_COPY];
   process.env[BUILT_COPY] = projectCopy();
 }
 
-/** Gives `dir` the bin/ of the copy built for this run, when there is one (else the caller builds). */
-function withBuildOf(dir: string): boolean {
+/** Removes the copy `builtOnce` made (global-teardown.ts): a run leaves no project copy of its own behind. */
+export function removeBuiltOnce(): void {
+  const dir = process.env[BUILT_COPY];
+  delete process.env[BUILT_COPY];
+  // Its mkdtemp folder (copyOfProject), and only such a folder.
+  const parent = dir && path.dirname(dir);
+  if (
+    parent &&
+    path.dirname(parent) === path.resolve(os.tmpdir()) &&
+    /^e2e-project-[A-Za-z0-9]{6}$/.test(path.basename(parent))
+  )
+    fs.rmSync(parent, { recursive: true, force: true });
+}
+
+/**
+ * Gives `dir` the bin/ of the copy built for this run, when there is one (else the caller builds). A bin/ whose stamp
+ * is not of `dir`'s sources is an error: lib/project.ts `builtModule` would ignore it and run the program from its
+ * sources, and the built path the suites are there to test would go untested without a word.
+ */
+export function withBuildOf(dir: string): boolean {
   const from = process.env[BUILT_COPY];
-  if (!from || !fs.existsSync(path.join(from, BUILD_STAMP))) return false;
+  if (!from) return false;
+  const stamp = path.join(from, BUILD_STAMP);
+  const built = fs.existsSync(stamp) ? fs.readFileSync(stamp, "utf8").trim() : "no stamp";
+  const sources = sourceHash(dir, PROGRAM_SOURCES);
+  if (built !== sources)
+    throw new Error(
+      `${BUILT_COPY}=${from} is not a build of this copy's sources (${BUILD_STAMP}: ${built}, the sources: ${sources}): ` +
+        `it is set only by the e2e global set-up (a tracked file changed during the run?)`,
+    );
   fs.cpSync(path.join(from, "bin"), path.join(dir, "bin"), { recursive: true });
   return true;
 }

@@ -26,6 +26,9 @@ const CHILD = `
   });
   process.send({ ready: true });`;
 
+/** How long one call may take: under jest's 60 s (jest.config.js testTimeout), so a hang is named, not a test timeout. */
+export const KUBE_CALL_TIMEOUT_MS = 45_000;
+
 let child: ChildProcess | undefined;
 let started: Promise<ChildProcess> | undefined;
 let nextId = 0;
@@ -69,11 +72,27 @@ if (typeof afterAll === "function") afterAll(() => void child?.kill());
  * `kubeconfig`. @kubernetes/client-node 1.x does not load under jest's module system, so the production client runs
  * where it runs in the dynamic-provider host: in plain Node, one long-lived process serving call after call.
  */
-export async function withConnectKube(kubeconfig: string, call: string): Promise<ChildResult> {
+export async function withConnectKube(
+  kubeconfig: string,
+  call: string,
+  timeoutMs = KUBE_CALL_TIMEOUT_MS,
+): Promise<ChildResult> {
   const c = await kubeChild();
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
+    // A call that never answers fails naming itself; the child, which serves each call on its own, goes on serving
+    // the others (its late answer to this one finds nobody waiting).
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      reject(new Error(`the kube child's call did not answer within ${timeoutMs} ms: ${call.slice(0, 300)}`));
+    }, timeoutMs);
+    const done =
+      <T>(f: (v: T) => void) =>
+      (v: T) => {
+        clearTimeout(timer);
+        f(v);
+      };
+    waiting.set(id, { resolve: done(resolve), reject: done(reject) });
     c.send({ id, kubeconfig, call });
   });
 }

@@ -34,28 +34,45 @@ function runsPowerShell(script) {
 
 const isBootstrap = (script) => BOOTSTRAP.test(script);
 
-/** Where %TEMP% is on a stand-in host: beside its state file (what mkdtemp's ExpandEnvironmentVariables gives). */
-const tempDir = (state) => path.join(path.dirname(state), "Temp");
+/** A stand-in host's own folder on the lab machine: its state file's. The stand-in writes nowhere else. */
+const hostDir = (state) => path.dirname(state);
+
+/** Where %TEMP% is on a stand-in host: in its folder (what mkdtemp's ExpandEnvironmentVariables gives). */
+const tempDir = (state) => path.join(hostDir(state), "Temp");
+
+/** Whether `p` (a lab machine path) is inside `dir`. */
+const inside = (p, dir) => p.startsWith(dir + path.sep);
+
+/** powershell.py mkdtemp's New-Item line; the folder it names is under `$tmp_path`, %TEMP% expanded. */
+const MKDTEMP = /^\$tmp = New-Item -Type Directory -Path \$tmp_path -Name '((?:[^']|'')*)'$/m;
+/** powershell.py remove's line. */
+const REMOVE = /^Remove-Item '((?:[^']|'')*)' -Force( -Recurse)?;$/m;
 
 /**
- * The shell plugin's own scripts (powershell.py mkdtemp and remove): `{ code, stdout, stderr }`, or undefined for
- * another script. Only under this host's %TEMP%: the stand-in removes nothing else.
+ * The shell plugin's own scripts (powershell.py mkdtemp and remove), those `answers` takes: `{ code, stdout, stderr }`.
+ * Only under this host's %TEMP%: the stand-in makes and removes nothing else, and says so as PowerShell reports an
+ * error (a failed exit and the message on stderr) for a mkdtemp whose `$tmp_path` is not %TEMP%.
  */
 function shellScript(script, state) {
-  const made = /^\$tmp = New-Item -Type Directory -Path \$tmp_path -Name '((?:[^']|'')*)'$/m.exec(script);
-  if (made && /ExpandEnvironmentVariables\('%TEMP%'\)/.test(script)) {
+  const made = MKDTEMP.exec(script);
+  if (made) {
+    if (!/^\$tmp_path = \[System\.Environment\]::ExpandEnvironmentVariables\('%TEMP%'\)$/m.test(script))
+      return {
+        code: 1,
+        stdout: "",
+        stderr: "the stand-in makes Ansible's temporary directories only under %TEMP% (its $tmp_path is not that)\r\n",
+      };
     const dir = path.join(tempDir(state), made[1].replace(/''/g, "'"));
+    if (!inside(dir, tempDir(state)))
+      return { code: 1, stdout: "", stderr: `the stand-in: ${dir} is not in %TEMP%\r\n` };
     fs.mkdirSync(dir, { recursive: true });
     return { code: 0, stdout: dir + "\r\n", stderr: "" };
   }
-  const removed = /^Remove-Item '((?:[^']|'')*)' -Force( -Recurse)?;$/m.exec(script);
-  if (removed) {
-    const p = local(removed[1].replace(/''/g, "'"));
-    if (!p.startsWith(tempDir(state) + path.sep)) return { code: 1, stdout: "", stderr: `the stand-in: ${p}\r\n` };
-    fs.rmSync(p, { recursive: !!removed[2], force: true });
-    return { code: 0, stdout: "", stderr: "" };
-  }
-  return undefined;
+  const removed = REMOVE.exec(script);
+  const p = local((removed ? removed[1] : "").replace(/''/g, "'"));
+  if (!removed || !inside(p, tempDir(state))) return { code: 1, stdout: "", stderr: `the stand-in: ${p}\r\n` };
+  fs.rmSync(p, { recursive: !!removed[2], force: true });
+  return { code: 0, stdout: "", stderr: "" };
 }
 
 /**
@@ -70,7 +87,7 @@ const sha1 = (file) => crypto.createHash("sha1").update(fs.readFileSync(file)).d
  * One module run from the bootstrap's standard input: the module's result object (what Exit-Json / ExitJson print).
  * `handle` is the stand-in's answer to one script (fake-powershell.js).
  */
-async function runModule(input, handle, log) {
+async function runModule(input, handle, log, state) {
   const cut = input.indexOf("\0\0\0\0");
   if (cut < 0) return { failed: true, msg: "invalid payload" };
   const manifest = JSON.parse(input.slice(cut + 4));
@@ -108,6 +125,9 @@ async function runModule(input, handle, log) {
     if (args._copy_mode === "single") {
       const [src, dest] = [local(args.src), local(args.dest)];
       if (!fs.existsSync(src)) return { failed: true, msg: `Cannot copy src file: '${args.src}' as it does not exist` };
+      // The lab machine is not the host: a destination outside the host's folder is nowhere of its.
+      if (!inside(dest, hostDir(state)))
+        return { failed: true, msg: `the stand-in writes only in the host's folder, not '${args.dest}'` };
       fs.copyFileSync(src, dest);
       return { changed: true, checksum: sha1(dest), dest: args.dest };
     }
@@ -117,10 +137,7 @@ async function runModule(input, handle, log) {
 
 /** Whether this launch is Ansible's (then `answer` runs it). */
 const answers = (launched) =>
-  runsPowerShell(launched) !== undefined ||
-  isBootstrap(launched) ||
-  /^\$tmp = New-Item -Type Directory -Path \$tmp_path /m.test(launched) ||
-  /^Remove-Item '(?:[^']|'')*' -Force( -Recurse)?;$/m.test(launched);
+  runsPowerShell(launched) !== undefined || isBootstrap(launched) || MKDTEMP.test(launched) || REMOVE.test(launched);
 
 /**
  * Runs this launch of the stand-in as Windows would (see the top): `launched` is its decoded -EncodedCommand, `state`
@@ -144,7 +161,7 @@ function answer(launched, { state, handle, clixml }) {
     const chunks = [];
     process.stdin.on("data", (d) => chunks.push(d));
     process.stdin.on("end", async () => {
-      const result = await runModule(Buffer.concat(chunks).toString("utf8"), handle, log);
+      const result = await runModule(Buffer.concat(chunks).toString("utf8"), handle, log, state);
       process.stdout.write(JSON.stringify(result) + "\r\n");
       process.exitCode = result.failed ? 1 : 0;
     });
@@ -157,4 +174,4 @@ function answer(launched, { state, handle, clixml }) {
   process.exitCode = r.code;
 }
 
-module.exports = { answers, answer, runsPowerShell, isBootstrap, shellScript, runModule };
+module.exports = { answers, answer };

@@ -43,7 +43,7 @@ function moduleRun(args: Record<string, unknown>): { command: string; stdin: str
   return { command: execRequest(encoded(BOOTSTRAP)), stdin: "# exec_wrapper.ps1\0\0\0\0" + JSON.stringify(manifest) };
 }
 
-function exec(w: LabWindows, command: string, stdin = ""): Promise<{ code: number; stdout: string }> {
+function exec(w: LabWindows, command: string, stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const c = new Client();
     c.once("error", reject);
@@ -51,9 +51,10 @@ function exec(w: LabWindows, command: string, stdin = ""): Promise<{ code: numbe
       c.exec(command, (err, stream) => {
         if (err) return reject(err);
         let stdout = "";
+        let stderr = "";
         stream.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
-        stream.stderr.on("data", () => undefined);
-        stream.on("exit", (code: number) => stream.once("close", () => (c.end(), resolve({ code, stdout }))));
+        stream.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+        stream.on("exit", (code: number) => stream.once("close", () => (c.end(), resolve({ code, stdout, stderr }))));
         stream.end(stdin);
       }),
     );
@@ -139,4 +140,38 @@ test("win_copy as its action plugin runs it: query, a temporary directory, singl
   const outside = await exec(w, execRequest(encoded(`Remove-Item '${dest}' -Force -Recurse;`)));
   expect(outside.code).not.toBe(0);
   expect(fs.existsSync(dest)).toBe(true);
+});
+
+test("a mkdtemp whose $tmp_path is not %TEMP% fails as PowerShell fails (CLIXML on stderr), making nothing", async () => {
+  const mkdtemp = [
+    "$tmp_path = 'C:\\Windows'",
+    "$tmp = New-Item -Type Directory -Path $tmp_path -Name 'ansible-tmp-4-5-6'",
+    "Write-Output -InputObject $tmp.FullName",
+  ].join("\n");
+  const r = await exec(w, execRequest(encoded(mkdtemp)));
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toMatch(/^#< CLIXML\r\n.*only under %TEMP%/s);
+  expect(fs.existsSync(path.join(w.dir, "Temp", "ansible-tmp-4-5-6"))).toBe(false);
+});
+
+test("win_copy single writes only in the host's folder, not anywhere on the lab machine", async () => {
+  const src = path.join(w.dir, "Temp", "source");
+  fs.mkdirSync(path.dirname(src), { recursive: true });
+  fs.writeFileSync(src, "x");
+  const outside = path.join(path.dirname(w.dir), `not-the-host-${process.pid}`);
+  const single = moduleRun({
+    _ansible_module_name: "ansible.windows.win_copy",
+    _copy_mode: "single",
+    src,
+    dest: outside,
+  });
+  try {
+    expect(JSON.parse((await exec(w, single.command, single.stdin)).stdout)).toMatchObject({
+      failed: true,
+      msg: expect.stringContaining("only in the host's folder"),
+    });
+    expect(fs.existsSync(outside)).toBe(false);
+  } finally {
+    fs.rmSync(outside, { force: true });
+  }
 });

@@ -8,11 +8,25 @@ const STAND_IN = path.join(__dirname, "fake-powershell.js");
 const FRAME = "##windows-estate-runner:";
 const encoded = (text: string) => Buffer.from(text, "utf16le").toString("base64");
 
-/** Starts the stand-in as `powershell -EncodedCommand <command>` on the host at `state`, `input` on its stdin. */
-function standIn(
+/**
+ * How long one stand-in run may take: under jest's 60 s (jest.config.js testTimeout), so that a run that hangs fails
+ * naming its script, its process killed, rather than as a test timeout with the process left behind.
+ */
+export const STAND_IN_TIMEOUT_MS = 45_000;
+
+/** A script's first line, to name it. */
+const firstLine = (script: string) => script.trim().split(/\r?\n/)[0].slice(0, 120);
+
+/**
+ * Starts the stand-in as `powershell -EncodedCommand <command>` on the host at `state`, `input` on its stdin; `what`
+ * names the run if it outlives `timeoutMs` (then it is killed, and the error given once it is gone).
+ */
+export function standIn(
   command: string,
   state: string,
   input = "",
+  what = firstLine(command),
+  timeoutMs = STAND_IN_TIMEOUT_MS,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [STAND_IN, "-EncodedCommand", encoded(command)], {
@@ -20,10 +34,21 @@ function standIn(
     });
     let stdout = "";
     let stderr = "";
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      p.kill("SIGKILL");
+    }, timeoutMs);
     p.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
     p.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-    p.on("error", reject);
-    p.on("close", (code) => resolve({ code, stdout, stderr }));
+    p.on("error", (e) => (clearTimeout(timer), reject(e)));
+    p.on("close", (code) => {
+      clearTimeout(timer);
+      if (!timedOut) return resolve({ code, stdout, stderr });
+      reject(
+        new Error(`the stand-in (pid ${p.pid}) ran \`${what}\` over ${timeoutMs} ms and was killed; stderr: ${stderr}`),
+      );
+    });
     p.stdin.end(input);
   });
 }
@@ -37,7 +62,7 @@ export async function runScript(
   script: string,
   state: string,
 ): Promise<{ ok: boolean; output: string; error: string }> {
-  const { stdout } = await standIn(FRAME, state, `${encoded(script)}\n\n`);
+  const { stdout } = await standIn(FRAME, state, `${encoded(script)}\n\n`, firstLine(script));
   const line = stdout.split(/\r?\n/).find((l) => l.startsWith(FRAME));
   if (!line) throw new Error(`the stand-in answered no frame: ${stdout}`);
   return JSON.parse(Buffer.from(line.slice(FRAME.length), "base64").toString("utf8"));
