@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "child_process";
 import * as path from "path";
 import ensureSshd from "../lab/global-setup";
-import { builtOnce } from "./project";
+import { builtOnce, startRun } from "./project";
 
 /**
  * Makes sure sshd is there and builds the lab before any suite runs (seconds when the cache has it, the cold build otherwise), so a suite's own
@@ -19,6 +19,8 @@ export default function globalSetup(): void {
     timeout: 60 * 60_000,
   });
   if (r.status !== 0) throw new Error("`npm run lab -- build` failed: the e2e suite needs the lab's programs");
-  // The project built once for every suite's copy (project.ts BUILT_COPY); the workers inherit the environment.
+  // One folder for the run's project copies, and the project built once for every suite's copy (project.ts
+  // RUN_DIR, BUILT_COPY); the workers inherit the environment.
+  startRun();
   builtOnce();
 }

@@ -1,6 +1,6 @@
-import { removeBuiltOnce } from "./project";
+import { endRun } from "./project";
 
-/** Removes what global-setup.ts made for the run: the project copy built once (project.ts `builtOnce`). */
+/** Removes what global-setup.ts made for the run: its folder, with every project copy in it (project.ts `endRun`). */
 export default function globalTeardown(): void {
-  removeBuiltOnce();
+  endRun();
 }

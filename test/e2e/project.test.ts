@@ -2,7 +2,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { BUILD_STAMP, PROGRAM_SOURCES, sourceHash } from "../../lib/project";
-import { BUILT_COPY, removeBuiltOnce, withBuildOf } from "./project";
+import { BUILT_COPY, endRun, RUN_DIR, startRun, withBuildOf } from "./project";
 
 // The e2e run's project copy built once (project.ts BUILT_COPY), on folders made here: the suites' copies take its
 // bin/ only when it is a build of their own sources, and the run removes it at the end.
@@ -44,18 +44,21 @@ describe("test/e2e/project.ts, the copy built once", () => {
     expect(fs.existsSync(path.join(dir, "bin"))).toBe(false);
   });
 
-  it("removes the copy's temporary folder at the end of the run, and nothing but such a folder", () => {
-    const parent = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-project-"));
-    fs.mkdirSync(path.join(parent, "windows-estate"));
-    process.env[BUILT_COPY] = path.join(parent, "windows-estate");
-    removeBuiltOnce();
-    expect(fs.existsSync(parent)).toBe(false);
+  it("removes the run's folder with every copy in it at the end of the run, and nothing but such a folder", () => {
+    startRun();
+    const run = process.env[RUN_DIR] ?? "";
+    expect(path.dirname(run)).toBe(path.resolve(os.tmpdir()));
+    fs.mkdirSync(path.join(run, "e2e-project-abcdef", "windows-estate"), { recursive: true });
+    process.env[BUILT_COPY] = path.join(run, "e2e-project-abcdef", "windows-estate");
+    endRun();
+    expect(fs.existsSync(run)).toBe(false);
+    expect(process.env[RUN_DIR]).toBeUndefined();
     expect(process.env[BUILT_COPY]).toBeUndefined();
 
-    const elsewhere = path.join(tmp, "windows-estate");
+    const elsewhere = path.join(tmp, "e2e-run-abcdef");
     fs.mkdirSync(elsewhere);
-    process.env[BUILT_COPY] = elsewhere;
-    removeBuiltOnce();
+    process.env[RUN_DIR] = elsewhere;
+    endRun();
     expect(fs.existsSync(elsewhere)).toBe(true);
   });
 });

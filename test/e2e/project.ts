@@ -44,18 +44,25 @@ export function builtOnce(): void {
   process.env[BUILT_COPY] = projectCopy();
 }
 
-/** Removes the copy `builtOnce` made (global-teardown.ts): a run leaves no project copy of its own behind. */
-export function removeBuiltOnce(): void {
-  const dir = process.env[BUILT_COPY];
+/**
+ * The environment variable naming the folder every project copy of an e2e run is made in (global-setup.ts
+ * `startRun`; the workers inherit it), so that the run's end removes them all (`endRun`): 46 copies a run, each with
+ * its bin/ and stacks, were left in the temporary folder before.
+ */
+export const RUN_DIR = "WINDOWS_ESTATE_E2E_RUN_DIR";
+
+/** Makes the run's folder (global-setup.ts). */
+export function startRun(): void {
+  process.env[RUN_DIR] = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-run-"));
+}
+
+/** Removes the run's folder and every copy in it (global-teardown.ts): only a folder `startRun` could have made. */
+export function endRun(): void {
+  const dir = process.env[RUN_DIR];
+  delete process.env[RUN_DIR];
   delete process.env[BUILT_COPY];
-  // Its mkdtemp folder (copyOfProject), and only such a folder.
-  const parent = dir && path.dirname(dir);
-  if (
-    parent &&
-    path.dirname(parent) === path.resolve(os.tmpdir()) &&
-    /^e2e-project-[A-Za-z0-9]{6}$/.test(path.basename(parent))
-  )
-    fs.rmSync(parent, { recursive: true, force: true });
+  if (dir && path.dirname(dir) === path.resolve(os.tmpdir()) && /^e2e-run-[A-Za-z0-9]{6}$/.test(path.basename(dir)))
+    fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /**
@@ -85,7 +92,8 @@ function built(dir: string, build: { status: number | null; stdout: string; stde
 
 /** The tracked files in a folder of their own, node_modules beside (not built yet). */
 function copyOfProject(): string {
-  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "e2e-project-")), "windows-estate");
+  const parent = process.env[RUN_DIR] ?? os.tmpdir();
+  const dir = path.join(fs.mkdtempSync(path.join(parent, "e2e-project-")), "windows-estate");
   fs.mkdirSync(dir);
   const files = execFileSync("git", ["ls-files", "-z"], { cwd: PROJECT_DIR, encoding: "utf8" })
     .split("\0")
