@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from "child_process";
-import * as net from "net";
 import * as path from "path";
 import { ClusterTunnel } from "../../../providers/ssh/types";
 import { WindowsHost } from "../../../providers/windows-host";
 import { providerRigPerFile } from "../../helpers/provider-rig";
+import { unusedPort } from "../../helpers/lab-host";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
 import { RELAY_PORT, RELAY_SELECTOR } from "../../../facts/day2";
@@ -36,19 +36,10 @@ const relayPod = {
   status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
 };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 beforeAll(async () => {
   win = await labWindows("127.0.0.45", "win-tunnel");
   other = await startLabHost();
-  const relayPort = await freePort();
+  const relayPort = await unusedPort();
   const script = path.join(__dirname, "..", "..", "..", "components", "node-access", "relay-proxy.js");
   relay = spawn(process.execPath, [script], {
     env: { ...process.env, RELAY_PORT: String(relayPort) },

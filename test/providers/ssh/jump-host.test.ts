@@ -1,7 +1,7 @@
 import * as fs from "fs";
 import * as net from "net";
 import { withSession } from "../../../providers/ssh/session";
-import { attemptsUntilGivenUp } from "../../helpers/lab-host";
+import { attemptsUntilGivenUp, unusedPort } from "../../helpers/lab-host";
 import { SshConnection } from "../../../providers/ssh/types";
 import { Blackhole, blackhole } from "../../helpers/blackhole";
 import { LabHost, startLabHost } from "../../lab/sshd";
@@ -56,16 +56,6 @@ async function watch(port: number): Promise<Watched> {
   return w;
 }
 
-/** A port on 127.0.0.1 where nothing listens: a connection to it is refused at once. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 beforeAll(async () => {
   [jump, target, hole] = await Promise.all([startLabHost(), startLabHost(), blackhole()]);
   watched = await watch(jump.port);
@@ -104,7 +94,7 @@ test("through the jump host: the target's command runs and the jump connection i
 });
 
 test("a target the jump host cannot reach (refused): named, and no jump connection is left open", async () => {
-  const port = await closedPort();
+  const port = await unusedPort();
   const before = watched.opened;
   const attempts = await attemptsUntilGivenUp(
     conn({ host: "127.0.0.1", port }, { proxy: viaJump() }),
