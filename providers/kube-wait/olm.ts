@@ -157,8 +157,11 @@ export function wantsCatalogSource(sub: Fetched): boolean {
 
 function awaitsApproval(plan: Fetched): boolean {
   const approval = str(get(plan, "spec", "approval"));
-  const approved = get(plan, "spec", "approved") === true;
-  return (approval === "Manual" && !approved) || str(get(plan, "status", "phase")) === "RequiresApproval";
+  // Approved, the plan installs at the catalog operator's next sync, whatever its phase still says
+  // (catalog/operator.go transitionInstallPlanState: RequiresApproval with spec.approved → Installing). A refresh
+  // right after the approval must not take the old CSV for done (seen in olm.e2e's manual approval).
+  if (get(plan, "spec", "approved") === true) return false;
+  return approval === "Manual" || str(get(plan, "status", "phase")) === "RequiresApproval";
 }
 
 function approveCommand(ns: string, plan: string): string {

@@ -236,6 +236,23 @@ describe("what the wait did before and still does", () => {
       /InstallPlan openshift-windows-machine-config-operator\/install-9 \(upgrade to windows-machine-config-operator\.v11\.0\.0\) awaits manual approval: `oc patch installplan install-9/,
     );
   });
+  test("an upgrade approved a moment ago is in flight, though its plan still says RequiresApproval", () => {
+    // catalog/operator.go transitionInstallPlanState (OLM v0.41.0): RequiresApproval with spec.approved → Installing
+    // at the next sync, so until then the approved plan's phase is stale.
+    const approved = { ...plan("install-9", "Manual", "RequiresApproval") };
+    approved.spec = { ...approved.spec, approved: true };
+    const o = look(
+      sub(
+        { installedCSV: OLD, currentCSV: CSV, state: "UpgradePending", installPlanRef: { name: "install-9" } },
+        { installPlanApproval: "Manual" },
+      ),
+      { csv: csv(OLD, "Succeeded"), installPlan: approved },
+    );
+    expect(operatorVerdict(t, o)).toEqual({
+      state: "waiting",
+      reason: `OLM is replacing ${OLD} with ${CSV} (Subscription UpgradePending, InstallPlan install-9 RequiresApproval)`,
+    });
+  });
 });
 
 describe("done only when OLM is not replacing the installed CSV", () => {
