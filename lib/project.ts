@@ -36,13 +36,16 @@ export function projectRoot(from: string = __dirname): string {
   return dir;
 }
 
-/** A hash of the .ts files under `entries` (files or directories relative to `root`): paths and contents. */
+/**
+ * A hash of the .ts and .js files under `entries` (files or directories relative to `root`): paths and contents. The
+ * .js ones are code too: providers/host-loader.js (the providers' code version) and what the build copies into bin/.
+ */
 export function sourceHash(root: string, entries: readonly string[]): string {
   const files: string[] = [];
   const walk = (p: string) => {
     if (!fs.existsSync(p)) return;
     if (fs.statSync(p).isDirectory()) for (const e of fs.readdirSync(p)) walk(path.join(p, e));
-    else if (p.endsWith(".ts") && !p.endsWith(".d.ts")) files.push(p);
+    else if ((p.endsWith(".ts") && !p.endsWith(".d.ts")) || p.endsWith(".js")) files.push(p);
   };
   for (const e of entries) walk(path.join(root, e));
   const h = createHash("sha256");

@@ -1,84 +1,86 @@
 /**
  * The provider a dynamic resource hands to Pulumi: a few lines that, in the dynamic-provider host, load the real one
- * from this project (providers/registry.ts) and call it. Pulumi serializes a dynamic resource's provider into its
- * `__provider` input, once per provider object but sent and stored with every resource: the real providers serialize
- * to 15-80 KB each (their whole module graph), which for an estate of 200 BYOH hosts made tens of MB of gRPC traffic
- * per preview. This stand-in serializes to about 6 KB.
+ * from this project (providers/registry.ts, through providers/host-loader.js) and call it. Pulumi serializes a dynamic
+ * resource's provider into its `__provider` input, once per provider object but sent and stored with every resource,
+ * in its inputs and its outputs: the real providers serialize to 15-80 KB each (their whole module graph), which for
+ * an estate of 200 BYOH hosts made tens of MB of gRPC traffic per preview, and the engine rewrites the whole state
+ * after every step (pulumi pkg/backend/snapshot.go saveSnapshot), so a first `up` grew faster than linearly with it
+ * (docs/benchmarks.md, cost curve). This stand-in serializes to under 2 KB.
  *
  * It carries a version of the provider code (a hash of providers/, facts/ and lib/), so `__provider` still changes
  * whenever the code does: the providers' `diff` re-applies what they manage after an upgrade, as before.
  *
  * The host runs in the project directory (the engine starts plugins there; WINDOWS_ESTATE_ROOT overrides it) and loads
  * the providers from bin/ when `npm run build` compiled exactly the current sources, else the TypeScript sources with
- * ts-node, as Pulumi's language host does for the program (lib/project.ts).
+ * ts-node, as Pulumi's language host does for the program (lib/project.ts, providers/host-loader.js).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import * as fs from "fs";
 import * as path from "path";
-import { builtModule, isPackaged, projectRoot, PROVIDER_SOURCES, PROVIDER_STAMP, sourceHash } from "../lib/project";
+import { isPackaged, projectRoot, PROVIDER_SOURCES, PROVIDER_STAMP, sourceHash } from "../lib/project";
 import { PROVIDERS, ProviderMethod } from "./registry";
 
+/** What providers/host-loader.js exports (plain JavaScript, so its type is stated here). */
+interface HostLoader {
+  call(type: string, method: ProviderMethod, args: unknown[]): Promise<never>;
+}
+
 /**
- * Runs in the dynamic-provider host (serialized with the stand-in): finds the project, registers ts-node once, and
- * returns the provider for `type`, cached for the life of the host. Errors name what is missing and the fix. The
- * code is found from `WINDOWS_ESTATE_ROOT`, else the package the program's folder resolves (`windows-estate` in its
- * node_modules: a library user's program), else the project the folder is in (this program). Nothing of the path is
- * stored, so a state moves between checkouts and machines without a change. The code is compiled JavaScript when `npm run build` compiled exactly these sources or the package was installed from
- * its tarball (lib/project.ts builtModule), else the TypeScript sources through ts-node. (Comments inside travel with
- * every resource's `__provider`, so they stay out here.)
+ * The stand-in as Pulumi serializes it: the code version, the type and its methods, and `configure`, which the
+ * dynamic-provider host calls once, as soon as it has deserialized the provider and before any method (@pulumi/pulumi
+ * cmd/dynamic-provider/index.ts getProvider), and which gives the stand-in the methods the provider has (registry.ts
+ * lists them: the host calls only those). `create` configures first, for a host that did not. `configure` never
+ * fails: the host keeps a provider whose configure failed and then treats the methods it lacks as absent (a delete as
+ * done), so what can fail (the loader not found, or not loading) fails in each method instead.
+ *
+ * The methods are made in the host, and everything but finding the project is in the loader, because Pulumi serializes
+ * a closure with everything it reaches (@pulumi/pulumi runtime/closure/createClosure.ts: free variables by value, each
+ * function as its source text in a wrapper of about 170 characters): one function per method made here cost about 230
+ * characters each, and a reference to lib/project.ts serialized its functions and constants along (8 KB in all).
+ * Comments inside the functions travel too, so they stay out here.
  */
-function loadProvider(type: string): pulumi.dynamic.ResourceProvider {
-  const key = Symbol.for("windows-estate.providers");
-  const cache: Record<string, pulumi.dynamic.ResourceProvider> = Reflect.get(globalThis, key) ?? {};
-  Reflect.set(globalThis, key, cache);
-  const cached = cache[type];
-  if (cached) return cached;
-  const nodePath: typeof import("path") = require("path");
-  const nodeFs: typeof import("fs") = require("fs");
-  let start = process.env.WINDOWS_ESTATE_ROOT || process.cwd();
-  try {
-    if (!process.env.WINDOWS_ESTATE_ROOT)
-      start = nodePath.dirname(require.resolve("windows-estate/package.json", { paths: [start] }));
-  } catch {
-    /* none */
-  }
-  let root = "";
-  try {
-    root = projectRoot(start);
-  } catch {
-    /* reported below */
-  }
-  const built = root ? builtModule(root, "providers/registry") : undefined;
-  if (!root || (!built && !nodeFs.existsSync(nodePath.join(root, "providers", "registry.ts"))))
-    throw new Error(
-      `the windows-estate provider code was not found from ${start}: run pulumi from the project directory, or set WINDOWS_ESTATE_ROOT to it`,
-    );
-  if (!built && !require.extensions[".ts"]) {
-    // layers-allow: the ts-node package as the project root resolves it, not a module of ours.
-    const tsNode: typeof import("ts-node") = require(require.resolve("ts-node", { paths: [root] }));
-    tsNode.register({ transpileOnly: true, project: nodePath.join(root, "tsconfig.pulumi.json") });
-  }
-  // layers-allow: ./registry itself, compiled or not, found from the project root (the plugin runs from anywhere).
-  const registry: typeof import("./registry") = require(built ?? nodePath.join(root, "providers", "registry"));
-  const provider = registry.providerFor(type);
-  cache[type] = provider;
-  return provider;
+interface StandIn extends pulumi.dynamic.ResourceProvider {
+  codeVersion: string;
+  type: string;
+  methods: readonly ProviderMethod[];
+  configure(): Promise<void>;
 }
 
-/** A method the registry promised but the provider lacks is an error naming both. */
-function need<T>(f: T, type: string, m: string): NonNullable<T> {
-  if (!f) throw new Error(`the ${type} provider has no ${m}`);
-  return f;
+/** A stand-in's `create` until `configure` replaces it (StandIn). */
+async function create(this: StandIn, inputs: Record<string, unknown>) {
+  await this.configure();
+  return this.create(inputs);
 }
 
-/** Method `m` of the provider registered as `type`, called as loaded in the host. */
-function forward<M extends "diff" | "read" | "update" | "delete">(type: string, m: M) {
-  type Method = NonNullable<pulumi.dynamic.ResourceProvider[M]>;
-  return (...args: Parameters<Method>): ReturnType<Method> => {
-    const q = loadProvider(type);
-    const f: (...a: never[]) => unknown = need(q[m], type, m);
-    return Reflect.apply(f, q, args);
+/**
+ * Runs in the dynamic-provider host: finds the project and gives the stand-in the provider's methods, each calling
+ * providers/host-loader.js `call` (which loads the provider from bin/ when built, else through ts-node, once for the
+ * life of the host). The project is `WINDOWS_ESTATE_ROOT`, else the package the program's folder resolves
+ * (`windows-estate` in its node_modules: a library user's program), else the project the folder is in (this program):
+ * the nearest folder up with a package.json, as lib/project.ts `projectRoot` finds it, written out here (see StandIn).
+ * Nothing of the path is stored, so a state moves between checkouts and machines without a change.
+ */
+async function configure(this: StandIn) {
+  const path: typeof import("path") = require("path");
+  const fs: typeof import("fs") = require("fs");
+  const env = process.env.WINDOWS_ESTATE_ROOT;
+  let dir = env || process.cwd();
+  try {
+    if (!env) dir = path.dirname(require.resolve("windows-estate/package.json", { paths: [dir] }));
+  } catch {
+    // not installed there
+  }
+  const from = dir;
+  while (!fs.existsSync(path.join(dir, "package.json")) && dir !== path.dirname(dir)) dir = path.dirname(dir);
+  const file = path.join(dir, "providers", "host-loader.js");
+  const loader = (): HostLoader => {
+    if (!fs.existsSync(file))
+      throw new Error(
+        `the windows-estate provider code was not found from ${from}: run pulumi from the project directory, or set WINDOWS_ESTATE_ROOT to it`,
+      );
+    return require(file); // layers-allow: the loader
   };
+  for (const m of this.methods) Reflect.set(this, m, async (...args: unknown[]) => loader().call(this.type, m, args));
 }
 
 let version: string | undefined;
@@ -103,31 +105,7 @@ export function thinProvider(type: string): pulumi.dynamic.ResourceProvider {
   if (existing) return existing;
   const entry = Object.prototype.hasOwnProperty.call(PROVIDERS, type) ? PROVIDERS[type] : undefined;
   if (!entry) throw new Error(`providers/registry.ts has no provider named ${JSON.stringify(type)}`);
-  const has = (m: ProviderMethod) => entry.methods.includes(m);
-  const p: pulumi.dynamic.ResourceProvider & { codeVersion: string } = {
-    codeVersion: codeVersion(),
-    create: (inputs) => loadProvider(type).create(inputs),
-  };
-  if (has("check"))
-    p.check = async (olds, news) => {
-      const q = loadProvider(type);
-      const r = await need(q.check, type, "check").call(q, olds, news);
-      // The engine prints the value of a failure's property with the message, secrets in plaintext (pulumi
-      // pkg/resource/deploy/step_generator.go `issueCheckFailures`: `inputs[failure.Property]` formatted with %v, a
-      // Secret's element included); a connection holds keys and passwords. So no failure names a property: the
-      // reason names it instead. Found through the real CLI (test/e2e/plan.e2e.ts).
-      return {
-        ...r,
-        failures: (r.failures ?? []).map((f) => ({
-          property: "",
-          reason: f.property ? `${f.property}: ${f.reason}` : f.reason,
-        })),
-      };
-    };
-  if (has("diff")) p.diff = forward(type, "diff");
-  if (has("read")) p.read = forward(type, "read");
-  if (has("update")) p.update = forward(type, "update");
-  if (has("delete")) p.delete = forward(type, "delete");
+  const p: StandIn = { codeVersion: codeVersion(), type, methods: entry.methods, create, configure };
   made.set(type, p);
   return p;
 }

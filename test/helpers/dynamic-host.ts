@@ -47,7 +47,8 @@ export interface HostSession {
 
 /**
  * Starts a process that runs provider methods the way Pulumi's dynamic-provider host does, a separate plain `node`
- * process in the project directory: `require-from-string` on the serialized text, `.handler()`, then each batch of
+ * process in the project directory: `require-from-string` on the serialized text, `.handler()`, its `configure` when it
+ * has one (cmd/dynamic-provider/index.ts getProvider: once, before any method; an error fails every call), then each batch of
  * calls the test sends, in order (one provider instance for all of them, as the host caches it). Plain Node also loads
  * ESM-only packages the provider requires (such as @kubernetes/client-node), which jest's module system cannot.
  * Starting one costs seconds (tens of seconds on a loaded machine): a test that makes several calls with steps of its
@@ -61,8 +62,11 @@ export async function hostSession(providerText: string): Promise<HostSession> {
     const fs = require("fs");
     const requireFromString = require("require-from-string");
     const provider = requireFromString(fs.readFileSync(${JSON.stringify(textFile)}, "utf8")).handler();
+    const configured = provider.configure ? provider.configure({ config: {} }) : Promise.resolve();
     process.on("message", async (calls) => {
       const out = [];
+      try { await configured; }
+      catch (e) { process.send(calls.map(() => ({ ok: false, message: String(e && e.message || e) }))); return; }
       for (const c of calls) {
         try { out.push({ ok: true, value: await provider[c.method](...c.args) }); }
         catch (e) { out.push({ ok: false, message: String(e && e.message || e) }); }

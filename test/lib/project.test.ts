@@ -25,13 +25,17 @@ test("the project root is found from a source folder and from bin/ (which has no
   expect(() => projectRoot(os.tmpdir() === "/" ? "/" : path.parse(root).root)).toThrow(/no package.json above/);
 });
 
-test("the source hash follows .ts contents and paths, not other files", () => {
+test("the source hash follows .ts and .js contents and paths, not other files", () => {
   const before = sourceHash(root, PROGRAM_SOURCES);
   fs.writeFileSync(path.join(root, "providers", "notes.md"), "not code");
   fs.writeFileSync(path.join(root, "providers", "types.d.ts"), "declare const x: number;");
   expect(sourceHash(root, PROGRAM_SOURCES)).toBe(before);
   fs.writeFileSync(path.join(root, "providers", "ssh", "session.ts"), "export const a = 2;\n");
   expect(sourceHash(root, PROGRAM_SOURCES)).not.toBe(before);
+  const edited = sourceHash(root, PROGRAM_SOURCES);
+  fs.writeFileSync(path.join(root, "providers", "host-loader.js"), "module.exports = {};\n");
+  expect(sourceHash(root, PROGRAM_SOURCES)).not.toBe(edited);
+  fs.rmSync(path.join(root, "providers", "host-loader.js"));
   fs.renameSync(path.join(root, "providers", "ssh", "session.ts"), path.join(root, "providers", "ssh", "other.ts"));
   fs.writeFileSync(path.join(root, "providers", "ssh", "other.ts"), "export const a = 1;\n");
   expect(sourceHash(root, PROGRAM_SOURCES)).not.toBe(before);
