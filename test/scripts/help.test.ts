@@ -22,16 +22,24 @@ const withArguments = Object.entries(scripts)
 /** The `--name`s of the options object of every `parseArgs({ options: … })` call in a file. */
 function parseArgsOptions(file: string): string[] {
   const sf = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const optionNames = (o: ts.ObjectLiteralExpression) =>
+    o.properties.map((p) => `--${p.name?.getText(sf).replace(/^"|"$/g, "")}`);
   const names: string[] = [];
   const visit = (n: ts.Node) => {
-    if (ts.isCallExpression(n) && n.expression.getText(sf) === "parseArgs") {
+    const callee = ts.isCallExpression(n) ? n.expression.getText(sf) : "";
+    if (ts.isCallExpression(n) && callee === "parseArgs") {
       const arg = n.arguments[0];
       const options =
         arg && ts.isObjectLiteralExpression(arg)
           ? arg.properties.find((p) => p.name?.getText(sf) === "options")
           : undefined;
       if (options && ts.isPropertyAssignment(options) && ts.isObjectLiteralExpression(options.initializer))
-        for (const p of options.initializer.properties) names.push(`--${p.name?.getText(sf).replace(/^"|"$/g, "")}`);
+        names.push(...optionNames(options.initializer));
+    }
+    // scripts/options.ts scriptOptions(name, usage, argv, options, io) hands its options to parseArgs.
+    if (ts.isCallExpression(n) && callee === "scriptOptions") {
+      const options = n.arguments[3];
+      if (options && ts.isObjectLiteralExpression(options)) names.push(...optionNames(options));
     }
     ts.forEachChild(n, visit);
   };
