@@ -1,5 +1,4 @@
 import * as fs from "fs";
-import * as net from "net";
 import { SshConnection } from "../../providers/ssh/types";
 import { withSession } from "../../providers/ssh/session";
 import { launchLog } from "../lab/lab-windows";
@@ -57,14 +56,4 @@ export function launchesNamed(state: string, markers: Record<string, string>): s
   return launchLog(state).map((scripts) =>
     scripts.map((x) => named.find(([marker]) => x.includes(marker))?.[1] ?? "other"),
   );
-}
-
-/** A port on 127.0.0.1 where nothing listens now: a connection to it is refused at once, or a server may take it. */
-export function unusedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }

@@ -3,7 +3,7 @@ import * as path from "path";
 import { ClusterTunnel } from "../../../providers/ssh/types";
 import { WindowsHost } from "../../../providers/windows-host";
 import { providerRigPerFile } from "../../helpers/provider-rig";
-import { unusedPort } from "../../helpers/lab-host";
+import { freePort as unusedPort } from "../../../lab/processes";
 import { serializedProviderOf } from "../../helpers/dynamic-host";
 import { labWindows, LabWindows, scriptsRun } from "../../lab/lab-windows";
 import { RELAY_PORT, RELAY_SELECTOR } from "../../../facts/day2";

@@ -1,7 +1,8 @@
 import * as fs from "fs";
 import * as net from "net";
 import { withSession } from "../../../providers/ssh/session";
-import { attemptsUntilGivenUp, unusedPort } from "../../helpers/lab-host";
+import { attemptsUntilGivenUp } from "../../helpers/lab-host";
+import { freePort as unusedPort } from "../../../lab/processes";
 import { SshConnection } from "../../../providers/ssh/types";
 import { Blackhole, blackhole } from "../../helpers/blackhole";
 import { LabHost, startLabHost } from "../../lab/sshd";
