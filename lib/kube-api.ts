@@ -141,18 +141,15 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
     }
     const url = new URL(server + path);
     return new Promise((resolve, reject) => {
+      // A connection lost, before the answer or in the middle of its body, is the API unreachable (retried as such).
+      const lost = (e: Error, why: string) =>
+        reject(isUnreachable(e) ? e : unreachableError(`${method} ${path}: ${why}`));
       const req = (secure ? https : http).request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         // An answer that stops half-way (its socket timed out or closed): Node says only "aborted".
         res.on("error", (e) =>
-          reject(
-            isUnreachable(e)
-              ? e
-              : unreachableError(
-                  `${method} ${path}: the answer of the Kubernetes API at ${server} broke off (${res.statusCode}): ${e.message}`,
-                ),
-          ),
+          lost(e, `the answer of the Kubernetes API at ${server} broke off (${res.statusCode}): ${e.message}`),
         );
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
@@ -190,11 +187,7 @@ export function kubeClient(endpoint: KubeEndpoint): KubeClient {
                     `client-key-data to a certificate signed by the cluster's client CA`),
             ),
           );
-        reject(
-          isUnreachable(e)
-            ? e
-            : unreachableError(`${method} ${path}: cannot reach the Kubernetes API at ${server}: ${code ?? e.message}`),
-        );
+        lost(e, `cannot reach the Kubernetes API at ${server}: ${code ?? e.message}`);
       });
       req.end(payload);
     });
