@@ -31,6 +31,8 @@ export interface CurvePoint {
   bare_resources: number;
   /** The machine's load averages (1, 5, 15 min) when the point finished: the machine is shared. */
   load: [number, number, number];
+  /** The checkpoint's size after the operations (`pulumi stack export`, bench/state-size.ts), ours and bare. */
+  checkpoint_kb?: { ours: number; bare: number };
   ours: Record<Op, OpFigure>;
   bare: Record<Op, OpFigure>;
 }

@@ -17,8 +17,10 @@ import * as path from "path";
 import { labWindows, LabWindows, trustingOwnKey } from "../test/lab/lab-windows";
 import { startLab, stopLab } from "../test/e2e/lab";
 import { exampleConfig, projectCopy, Stack, writeWmcoKey } from "../test/e2e/project";
+import { newEd25519Key } from "../test/helpers/fixture-keys";
 import { CurvePoint, Op, OpFigure, OPS } from "./curve-report";
 import { sampleTree } from "./proc-memory";
+import { stateSize, stateSizeLines } from "./state-size";
 import { secs } from "./stats";
 import { bareProject, baseline, planOf, run } from "./startup";
 
@@ -134,14 +136,34 @@ const load = (): [number, number, number] => {
   return [a, b, c];
 };
 
+/** How the curve is run (bench/run.ts options). */
+export interface CurveOptions {
+  /** V8 CPU profiles of each operation's first run under this folder. */
+  cpuProfDir?: string;
+  /**
+   * The WMCO key the estate holds: an Ed25519 key by default, the kind the README, the examples and the program's
+   * messages suggest; `rsa` the RSA-3072 PEM the e2e suites use. Each host's state holds the key's ciphertext four
+   * times (WindowsHost and RetiredWmcoKeys, inputs and outputs), so the key's size weighs on every checkpoint write.
+   */
+  wmcoKey?: "ed25519" | "rsa";
+  /** Both programs with PULUMI_SKIP_CHECKPOINTS (pulumi pkg/backend/snapshot.go `unsafeServiceLoop`). */
+  skipCheckpoints?: boolean;
+}
+
 export async function curveFigures(
   sizes: number[],
   runs: number,
   log: (l: string) => void,
-  opts: { cpuProfDir?: string } = {},
+  opts: CurveOptions = {},
 ): Promise<CurvePoint[]> {
   const dir = projectCopy();
-  writeWmcoKey(dir);
+  if (opts.wmcoKey === "rsa") writeWmcoKey(dir);
+  else {
+    fs.mkdirSync(path.join(dir, ".dev"), { recursive: true });
+    fs.writeFileSync(path.join(dir, ".dev", "wmco-dev-key.pem"), newEd25519Key().priv, { mode: 0o600 });
+  }
+  // Only to measure what the engine's per-step checkpoint costs: PULUMI_SKIP_CHECKPOINTS gives up crash safety.
+  const engineEnv: NodeJS.ProcessEnv = opts.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
   const bareDir = bareProject();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "bench-curve-"));
   const points: CurvePoint[] = [];
@@ -160,9 +182,9 @@ export async function curveFigures(
               BENCH_CPU_PROF_DIR: path.join(opts.cpuProfDir, `${n}-${who}`),
             }
           : {};
-      const ours = new Stack(dir, name, lab);
+      const ours = new Stack(dir, name, lab, engineEnv);
       ours.init(estateConfig(dir, hosts));
-      const bare = new Stack(bareDir, name, lab);
+      const bare = new Stack(bareDir, name, lab, engineEnv);
       bare.init({});
       let files = { objects: "", dynamic: "" };
       let resources = 0;
@@ -179,15 +201,19 @@ export async function curveFigures(
         log,
         (stdout) => (bareResources = planOf(stdout).length),
       );
+      const bareState = stateSize(JSON.parse((await run(bare, ["stack", "export"], bareEnv)).stdout));
       // The same object names as ours: gone before ours creates them.
       await run(bare, ["destroy", "--yes", "--skip-preview"], bareEnv);
       const oursOps = await operations(ours, runs, profiled("ours"), log);
+      const oursState = stateSize(JSON.parse((await run(ours, ["stack", "export"])).stdout));
+      for (const l of [...stateSizeLines("ours", oursState), ...stateSizeLines("bare", bareState)]) log(l);
       points.push({
         hosts: n,
         machine_sets: Math.max(1, Math.floor(n / 10)),
         resources,
         bare_resources: bareResources,
         load: load(),
+        checkpoint_kb: { ours: Math.round(oursState.bytes / 1024), bare: Math.round(bareState.bytes / 1024) },
         ours: oursOps,
         bare: bareOps,
       });

@@ -49,6 +49,10 @@ Options:
   --out DIR          where --scale writes its plot and figures (default bench-results/, not tracked)
   --cpu-prof         with --scale: V8 CPU profiles of every Node process of the first run of each operation (the
                      language host, the dynamic-provider plugin) under --out/profiles/
+  --wmco-key KIND    with --scale: the estate's WMCO key, ed25519 (default, what the README suggests) or rsa
+                     (RSA-3072, as the e2e suites use; its ciphertext is stored four times per host)
+  --skip-checkpoints with --scale: both programs run with PULUMI_SKIP_CHECKPOINTS=true, to measure what the
+                     engine's checkpoint after every step costs (never for real stacks: it gives up crash safety)
   --json             progress on stderr, only the JSON line on stdout
   --verbose          also print the providers' own progress (stderr)
   -h, --help         this text
@@ -75,6 +79,8 @@ try {
       scale: { type: "string" },
       out: { type: "string", default: path.join(PROJECT_DIR, "bench-results") },
       "cpu-prof": { type: "boolean", default: false },
+      "wmco-key": { type: "string", default: "ed25519" },
+      "skip-checkpoints": { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -103,6 +109,9 @@ if (!Number.isInteger(MEMORY_HOSTS) || MEMORY_HOSTS < 0)
 const SCALE = (values.scale ?? "").split(",").filter(Boolean).map(Number);
 if (SCALE.some((n) => !Number.isInteger(n) || n < 1))
   usage(`--scale takes whole numbers of hosts separated by commas, not ${values.scale}`);
+if (!["ed25519", "rsa"].includes(values["wmco-key"]))
+  usage(`--wmco-key takes ed25519 or rsa, not ${JSON.stringify(values["wmco-key"])}`);
+const WMCO_KEY = values["wmco-key"] === "rsa" ? "rsa" : "ed25519";
 const log = (line: string) => (values.json ? process.stderr.write(line + "\n") : console.log(line));
 // The providers report progress on stderr (Pulumi shows it); here it would bury the figures.
 const reportError = console.error;
@@ -113,13 +122,15 @@ async function curve(): Promise<void> {
   execFileSync("bash", [path.join(PROJECT_DIR, "test", "lab", "ensure-sshd.sh")], { stdio: "ignore" });
   const out = values.out;
   const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  log(`machine: ${machine}; cost curve at ${SCALE.join(", ")} hosts, ${RUNS} run(s)`);
-  const points = await curveFigures(
-    SCALE,
-    RUNS,
-    log,
-    values["cpu-prof"] ? { cpuProfDir: path.join(out, "profiles") } : {},
+  const skipCheckpoints = values["skip-checkpoints"];
+  log(
+    `machine: ${machine}; cost curve at ${SCALE.join(", ")} hosts, ${RUNS} run(s), WMCO key ${WMCO_KEY}${skipCheckpoints ? ", PULUMI_SKIP_CHECKPOINTS" : ""}`,
   );
+  const points = await curveFigures(SCALE, RUNS, log, {
+    wmcoKey: WMCO_KEY,
+    skipCheckpoints,
+    ...(values["cpu-prof"] ? { cpuProfDir: path.join(out, "profiles") } : {}),
+  });
   fs.mkdirSync(out, { recursive: true });
   const svg = path.join(out, "curve.svg");
   fs.writeFileSync(svg, curveSvg(points, `${new Date().toISOString().slice(0, 10)}, ${machine}, ${RUNS} run(s)`));
