@@ -3,6 +3,7 @@
  * its time in: self time per function, summed over the profile's nodes, largest first, and self time per package
  * (the path under node_modules, or the project), so the cost curve can say which code grows with N.
  */
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -64,6 +65,38 @@ export function summariseProfiles(dir: string): string[] {
           .join(", ")}`,
       );
       for (const [k, ms] of topFunctions(p, 8)) out.push(`  ${Math.round(ms)} ms ${k}`);
+    }
+  return out;
+}
+
+/**
+ * The CLI's Go CPU profiles (`pulumi --profiling`, files `cli-<op>.<pid>.cpu`) as `go tool pprof -top` prints them,
+ * its first `top` functions by flat time; nothing when Go is not installed (the profiles stay for a later look).
+ */
+export function summariseCliProfiles(dir: string, top = 12): string[] {
+  if (!fs.existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const sub of fs.readdirSync(dir).sort())
+    for (const f of fs.readdirSync(path.join(dir, sub)).filter((x) => x.endsWith(".cpu"))) {
+      const file = path.join(dir, sub, f);
+      try {
+        const text = execFileSync("go", ["tool", "pprof", "-top", `-nodecount=${top}`, file], {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "ignore"],
+          timeout: 120_000,
+        });
+        out.push(
+          `${sub}/${f}:`,
+          ...text
+            .split("\n")
+            .filter((l) => /^\s*[\d.]+m?s\s/.test(l) || l.startsWith("Showing"))
+            .map((l) => `  ${l.trim()}`),
+        );
+      } catch {
+        out.push(
+          `${sub}/${f}: not summarised (\`go tool pprof\` did not run); read it with go tool pprof -top ${file}`,
+        );
+      }
     }
   return out;
 }

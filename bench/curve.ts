@@ -115,7 +115,16 @@ async function operations(
   for (const op of OPS) {
     const figures: OpFigure[] = [];
     for (let r = 0; r < (op === "up" ? 1 : runs); r++) {
-      const m = await measured(stack, COMMANDS[op], env(r));
+      const e = env(r);
+      // The CLI's own Go CPU profile beside the Node ones (pulumi's global --profiling flag: sdk/go/common/util/cmdutil
+      // profile.go InitProfiling writes <prefix>.<pid>.cpu), read by bench/cpu-profile.ts summariseCliProfiles.
+      const dir = e.BENCH_CPU_PROF_DIR;
+      if (dir) fs.mkdirSync(dir, { recursive: true });
+      const m = await measured(
+        stack,
+        dir ? [...COMMANDS[op], "--profiling", path.join(dir, `cli-${op}`)] : COMMANDS[op],
+        e,
+      );
       if (op === "preview" && r === 0) onPreview(m.stdout);
       figures.push(m.figure);
     }

@@ -20,7 +20,7 @@ import { PROJECT_DIR } from "../test/e2e/lab";
 import { ensureAnsible } from "./ansible";
 import { startHosts, stopHosts } from "./hosts";
 import { curveFigures } from "./curve";
-import { summariseProfiles } from "./cpu-profile";
+import { summariseCliProfiles, summariseProfiles } from "./cpu-profile";
 import { curveSvg, curveTable, marginalTable } from "./curve-report";
 import { byohFigures, vanillaFigures } from "./node-ops";
 import { rolloutFigures, WINDOWS_BOOT } from "./rollout";
@@ -48,7 +48,7 @@ Options:
                      resources, per N; prints the table and writes curve.svg and curve.json to --out
   --out DIR          where --scale writes its plot and figures (default bench-results/, not tracked)
   --cpu-prof         with --scale: V8 CPU profiles of every Node process of the first run of each operation (the
-                     language host, the dynamic-provider plugin) under --out/profiles/
+                     language host, the dynamic-provider plugin) and the CLI's Go profile under --out/profiles/
   --wmco-key KIND    with --scale: the estate's WMCO key, ed25519 (default, what the README suggests) or rsa
                      (RSA-3072, as the e2e suites use; its ciphertext is stored four times per host)
   --skip-checkpoints with --scale: both programs run with PULUMI_SKIP_CHECKPOINTS=true, to measure what the
@@ -138,7 +138,12 @@ async function curve(): Promise<void> {
   log(curveTable(points));
   if (points.length > 1) log(marginalTable(points));
   log(`plot: ${svg}`);
-  if (values["cpu-prof"]) for (const line of summariseProfiles(path.join(out, "profiles"))) log(line);
+  if (values["cpu-prof"])
+    for (const line of [
+      ...summariseProfiles(path.join(out, "profiles")),
+      ...summariseCliProfiles(path.join(out, "profiles")),
+    ])
+      log(line);
   console.log(JSON.stringify({ scale: points }));
 }
 

@@ -1,7 +1,14 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { CpuProfile, packageOf, summariseProfiles, topFunctions, topPackages } from "../../bench/cpu-profile";
+import {
+  CpuProfile,
+  packageOf,
+  summariseCliProfiles,
+  summariseProfiles,
+  topFunctions,
+  topPackages,
+} from "../../bench/cpu-profile";
 
 const frame = (id: number, functionName: string, url: string, lineNumber = 0) => ({
   id,
@@ -48,5 +55,17 @@ describe("CPU profile summaries", () => {
     expect(lines[1]).toBe("  by package: (V8: GC, idle, native) 10, @pulumi/pulumi 6, (project) 1");
     expect(lines).toHaveLength(2 + 3);
     expect(summariseProfiles(path.join(dir, "none"))).toEqual([]);
+  });
+
+  it("names a CLI profile it could not read and how to read it, rather than failing the benchmark", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cli-prof-"));
+    fs.mkdirSync(path.join(dir, "20-ours"));
+    const file = path.join(dir, "20-ours", "cli-up.42.cpu");
+    // Not a pprof profile: `go tool pprof` refuses it where Go is installed, and without Go nothing reads it.
+    fs.writeFileSync(file, "not a profile");
+    expect(summariseCliProfiles(dir)).toEqual([
+      `20-ours/cli-up.42.cpu: not summarised (\`go tool pprof\` did not run); read it with go tool pprof -top ${file}`,
+    ]);
+    expect(summariseCliProfiles(path.join(dir, "none"))).toEqual([]);
   });
 });
