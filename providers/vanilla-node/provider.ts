@@ -149,6 +149,19 @@ function slotHolder(stack: string | undefined, node: string): string {
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
 
+/** The API for drain, Ready, identity and removal; undefined without a kubeconfig (those steps are skipped). */
+async function apiOf(i: Pick<VanillaNodeInputs, "kubeconfig" | "context">): Promise<KubeApi | undefined> {
+  return i.kubeconfig === undefined ? undefined : connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+}
+
+/** Deletes the Node; false when it was already gone. */
+async function deleteNode(api: KubeApi, name: string): Promise<boolean> {
+  const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
+  if (r.status >= 300 && r.status !== 404)
+    throw new Error(`node ${name}: deleting its Node failed: the API answered ${r.status}`);
+  return r.status !== 404;
+}
+
 async function probe(ps: PowerShell, i: VanillaNodeInputs, what = "the probe"): Promise<NodeProbe> {
   return parseNodeProbe(
     await ps.run(
@@ -237,10 +250,7 @@ async function converge(
   last?: VanillaNodeOutputs,
 ): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
-  const api =
-    i.kubeconfig !== undefined
-      ? await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000)
-      : undefined;
+  const api = await apiOf(i);
   const phase1 = await withSession(i.connection, recordedHostKey, (s) =>
     withPowerShell(s, target, async (ps) => {
       const p = await probe(ps, i);
@@ -590,10 +600,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     if (props.forceRemove) return;
     const name = props.nodeName;
     const target = describeTarget(props.connection);
-    const api =
-      props.kubeconfig !== undefined
-        ? await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000)
-        : undefined;
+    const api = await apiOf(props);
     // The host first: one that does not answer stops the removal before its Node is cordoned or drained.
     await withSession(props.connection, props.hostKey, (s) =>
       withPowerShell(s, target, async (ps) => {
@@ -613,11 +620,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
         `${e.message}; nothing was changed. If this host will never answer again, keep (or put back) its entry in windows-estate:nodes with forceRemove: true and run up: its Node is deleted through the API alone. Then delete the entry`,
       );
     });
-    if (api && name) {
-      const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
-      if (r.status >= 300 && r.status !== 404)
-        throw new Error(`deleting Node ${name} failed: the API answered ${r.status}`);
-    }
+    if (api && name) await deleteNode(api, name);
   },
 };
 
@@ -636,13 +639,11 @@ export const LEFT_ON_HOST =
  */
 async function removeWithoutHost(i: VanillaNodeInputs, last?: VanillaNodeOutputs): Promise<VanillaNodeOutputs> {
   const name = i.nodeName ?? last?.nodeName ?? "";
-  if (i.kubeconfig !== undefined && name) {
-    const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
-    const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
-    if (r.status >= 300 && r.status !== 404)
-      throw new Error(`node ${name}: deleting its Node failed: the API answered ${r.status}`);
+  const api = name ? await apiOf(i) : undefined;
+  if (api) {
+    const deleted = await deleteNode(api, name);
     progress(
-      `node ${name}: ${r.status === 404 ? "no Node to delete" : "Node deleted"} without its host (forceRemove); left on ${describeTarget(i.connection)}: ${LEFT_ON_HOST}`,
+      `node ${name}: ${deleted ? "Node deleted" : "no Node to delete"} without its host (forceRemove); left on ${describeTarget(i.connection)}: ${LEFT_ON_HOST}`,
     );
   } else if (!name)
     progress(
