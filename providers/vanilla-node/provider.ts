@@ -299,29 +299,12 @@ async function converge(
   return finish(i, first, api, done);
 }
 
-/** What the steps leave for the API side: the check after them, and what an upgrade must wait for. */
-interface StepsDone {
-  after: NodeProbe;
-  serial: string;
-  upgrading: boolean;
-  heartbeat: string;
-  replaced: string[];
-  /** The upgrade slot held while the node is out of service; released once it is Ready and uncordoned. */
-  slot?: HeldSlot;
-  /** The day-2 lock, shared by this stack's upgrading nodes: released by the last of them to finish. */
-  lock?: LockShare;
-  /** The node was cordoned before the upgrade began: it is not uncordoned after. */
-  keepCordoned: boolean;
-}
-
-/** Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check. */
-async function theRest(
-  i: VanillaNodeInputs,
-  first: FirstLook,
-  api: KubeApi | undefined,
-  ps: PowerShell,
-  s: Session,
-): Promise<StepsDone> {
+/**
+ * Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check.
+ * What it returns is what the steps leave for the API side (`finish`): the check after them, and what an upgrade must
+ * wait for.
+ */
+async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | undefined, ps: PowerShell, s: Session) {
   const target = describeTarget(i.connection);
   const style = i.connection.pathStyle ?? "windows";
   const nodeName = registeredName(i, first);
@@ -356,6 +339,8 @@ async function theRest(
       ? annotations[KEEP_CORDONED_ANNOTATION] === "true"
       : get(node, "spec", "unschedulable") === true;
   let heartbeat = "";
+  // The upgrade slot held while the node is out of service, released once it is Ready and uncordoned; the day-2 lock,
+  // shared by this stack's upgrading nodes, released by the last of them to finish.
   let slot: HeldSlot | undefined;
   let lock: LockShare | undefined;
   if (upgrading && api) {
@@ -458,7 +443,7 @@ async function finish(
   i: VanillaNodeInputs,
   first: FirstLook,
   api: KubeApi | undefined,
-  done: StepsDone,
+  done: Awaited<ReturnType<typeof theRest>>,
 ): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
   const nodeName = registeredName(i, first);

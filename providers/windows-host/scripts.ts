@@ -386,9 +386,7 @@ export function retireKeysScript(keep: string, retire: readonly string[]): strin
   return [
     "$ErrorActionPreference = 'Stop'",
     `$key = ${psQuote(keep)}`,
-    "$retire = @(",
-    ...retire.map((k, i) => `  ${psQuote(k)}${i < retire.length - 1 ? "," : ""}`),
-    ")",
+    `$retire = ${psList(retire)}`,
     "$keyFile = Join-Path $env:ProgramData 'ssh\\administrators_authorized_keys'",
     "$lines = @(Get-Content -LiteralPath $keyFile)",
     "$kept = @($lines | Where-Object { $retire -notcontains $_.Trim() })",
