@@ -163,15 +163,8 @@ async function deleteNode(api: KubeApi, name: string): Promise<boolean> {
 }
 
 async function probe(ps: PowerShell, i: VanillaNodeInputs, what = "the probe"): Promise<NodeProbe> {
-  return parseNodeProbe(
-    await ps.run(
-      what,
-      probeScript(
-        i.downloads.map((d) => d.name),
-        i.vxlanPort,
-      ),
-    ),
-  );
+  const names = i.downloads.map((d) => d.name);
+  return parseNodeProbe(await ps.run(what, probeScript(names, i.vxlanPort)));
 }
 
 function parentOf(p: string, style: "windows" | "posix"): string {
@@ -347,35 +340,28 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
     const u = i.upgrade ?? { maxUnavailable: 1, waitMinutes: 60 };
     // The day-2 lock first (no other stack's reboot, patching or rollout meanwhile; this stack's nodes share it, and
     // it stays held while any of them is still waiting for a slot), then one of the slots.
-    if (i.lockStack)
-      lock = await joinDay2Lock(
-        api,
-        { stack: i.lockStack, job: "vanilla upgrade" },
-        {
-          pollMs: (i.pollSeconds ?? 5) * 1000,
-          timeoutMs: u.waitMinutes * 60_000,
-          progress: (line) => progress(`node ${nodeName}: ${line}`),
-        },
-      );
+    const wait = {
+      pollMs: (i.pollSeconds ?? 5) * 1000,
+      timeoutMs: u.waitMinutes * 60_000,
+      progress: (line: string) => progress(`node ${nodeName}: ${line}`),
+    };
+    if (i.lockStack) lock = await joinDay2Lock(api, { stack: i.lockStack, job: "vanilla upgrade" }, wait);
     slot = await acquireLease(api, {
       namespace: "kube-system",
       names: Array.from({ length: u.maxUnavailable }, (_, k) => `${UPGRADE_SLOT_PREFIX}-${k}`),
       what: "an upgrade slot",
       holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
-      pollMs: (i.pollSeconds ?? 5) * 1000,
-      timeoutMs: u.waitMinutes * 60_000,
-      progress: (line) => progress(`node ${nodeName}: ${line}`),
+      ...wait,
     });
     progress(`node ${nodeName}: upgrading (${steps.join(", ")}) in slot ${slot.name}; cordon and drain`);
-    const target = upgradeTarget(i.downloads);
     await patchNode(
       api,
       nodeName,
       {
         metadata: {
           annotations: {
-            [UPGRADING_TO_ANNOTATION]: begun ?? target,
+            [UPGRADING_TO_ANNOTATION]: begun ?? upgradeTarget(i.downloads),
             [KEEP_CORDONED_ANNOTATION]: keepCordoned ? "true" : null,
           },
         },
