@@ -151,7 +151,7 @@ const progress = (line: string) => console.error(`vanilla node: ${line}`);
 
 /** The API for drain, Ready, identity and removal; undefined without a kubeconfig (those steps are skipped). */
 async function apiOf(i: Pick<VanillaNodeInputs, "kubeconfig" | "context">): Promise<KubeApi | undefined> {
-  return i.kubeconfig === undefined ? undefined : connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  return i.kubeconfig === undefined ? undefined : connectKube(i, 30_000);
 }
 
 /** Deletes the Node; false when it was already gone. */
@@ -548,7 +548,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       ];
       // The Node's labels, taints and providerID, when the API can be asked.
       if (props.identity && props.kubeconfig !== undefined && p.joined) {
-        const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);
+        const api = await connectKube(props, 30_000);
         const node = await api.get(`/api/v1/nodes/${encodeURIComponent(props.nodeName)}`);
         const want = { ...props.identity, ...(props.providerId ? { providerId: props.providerId } : {}) };
         const d = node ? identityPatch(node, want) : { conflict: "the Node object is gone" };
