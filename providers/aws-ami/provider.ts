@@ -12,11 +12,8 @@ export interface AmiQuery {
   refresh?: string;
 }
 
-export interface PinnedAmiOutputs extends AmiQuery {
-  imageId: string;
-  imageName: string;
-  creationDate: string;
-}
+/** The query and the image it pinned (`imageId`, `imageName`, `creationDate`). */
+export type PinnedAmiOutputs = AmiQuery & Awaited<ReturnType<typeof newestImage>>;
 
 const sameQuery = (a: AmiQuery, b: AmiQuery) =>
   a.region === b.region &&
@@ -29,7 +26,7 @@ const sameQuery = (a: AmiQuery, b: AmiQuery) =>
  * endpoint settings (`AWS_ENDPOINT_URL_EC2`). Required here, at call time: this code runs in the dynamic-provider
  * host after being serialized.
  */
-async function newestImage(q: AmiQuery): Promise<{ imageId: string; imageName: string; creationDate: string }> {
+async function newestImage(q: AmiQuery) {
   const ec2: typeof import("@aws-sdk/client-ec2") = require("@aws-sdk/client-ec2");
   const client = new ec2.EC2Client({
     region: q.region,

@@ -31,10 +31,8 @@ export interface NodeFilesOutputs extends NodeFilesInputs {
 const sha256 = (text: string) => createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex");
 
 export function declaredChecksums(files: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(files)
-      .map(([rel, text]) => [rel.replace(/\\/g, "/"), sha256(text)] as const)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  return sortKeys(
+    Object.fromEntries(Object.entries(files).map(([rel, text]) => [rel.replace(/\\/g, "/"), sha256(text)])),
   );
 }
 
@@ -196,15 +194,10 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
     await withSession(
       props.connection,
       props.hostKey,
-      async (s) => {
-        const r = await s.exec(
-          s.style === "windows"
-            ? powershellCommand(removeDirScript(props.directory, s.style))
-            : removeDirScript(props.directory, s.style),
-        );
-        if (r.code !== 0)
-          throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed (exit ${r.code})`);
-      },
+      (s) =>
+        run(s, removeDirScript(props.directory, s.style)).catch((e: Error) => {
+          throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed: ${e.message}`);
+        }),
       { retriesOnRelayLoss: 2 },
     );
   },

@@ -62,7 +62,7 @@ export function needsRotation(expiration: string, ttlHours: number, now = Date.n
 }
 
 async function createToken(i: BootstrapTokenInputs): Promise<BootstrapTokenOutputs> {
-  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const api = await connectKube(i, 30_000);
   const id = random(6);
   const secret = random(16);
   const expiration = new Date(Date.now() + i.ttlHours * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
@@ -76,7 +76,7 @@ async function createToken(i: BootstrapTokenInputs): Promise<BootstrapTokenOutpu
 }
 
 async function deleteToken(o: BootstrapTokenOutputs): Promise<void> {
-  const api = await connectKube({ kubeconfig: o.kubeconfig, context: o.context }, 30_000);
+  const api = await connectKube(o, 30_000);
   const r = await api.request("DELETE", `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${o.tokenId}`);
   if (r.status >= 300 && r.status !== 404)
     throw new Error(`deleting kube-system/bootstrap-token-${o.tokenId} failed: the API answered ${r.status}`);
@@ -95,7 +95,7 @@ export const bootstrapTokenProvider: pulumi.dynamic.ResourceProvider = {
   },
   async read(id: string, props?: BootstrapTokenOutputs) {
     if (!props) return { id, props: {} };
-    const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);
+    const api = await connectKube(props, 30_000);
     const found = await api.get(`/api/v1/namespaces/kube-system/secrets/bootstrap-token-${props.tokenId}`);
     // Gone (the token cleaner removes expired tokens): an expiration in the past makes the next up replace it.
     return { id, props: found ? props : { ...props, expiration: "1970-01-01T00:00:00Z" } };

@@ -149,16 +149,22 @@ function slotHolder(stack: string | undefined, node: string): string {
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
 
+/** The API for drain, Ready, identity and removal; undefined without a kubeconfig (those steps are skipped). */
+async function apiOf(i: Pick<VanillaNodeInputs, "kubeconfig" | "context">): Promise<KubeApi | undefined> {
+  return i.kubeconfig === undefined ? undefined : connectKube(i, 30_000);
+}
+
+/** Deletes the Node; false when it was already gone. */
+async function deleteNode(api: KubeApi, name: string): Promise<boolean> {
+  const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
+  if (r.status >= 300 && r.status !== 404)
+    throw new Error(`node ${name}: deleting its Node failed: the API answered ${r.status}`);
+  return r.status !== 404;
+}
+
 async function probe(ps: PowerShell, i: VanillaNodeInputs, what = "the probe"): Promise<NodeProbe> {
-  return parseNodeProbe(
-    await ps.run(
-      what,
-      probeScript(
-        i.downloads.map((d) => d.name),
-        i.vxlanPort,
-      ),
-    ),
-  );
+  const names = i.downloads.map((d) => d.name);
+  return parseNodeProbe(await ps.run(what, probeScript(names, i.vxlanPort)));
 }
 
 function parentOf(p: string, style: "windows" | "posix"): string {
@@ -237,10 +243,7 @@ async function converge(
   last?: VanillaNodeOutputs,
 ): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
-  const api =
-    i.kubeconfig !== undefined
-      ? await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000)
-      : undefined;
+  const api = await apiOf(i);
   const phase1 = await withSession(i.connection, recordedHostKey, (s) =>
     withPowerShell(s, target, async (ps) => {
       const p = await probe(ps, i);
@@ -289,29 +292,12 @@ async function converge(
   return finish(i, first, api, done);
 }
 
-/** What the steps leave for the API side: the check after them, and what an upgrade must wait for. */
-interface StepsDone {
-  after: NodeProbe;
-  serial: string;
-  upgrading: boolean;
-  heartbeat: string;
-  replaced: string[];
-  /** The upgrade slot held while the node is out of service; released once it is Ready and uncordoned. */
-  slot?: HeldSlot;
-  /** The day-2 lock, shared by this stack's upgrading nodes: released by the last of them to finish. */
-  lock?: LockShare;
-  /** The node was cordoned before the upgrade began: it is not uncordoned after. */
-  keepCordoned: boolean;
-}
-
-/** Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check. */
-async function theRest(
-  i: VanillaNodeInputs,
-  first: FirstLook,
-  api: KubeApi | undefined,
-  ps: PowerShell,
-  s: Session,
-): Promise<StepsDone> {
+/**
+ * Everything after the Containers feature, in the open PowerShell process: drain when upgrading, the steps, the check.
+ * What it returns is what the steps leave for the API side (`finish`): the check after them, and what an upgrade must
+ * wait for.
+ */
+async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | undefined, ps: PowerShell, s: Session) {
   const target = describeTarget(i.connection);
   const style = i.connection.pathStyle ?? "windows";
   const nodeName = registeredName(i, first);
@@ -346,41 +332,36 @@ async function theRest(
       ? annotations[KEEP_CORDONED_ANNOTATION] === "true"
       : get(node, "spec", "unschedulable") === true;
   let heartbeat = "";
+  // The upgrade slot held while the node is out of service, released once it is Ready and uncordoned; the day-2 lock,
+  // shared by this stack's upgrading nodes, released by the last of them to finish.
   let slot: HeldSlot | undefined;
   let lock: LockShare | undefined;
   if (upgrading && api) {
     const u = i.upgrade ?? { maxUnavailable: 1, waitMinutes: 60 };
     // The day-2 lock first (no other stack's reboot, patching or rollout meanwhile; this stack's nodes share it, and
     // it stays held while any of them is still waiting for a slot), then one of the slots.
-    if (i.lockStack)
-      lock = await joinDay2Lock(
-        api,
-        { stack: i.lockStack, job: "vanilla upgrade" },
-        {
-          pollMs: (i.pollSeconds ?? 5) * 1000,
-          timeoutMs: u.waitMinutes * 60_000,
-          progress: (line) => progress(`node ${nodeName}: ${line}`),
-        },
-      );
+    const wait = {
+      pollMs: (i.pollSeconds ?? 5) * 1000,
+      timeoutMs: u.waitMinutes * 60_000,
+      progress: (line: string) => progress(`node ${nodeName}: ${line}`),
+    };
+    if (i.lockStack) lock = await joinDay2Lock(api, { stack: i.lockStack, job: "vanilla upgrade" }, wait);
     slot = await acquireLease(api, {
       namespace: "kube-system",
       names: Array.from({ length: u.maxUnavailable }, (_, k) => `${UPGRADE_SLOT_PREFIX}-${k}`),
       what: "an upgrade slot",
       holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
-      pollMs: (i.pollSeconds ?? 5) * 1000,
-      timeoutMs: u.waitMinutes * 60_000,
-      progress: (line) => progress(`node ${nodeName}: ${line}`),
+      ...wait,
     });
     progress(`node ${nodeName}: upgrading (${steps.join(", ")}) in slot ${slot.name}; cordon and drain`);
-    const target = upgradeTarget(i.downloads);
     await patchNode(
       api,
       nodeName,
       {
         metadata: {
           annotations: {
-            [UPGRADING_TO_ANNOTATION]: begun ?? target,
+            [UPGRADING_TO_ANNOTATION]: begun ?? upgradeTarget(i.downloads),
             [KEEP_CORDONED_ANNOTATION]: keepCordoned ? "true" : null,
           },
         },
@@ -448,7 +429,7 @@ async function finish(
   i: VanillaNodeInputs,
   first: FirstLook,
   api: KubeApi | undefined,
-  done: StepsDone,
+  done: Awaited<ReturnType<typeof theRest>>,
 ): Promise<VanillaNodeOutputs> {
   const target = describeTarget(i.connection);
   const nodeName = registeredName(i, first);
@@ -567,7 +548,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
       ];
       // The Node's labels, taints and providerID, when the API can be asked.
       if (props.identity && props.kubeconfig !== undefined && p.joined) {
-        const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);
+        const api = await connectKube(props, 30_000);
         const node = await api.get(`/api/v1/nodes/${encodeURIComponent(props.nodeName)}`);
         const want = { ...props.identity, ...(props.providerId ? { providerId: props.providerId } : {}) };
         const d = node ? identityPatch(node, want) : { conflict: "the Node object is gone" };
@@ -590,10 +571,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
     if (props.forceRemove) return;
     const name = props.nodeName;
     const target = describeTarget(props.connection);
-    const api =
-      props.kubeconfig !== undefined
-        ? await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000)
-        : undefined;
+    const api = await apiOf(props);
     // The host first: one that does not answer stops the removal before its Node is cordoned or drained.
     await withSession(props.connection, props.hostKey, (s) =>
       withPowerShell(s, target, async (ps) => {
@@ -613,11 +591,7 @@ export const vanillaNodeProvider: pulumi.dynamic.ResourceProvider = {
         `${e.message}; nothing was changed. If this host will never answer again, keep (or put back) its entry in windows-estate:nodes with forceRemove: true and run up: its Node is deleted through the API alone. Then delete the entry`,
       );
     });
-    if (api && name) {
-      const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
-      if (r.status >= 300 && r.status !== 404)
-        throw new Error(`deleting Node ${name} failed: the API answered ${r.status}`);
-    }
+    if (api && name) await deleteNode(api, name);
   },
 };
 
@@ -636,13 +610,11 @@ export const LEFT_ON_HOST =
  */
 async function removeWithoutHost(i: VanillaNodeInputs, last?: VanillaNodeOutputs): Promise<VanillaNodeOutputs> {
   const name = i.nodeName ?? last?.nodeName ?? "";
-  if (i.kubeconfig !== undefined && name) {
-    const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
-    const r = await api.request("DELETE", `/api/v1/nodes/${encodeURIComponent(name)}`);
-    if (r.status >= 300 && r.status !== 404)
-      throw new Error(`node ${name}: deleting its Node failed: the API answered ${r.status}`);
+  const api = name ? await apiOf(i) : undefined;
+  if (api) {
+    const deleted = await deleteNode(api, name);
     progress(
-      `node ${name}: ${r.status === 404 ? "no Node to delete" : "Node deleted"} without its host (forceRemove); left on ${describeTarget(i.connection)}: ${LEFT_ON_HOST}`,
+      `node ${name}: ${deleted ? "Node deleted" : "no Node to delete"} without its host (forceRemove); left on ${describeTarget(i.connection)}: ${LEFT_ON_HOST}`,
     );
   } else if (!name)
     progress(

@@ -368,11 +368,6 @@ export function startServicesScript(names: readonly string[]): string {
 }
 
 /**
- * Leaves the cluster cleanly on the host (vanilla-windows-facts §7): `kubeadm reset`, the kubelet service removed, CNI
- * config, flannel's state and kube-proxy's source-VIP reservation and cache deleted (a stale VIP breaks Services after
- * a re-join). containerd stays (it may serve other things). Succeeds when already clean.
- */
-/**
  * `kubeadm upgrade node` after a Kubernetes version change, with the new kubeadm.exe in place and before the kubelet
  * starts again: on a worker it rewrites the kubelet's config.yaml from the cluster's kubelet-config ConfigMap, with
  * kubelet.conf as its credentials (cmd/kubeadm/app/cmd/upgrade/node.go; the steps of Kubernetes' "Upgrading Windows
@@ -387,6 +382,11 @@ export function kubeadmUpgradeScript(): string {
   ].join("\n");
 }
 
+/**
+ * Leaves the cluster cleanly on the host (vanilla-windows-facts §7): `kubeadm reset`, the kubelet service removed, CNI
+ * config, flannel's state and kube-proxy's source-VIP reservation and cache deleted (a stale VIP breaks Services after
+ * a re-join). containerd stays (it may serve other things). Succeeds when already clean.
+ */
 export function resetScript(): string {
   return [
     "$ErrorActionPreference = 'Stop'",

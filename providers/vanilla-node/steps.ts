@@ -2,28 +2,11 @@
  * Which converge steps a vanilla Windows node still needs, decided from its probe and the desired versions. Pure:
  * `read` reports the steps as drift (`pendingSteps`), `update` runs exactly those, in order.
  */
-import { get, obj, parseJson, str } from "../../lib/json";
+import { z } from "zod";
+import { fields } from "../../lib/decode";
+import { printedObject } from "../ssh/powershell";
 import { Download, ProxyEnv } from "./scripts";
 import { WINDOWS_BUILDS } from "../../facts/kubernetes";
-
-export interface NodeProbe {
-  /** `$env:COMPUTERNAME`: the NetBIOS name (upper case, at most 15 characters), for messages only. */
-  hostname: string;
-  /** The DNS host name, the one the kubelet registers by default (node-name.ts). */
-  dnsHostname: string;
-  osBuild: string;
-  /** The update build revision (UBR); 0 when unknown. */
-  osRevision: number;
-  /** `Installed`, `Available`, `InstallPending`, … (Get-WindowsFeature InstallState). */
-  containersFeature: string;
-  /** Download name → the version recorded when it was installed ("" when never). */
-  versions: Record<string, string>;
-  services: Record<string, { status: string; startType: string }>;
-  firewall: { kubelet: boolean; vxlan: boolean };
-  joined: boolean;
-  /** The machine-wide proxy variables ("" when unset). */
-  machineProxy: ProxyEnv;
-}
 
 /** The steps, in the order they run. */
 export const STEPS = [
@@ -39,32 +22,37 @@ export const STEPS = [
 ] as const;
 export type Step = (typeof STEPS)[number];
 
+/** A probe field that is text: "" when absent (or of another type); a flag: true only when the probe said so. */
+const probeText = z.string().catch("");
+const probeFlag = z.boolean().catch(false);
+
+/** What the probe reports, as `parseNodeProbe` reads it: a field that is absent or of another type reads as not found. */
+const nodeProbe = z
+  .object({
+    /** `$env:COMPUTERNAME`: the NetBIOS name (upper case, at most 15 characters), for messages only. */
+    hostname: probeText,
+    /** The DNS host name, the one the kubelet registers by default (node-name.ts). */
+    dnsHostname: probeText,
+    osBuild: probeText,
+    /** The update build revision (UBR); 0 when unknown. */
+    osRevision: z.number().catch(0),
+    /** `Installed`, `Available`, `InstallPending`, … (Get-WindowsFeature InstallState). */
+    containersFeature: probeText,
+    /** Download name → the version recorded when it was installed ("" when never). */
+    versions: z.record(z.string(), probeText).catch({}),
+    services: z
+      .record(z.string(), fields({ status: z.string().min(1).catch("Missing"), startType: probeText }))
+      .catch({}),
+    firewall: fields({ kubelet: probeFlag, vxlan: probeFlag }),
+    joined: probeFlag,
+    /** The machine-wide proxy variables ("" when unset), read as `machineProxy`. */
+    proxy: fields({ HTTP_PROXY: probeText, HTTPS_PROXY: probeText, NO_PROXY: probeText }),
+  })
+  .transform(({ proxy, ...p }) => ({ ...p, machineProxy: proxy }));
+export type NodeProbe = z.output<typeof nodeProbe>;
+
 export function parseNodeProbe(output: string): NodeProbe {
-  const text = output.replace(/^\uFEFF/, "").trim();
-  const start = text.indexOf("{");
-  const raw = start < 0 ? undefined : obj(parseJson(text.slice(start)));
-  if (!raw) throw new Error(`the node probe printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
-  const versions: Record<string, string> = {};
-  for (const [k, v] of Object.entries(obj(raw.versions) ?? {})) versions[k] = typeof v === "string" ? v : "";
-  const services: NodeProbe["services"] = {};
-  for (const [k, v] of Object.entries(obj(raw.services) ?? {}))
-    services[k] = { status: str(get(v, "status")) ?? "Missing", startType: str(get(v, "startType")) ?? "" };
-  return {
-    hostname: str(raw.hostname) ?? "",
-    dnsHostname: str(raw.dnsHostname) ?? "",
-    osBuild: str(raw.osBuild) ?? "",
-    osRevision: typeof raw.osRevision === "number" ? raw.osRevision : 0,
-    containersFeature: str(raw.containersFeature) ?? "",
-    versions,
-    services,
-    firewall: { kubelet: get(raw, "firewall", "kubelet") === true, vxlan: get(raw, "firewall", "vxlan") === true },
-    joined: raw.joined === true,
-    machineProxy: {
-      HTTP_PROXY: str(get(raw, "proxy", "HTTP_PROXY")) ?? "",
-      HTTPS_PROXY: str(get(raw, "proxy", "HTTPS_PROXY")) ?? "",
-      NO_PROXY: str(get(raw, "proxy", "NO_PROXY")) ?? "",
-    },
-  };
+  return nodeProbe.parse(printedObject(output, "the node probe"));
 }
 
 /**

@@ -48,6 +48,13 @@ async function probe(ps: PowerShell, i: WindowsHostInputs, what = "the probe"): 
   return parseProbe(await ps.run(what, probeScript(i.wmcoPublicKey, i.connection.host)));
 }
 
+/** A probe as the outputs report it, with what follows from it: the Windows Server version, the warnings. */
+const reported = (p: HostProbe, nodeName?: string) => ({
+  ...p,
+  windowsServer: versionOfBuild(p.osBuild) ?? "",
+  prerequisiteWarnings: byohPrerequisites(p, nodeName).warnings,
+});
+
 /** After preparation, password logins are off: the WMCO key is the way in. */
 function accessConnection(i: WindowsHostInputs): SshConnection {
   return i.wmcoPrivateKey ? { ...i.connection, privateKey: i.wmcoPrivateKey, password: undefined } : i.connection;
@@ -103,9 +110,7 @@ async function prepare(
   }
   return {
     ...inputs,
-    ...result.probe,
-    windowsServer: versionOfBuild(result.probe.osBuild) ?? "",
-    prerequisiteWarnings: byohPrerequisites(result.probe, inputs.nodeName).warnings,
+    ...reported(result.probe, inputs.nodeName),
     hostKey: result.hostKey,
     hostKeyFingerprint: result.hostKeyFingerprint,
   };
@@ -172,15 +177,7 @@ export const windowsHostProvider: pulumi.dynamic.ResourceProvider = {
         // A probe only reads.
         { retriesOnRelayLoss: 2 },
       );
-      return {
-        id,
-        props: defined({
-          ...last,
-          ...p,
-          windowsServer: versionOfBuild(p.osBuild) ?? "",
-          prerequisiteWarnings: byohPrerequisites(p, props.nodeName).warnings,
-        }),
-      };
+      return { id, props: defined({ ...last, ...reported(p, props.nodeName) }) };
     } catch (e) {
       // One host down must not fail a scheduled refresh of the whole estate: keep the last known state and say
       // why. The next `pulumi up` sees `unreachable`, checks the host again and fails naming it if it is still down.

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { printedObject, psQuote } from "../ssh/powershell";
 import { versionOfBuild, WINDOWS_SERVER, WindowsServer, WMCO_PORTS, WMCO_SERVICES } from "../../facts/wmco";
 import { BYOH_DEVICELESS_NIC } from "../../facts/byoh";
@@ -210,66 +211,50 @@ export function prepareScript(publicKey: string): string {
   ].join("\n");
 }
 
-/** What the probe reports. */
-export interface HostProbe {
-  hostname: string;
-  osBuild: string;
-  productName: string;
-  /** Whether sshd would accept the key: it is a line of the key file as sshd reads it (see SSHD_KEY_VIEW). */
-  keyAuthorized: boolean;
-  /** The key file's encoding as sshd sees it: `ascii`, `utf-8-bom` (both readable), `utf-16le`, `utf-16be`, `utf-32`; "" for none. */
-  keyFileEncoding: string;
-  keyFileAclOk: boolean;
-  pubkeyAuthentication: string;
-  passwordAuthentication: string;
-  firewallPorts: number[];
-  containerdInstalled: boolean;
-  /** `UBR`: the update revision of the build (20348.681 → 681). */
-  updateRevision: number;
-  /** WMCO's own services found on the host: present once WMCO has configured (joined) it. */
-  wmcoServices: string[];
-  /** `Automatic`, `Manual`, `Disabled`, or "" when sshd is missing. */
-  sshdStartType: string;
-  /** The IPv4 of the address WMCO is given (the address itself, or the host's resolution of a DNS name); "" if none. */
-  wmcoIPv4: string;
-  /** What DNS answers for that IPv4's PTR record, as the host's resolver sees it; empty when there is none. */
-  ptrNames: string[];
-  /** DHCP on the interface carrying that IPv4: `Enabled`, `Disabled` (a static address), "" when no interface has it. */
-  addressDhcp: string;
-  /** The deviceless-NIC registry value (facts/byoh.ts BYOH_DEVICELESS_NIC); -1 when it is absent. */
-  deviceLessNicDisabled: number;
-}
+/** A probe field that is text: "" when absent (or of another type). */
+const probeText = z.string().catch("");
+/** A probe flag: true only when the probe said so. */
+const probeFlag = z.boolean().catch(false);
+/** A probe list: Windows PowerShell 5.1's ConvertTo-Json prints a one-element array as its element. */
+const probeList = <T extends z.ZodType>(item: T) =>
+  z
+    .preprocess((v) => (Array.isArray(v) ? v : v === undefined || v === null || v === "" ? [] : [v]), z.array(item))
+    .catch([]);
 
-/** Parses the probe's JSON, tolerating PowerShell's quirks (a one-element array printed as a scalar, BOMs). */
+/** What the probe reports, as `parseProbe` reads it (an older probe's output lacks fields: they read as not found). */
+const hostProbe = z.object({
+  hostname: probeText,
+  osBuild: probeText,
+  productName: probeText,
+  /** Whether sshd would accept the key: it is a line of the key file as sshd reads it (see SSHD_KEY_VIEW). */
+  keyAuthorized: probeFlag,
+  /** The key file's encoding as sshd sees it: `ascii`, `utf-8-bom` (both readable), `utf-16le`, `utf-16be`, `utf-32`; "" for none. */
+  keyFileEncoding: probeText,
+  keyFileAclOk: probeFlag,
+  pubkeyAuthentication: probeText.transform((s) => s.toLowerCase()),
+  passwordAuthentication: probeText.transform((s) => s.toLowerCase()),
+  firewallPorts: probeList(z.coerce.number()).transform((ports) => ports.sort((a, b) => a - b)),
+  containerdInstalled: probeFlag,
+  /** `UBR`: the update revision of the build (20348.681 → 681). */
+  updateRevision: z.coerce.number().catch(0),
+  /** WMCO's own services found on the host: present once WMCO has configured (joined) it. */
+  wmcoServices: probeList(z.coerce.string()).transform((names) => names.sort()),
+  /** `Automatic`, `Manual`, `Disabled`, or "" when sshd is missing. */
+  sshdStartType: probeText,
+  /** The IPv4 of the address WMCO is given (the address itself, or the host's resolution of a DNS name); "" if none. */
+  wmcoIPv4: probeText,
+  /** What DNS answers for that IPv4's PTR record, as the host's resolver sees it; empty when there is none. */
+  ptrNames: probeList(z.coerce.string()),
+  /** DHCP on the interface carrying that IPv4: `Enabled`, `Disabled` (a static address), "" when no interface has it. */
+  addressDhcp: probeText,
+  /** The deviceless-NIC registry value (facts/byoh.ts BYOH_DEVICELESS_NIC); -1 when it is absent. */
+  deviceLessNicDisabled: z.number().catch(-1),
+});
+export type HostProbe = z.output<typeof hostProbe>;
+
+/** Parses the probe's JSON, past the BOM and whatever was printed before it. */
 export function parseProbe(output: string): HostProbe {
-  const raw = printedObject(output, "the host probe");
-  const ports = raw.firewallPorts;
-  return {
-    hostname: String(raw.hostname ?? ""),
-    osBuild: String(raw.osBuild ?? ""),
-    productName: String(raw.productName ?? ""),
-    keyAuthorized: raw.keyAuthorized === true,
-    keyFileEncoding: String(raw.keyFileEncoding ?? ""),
-    keyFileAclOk: raw.keyFileAclOk === true,
-    pubkeyAuthentication: String(raw.pubkeyAuthentication ?? "").toLowerCase(),
-    passwordAuthentication: String(raw.passwordAuthentication ?? "").toLowerCase(),
-    firewallPorts: (Array.isArray(ports) ? ports : ports === undefined || ports === null ? [] : [ports])
-      .map(Number)
-      .sort((a, b) => a - b),
-    containerdInstalled: raw.containerdInstalled === true,
-    updateRevision: Number(raw.updateRevision ?? 0) || 0,
-    wmcoServices: (Array.isArray(raw.wmcoServices) ? raw.wmcoServices : raw.wmcoServices ? [raw.wmcoServices] : [])
-      .map(String)
-      .sort(),
-    sshdStartType: String(raw.sshdStartType ?? ""),
-    wmcoIPv4: String(raw.wmcoIPv4 ?? ""),
-    ptrNames: (Array.isArray(raw.ptrNames) ? raw.ptrNames : raw.ptrNames ? [raw.ptrNames] : []).map(String),
-    addressDhcp: String(raw.addressDhcp ?? ""),
-    deviceLessNicDisabled:
-      raw.deviceLessNicDisabled === undefined || raw.deviceLessNicDisabled === null
-        ? -1
-        : Number(raw.deviceLessNicDisabled),
-  };
+  return hostProbe.parse(printedObject(output, "the host probe"));
 }
 
 /** What the host is checked against: the declared Windows Server version, and whether WMCO may have joined it. */
@@ -401,9 +386,7 @@ export function retireKeysScript(keep: string, retire: readonly string[]): strin
   return [
     "$ErrorActionPreference = 'Stop'",
     `$key = ${psQuote(keep)}`,
-    "$retire = @(",
-    ...retire.map((k, i) => `  ${psQuote(k)}${i < retire.length - 1 ? "," : ""}`),
-    ")",
+    `$retire = ${psList(retire)}`,
     "$keyFile = Join-Path $env:ProgramData 'ssh\\administrators_authorized_keys'",
     "$lines = @(Get-Content -LiteralPath $keyFile)",
     "$kept = @($lines | Where-Object { $retire -notcontains $_.Trim() })",
