@@ -9,6 +9,7 @@ import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
 import {
   componentKeys,
+  isComponentKey,
   isTopLevelKey,
   NAMESPACE,
   OPTIONAL_KEYS,
@@ -26,7 +27,7 @@ import { NodeAccessConfig, PatchingConfig, RebootConfig } from "./schema/day2";
 import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
-import { coerceIntegers, emptyValueFor, fromZodIssues } from "./zod-issues";
+import { absentValue, coerceIntegers, fromZodIssues } from "./zod-issues";
 
 /** The WMCO private key after validation. `pem` is only ever handed to Pulumi as a secret. */
 export interface PrivateKeyConfig {
@@ -207,6 +208,8 @@ interface ValidatorContext {
   secretText(key: string): string | undefined;
 }
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]["schema"]> };
+/** The table again, typed so that a key's schema and its parsed value stay paired where the key is generic. */
+const KEY_SCHEMAS: { [K in TopLevelKey]: { schema: z.ZodType<ParsedKeys[K]> } } = TOP_LEVEL_KEYS;
 
 /** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
 function decode(key: TopLevelKey, text: string): unknown {
@@ -359,20 +362,15 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
   const warnings: ConfigIssue[] = [];
   const present = (key: TopLevelKey) => kv.values[key] !== undefined;
 
-  /** One key through its own schema: the value (defaults applied), or undefined with the problems recorded. */
+  /**
+   * One key through its own schema: the value (defaults applied), or undefined with the problems recorded. A key left
+   * out takes what its schema makes of nothing (zod-issues.ts absentValue).
+   */
   const parseKey = <S extends z.ZodType>(key: TopLevelKey, schema: S): z.output<S> | undefined => {
     if (!present(key)) {
-      if (!OPTIONAL_KEYS.has(key)) errors.push({ path: key, ...requiredMessage(key) });
-      if (
-        key === "privateKey" ||
-        key === "privateKeyPath" ||
-        key === "reboot" ||
-        key === "patching" ||
-        key === "kubernetes" ||
-        !OPTIONAL_KEYS.has(key)
-      )
-        return undefined;
-      return schema.parse(emptyValueFor(schema));
+      if (OPTIONAL_KEYS.has(key)) return absentValue(schema);
+      errors.push({ path: key, ...requiredMessage(key) });
+      return undefined;
     }
     let value = kv.values[key];
     let result = schema.safeParse(value);
@@ -388,25 +386,12 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
     errors.push(...fromZodIssues(key, schema, value, result.error.issues));
     return undefined;
   };
-  const parsed: Partial<ParsedKeys> = {
-    cluster: parseKey("cluster", TOP_LEVEL_KEYS.cluster.schema),
-    operator: parseKey("operator", TOP_LEVEL_KEYS.operator.schema),
-    privateKey: parseKey("privateKey", TOP_LEVEL_KEYS.privateKey.schema),
-    privateKeyPath: parseKey("privateKeyPath", TOP_LEVEL_KEYS.privateKeyPath.schema),
-    machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets.schema),
-    mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors.schema),
-    byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh.schema),
-    waitForNodes: parseKey("waitForNodes", TOP_LEVEL_KEYS.waitForNodes.schema),
-    waitForNodesTimeoutSeconds: parseKey(
-      "waitForNodesTimeoutSeconds",
-      TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema,
-    ),
-    nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess.schema),
-    reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot.schema),
-    patching: parseKey("patching", TOP_LEVEL_KEYS.patching.schema),
-    kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes.schema),
-    nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes.schema),
+  // Every component key, in the table's order (so are the problems listed); `pipeline` is the scripts' alone.
+  const parsed: Partial<ParsedKeys> = {};
+  const take = <K extends TopLevelKey>(key: K) => {
+    parsed[key] = parseKey(key, KEY_SCHEMAS[key].schema);
   };
+  for (const key of TOP_LEVEL_KEY_NAMES) if (isComponentKey(key)) take(key);
   // Keys of the other kind of cluster are mistakes, not silently ignored settings.
   const vanilla = parsed.cluster !== undefined && isVanilla(parsed.cluster.platform);
   if (parsed.cluster) {
