@@ -27,7 +27,7 @@ import { NodeAccessConfig, PatchingConfig, RebootConfig } from "./schema/day2";
 import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
-import { absentValue, coerceIntegers, fromZodIssues } from "./zod-issues";
+import { absentValue, coerceIntegers, fromZodIssues, unwrap } from "./zod-issues";
 
 /** The WMCO private key after validation. `pem` is only ever handed to Pulumi as a secret. */
 export interface PrivateKeyConfig {
@@ -118,10 +118,7 @@ export interface VanillaEstateConfig {
   /** The patch level declared for the nodes, if any. */
   patching?: PatchingConfig;
   /** What discovery read from the cluster (version, networks, API endpoint). */
-  discovered?: {
-    windowsNodes?: DiscoveredNode[];
-    runtimeClasses?: { name: string; nodeSelector: Record<string, string> }[];
-  };
+  discovered?: Pick<NonNullable<EstateConfig["discovered"]>, "windowsNodes" | "runtimeClasses">;
   warnings: ConfigIssue[];
 }
 
@@ -211,9 +208,9 @@ export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[
 /** The table again, typed so that a key's schema and its parsed value stay paired where the key is generic. */
 const KEY_SCHEMAS: { [K in TopLevelKey]: { schema: z.ZodType<ParsedKeys[K]> } } = TOP_LEVEL_KEYS;
 
-/** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
+/** Pulumi stores structured values as JSON text; a key whose schema takes text (the private keys) keeps its text. */
 function decode(key: TopLevelKey, text: string): unknown {
-  if (key === "privateKey" || key === "privateKeyPath") return text;
+  if (unwrap(TOP_LEVEL_KEYS[key].schema) instanceof z.ZodString) return text;
   try {
     return JSON.parse(text);
   } catch {
@@ -426,7 +423,21 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
     errors.push(...r.errors);
     warnings.push(...(r.warnings ?? []));
   }
-  if (errors.length > 0 || !parsed.cluster || !parsed.operator || !privateKey) throw new ConfigErrors(errors);
+  if (errors.length > 0 || !parsed.cluster || !privateKey) throw new ConfigErrors(errors);
+  /** A key's value, given or its schema's default: a key that failed its schema was an error above. */
+  const valueOf = <K extends TopLevelKey>(key: K): ParsedKeys[K] => {
+    const value = parsed[key];
+    if (value === undefined) throw new ConfigErrors(errors); // ruled out above
+    return value;
+  };
+  const common = {
+    privateKey,
+    mirrors: valueOf("mirrors"),
+    nodeAccess: valueOf("nodeAccess"),
+    ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
+    ...(parsed.patching ? { patching: parsed.patching } : {}),
+    warnings,
+  };
 
   const parsedCluster = parsed.cluster;
   const { platform } = parsedCluster;
@@ -441,13 +452,8 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
         clusterIdentifier: parsedCluster.clusterIdentifier ?? infrastructureId,
       },
       kubernetes: parsed.kubernetes ?? TOP_LEVEL_KEYS.kubernetes.schema.unwrap().parse({}),
-      nodes: parsed.nodes ?? [],
-      privateKey,
-      mirrors: parsed.mirrors ?? { digest: [], tag: [] },
-      nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
-      ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
-      ...(parsed.patching ? { patching: parsed.patching } : {}),
-      warnings,
+      nodes: valueOf("nodes"),
+      ...common,
     };
   }
   const cluster = asOpenShift(parsedCluster);
@@ -458,20 +464,11 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
       discovery: discoveryEnabled(cluster, opts.offline),
       clusterIdentifier: cluster.clusterIdentifier ?? cluster.infrastructureId,
     },
-    operator: parsed.operator,
-    privateKey,
-    machineSets: parsed.machineSets ?? [],
-    mirrors: parsed.mirrors ?? { digest: [], tag: [] },
-    byoh: parsed.byoh ?? [],
-    waitForNodes: {
-      enabled: parsed.waitForNodes ?? true,
-      timeoutSeconds:
-        parsed.waitForNodesTimeoutSeconds ?? TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema.parse(undefined),
-    },
-    nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
-    ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
-    ...(parsed.patching ? { patching: parsed.patching } : {}),
-    warnings,
+    operator: valueOf("operator"),
+    machineSets: valueOf("machineSets"),
+    byoh: valueOf("byoh"),
+    waitForNodes: { enabled: valueOf("waitForNodes"), timeoutSeconds: valueOf("waitForNodesTimeoutSeconds") },
+    ...common,
   };
 }
 
