@@ -18,7 +18,7 @@ import {
   TopLevelKey,
 } from "./schema";
 import { codeOf } from "../lib/errors";
-import { get } from "../lib/json";
+import { get, objects, strings } from "../lib/json";
 import { expandHome } from "../lib/paths";
 import { ByohHostConfig } from "./schema/byoh";
 import { asOpenShift, ClusterConfig, isVanilla, OpenShiftClusterConfig } from "./schema/cluster";
@@ -328,19 +328,27 @@ export function stackKeyValues(raw: RawConfig, fileIssues: readonly ConfigIssue[
   const denied = defaultProviderIssue(raw.values[DISABLE_DEFAULT_PROVIDERS]);
   if (denied) issues.push(denied);
   const values: KeyValues["values"] = {};
-  const referencedSecrets = referencedSecretKeys(raw);
-
+  const unknown: string[] = [];
   for (const [fullKey, text] of Object.entries(raw.values)) {
     if (!fullKey.startsWith(`${NAMESPACE}:`)) continue;
     const key = fullKey.slice(NAMESPACE.length + 1);
     if (isTopLevelKey(key)) values[key] = decode(key, text);
-    else if (!referencedSecrets.has(key)) {
-      const hint = suggest(key, known);
-      issues.push({
-        path: key,
-        message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}`,
-      });
-    }
+    else unknown.push(key);
+  }
+  // The passwords BYOH hosts and nodes name live in their own secret keys; those keys are known, not typos.
+  const referencedSecrets = strings(
+    [...objects(values.byoh), ...objects(values.nodes)].flatMap((h) => [
+      get(h, "bootstrap", "passwordSecret"),
+      get(h, "azure", "adminPasswordSecret"),
+    ]),
+  );
+  for (const key of unknown) {
+    if (referencedSecrets.includes(key)) continue;
+    const hint = suggest(key, known);
+    issues.push({
+      path: key,
+      message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}`,
+    });
   }
   const secretText = (key: string) => {
     const full = `${NAMESPACE}:${key}`;
@@ -479,21 +487,4 @@ function requiredMessage(key: TopLevelKey): Pick<ConfigIssue, "message" | "argsM
       ? "is required: `pulumi config set --path windows-estate:cluster.platform Azure` and `... cluster.infrastructureId <id>` (docs/configuration.md)"
       : "is required: at least { platform, infrastructureId } (docs/configuration.md)",
   );
-}
-
-/** BYOH bootstrap passwords live in their own secret keys; those keys are known, not typos. */
-function referencedSecretKeys(raw: RawConfig): Set<string> {
-  const out = new Set<string>();
-  const text = raw.values[`${NAMESPACE}:byoh`];
-  if (!text) return out;
-  try {
-    const hosts: unknown = JSON.parse(text);
-    if (!Array.isArray(hosts)) return out;
-    for (const h of hosts)
-      for (const ref of [get(h, "bootstrap", "passwordSecret"), get(h, "azure", "adminPasswordSecret")])
-        if (typeof ref === "string") out.add(ref);
-  } catch {
-    // A malformed byoh value is reported by its own schema check.
-  }
-  return out;
 }
