@@ -160,15 +160,7 @@ export function declareVanilla(
   });
   const nodes = expandNodes(cfg.nodes);
   const nodePlans: Record<string, NodePlan> = Object.fromEntries(
-    nodes.map((n) => [
-      n.address,
-      vanillaNodePlan(
-        n,
-        resolved,
-        registryFiles,
-        resolved.caCertHash ? { caCertHash: resolved.caCertHash } : undefined,
-      ),
-    ]),
+    nodes.map((n) => [n.address, vanillaNodePlan(n, resolved, registryFiles)]),
   );
   const found = cfg.discovered?.windowsNodes
     ? discoveredInventory(
