@@ -22,19 +22,15 @@ export interface ResourceView {
 
 export type Report = (message: string) => void;
 
-export interface ResourceRule {
+/** A rule over one resource (`ResourceView`) or over the whole stack (`readonly ResourceView[]`). */
+interface Rule<Subject> {
   name: string;
   description: string;
   enforcementLevel: "mandatory" | "advisory";
-  validate: (r: ResourceView, report: Report) => void;
+  validate: (subject: Subject, report: Report) => void;
 }
-
-export interface StackRule {
-  name: string;
-  description: string;
-  enforcementLevel: "mandatory" | "advisory";
-  validate: (resources: readonly ResourceView[], report: Report) => void;
-}
+export type ResourceRule = Rule<ResourceView>;
+export type StackRule = Rule<readonly ResourceView[]>;
 
 const MACHINESET = "kubernetes:machine.openshift.io/v1beta1:MachineSet";
 const SECRET = "kubernetes:core/v1:Secret";
@@ -204,11 +200,6 @@ export const windowsMirrorNaming: ResourceRule = {
   },
 };
 
-/** The Windows build a MachineSet runs, from the label the builders put on it (components/machinesets/common.ts). */
-function windowsBuildOf(ms: WindowsMachineSet): string | undefined {
-  return ms.labels[WINDOWS_BUILD_LABEL];
-}
-
 export const runtimeClassPerBuild: StackRule = {
   name: "runtimeclass-per-windows-build",
   description:
@@ -218,7 +209,8 @@ export const runtimeClassPerBuild: StackRule = {
     const builds = new Set<string>();
     for (const r of resources) {
       const ms = windowsMachineSet(r);
-      const b = ms && windowsBuildOf(ms);
+      // The label the builders put on it (components/machinesets/common.ts).
+      const b = ms?.labels[WINDOWS_BUILD_LABEL];
       if (b) builds.add(b);
     }
     const covered = new Set(

@@ -131,8 +131,8 @@ function publicBlobFromKeyObject(key: KeyObject): Buffer {
   if (type === "dsa") throw dsaRefused();
   const jwk = createPublicKey(key).export({ format: "jwk" });
   const b64u = (s: string | undefined) => Buffer.from(s ?? "", "base64url");
-  if (type === "rsa") return wire([str("ssh-rsa"), mpint(b64u(jwk.e)), mpint(b64u(jwk.n))]);
-  if (type === "ed25519") return wire([str("ssh-ed25519"), bytes(b64u(jwk.x))]);
+  if (type === "rsa") return Buffer.concat([str("ssh-rsa"), mpint(b64u(jwk.e)), mpint(b64u(jwk.n))]);
+  if (type === "ed25519") return Buffer.concat([str("ssh-ed25519"), bytes(b64u(jwk.x))]);
   if (type === "ec") {
     const curve = { "P-256": "nistp256", "P-384": "nistp384", "P-521": "nistp521" }[jwk.crv ?? ""];
     if (!curve) {
@@ -142,7 +142,7 @@ function publicBlobFromKeyObject(key: KeyObject): Buffer {
       );
     }
     const point = Buffer.concat([Buffer.from([4]), b64u(jwk.x), b64u(jwk.y)]);
-    return wire([str(`ecdsa-sha2-${curve}`), str(curve), bytes(point)]);
+    return Buffer.concat([str(`ecdsa-sha2-${curve}`), str(curve), bytes(point)]);
   }
   throw new KeyRejected(
     "unsupported-type",
@@ -212,9 +212,6 @@ function mpint(b: Buffer): Buffer {
   while (i < b.length - 1 && b[i] === 0) i++;
   const v = b.subarray(i);
   return bytes(v[0] & 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
-}
-function wire(parts: Buffer[]): Buffer {
-  return Buffer.concat(parts);
 }
 
 /** Minimal reader for SSH wire-format strings and integers; throws on truncation. */

@@ -9,6 +9,7 @@ import { suggest } from "./did-you-mean";
 import { UNDECRYPTED_SECRET } from "./offline";
 import {
   componentKeys,
+  isComponentKey,
   isTopLevelKey,
   NAMESPACE,
   OPTIONAL_KEYS,
@@ -17,7 +18,7 @@ import {
   TopLevelKey,
 } from "./schema";
 import { codeOf } from "../lib/errors";
-import { get } from "../lib/json";
+import { get, objects, strings } from "../lib/json";
 import { expandHome } from "../lib/paths";
 import { ByohHostConfig } from "./schema/byoh";
 import { asOpenShift, ClusterConfig, isVanilla, OpenShiftClusterConfig } from "./schema/cluster";
@@ -26,7 +27,7 @@ import { NodeAccessConfig, PatchingConfig, RebootConfig } from "./schema/day2";
 import { MachineSetConfig } from "./schema/machinesets";
 import { MirrorsConfigInput } from "./schema/mirrors";
 import { OperatorConfig } from "./schema/operator";
-import { coerceIntegers, emptyValueFor, fromZodIssues } from "./zod-issues";
+import { absentValue, coerceIntegers, fromZodIssues, unwrap } from "./zod-issues";
 
 /** The WMCO private key after validation. `pem` is only ever handed to Pulumi as a secret. */
 export interface PrivateKeyConfig {
@@ -117,10 +118,7 @@ export interface VanillaEstateConfig {
   /** The patch level declared for the nodes, if any. */
   patching?: PatchingConfig;
   /** What discovery read from the cluster (version, networks, API endpoint). */
-  discovered?: {
-    windowsNodes?: DiscoveredNode[];
-    runtimeClasses?: { name: string; nodeSelector: Record<string, string> }[];
-  };
+  discovered?: Pick<NonNullable<EstateConfig["discovered"]>, "windowsNodes" | "runtimeClasses">;
   warnings: ConfigIssue[];
 }
 
@@ -207,10 +205,12 @@ interface ValidatorContext {
   secretText(key: string): string | undefined;
 }
 export type ParsedKeys = { [K in TopLevelKey]: z.output<(typeof TOP_LEVEL_KEYS)[K]["schema"]> };
+/** The table again, typed so that a key's schema and its parsed value stay paired where the key is generic. */
+const KEY_SCHEMAS: { [K in TopLevelKey]: { schema: z.ZodType<ParsedKeys[K]> } } = TOP_LEVEL_KEYS;
 
-/** Pulumi stores structured values as JSON text; a plain string key keeps its text. */
+/** Pulumi stores structured values as JSON text; a key whose schema takes text (the private keys) keeps its text. */
 function decode(key: TopLevelKey, text: string): unknown {
-  if (key === "privateKey" || key === "privateKeyPath") return text;
+  if (unwrap(TOP_LEVEL_KEYS[key].schema) instanceof z.ZodString) return text;
   try {
     return JSON.parse(text);
   } catch {
@@ -328,19 +328,27 @@ export function stackKeyValues(raw: RawConfig, fileIssues: readonly ConfigIssue[
   const denied = defaultProviderIssue(raw.values[DISABLE_DEFAULT_PROVIDERS]);
   if (denied) issues.push(denied);
   const values: KeyValues["values"] = {};
-  const referencedSecrets = referencedSecretKeys(raw);
-
+  const unknown: string[] = [];
   for (const [fullKey, text] of Object.entries(raw.values)) {
     if (!fullKey.startsWith(`${NAMESPACE}:`)) continue;
     const key = fullKey.slice(NAMESPACE.length + 1);
     if (isTopLevelKey(key)) values[key] = decode(key, text);
-    else if (!referencedSecrets.has(key)) {
-      const hint = suggest(key, known);
-      issues.push({
-        path: key,
-        message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}`,
-      });
-    }
+    else unknown.push(key);
+  }
+  // The passwords BYOH hosts and nodes name live in their own secret keys; those keys are known, not typos.
+  const referencedSecrets = strings(
+    [...objects(values.byoh), ...objects(values.nodes)].flatMap((h) => [
+      get(h, "bootstrap", "passwordSecret"),
+      get(h, "azure", "adminPasswordSecret"),
+    ]),
+  );
+  for (const key of unknown) {
+    if (referencedSecrets.includes(key)) continue;
+    const hint = suggest(key, known);
+    issues.push({
+      path: key,
+      message: `unknown key${hint ? `; did you mean '${NAMESPACE}:${hint}'?` : ""} Known keys: ${known.join(", ")}`,
+    });
   }
   const secretText = (key: string) => {
     const full = `${NAMESPACE}:${key}`;
@@ -359,20 +367,15 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
   const warnings: ConfigIssue[] = [];
   const present = (key: TopLevelKey) => kv.values[key] !== undefined;
 
-  /** One key through its own schema: the value (defaults applied), or undefined with the problems recorded. */
+  /**
+   * One key through its own schema: the value (defaults applied), or undefined with the problems recorded. A key left
+   * out takes what its schema makes of nothing (zod-issues.ts absentValue).
+   */
   const parseKey = <S extends z.ZodType>(key: TopLevelKey, schema: S): z.output<S> | undefined => {
     if (!present(key)) {
-      if (!OPTIONAL_KEYS.has(key)) errors.push({ path: key, ...requiredMessage(key) });
-      if (
-        key === "privateKey" ||
-        key === "privateKeyPath" ||
-        key === "reboot" ||
-        key === "patching" ||
-        key === "kubernetes" ||
-        !OPTIONAL_KEYS.has(key)
-      )
-        return undefined;
-      return schema.parse(emptyValueFor(schema));
+      if (OPTIONAL_KEYS.has(key)) return absentValue(schema);
+      errors.push({ path: key, ...requiredMessage(key) });
+      return undefined;
     }
     let value = kv.values[key];
     let result = schema.safeParse(value);
@@ -388,25 +391,12 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
     errors.push(...fromZodIssues(key, schema, value, result.error.issues));
     return undefined;
   };
-  const parsed: Partial<ParsedKeys> = {
-    cluster: parseKey("cluster", TOP_LEVEL_KEYS.cluster.schema),
-    operator: parseKey("operator", TOP_LEVEL_KEYS.operator.schema),
-    privateKey: parseKey("privateKey", TOP_LEVEL_KEYS.privateKey.schema),
-    privateKeyPath: parseKey("privateKeyPath", TOP_LEVEL_KEYS.privateKeyPath.schema),
-    machineSets: parseKey("machineSets", TOP_LEVEL_KEYS.machineSets.schema),
-    mirrors: parseKey("mirrors", TOP_LEVEL_KEYS.mirrors.schema),
-    byoh: parseKey("byoh", TOP_LEVEL_KEYS.byoh.schema),
-    waitForNodes: parseKey("waitForNodes", TOP_LEVEL_KEYS.waitForNodes.schema),
-    waitForNodesTimeoutSeconds: parseKey(
-      "waitForNodesTimeoutSeconds",
-      TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema,
-    ),
-    nodeAccess: parseKey("nodeAccess", TOP_LEVEL_KEYS.nodeAccess.schema),
-    reboot: parseKey("reboot", TOP_LEVEL_KEYS.reboot.schema),
-    patching: parseKey("patching", TOP_LEVEL_KEYS.patching.schema),
-    kubernetes: parseKey("kubernetes", TOP_LEVEL_KEYS.kubernetes.schema),
-    nodes: parseKey("nodes", TOP_LEVEL_KEYS.nodes.schema),
+  // Every component key, in the table's order (so are the problems listed); `pipeline` is the scripts' alone.
+  const parsed: Partial<ParsedKeys> = {};
+  const take = <K extends TopLevelKey>(key: K) => {
+    parsed[key] = parseKey(key, KEY_SCHEMAS[key].schema);
   };
+  for (const key of TOP_LEVEL_KEY_NAMES) if (isComponentKey(key)) take(key);
   // Keys of the other kind of cluster are mistakes, not silently ignored settings.
   const vanilla = parsed.cluster !== undefined && isVanilla(parsed.cluster.platform);
   if (parsed.cluster) {
@@ -441,7 +431,21 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
     errors.push(...r.errors);
     warnings.push(...(r.warnings ?? []));
   }
-  if (errors.length > 0 || !parsed.cluster || !parsed.operator || !privateKey) throw new ConfigErrors(errors);
+  if (errors.length > 0 || !parsed.cluster || !privateKey) throw new ConfigErrors(errors);
+  /** A key's value, given or its schema's default: a key that failed its schema was an error above. */
+  const valueOf = <K extends TopLevelKey>(key: K): ParsedKeys[K] => {
+    const value = parsed[key];
+    if (value === undefined) throw new ConfigErrors(errors); // ruled out above
+    return value;
+  };
+  const common = {
+    privateKey,
+    mirrors: valueOf("mirrors"),
+    nodeAccess: valueOf("nodeAccess"),
+    ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
+    ...(parsed.patching ? { patching: parsed.patching } : {}),
+    warnings,
+  };
 
   const parsedCluster = parsed.cluster;
   const { platform } = parsedCluster;
@@ -456,13 +460,8 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
         clusterIdentifier: parsedCluster.clusterIdentifier ?? infrastructureId,
       },
       kubernetes: parsed.kubernetes ?? TOP_LEVEL_KEYS.kubernetes.schema.unwrap().parse({}),
-      nodes: parsed.nodes ?? [],
-      privateKey,
-      mirrors: parsed.mirrors ?? { digest: [], tag: [] },
-      nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
-      ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
-      ...(parsed.patching ? { patching: parsed.patching } : {}),
-      warnings,
+      nodes: valueOf("nodes"),
+      ...common,
     };
   }
   const cluster = asOpenShift(parsedCluster);
@@ -473,20 +472,11 @@ export function loadKeyValues(kv: KeyValues, opts: LoadOptions): AnyEstateConfig
       discovery: discoveryEnabled(cluster, opts.offline),
       clusterIdentifier: cluster.clusterIdentifier ?? cluster.infrastructureId,
     },
-    operator: parsed.operator,
-    privateKey,
-    machineSets: parsed.machineSets ?? [],
-    mirrors: parsed.mirrors ?? { digest: [], tag: [] },
-    byoh: parsed.byoh ?? [],
-    waitForNodes: {
-      enabled: parsed.waitForNodes ?? true,
-      timeoutSeconds:
-        parsed.waitForNodesTimeoutSeconds ?? TOP_LEVEL_KEYS.waitForNodesTimeoutSeconds.schema.parse(undefined),
-    },
-    nodeAccess: parsed.nodeAccess ?? TOP_LEVEL_KEYS.nodeAccess.schema.parse(undefined),
-    ...(parsed.reboot ? { reboot: parsed.reboot } : {}),
-    ...(parsed.patching ? { patching: parsed.patching } : {}),
-    warnings,
+    operator: valueOf("operator"),
+    machineSets: valueOf("machineSets"),
+    byoh: valueOf("byoh"),
+    waitForNodes: { enabled: valueOf("waitForNodes"), timeoutSeconds: valueOf("waitForNodesTimeoutSeconds") },
+    ...common,
   };
 }
 
@@ -497,21 +487,4 @@ function requiredMessage(key: TopLevelKey): Pick<ConfigIssue, "message" | "argsM
       ? "is required: `pulumi config set --path windows-estate:cluster.platform Azure` and `... cluster.infrastructureId <id>` (docs/configuration.md)"
       : "is required: at least { platform, infrastructureId } (docs/configuration.md)",
   );
-}
-
-/** BYOH bootstrap passwords live in their own secret keys; those keys are known, not typos. */
-function referencedSecretKeys(raw: RawConfig): Set<string> {
-  const out = new Set<string>();
-  const text = raw.values[`${NAMESPACE}:byoh`];
-  if (!text) return out;
-  try {
-    const hosts: unknown = JSON.parse(text);
-    if (!Array.isArray(hosts)) return out;
-    for (const h of hosts)
-      for (const ref of [get(h, "bootstrap", "passwordSecret"), get(h, "azure", "adminPasswordSecret")])
-        if (typeof ref === "string") out.add(ref);
-  } catch {
-    // A malformed byoh value is reported by its own schema check.
-  }
-  return out;
 }

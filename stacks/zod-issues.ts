@@ -211,8 +211,14 @@ export function fromZodIssues(
   return out;
 }
 
-/** What a left-out key means: an empty object or list, so the schema's own defaults fill it. */
-export function emptyValueFor(schema: Schema): unknown {
+/**
+ * What a left-out key means: its schema's default, or an empty object or list so the schema's own defaults fill it;
+ * undefined when neither is a value (an optional block such as `reboot`, the private keys the loader checks itself).
+ */
+export function absentValue<S extends z.ZodType>(schema: S): z.output<S> | undefined {
+  const unset = schema.safeParse(undefined);
+  if (unset.success) return unset.data;
   const inner = unwrap(schema);
-  return inner instanceof z.ZodObject ? {} : inner instanceof z.ZodArray ? [] : undefined;
+  const empty = schema.safeParse(inner instanceof z.ZodObject ? {} : inner instanceof z.ZodArray ? [] : undefined);
+  return empty.success ? empty.data : undefined;
 }

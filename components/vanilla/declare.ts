@@ -160,15 +160,7 @@ export function declareVanilla(
   });
   const nodes = expandNodes(cfg.nodes);
   const nodePlans: Record<string, NodePlan> = Object.fromEntries(
-    nodes.map((n) => [
-      n.address,
-      vanillaNodePlan(
-        n,
-        resolved,
-        registryFiles,
-        resolved.caCertHash ? { caCertHash: resolved.caCertHash } : undefined,
-      ),
-    ]),
+    nodes.map((n) => [n.address, vanillaNodePlan(n, resolved, registryFiles)]),
   );
   const found = cfg.discovered?.windowsNodes
     ? discoveredInventory(
@@ -235,11 +227,10 @@ export function declareVanilla(
     nodes.forEach((n) => {
       const plan = nodePlans[n.address];
       const vmAddress = created?.addresses[n.address];
+      const given = nodeConnection(n, cfg.privateKey.pem, nodePath(cfg));
       const connection = vmAddress
-        ? pulumi
-            .all([nodeConnection(n, n.index, cfg.privateKey.pem, nodePath(cfg)), vmAddress])
-            .apply(([c, ip]) => ({ ...c, host: ip, deadlineSeconds: 1200 }))
-        : nodeConnection(n, n.index, cfg.privateKey.pem, nodePath(cfg));
+        ? pulumi.all([given, vmAddress]).apply(([c, ip]) => ({ ...c, host: ip, deadlineSeconds: 1200 }))
+        : given;
       const vms = created?.vms[n.address] ?? [];
 
       // One node IP for the kubelet (--node-ip), the CNI's provider address and flanneld (status.hostIP): declared,

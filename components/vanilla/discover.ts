@@ -80,23 +80,26 @@ const clusterInfoKubeconfig = fields({
   clusters: listOf(z.object({ cluster: loose({ server: text, "certificate-authority-data": text }) })),
 });
 
-/** Parses the objects discovery read; each argument may be undefined (404). */
-export function parseVanillaFacts(o: {
-  version?: unknown;
-  kubeadmConfig?: unknown;
-  kubeDns?: unknown;
-  clusterInfo?: unknown;
-  flannelConfig?: unknown;
-  windowsNodes?: unknown;
-  runtimeClasses?: unknown;
+/** What discovery reads, under the name parseVanillaFacts takes each by; any may be missing (404). */
+const READS = {
+  version: "/version",
+  kubeadmConfig: "/api/v1/namespaces/kube-system/configmaps/kubeadm-config",
+  kubeDns: "/api/v1/namespaces/kube-system/services/kube-dns",
+  clusterInfo: "/api/v1/namespaces/kube-public/configmaps/cluster-info",
+  flannelConfig: "/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg",
+  windowsNodes: `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`,
+  runtimeClasses: "/apis/node.k8s.io/v1/runtimeclasses",
   /**
    * A list of the Linux Nodes (one page): its items plus `metadata.remainingItemCount` is the count; their taints say
    * where the relay can run.
    */
-  linuxNodes?: unknown;
+  linuxNodes: `/api/v1/nodes?limit=500&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`,
   /** flannel's Linux DaemonSet (kube-flannel/kube-flannel-ds). */
-  flannelDaemonSet?: unknown;
-}): VanillaFacts {
+  flannelDaemonSet: "/apis/apps/v1/namespaces/kube-flannel/daemonsets/kube-flannel-ds",
+};
+
+/** Parses the objects discovery read (READS); each may be undefined (404). */
+export function parseVanillaFacts(o: { [K in keyof typeof READS]?: unknown }): VanillaFacts {
   const facts: VanillaFacts = {
     windowsNodes: windowsNodes(decodeNodes(o.windowsNodes), undefined, []),
     runtimeClasses: decodeRuntimeClasses(o.runtimeClasses),
@@ -146,29 +149,8 @@ export function parseVanillaFacts(o: {
 
 export async function discoverVanilla(access: KubeAccess): Promise<VanillaFacts> {
   const api = await connectForDiscovery(access);
-  const [version, kubeadmConfig, kubeDns, clusterInfo, flannelConfig, nodes, runtimeClasses, linuxNodes, flannelDs] =
-    await Promise.all([
-      api.get("/version"),
-      api.get("/api/v1/namespaces/kube-system/configmaps/kubeadm-config"),
-      api.get("/api/v1/namespaces/kube-system/services/kube-dns"),
-      api.get("/api/v1/namespaces/kube-public/configmaps/cluster-info"),
-      api.get("/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg"),
-      api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
-      api.get("/apis/node.k8s.io/v1/runtimeclasses"),
-      api.get(`/api/v1/nodes?limit=500&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`),
-      api.get("/apis/apps/v1/namespaces/kube-flannel/daemonsets/kube-flannel-ds"),
-    ]);
-  return parseVanillaFacts({
-    version,
-    kubeadmConfig,
-    kubeDns,
-    clusterInfo,
-    flannelConfig,
-    windowsNodes: nodes,
-    runtimeClasses,
-    linuxNodes,
-    flannelDaemonSet: flannelDs,
-  });
+  const read = await Promise.all(Object.entries(READS).map(async ([name, path]) => [name, await api.get(path)]));
+  return parseVanillaFacts(Object.fromEntries(read));
 }
 
 /**

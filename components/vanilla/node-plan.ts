@@ -48,7 +48,7 @@ export interface ResolvedKubernetes {
   hostProcessImage: string;
 }
 
-/** Shown where the API server's address goes until discovery has read it (render mode). */
+/** Shown where the API server's address or the CA pin goes until discovery has read them (render mode). */
 export const API_ENDPOINT_PLACEHOLDER = "<discovered at preview/up from kube-public/cluster-info>";
 
 export const PATHS = {
@@ -193,12 +193,7 @@ export function joinConfiguration(
 }
 
 /** The node's plan: files with their exact text, downloads with checksums, and the steps in order. */
-export function vanillaNodePlan(
-  n: JoinedNode,
-  k: ResolvedKubernetes,
-  registryFiles: Record<string, string>,
-  discovery: { caCertHash: string } = { caCertHash: "<discovered at preview/up from kube-public/cluster-info>" },
-): NodePlan {
+export function vanillaNodePlan(n: JoinedNode, k: ResolvedKubernetes, registryFiles: Record<string, string>): NodePlan {
   const files: Record<string, string> = {
     [PATHS.containerdConfig]: containerdConfigToml(),
     [PATHS.flannelNetConf]: flannelNetConf(k),
@@ -209,7 +204,7 @@ export function vanillaNodePlan(
     ),
     [PATHS.joinConfig]: joinConfiguration(n, n.name ?? HOSTNAME_PLACEHOLDER, k, {
       token: TOKEN_PLACEHOLDER,
-      caCertHash: discovery.caCertHash,
+      caCertHash: k.caCertHash ?? API_ENDPOINT_PLACEHOLDER,
     }),
   };
   // This program writes these files itself, so a `host:port` source goes where containerd looks first (host_port_);

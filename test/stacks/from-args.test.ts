@@ -146,3 +146,25 @@ test("each reader reads the same problems with keys named its own way; the stack
   expect(asLibrary).not.toContain("windows-estate:");
   expect(asLibrary).not.toContain("pulumi config set");
 });
+
+test("the secret keys that BYOH hosts and vanilla nodes name for their passwords are known keys, not typos", () => {
+  const host = (passwordSecret: string) => JSON.stringify([{ address: "10.0.0.5", bootstrap: { passwordSecret } }]);
+  const stack = (values: Record<string, string>) => ({ values, secretKeys: new Set(Object.keys(values)) });
+  const vanilla = { "windows-estate:cluster": JSON.stringify({ platform: "Kubernetes" }) };
+  expect(() =>
+    argsFromStack(
+      stack({ ...vanilla, "windows-estate:nodes": host("nodePassword"), "windows-estate:nodePassword": "x" }),
+      [],
+    ),
+  ).not.toThrow();
+  expect(() =>
+    argsFromStack(
+      stack({ ...vanilla, "windows-estate:byoh": host("byohPassword"), "windows-estate:byohPassword": "x" }),
+      [],
+    ),
+  ).not.toThrow();
+  // A key no host names is still a typo.
+  expect(() => argsFromStack(stack({ ...vanilla, "windows-estate:nodePasword": "x" }), [])).toThrow(
+    /windows-estate:nodePasword: unknown key/,
+  );
+});

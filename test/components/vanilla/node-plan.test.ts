@@ -99,7 +99,7 @@ test("every CNI plugin the conf names is installed on the node: the flannel plug
 });
 
 test("the join file is a kubeadm v1beta4 JoinConfiguration: token discovery with the CA hash, containerd's pipe, the Windows taint, labels as a list; the token is never in it", () => {
-  const plan = vanillaNodePlan(node({ labels: { pool: "windows" } }), k, {}, { caCertHash: "sha256:abc" });
+  const plan = vanillaNodePlan(node({ labels: { pool: "windows" } }), { ...k, caCertHash: "sha256:abc" }, {});
   const join = parseYaml(plan.files["C:\\k\\kubeadm\\join.yaml"]);
   expect(join).toEqual({
     apiVersion: "kubeadm.k8s.io/v1beta4",
