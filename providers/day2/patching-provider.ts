@@ -4,23 +4,22 @@ import { powershellCommand } from "../ssh/powershell";
 import { withSession } from "../ssh/session";
 import { isFinal } from "../errors";
 import { messageOf } from "../../lib/errors";
-import { decodeNodes, windowsNodes } from "./inventory";
+import { windowsNodes } from "./inventory";
 import { hostStatusScript, parseHostStatus } from "./patch-scripts";
 import { SshConnection } from "../ssh/types";
 import { lockedJob } from "./day2-lock";
-import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
+import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION } from "../../facts/day2";
 import type { NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { restartFrom, REBOOT_DEFAULTS, whenBack } from "./reboot";
 import { awsMetadataRoute, NodeWork, Reach, readMetadataRoute, rolloutTimings, runRollingReboot } from "./rollout";
 import type { DrainSettingsInput } from "./drain";
-import { readNode } from "./ready";
+import { listWindowsNodes, readNode } from "./ready";
 import { decidePatch, installUpdates, PatchOptions, searchUpdates } from "./patch";
 import type { WuaProxy } from "./patch-scripts";
 import { belowMinimum, MinimumRevisions, patchLevel, patchToken } from "./patch-plan";
 import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
 import type { Blocker } from "./blockers";
-import { get, str } from "../../lib/json";
 import { readableStderr } from "../ssh/clixml";
 
 /** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
@@ -101,8 +100,7 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
     // never drained only to fail at the check.
     async precheck({ name, node, resuming, connection, hostKey }) {
       const search = await searchUpdates(connection, hostKey, name, wua(i, pollMs));
-      const kernel = str(get(node, "status", "nodeInfo", "kernelVersion"));
-      const d = decidePatch(name, kernel, i.minimumUpdateRevision, search, i.categories);
+      const d = decidePatch(name, node.nodeInfo.kernelVersion, i.minimumUpdateRevision, search, i.categories);
       if ("fail" in d)
         throw new Error(
           `${d.fail}. ${resuming ? `An earlier run cordoned it; it stays cordoned until it is patched (or: kubectl uncordon ${name})` : "It was not cordoned"}`,
@@ -143,8 +141,7 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
       if (aws && back.value) await awsMetadataRoute(name, back.value, step, progress);
     },
     async verify(name: string, api: NodeApi) {
-      const node = await readNode(api, name);
-      const kernel = str(get(node, "status", "nodeInfo", "kernelVersion"));
+      const kernel = (await readNode(api, name)).nodeInfo.kernelVersion;
       const below = belowMinimum(kernel, i.minimumUpdateRevision);
       if (below)
         throw new Error(
@@ -187,8 +184,7 @@ async function hostStatuses(
 ): Promise<Record<string, NodeHostStatus>> {
   const names = i.managedNodes ?? [];
   if (names.length === 0) return {};
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  const nodes = new Map(windowsNodes(decodeNodes(list.body), undefined, []).map((n) => [n.name, n]));
+  const nodes = new Map(windowsNodes(await listWindowsNodes(api), undefined, []).map((n) => [n.name, n]));
   const reach = reachFor(i, recorded);
   const out: Record<string, NodeHostStatus> = {};
   for (let k = 0; k < names.length; k += 8)

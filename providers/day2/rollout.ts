@@ -10,25 +10,18 @@
  * node that was cordoned by someone else before we started stays cordoned.
  */
 import { messageOf } from "../../lib/errors";
-import {
-  KEEP_CORDONED_ANNOTATION,
-  REBOOTED_FOR_ANNOTATION,
-  REBOOTING_FOR_ANNOTATION,
-  WINDOWS_NODE_SELECTOR,
-} from "../../facts/day2";
-import { get, stringMap } from "../../lib/json";
+import { KEEP_CORDONED_ANNOTATION, REBOOTED_FOR_ANNOTATION, REBOOTING_FOR_ANNOTATION } from "../../facts/day2";
 import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
-import { apiError } from "../kube-wait/api";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi, patchNode } from "./drain-run";
 import { drainOptions, DrainSettingsInput } from "./drain";
 import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
 import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
-import { decodeNodes, WindowsNode, windowsNodes } from "./inventory";
+import { NodeFields, WindowsNode, windowsNodes, wmcoBusy } from "./inventory";
 import { wmcoUpgradeRefusal } from "./wmco-upgrade";
-import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
+import { lastHeartbeat, listWindowsNodes, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
 
@@ -61,7 +54,7 @@ export interface NodeWork {
    */
   precheck?(ctx: {
     name: string;
-    node: unknown;
+    node: NodeFields;
     resuming: boolean;
     connection: SshConnection;
     hostKey: string;
@@ -156,9 +149,7 @@ export async function checkRollout(
   label = "rolling reboot",
 ): Promise<Map<string, WindowsNode>> {
   const planned = batches.flat();
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200) throw apiError(`listing Windows nodes`, list);
-  const nodes = new Map(windowsNodes(decodeNodes(list.body), undefined, []).map((n) => [n.name, n]));
+  const nodes = new Map(windowsNodes(await listWindowsNodes(api), undefined, []).map((n) => [n.name, n]));
   // Any Windows node, planned or not: WMCO goes on to the next node after this one (wmco-upgrade.ts).
   const upgrading = wmcoUpgradeRefusal([...nodes.values()], label);
   if (upgrading) throw new Error(upgrading);
@@ -241,13 +232,11 @@ async function workOne(
 ): Promise<"done" | "skipped"> {
   const name = node.name;
   const current = await step(name, "read", () => readNode(api, name));
-  const annotations = stringMap(get(current, "metadata", "annotations"));
+  const { annotations } = current;
   if (annotations[work.doneAnnotation] === digest) return "skipped";
   const resuming = annotations[work.doingAnnotation] === digest;
   // Cordoned by someone else before we began (not by an earlier run of this rollout): leave it cordoned after.
-  const keepCordoned = resuming
-    ? annotations[KEEP_CORDONED_ANNOTATION] === "true"
-    : get(current, "spec", "unschedulable") === true;
+  const keepCordoned = resuming ? annotations[KEEP_CORDONED_ANNOTATION] === "true" : current.unschedulable;
   const target = reach(node);
   if ("problem" in target) throw new Error(`node ${name}: ${target.problem}`);
   // Reach it before touching it: a host that does not answer, or answers with another key than the pinned one,
@@ -401,22 +390,14 @@ export async function runRollingReboot(
 
 /** The Windows nodes as the next batch's choice needs them, read now. */
 async function availability(api: NodeApi): Promise<NodeAvailability[]> {
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200) throw apiError(`listing Windows nodes`, list);
-  const nodes = decodeNodes(list.body);
-  const parsed = new Map(windowsNodes(nodes, undefined, []).map((n) => [n.name, n]));
-  return nodes.flatMap((raw) => {
-    const node = parsed.get(raw.name);
-    if (!node) return [];
-    const ready = raw.ready.status === "True";
-    return [
-      {
-        name: node.name,
-        ready,
-        unschedulable: node.unschedulable,
-        ...(node.wmcoBusy ? { wmcoBusy: node.wmcoBusy } : {}),
-      },
-    ];
+  return (await listWindowsNodes(api)).map((n) => {
+    const busy = wmcoBusy(n);
+    return {
+      name: n.name,
+      ready: n.ready.status === "True",
+      unschedulable: n.unschedulable,
+      ...(busy ? { wmcoBusy: busy } : {}),
+    };
   });
 }
 
