@@ -16,6 +16,9 @@ import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi, patchNode } from "./drain-run";
 import { drainOptions, DrainSettingsInput } from "./drain";
+import type { KubeApi } from "../kube-wait/api";
+import { lockedJob } from "./day2-lock";
+import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
 import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
 import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
 import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
@@ -115,6 +118,60 @@ export function rolloutTimings(
     readyPollMs: s.pollMs,
     progress: s.progress,
   };
+}
+
+/**
+ * What every batch job's provider receives (RollingReboot, WindowsPatching: providers/rolling-reboot.ts
+ * `batchJobInputs`). Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the
+ * defaults.
+ */
+export interface BatchJobInputs extends DrainSettingsInput {
+  /** `<project>/<stack>`: the job runs under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
+  lockStack?: string;
+  /** Node names, batch by batch (planned by the program from the cluster's Windows nodes). */
+  batches: string[][];
+  disableEviction: boolean;
+  drainTimeoutSeconds: number;
+  readyTimeoutSeconds: number;
+  /** Pause between checks (drain, Ready, reconnection), seconds. Default 5. */
+  pollSeconds?: number;
+  kubeconfig?: string;
+  context?: string;
+  /** Windows nodes out of service at once, counting those already out (a number or `"25%"`). */
+  maxUnavailable?: number | string;
+  /** Pods that hold the job back while they run. */
+  blockers?: Blocker[];
+  /** When batches may start (days, times, time zone); undefined: any time. */
+  window?: MaintenanceWindow;
+  __provider?: string;
+}
+
+/**
+ * Runs a batch job's planned batches under the day-2 lock (`job` names it to the lock's waiters and in messages), with
+ * the stack's drain, Ready, blocker and `maxUnavailable` settings; no batch starts outside its `window` (named so).
+ */
+export function runBatchJob(
+  api: KubeApi,
+  i: BatchJobInputs,
+  job: string,
+  o: Pick<RolloutOptions, "token" | "aws" | "work"> & {
+    reach: Reach;
+    window: string;
+    progress: (line: string) => void;
+  },
+): Promise<RolloutResult> {
+  const pollMs = (i.pollSeconds ?? 5) * 1000;
+  return lockedJob(api, i.lockStack, job, { pollMs, progress: o.progress }, () =>
+    runRollingReboot(api, i.batches, o.reach, {
+      token: o.token,
+      aws: o.aws,
+      ...(o.work ? { work: o.work } : {}),
+      ...rolloutTimings({ ...i, pollMs, progress: o.progress }),
+      beforeBatch: () => outsideWindow(new Date(), i.window, o.window),
+      ...(i.maxUnavailable !== undefined ? { maxUnavailable: i.maxUnavailable } : {}),
+      blockers: i.blockers ?? [],
+    }),
+  );
 }
 
 /** How to reach one node (address, user, key, host-key pin, path); undefined with the reason when it cannot be. */
