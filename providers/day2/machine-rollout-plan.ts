@@ -75,6 +75,13 @@ export function isMarked(annotations: unknown): boolean {
   return Boolean(a[DELETE_MACHINE_ANNOTATION] || a[OLD_DELETE_MACHINE_ANNOTATION]);
 }
 
+/** Why a Machine on the wanted image does not serve yet, in messages. */
+export function notServing(m: MachineState): string {
+  return m.node
+    ? `${m.name} (Node ${m.node} not yet Ready and configured by WMCO)`
+    : `${m.name} (phase ${m.phase || "none yet"}, no Node)`;
+}
+
 /** Machines on another image than `desired` and not already being deleted, in name order. */
 export function staleMachines(machines: readonly MachineState[], desired: string): string[] {
   return machines.filter((m) => m.image !== desired && !m.deleting).map((m) => m.name);

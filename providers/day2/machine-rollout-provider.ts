@@ -3,7 +3,14 @@ import { lockedJob } from "./day2-lock";
 import { apiError, connectKube, KubeApi } from "../kube-wait/api";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL } from "../../facts/day2";
-import { batchSize, configuredByWmco, machinesOf, MachineState, staleMachines } from "./machine-rollout-plan";
+import {
+  batchSize,
+  configuredByWmco,
+  machinesOf,
+  MachineState,
+  notServing,
+  staleMachines,
+} from "./machine-rollout-plan";
 import { surgeStep, SurgeStep } from "./machine-surge-plan";
 import { get } from "../../lib/json";
 import { decodeNode } from "./inventory";
@@ -63,19 +70,15 @@ async function configured(
   const done: string[] = [];
   const waiting: string[] = [];
   for (const m of machines.filter((x) => x.image === image && !x.deleting)) {
-    if (!m.node) {
-      waiting.push(`${m.name} (phase ${m.phase || "none yet"}, no Node)`);
-      continue;
-    }
-    const node = await api.get(`/api/v1/nodes/${encodeURIComponent(m.node)}`);
+    const node = m.node && (await api.get(`/api/v1/nodes/${encodeURIComponent(m.node)}`));
     if (node && configuredByWmco(decodeNode(node))) done.push(m.name);
-    else waiting.push(`${m.name} (Node ${m.node} not yet Ready and configured by WMCO)`);
+    else waiting.push(notServing(m));
   }
   return { done, waiting };
 }
 
 async function run(i: MachineRolloutInputs): Promise<MachineRolloutOutputs> {
-  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const api = await connectKube(i, 30_000);
   const poll = (i.pollSeconds ?? 15) * 1000;
   // The day-2 lock only when there is something to replace: an up with nothing to do waits for no one.
   const listed = await listMachines(api, i.machineSet);
