@@ -304,15 +304,12 @@ async function workOne(
   );
   if (!target.hostKey) learned[name] = hostKey;
   const pinned = { ...target.connection, hostKey, trustOnFirstUse: false };
-  if (work.precheck) {
-    const precheck = work.precheck;
-    const skip = await step(name, "precheck", () =>
-      precheck({ name, node: current, resuming, connection: pinned, hostKey }),
-    );
-    if (skip && !resuming) {
-      o.progress?.(`node ${name}: skipped, ${skip.skip}`);
-      return "skipped";
-    }
+  const skip = await step(name, "precheck", async () =>
+    work.precheck?.({ name, node: current, resuming, connection: pinned, hostKey }),
+  );
+  if (skip && !resuming) {
+    o.progress?.(`node ${name}: skipped, ${skip.skip}`);
+    return "skipped";
   }
 
   await step(name, "cordon", () =>
@@ -344,10 +341,7 @@ async function workOne(
       after: work.readyAfter,
     }),
   );
-  if (work.verify) {
-    const verify = work.verify;
-    await step(name, "check", () => verify(name, api));
-  }
+  await step(name, "check", async () => work.verify?.(name, api));
 
   await step(name, "uncordon", () =>
     patchNode(
