@@ -43,7 +43,7 @@ export interface WmcoKeyAdoptedInputs {
 }
 
 async function waitForAdoption(i: WmcoKeyAdoptedInputs): Promise<void> {
-  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const api = await connectKube(i, 30_000);
   const deadline = Date.now() + i.timeoutSeconds * 1000;
   for (;;) {
     const gaps = await adoptionGaps(api, i.publicKey);
@@ -59,11 +59,7 @@ async function waitForAdoption(i: WmcoKeyAdoptedInputs): Promise<void> {
 
 export const wmcoKeyAdoptedProvider: pulumi.dynamic.ResourceProvider = {
   async diff(_id: string, olds: WmcoKeyAdoptedInputs, news: WmcoKeyAdoptedInputs) {
-    const changes =
-      olds.publicKey !== news.publicKey ||
-      olds.kubeconfig !== news.kubeconfig ||
-      olds.context !== news.context ||
-      olds.__provider !== news.__provider;
+    const changes = (["publicKey", "kubeconfig", "context", "__provider"] as const).some((k) => olds[k] !== news[k]);
     return { changes, replaces: [], deleteBeforeReplace: false };
   },
   async create(inputs: WmcoKeyAdoptedInputs) {
