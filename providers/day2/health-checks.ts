@@ -27,7 +27,7 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
 }
 
 /** The labels of the Machine a Node came from (`machine.openshift.io/machine: <ns>/<name>`), if any. */
-export async function machineLabels(
+async function machineLabels(
   api: NodeApi,
   machineRef: string | undefined,
 ): Promise<Record<string, string> | undefined> {
@@ -42,14 +42,16 @@ export async function machineLabels(
 }
 
 /**
- * Pauses every check selecting one of these Machines that is not paused yet, marking it as ours. Returns the names of
- * the checks this rollout holds paused (ours from an earlier, interrupted run included).
+ * Pauses every check selecting one of these Machines (`<namespace>/<name>`, undefined for a node without one) that is
+ * not paused yet, marking it as ours. Returns the names of the checks this rollout holds paused (ours from an earlier,
+ * interrupted run included).
  */
 export async function pauseHealthChecks(
   api: NodeApi,
-  machines: Record<string, string>[],
+  machineRefs: readonly (string | undefined)[],
   digest: string,
 ): Promise<string[]> {
+  const machines = (await Promise.all(machineRefs.map((m) => machineLabels(api, m)))).filter((m) => m !== undefined);
   if (machines.length === 0) return [];
   const list = await api.request("GET", MHC_PATH);
   if (list.status === 404) return [];

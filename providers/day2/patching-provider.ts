@@ -189,11 +189,7 @@ async function hostStatuses(
             },
           );
           const hours = (Date.now() - Date.parse(s.bootTime)) / 3_600_000;
-          out[name] = {
-            bootTime: s.bootTime,
-            uptimeHours: Math.round(hours * 10) / 10,
-            rebootPending: s.rebootPending,
-          };
+          out[name] = { ...s, uptimeHours: Math.round(hours * 10) / 10 };
         } catch (e) {
           if (isFinal(e)) throw e;
           out[name] = { unreachable: messageOf(e).slice(0, 300) };

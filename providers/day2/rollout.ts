@@ -21,7 +21,7 @@ import { lockedJob } from "./day2-lock";
 import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
 import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
 import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
-import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
+import { pauseHealthChecks, resumeHealthChecks } from "./health-checks";
 import { NodeFields, WindowsNode, windowsNodes, wmcoBusy } from "./inventory";
 import { wmcoUpgradeRefusal } from "./wmco-upgrade";
 import { lastHeartbeat, listWindowsNodes, readNode, waitForFreshReady } from "./ready";
@@ -402,12 +402,8 @@ export async function runRollingReboot(
     o.progress?.(`batch ${i + 1}/${total}: ${batch.join(", ")}`);
     // MachineHealthChecks would remediate (delete) a Machine whose node is NotReady while it restarts: paused for
     // the batch, resumed after it.
-    const machines = await Promise.all(batch.map((name) => machineLabels(api, nodes.get(name)?.machine)));
-    const paused = await pauseHealthChecks(
-      api,
-      machines.flatMap((m) => (m ? [m] : [])),
-      digest,
-    );
+    const machines = batch.map((name) => nodes.get(name)?.machine);
+    const paused = await pauseHealthChecks(api, machines, digest);
     if (paused.length > 0) o.progress?.(`batch ${i + 1}: paused MachineHealthCheck(s) ${paused.join(", ")}`);
     const outcomes = await Promise.allSettled(
       batch.map((name) => {
