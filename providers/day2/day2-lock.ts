@@ -108,13 +108,10 @@ export async function withDay2Lock<T>(
 ): Promise<T> {
   const lock = await acquireDay2Lock(api, holder, o);
   o.progress?.(`holding the day-2 lock (Lease ${DAY2_LOCK.namespace}/${DAY2_LOCK.name}) for ${holder.job}`);
-  let result: T;
-  try {
-    result = await job();
-  } catch (e) {
+  const result = await job().catch((e: unknown) => {
     lock.abandon();
     throw e;
-  }
+  });
   await lock.release();
   return result;
 }

@@ -2,7 +2,7 @@
  * Pausing the MachineHealthChecks that select the Machines of a batch while it reboots, and resuming only the ones
  * this rollout paused. A check someone else paused is left alone. Clusters without the Machine API (404) have none.
  */
-import { get, objects, str, stringMap } from "../../lib/json";
+import { get, objects, str, stringMap, strings } from "../../lib/json";
 import { MHC_PAUSED_ANNOTATION, PAUSED_FOR_ROLLOUT_ANNOTATION } from "../../facts/day2";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { NodeApi } from "./drain-run";
@@ -12,33 +12,22 @@ const MHC_PATH = `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NA
 
 /** Whether a metav1.LabelSelector selects these labels (matchLabels and matchExpressions; an empty selector: all). */
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
-  for (const [k, v] of Object.entries(stringMap(get(selector, "matchLabels")))) if (labels[k] !== v) return false;
-  for (const e of objects(get(selector, "matchExpressions"))) {
-    const key = str(e.key) ?? "";
-    const values = Array.isArray(e.values) ? e.values.filter((x): x is string => typeof x === "string") : [];
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
-    switch (e.operator) {
-      case "In":
-        if (!has || !values.includes(labels[key])) return false;
-        break;
-      case "NotIn":
-        if (has && values.includes(labels[key])) return false;
-        break;
-      case "Exists":
-        if (!has) return false;
-        break;
-      case "DoesNotExist":
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  const matchLabels = Object.entries(stringMap(get(selector, "matchLabels")));
+  return (
+    matchLabels.every(([k, v]) => labels[k] === v) &&
+    objects(get(selector, "matchExpressions")).every((e) => {
+      const key = str(e.key) ?? "";
+      const has = Object.prototype.hasOwnProperty.call(labels, key);
+      const isIn = has && strings(e.values).includes(labels[key]);
+      const holds: Record<string, boolean> = { In: isIn, NotIn: !isIn, Exists: has, DoesNotExist: !has };
+      // An operator of another name (or an inherited property's) selects nothing.
+      return holds[str(e.operator) ?? ""] === true;
+    })
+  );
 }
 
 /** The labels of the Machine a Node came from (`machine.openshift.io/machine: <ns>/<name>`), if any. */
-export async function machineLabels(
+async function machineLabels(
   api: NodeApi,
   machineRef: string | undefined,
 ): Promise<Record<string, string> | undefined> {
@@ -53,14 +42,16 @@ export async function machineLabels(
 }
 
 /**
- * Pauses every check selecting one of these Machines that is not paused yet, marking it as ours. Returns the names of
- * the checks this rollout holds paused (ours from an earlier, interrupted run included).
+ * Pauses every check selecting one of these Machines (`<namespace>/<name>`, undefined for a node without one) that is
+ * not paused yet, marking it as ours. Returns the names of the checks this rollout holds paused (ours from an earlier,
+ * interrupted run included).
  */
 export async function pauseHealthChecks(
   api: NodeApi,
-  machines: Record<string, string>[],
+  machineRefs: readonly (string | undefined)[],
   digest: string,
 ): Promise<string[]> {
+  const machines = (await Promise.all(machineRefs.map((m) => machineLabels(api, m)))).filter((m) => m !== undefined);
   if (machines.length === 0) return [];
   const list = await api.request("GET", MHC_PATH);
   if (list.status === 404) return [];

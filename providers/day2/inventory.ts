@@ -69,7 +69,12 @@ const node = fields({
     ready: { status: ready?.status, heartbeat: ready?.lastHeartbeatTime },
   };
 });
-export type NodeObject = z.output<typeof node> & { name: string };
+/** A Node as decoded: every field present, `name` absent when the object had none. */
+export type NodeFields = z.output<typeof node>;
+export type NodeObject = NodeFields & { name: string };
+
+/** One Node from the API, decoded (what `readNode` answers). */
+export const decodeNode = (o: unknown): NodeFields => node.parse(o);
 
 /** The Nodes of a NodeList from the API, decoded (entries that are not Nodes with a name dropped). */
 export function decodeNodes(list: unknown): NodeObject[] {
@@ -118,12 +123,6 @@ export function windowsNodes(
       const declared = n.addresses.find((a) => byoh.has(a.address.toLowerCase()))?.address;
       source = { kind: "BYOH", address: declared ?? nodeAddress(n) ?? name };
     }
-    const busy =
-      annotations[WMCO_REBOOT_ANNOTATION] !== undefined
-        ? "WMCO has a reboot pending on it (reboot-required annotation)"
-        : labels[WMCO_UPGRADING_LABEL] === "true"
-          ? "WMCO is upgrading it (upgrading label)"
-          : undefined;
     return {
       name,
       address: nodeAddress(n),
@@ -134,26 +133,22 @@ export function windowsNodes(
       unschedulable: n.unschedulable,
       ...(machine ? { machine } : {}),
       rebootedFor: annotations[REBOOTED_FOR_ANNOTATION],
-      wmcoBusy: busy,
+      wmcoBusy: wmcoBusy(n),
       labels,
     };
   });
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The Node's Ready condition: status and last heartbeat. */
-export function readyCondition(o: unknown): { status?: string; heartbeat?: string } {
-  return node.parse(o).ready;
+/** Why WMCO is working on this node right now (its reboot annotation, its upgrade label), if it is. */
+export function wmcoBusy({ labels, annotations }: Pick<NodeFields, "labels" | "annotations">): string | undefined {
+  if (annotations[WMCO_REBOOT_ANNOTATION] !== undefined)
+    return "WMCO has a reboot pending on it (reboot-required annotation)";
+  return labels[WMCO_UPGRADING_LABEL] === "true" ? "WMCO is upgrading it (upgrading label)" : undefined;
 }
 
 /** The kubelet-reported fields of a node that are set, for the stack's inventory. */
-export function nodeInfoOf(n: WindowsNode): {
-  kernelVersion?: string;
-  osImage?: string;
-  kubeletVersion?: string;
-  containerRuntimeVersion?: string;
-  unschedulable: boolean;
-} {
+export function nodeInfoOf(n: WindowsNode): Pick<WindowsNode, keyof NodeFields["nodeInfo"] | "unschedulable"> {
   return {
     ...(n.kernelVersion ? { kernelVersion: n.kernelVersion } : {}),
     ...(n.osImage ? { osImage: n.osImage } : {}),

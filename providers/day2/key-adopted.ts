@@ -9,7 +9,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { WMCO_PUB_KEY_HASH_ANNOTATION } from "../../facts/day2";
-import { get, objects, str, stringMap } from "../../lib/json";
+import { get, str } from "../../lib/json";
+import { decodeNodes } from "./inventory";
 import { connectKube, KubeApi } from "../kube-wait/api";
 
 export function pubKeyHash(publicKey: string): string {
@@ -21,10 +22,9 @@ export async function adoptionGaps(api: KubeApi, publicKey: string): Promise<str
   const want = pubKeyHash(publicKey);
   const gaps: string[] = [];
   const nodes = await api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${BYOH_NODE_LABEL}=true`)}`);
-  for (const n of objects(get(nodes, "items"))) {
-    const hash = stringMap(get(n, "metadata", "annotations"))[WMCO_PUB_KEY_HASH_ANNOTATION];
-    if (hash !== want) gaps.push(`BYOH node ${str(get(n, "metadata", "name"))} still has the old pub-key-hash`);
-  }
+  for (const n of decodeNodes(nodes))
+    if (n.annotations[WMCO_PUB_KEY_HASH_ANNOTATION] !== want)
+      gaps.push(`BYOH node ${n.name} still has the old pub-key-hash`);
   const [namespace, name] = [MACHINE_API_NAMESPACE, USER_DATA_SECRET];
   const secret = await api.get(`/api/v1/namespaces/${namespace}/secrets/${name}`);
   const userData = Buffer.from(str(get(secret, "data", "userData")) ?? "", "base64").toString("utf8");
@@ -43,7 +43,7 @@ export interface WmcoKeyAdoptedInputs {
 }
 
 async function waitForAdoption(i: WmcoKeyAdoptedInputs): Promise<void> {
-  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const api = await connectKube(i, 30_000);
   const deadline = Date.now() + i.timeoutSeconds * 1000;
   for (;;) {
     const gaps = await adoptionGaps(api, i.publicKey);
@@ -59,11 +59,7 @@ async function waitForAdoption(i: WmcoKeyAdoptedInputs): Promise<void> {
 
 export const wmcoKeyAdoptedProvider: pulumi.dynamic.ResourceProvider = {
   async diff(_id: string, olds: WmcoKeyAdoptedInputs, news: WmcoKeyAdoptedInputs) {
-    const changes =
-      olds.publicKey !== news.publicKey ||
-      olds.kubeconfig !== news.kubeconfig ||
-      olds.context !== news.context ||
-      olds.__provider !== news.__provider;
+    const changes = (["publicKey", "kubeconfig", "context", "__provider"] as const).some((k) => olds[k] !== news[k]);
     return { changes, replaces: [], deleteBeforeReplace: false };
   },
   async create(inputs: WmcoKeyAdoptedInputs) {

@@ -1,11 +1,12 @@
 /**
  * Which Machines of a Windows MachineSet still run an older image than the set's template, and how the replacement
  * proceeds (day2-facts §3.5: a MachineSet edit "will not affect existing Machines"; replace them one batch at a time).
- * Pure: reads API objects as JSON.
+ * Pure: reads API objects as JSON, Nodes as decoded (inventory.ts).
  */
 import { get, objects, str, stringMap } from "../../lib/json";
 import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL, OLD_DELETE_MACHINE_ANNOTATION } from "../../facts/day2";
 import { WMCO_DESIRED_VERSION_ANNOTATION, WMCO_VERSION_ANNOTATION } from "../../facts/day2";
+import type { NodeFields } from "./inventory";
 
 /**
  * The image a providerSpec boots, by platform (machine-api providerSpec types in openshift/api): AWS `ami`, Azure and
@@ -74,6 +75,13 @@ export function isMarked(annotations: unknown): boolean {
   return Boolean(a[DELETE_MACHINE_ANNOTATION] || a[OLD_DELETE_MACHINE_ANNOTATION]);
 }
 
+/** Why a Machine on the wanted image does not serve yet, in messages. */
+export function notServing(m: MachineState): string {
+  return m.node
+    ? `${m.name} (Node ${m.node} not yet Ready and configured by WMCO)`
+    : `${m.name} (phase ${m.phase || "none yet"}, no Node)`;
+}
+
 /** Machines on another image than `desired` and not already being deleted, in name order. */
 export function staleMachines(machines: readonly MachineState[], desired: string): string[] {
   return machines.filter((m) => m.image !== desired && !m.deleting).map((m) => m.name);
@@ -88,9 +96,7 @@ export function batchSize(maxUnavailable: number, replicas: number): number {
  * Whether a Node is serving as WMCO configured it: Ready, and WMCO's version annotation equal to its desired version
  * (pkg/metadata `VersionAnnotation`, `DesiredVersionAnnotation`: WMCO sets the first once it has configured the node).
  */
-export function configuredByWmco(node: unknown): boolean {
-  const a = stringMap(get(node, "metadata", "annotations"));
-  const ready = objects(get(node, "status", "conditions")).some((c) => c.type === "Ready" && c.status === "True");
-  const version = a[WMCO_VERSION_ANNOTATION];
-  return ready && version !== undefined && version !== "" && version === a[WMCO_DESIRED_VERSION_ANNOTATION];
+export function configuredByWmco({ annotations, ready }: Pick<NodeFields, "annotations" | "ready">): boolean {
+  const version = annotations[WMCO_VERSION_ANNOTATION];
+  return ready.status === "True" && !!version && version === annotations[WMCO_DESIRED_VERSION_ANNOTATION];
 }

@@ -2,11 +2,19 @@ import type * as pulumi from "@pulumi/pulumi";
 import { lockedJob } from "./day2-lock";
 import { apiError, connectKube, KubeApi } from "../kube-wait/api";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
-import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
-import { batchSize, configuredByWmco, machinesOf, MachineState, staleMachines } from "./machine-rollout-plan";
+import { DELETE_MACHINE_ANNOTATION, MACHINESET_LABEL } from "../../facts/day2";
+import {
+  batchSize,
+  configuredByWmco,
+  machinesOf,
+  MachineState,
+  notServing,
+  staleMachines,
+} from "./machine-rollout-plan";
 import { surgeStep, SurgeStep } from "./machine-surge-plan";
 import { get } from "../../lib/json";
-import { decodeNodes, windowsNodes } from "./inventory";
+import { decodeNode } from "./inventory";
+import { listWindowsNodes } from "./ready";
 import { wmcoUpgradeRefusal } from "./wmco-upgrade";
 
 export interface MachineRolloutInputs {
@@ -62,37 +70,28 @@ async function configured(
   const done: string[] = [];
   const waiting: string[] = [];
   for (const m of machines.filter((x) => x.image === image && !x.deleting)) {
-    if (!m.node) {
-      waiting.push(`${m.name} (phase ${m.phase || "none yet"}, no Node)`);
-      continue;
-    }
-    const node = await api.get(`/api/v1/nodes/${encodeURIComponent(m.node)}`);
-    if (node && configuredByWmco(node)) done.push(m.name);
-    else waiting.push(`${m.name} (Node ${m.node} not yet Ready and configured by WMCO)`);
+    const node = m.node && (await api.get(`/api/v1/nodes/${encodeURIComponent(m.node)}`));
+    if (node && configuredByWmco(decodeNode(node))) done.push(m.name);
+    else waiting.push(notServing(m));
   }
   return { done, waiting };
 }
 
 async function run(i: MachineRolloutInputs): Promise<MachineRolloutOutputs> {
-  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const api = await connectKube(i, 30_000);
   const poll = (i.pollSeconds ?? 15) * 1000;
   // The day-2 lock only when there is something to replace: an up with nothing to do waits for no one.
   const listed = await listMachines(api, i.machineSet);
   // Surge: a round a failed run left (annotated Machines, still there or being deleted) is work too.
   if (staleMachines(listed, i.image).length === 0 && !(i.strategy === "surge" && listed.some((m) => m.marked)))
     return { ...i, replaced: [] };
-  await refuseDuringWmcoUpgrade(api, `Machine rollout of ${i.machineSet}`);
-  return lockedJob(api, i.lockStack, `Machine rollout of ${i.machineSet}`, { pollMs: poll, progress }, () =>
+  const operation = `Machine rollout of ${i.machineSet}`;
+  // Not while WMCO is upgrading any Windows node (wmco-upgrade.ts): it would compete for the same nodes.
+  const refusal = wmcoUpgradeRefusal(await listWindowsNodes(api, `${operation}: listing Windows nodes`), operation);
+  if (refusal) throw new Error(refusal);
+  return lockedJob(api, i.lockStack, operation, { pollMs: poll, progress }, () =>
     i.strategy === "surge" ? surge(i, api, poll) : replaceStale(i, api, poll),
   );
-}
-
-/** Refuses to start while WMCO is upgrading any Windows node (wmco-upgrade.ts): it would compete for the same nodes. */
-async function refuseDuringWmcoUpgrade(api: KubeApi, operation: string): Promise<void> {
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200) throw apiError(`${operation}: listing Windows nodes`, list);
-  const refusal = wmcoUpgradeRefusal(windowsNodes(decodeNodes(list.body), undefined, []), operation);
-  if (refusal) throw new Error(refusal);
 }
 
 /** The MachineSet's `spec.replicas` now. */

@@ -25,7 +25,7 @@
  * Pure: every step is decided from the cluster as read now (annotations, replicas, Machines, Nodes), never from
  * memory, so a run that stopped anywhere is finished by the next one.
  */
-import { MachineState } from "./machine-rollout-plan";
+import { MachineState, notServing } from "./machine-rollout-plan";
 
 /** The cluster as one look at it shows a MachineSet being rolled. */
 export interface SurgeView {
@@ -75,13 +75,7 @@ export function surgeStep(v: SurgeView): SurgeStep {
         action: "wait-new",
         have,
         want,
-        waiting: fresh
-          .filter((m) => !v.configured.has(m.name))
-          .map((m) =>
-            m.node
-              ? `${m.name} (Node ${m.node} not yet Ready and configured by WMCO)`
-              : `${m.name} (phase ${m.phase || "none yet"}, no Node)`,
-          ),
+        waiting: fresh.filter((m) => !v.configured.has(m.name)).map(notServing),
       };
     return { action: "scale", replicas: v.declared, reason: "restore" };
   }

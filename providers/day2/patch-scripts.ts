@@ -10,7 +10,8 @@
  * and `ISystemInformation` are not, and the search must go through the same proxy, and see the same pending restart,
  * as the install that follows (searches over SSH were also reported failing on WS2025: PSWindowsUpdate #60, #65).
  */
-import { get, obj, objects, str } from "../../lib/json";
+import { z } from "zod";
+import { fields, loose, objectsOf, text } from "../../lib/decode";
 import { printedObject, psQuote } from "../ssh/powershell";
 
 /** Where the task keeps its state on the host. */
@@ -199,17 +200,21 @@ export function hostStatusScript(): string {
   ].join("\n");
 }
 
-export interface HostStatus {
-  bootTime: string;
-  rebootPending: boolean;
-}
+/**
+ * What the scripts print, decoded: a field of another type (or missing) reads as its fallback, a flag as false unless
+ * it is `true`.
+ */
+const textOr = z.string().catch("");
+const numberOr = (fallback: number) => z.number().catch(fallback);
+const flag = z.boolean().catch(false);
 
-export function parseHostStatus(output: string): HostStatus {
-  const raw = printedObject(output, "the host status");
-  const bootTime = str(raw.bootTime);
+export function parseHostStatus(output: string): { bootTime: string; rebootPending: boolean } {
+  const { bootTime, rebootPending } = fields({ bootTime: text, rebootPending: flag }).parse(
+    printedObject(output, "the host status"),
+  );
   if (!bootTime)
     throw new Error(`the host status printed no boot time: ${JSON.stringify(output.trim().slice(0, 200))}`);
-  return { bootTime, rebootPending: raw.rebootPending === true };
+  return { bootTime, rebootPending };
 }
 
 /**
@@ -228,60 +233,33 @@ export function patchStatusScript(): string {
   ].join("\n");
 }
 
-export interface PatchResult {
+const update = { title: textOr, kb: textOr };
+const patchResult = {
   /** Where the task stopped: `search`, `download` or `install`. */
-  stage: string;
+  stage: textOr,
   /** `OperationResultCode` of the last operation (download when it did not succeed, else install). */
-  resultCode: number;
-  hResult: number;
-  rebootRequired: boolean;
+  resultCode: numberOr(-1),
+  hResult: numberOr(0),
+  rebootRequired: flag,
   /** What the search found to install (after the categories). */
-  applicable: { title: string; kb: string }[];
+  applicable: objectsOf(z.object(update)),
   /** Per update, the last operation's result (`GetUpdateResult(i)`). */
-  updates: { title: string; kb: string; resultCode: number; hResult: number }[];
-  error: string;
-}
-
-export interface PatchStatus {
+  updates: objectsOf(z.object({ ...update, resultCode: numberOr(-1), hResult: numberOr(0) })),
+  error: textOr,
+};
+const patchStatus = fields({
   /** The task's state (`Ready`, `Running`, `Queued`, `Disabled`). */
-  state: string;
-  lastTaskResult: number;
+  state: textOr,
+  lastTaskResult: numberOr(0),
   /** Undefined until the task has written it. */
-  result?: PatchResult;
-  rebootPending: boolean;
-}
-
-const num = (v: unknown, fallback: number) => (typeof v === "number" ? v : fallback);
+  result: loose(patchResult),
+  rebootPending: flag,
+});
+export type PatchStatus = z.output<typeof patchStatus>;
+export type PatchResult = NonNullable<PatchStatus["result"]>;
 
 export function parsePatchStatus(output: string): PatchStatus {
-  const raw = printedObject(output, "the patch status");
-  const r = obj(raw.result);
-  return {
-    state: str(raw.state) ?? "",
-    lastTaskResult: num(raw.lastTaskResult, 0),
-    rebootPending: raw.rebootPending === true,
-    ...(r
-      ? {
-          result: {
-            stage: str(r.stage) ?? "",
-            resultCode: num(r.resultCode, -1),
-            hResult: num(r.hResult, 0),
-            rebootRequired: r.rebootRequired === true,
-            error: str(r.error) ?? "",
-            applicable: objects(r.applicable).map((u) => ({
-              title: str(get(u, "title")) ?? "",
-              kb: str(get(u, "kb")) ?? "",
-            })),
-            updates: objects(r.updates).map((u) => ({
-              title: str(get(u, "title")) ?? "",
-              kb: str(get(u, "kb")) ?? "",
-              resultCode: num(get(u, "resultCode"), -1),
-              hResult: num(get(u, "hResult"), 0),
-            })),
-          },
-        }
-      : {}),
-  };
+  return patchStatus.parse(printedObject(output, "the patch status"));
 }
 
 /** An HRESULT as Windows prints it (`0x80240022`). */

@@ -57,9 +57,9 @@ export function patchFailure(r: PatchResult): string | undefined {
 }
 
 /**
- * Starts the task and polls it to its result in one connection and one PowerShell process; `then` runs in that same
- * process afterwards (a restart, so that patching a node costs two launches: this one and the one that sees the new
- * boot time). The task runs on the host on its own: a connection lost while polling is reopened (one more launch) and
+ * Starts the task and polls it to its result in one connection and one PowerShell process; a failed result fails
+ * (`patchFailure`), else `then` runs in that same process afterwards (a restart, so that patching a node costs two
+ * launches: this one and the one that sees the new boot time). The task runs on the host on its own: a connection lost while polling is reopened (one more launch) and
  * the polling goes on, within the timeout. When the timeout passes the task is stopped (Task Scheduler does not
  * enforce ExecutionTimeLimit on a task started on demand).
  */
@@ -96,7 +96,11 @@ async function runTask<T>(
           }
           for (;;) {
             const status = parsePatchStatus(await ps.run(`reading the ${what}`, patchStatusScript()));
-            if (status.result) return then(ps, status.result, status.rebootPending);
+            if (status.result) {
+              const failure = patchFailure(status.result);
+              if (failure) throw new Error(failure);
+              return then(ps, status.result, status.rebootPending);
+            }
             if (status.state !== "Running" && status.state !== "Queued")
               throw new Error(
                 `the ${what} is ${status.state || "gone"} without a result (last task result ${hex(status.lastTaskResult)})`,
@@ -137,8 +141,6 @@ export async function installUpdates<T>(
 ): Promise<{ result: PatchResult; rebootDue: boolean; value: T }> {
   const started = Date.now();
   return runTask(c, hostKey, node, o, false, async (ps, result, rebootPending) => {
-    const failure = patchFailure(result);
-    if (failure) throw new Error(failure);
     const n = result.updates.length;
     o.progress?.(
       `node ${node}: ${n === 0 ? "no updates to install" : `${n} update(s) installed (${result.updates.map((u) => (u.kb ? `KB${u.kb}` : u.title)).join(", ")})`}, ${Math.round((Date.now() - started) / 1000)}s`,
@@ -162,11 +164,10 @@ export async function searchUpdates(
   node: string,
   o: PatchOptions,
 ): Promise<SearchOutcome> {
-  return runTask(c, hostKey, node, o, true, async (_ps, result, rebootPending) => {
-    const failure = patchFailure(result);
-    if (failure) throw new Error(failure);
-    return { applicable: result.applicable, rebootPending: result.rebootRequired || rebootPending };
-  });
+  return runTask(c, hostKey, node, o, true, async (_ps, result, rebootPending) => ({
+    applicable: result.applicable,
+    rebootPending: result.rebootRequired || rebootPending,
+  }));
 }
 
 export type PatchDecision = { go: string } | { skip: string } | { fail: string };

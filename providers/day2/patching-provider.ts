@@ -4,63 +4,40 @@ import { powershellCommand } from "../ssh/powershell";
 import { withSession } from "../ssh/session";
 import { isFinal } from "../errors";
 import { messageOf } from "../../lib/errors";
-import { decodeNodes, windowsNodes } from "./inventory";
+import { windowsNodes } from "./inventory";
 import { hostStatusScript, parseHostStatus } from "./patch-scripts";
 import { SshConnection } from "../ssh/types";
-import { lockedJob } from "./day2-lock";
-import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
+import { PATCHED_FOR_ANNOTATION, PATCHING_FOR_ANNOTATION } from "../../facts/day2";
 import type { NodeApi } from "./drain-run";
 import { NodeReachSettings, reachNode } from "./node-reach";
 import { restartFrom, REBOOT_DEFAULTS, whenBack } from "./reboot";
-import { awsMetadataRoute, NodeWork, Reach, readMetadataRoute, rolloutTimings, runRollingReboot } from "./rollout";
-import type { DrainSettingsInput } from "./drain";
-import { readNode } from "./ready";
+import { awsMetadataRoute, BatchJobInputs, NodeWork, Reach, readMetadataRoute, runBatchJob } from "./rollout";
+import { listWindowsNodes, readNode } from "./ready";
 import { decidePatch, installUpdates, PatchOptions, searchUpdates } from "./patch";
 import type { WuaProxy } from "./patch-scripts";
 import { belowMinimum, MinimumRevisions, patchLevel, patchToken } from "./patch-plan";
-import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
-import type { Blocker } from "./blockers";
-import { get, str } from "../../lib/json";
 import { readableStderr } from "../ssh/clixml";
 
-/** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
-export interface WindowsPatchingInputs extends DrainSettingsInput {
-  /** `<project>/<stack>`: nodes are patched under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
-  lockStack?: string;
+/** `batches`: the managed nodes below the level, batch by batch. */
+export interface WindowsPatchingInputs extends BatchJobInputs {
   /** Build → lowest accepted update revision. */
   minimumUpdateRevision: MinimumRevisions;
   /** Update categories (names or IDs); empty: every software update. */
   categories: string[];
-  /** Node names below the level, batch by batch (planned by the program from the cluster's Windows nodes). */
-  batches: string[][];
   /** Nodes below the level this rollout does not patch, each with why (the policy pack's `windows-patch-level`). */
   belowNotPatched?: string[];
   /** Every managed node (BYOH, vanilla) by name: their uptime and pending restart are read over SSH. */
   managedNodes?: string[];
-  disableEviction: boolean;
-  drainTimeoutSeconds: number;
-  readyTimeoutSeconds: number;
   /** How long Windows Update may take on one node (search, download, install), minutes. */
   installTimeoutMinutes: number;
   /** The proxy Windows Update goes through (IUpdateSession.WebProxy in the SYSTEM task); undefined: the host's own. */
   proxy?: WuaProxy;
   /** How long a host may take to answer SSH again after its restart, seconds. Default 600 (WMCO's 10 minutes). */
   restartTimeoutSeconds?: number;
-  /** Pause between checks, seconds. Default 5. */
-  pollSeconds?: number;
-  kubeconfig?: string;
-  context?: string;
-  /** Windows nodes out of service at once, counting those already out (a number or `"25%"`). */
-  maxUnavailable?: number | string;
-  /** Pods that hold patching back while they run. */
-  blockers?: Blocker[];
-  /** When batches may start (days, times, time zone); undefined: any time. */
-  window?: MaintenanceWindow;
   /** How BYOH nodes are reached (OpenShift stacks). */
   reach?: Omit<NodeReachSettings, "recordedHostKeys">;
   /** How vanilla nodes are reached: their connection by the Node's address (InternalIP/InternalDNS) or name. */
   connections?: Record<string, SshConnection>;
-  __provider?: string;
 }
 
 export interface WindowsPatchingOutputs extends WindowsPatchingInputs {
@@ -101,8 +78,7 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
     // never drained only to fail at the check.
     async precheck({ name, node, resuming, connection, hostKey }) {
       const search = await searchUpdates(connection, hostKey, name, wua(i, pollMs));
-      const kernel = str(get(node, "status", "nodeInfo", "kernelVersion"));
-      const d = decidePatch(name, kernel, i.minimumUpdateRevision, search, i.categories);
+      const d = decidePatch(name, node.nodeInfo.kernelVersion, i.minimumUpdateRevision, search, i.categories);
       if ("fail" in d)
         throw new Error(
           `${d.fail}. ${resuming ? `An earlier run cordoned it; it stays cordoned until it is patched (or: kubectl uncordon ${name})` : "It was not cordoned"}`,
@@ -143,8 +119,7 @@ export function patchWork(i: WindowsPatchingInputs, pollMs: number): NodeWork {
       if (aws && back.value) await awsMetadataRoute(name, back.value, step, progress);
     },
     async verify(name: string, api: NodeApi) {
-      const node = await readNode(api, name);
-      const kernel = str(get(node, "status", "nodeInfo", "kernelVersion"));
+      const kernel = (await readNode(api, name)).nodeInfo.kernelVersion;
       const below = belowMinimum(kernel, i.minimumUpdateRevision);
       if (below)
         throw new Error(
@@ -187,8 +162,7 @@ async function hostStatuses(
 ): Promise<Record<string, NodeHostStatus>> {
   const names = i.managedNodes ?? [];
   if (names.length === 0) return {};
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  const nodes = new Map(windowsNodes(decodeNodes(list.body), undefined, []).map((n) => [n.name, n]));
+  const nodes = new Map(windowsNodes(await listWindowsNodes(api), undefined, []).map((n) => [n.name, n]));
   const reach = reachFor(i, recorded);
   const out: Record<string, NodeHostStatus> = {};
   for (let k = 0; k < names.length; k += 8)
@@ -215,11 +189,7 @@ async function hostStatuses(
             },
           );
           const hours = (Date.now() - Date.parse(s.bootTime)) / 3_600_000;
-          out[name] = {
-            bootTime: s.bootTime,
-            uptimeHours: Math.round(hours * 10) / 10,
-            rebootPending: s.rebootPending,
-          };
+          out[name] = { ...s, uptimeHours: Math.round(hours * 10) / 10 };
         } catch (e) {
           if (isFinal(e)) throw e;
           out[name] = { unreachable: messageOf(e).slice(0, 300) };
@@ -230,22 +200,17 @@ async function hostStatuses(
 }
 
 async function run(i: WindowsPatchingInputs, recorded: Record<string, string>): Promise<WindowsPatchingOutputs> {
-  const api = await connectKube({ kubeconfig: i.kubeconfig, context: i.context }, 30_000);
+  const api = await connectKube(i, 30_000);
   if (i.batches.length === 0)
     return { ...i, patched: [], recordedHostKeys: recorded, hostStatus: await hostStatuses(i, recorded, api) };
-  const poll = (i.pollSeconds ?? 5) * 1000;
-  const reach = reachFor(i, recorded);
-  const r = await lockedJob(api, i.lockStack, "patching", { pollMs: poll, progress }, () =>
-    runRollingReboot(api, i.batches, reach, {
-      token: patchToken(i.minimumUpdateRevision, i.categories),
-      aws: onAws(i),
-      work: patchWork(i, poll),
-      ...rolloutTimings({ ...i, pollMs: poll, progress }),
-      beforeBatch: () => outsideWindow(new Date(), i.window, "patch"),
-      ...(i.maxUnavailable !== undefined ? { maxUnavailable: i.maxUnavailable } : {}),
-      blockers: i.blockers ?? [],
-    }),
-  );
+  const r = await runBatchJob(api, i, "patching", {
+    token: patchToken(i.minimumUpdateRevision, i.categories),
+    aws: onAws(i),
+    work: patchWork(i, (i.pollSeconds ?? 5) * 1000),
+    reach: reachFor(i, recorded),
+    window: "patch",
+    progress,
+  });
   const keys = { ...recorded, ...r.learnedHostKeys };
   return {
     ...i,
@@ -276,7 +241,7 @@ export const windowsPatchingProvider: pulumi.dynamic.ResourceProvider = {
   async read(id: string, props?: WindowsPatchingOutputs) {
     if (!props) return { id, props: {} };
     // Refresh: the managed nodes' uptime and pending restart, as they are now.
-    const api = await connectKube({ kubeconfig: props.kubeconfig, context: props.context }, 30_000);
+    const api = await connectKube(props, 30_000);
     return { id, props: { ...props, hostStatus: await hostStatuses(props, props.recordedHostKeys ?? {}, api) } };
   },
   async delete() {

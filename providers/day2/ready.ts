@@ -1,26 +1,33 @@
 /**
- * Waiting for a node to be back: Ready, and its kubelet alive after our work (its node Lease renewed since, or a newer
- * heartbeat). Times are compared with the kubelet's own earlier values, never with our clock, so clock skew cannot
- * pass or fail it. Used after a reboot (rolling reboot) and after an upgrade (vanilla nodes).
+ * The day-2 jobs' reads of Nodes, decoded (inventory.ts), and waiting for a node to be back: Ready, and its kubelet
+ * alive after our work (its node Lease renewed since, or a newer heartbeat). Times are compared with the kubelet's own
+ * earlier values, never with our clock, so clock skew cannot pass or fail it. Used after a reboot (rolling reboot) and
+ * after an upgrade (vanilla nodes).
  */
 import { NodeApi } from "./drain-run";
 import { apiError } from "../kube-wait/api";
-import { readyCondition } from "./inventory";
+import { decodeNode, decodeNodes, NodeFields, NodeObject } from "./inventory";
+import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
 import { get, str } from "../../lib/json";
 
-const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
-
 /** The Node as the API has it now; a node that is gone is an error naming it. */
-export async function readNode(api: NodeApi, name: string): Promise<unknown> {
-  const r = await api.request("GET", nodePath(name));
+export async function readNode(api: NodeApi, name: string): Promise<NodeFields> {
+  const r = await api.request("GET", `/api/v1/nodes/${encodeURIComponent(name)}`);
   if (r.status === 404) throw new Error(`node ${name} no longer exists; run pulumi up again to plan without it`);
   if (r.status !== 200) throw apiError(`reading node ${name}`, r);
-  return r.body;
+  return decodeNode(r.body);
+}
+
+/** The Windows Nodes now; `doing` names the list in its error. */
+export async function listWindowsNodes(api: NodeApi, doing = "listing Windows nodes"): Promise<NodeObject[]> {
+  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
+  if (list.status !== 200) throw apiError(doing, list);
+  return decodeNodes(list.body);
 }
 
 /** The Ready condition's last heartbeat now ("" when there is none). */
 export async function lastHeartbeat(api: NodeApi, name: string): Promise<string> {
-  return readyCondition(await readNode(api, name)).heartbeat ?? "";
+  return (await readNode(api, name)).ready.heartbeat ?? "";
 }
 
 /**
@@ -54,7 +61,7 @@ export async function waitForFreshReady(
   const deadline = Date.now() + o.timeoutMs;
   const leaseMark = await nodeLeaseRenewTime(api, name);
   for (;;) {
-    const ready = readyCondition(await readNode(api, name));
+    const { ready } = await readNode(api, name);
     const lease = await nodeLeaseRenewTime(api, name);
     const alive =
       lease !== undefined ? leaseMark === undefined || lease > leaseMark : (ready.heartbeat ?? "") > heartbeatBefore;

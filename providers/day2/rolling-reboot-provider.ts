@@ -2,35 +2,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import { connectKube } from "../kube-wait/api";
 import { isUnknown } from "../unknown";
 import { NodeReachSettings, reachNode } from "./node-reach";
-import { rolloutTimings, runRollingReboot } from "./rollout";
-import type { DrainSettingsInput } from "./drain";
-import { lockedJob } from "./day2-lock";
-import type { Blocker } from "./blockers";
-import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
+import { BatchJobInputs, runBatchJob } from "./rollout";
 
-/** Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the defaults. */
-export interface RollingRebootInputs extends DrainSettingsInput {
+export interface RollingRebootInputs extends BatchJobInputs {
   /** Changing it asks for a new rolling reboot. */
   token: string;
-  /** Node names, batch by batch (planned by the program from the cluster's Windows nodes). */
-  batches: string[][];
-  disableEviction: boolean;
-  drainTimeoutSeconds: number;
-  readyTimeoutSeconds: number;
-  /** Pause between checks (drain, Ready, reconnection), seconds. Default 5. */
-  pollSeconds?: number;
-  kubeconfig?: string;
-  context?: string;
   reach: Omit<NodeReachSettings, "recordedHostKeys">;
-  /** `<project>/<stack>`: the reboot runs under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
-  lockStack?: string;
-  /** Windows nodes out of service at once, counting those already out (a number or `"25%"`). */
-  maxUnavailable?: number | string;
-  /** Pods that hold the reboot back while they run. */
-  blockers?: Blocker[];
-  /** When batches may start; undefined: any time. */
-  window?: MaintenanceWindow;
-  __provider?: string;
 }
 
 export interface RollingRebootOutputs extends RollingRebootInputs {
@@ -49,19 +26,15 @@ async function run(
   recorded: Record<string, string>,
   previous: string[] = [],
 ): Promise<RollingRebootOutputs> {
-  const poll = (inputs.pollSeconds ?? 5) * 1000;
-  const api = await connectKube({ kubeconfig: inputs.kubeconfig, context: inputs.context }, 30_000);
+  const api = await connectKube(inputs, 30_000);
   const settings: NodeReachSettings = { ...inputs.reach, recordedHostKeys: recorded };
-  const r = await lockedJob(api, inputs.lockStack, "rolling reboot", { pollMs: poll, progress }, () =>
-    runRollingReboot(api, inputs.batches, (n) => reachNode(n, settings), {
-      token: inputs.token,
-      aws: inputs.reach.platform === "AWS",
-      ...(inputs.maxUnavailable !== undefined ? { maxUnavailable: inputs.maxUnavailable } : {}),
-      blockers: inputs.blockers ?? [],
-      beforeBatch: () => outsideWindow(new Date(), inputs.window, "reboot"),
-      ...rolloutTimings({ ...inputs, pollMs: poll, progress }),
-    }),
-  );
+  const r = await runBatchJob(api, inputs, "rolling reboot", {
+    token: inputs.token,
+    aws: inputs.reach.platform === "AWS",
+    reach: (n) => reachNode(n, settings),
+    window: "reboot",
+    progress,
+  });
   if (r.stoppedFor) progress(`stopped early: ${r.stoppedFor}; the next pulumi up goes on`);
   return {
     ...inputs,

@@ -10,25 +10,21 @@
  * node that was cordoned by someone else before we started stays cordoned.
  */
 import { messageOf } from "../../lib/errors";
-import {
-  KEEP_CORDONED_ANNOTATION,
-  REBOOTED_FOR_ANNOTATION,
-  REBOOTING_FOR_ANNOTATION,
-  WINDOWS_NODE_SELECTOR,
-} from "../../facts/day2";
-import { get, stringMap } from "../../lib/json";
+import { KEEP_CORDONED_ANNOTATION, REBOOTED_FOR_ANNOTATION, REBOOTING_FOR_ANNOTATION } from "../../facts/day2";
 import { PowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";
-import { apiError } from "../kube-wait/api";
 import { drainNode, DRAIN_RUN_DEFAULTS, DrainRun, NodeApi, patchNode } from "./drain-run";
 import { drainOptions, DrainSettingsInput } from "./drain";
+import type { KubeApi } from "../kube-wait/api";
+import { lockedJob } from "./day2-lock";
+import { MaintenanceWindow, outsideWindow } from "./maintenance-window";
 import { NodeAvailability, nextBatch, resolveMaxUnavailable, tokenDigest } from "./batches";
 import { Blocker, clusterBlocked, nodeBlocked } from "./blockers";
-import { machineLabels, pauseHealthChecks, resumeHealthChecks } from "./health-checks";
-import { decodeNodes, WindowsNode, windowsNodes } from "./inventory";
+import { pauseHealthChecks, resumeHealthChecks } from "./health-checks";
+import { NodeFields, WindowsNode, windowsNodes, wmcoBusy } from "./inventory";
 import { wmcoUpgradeRefusal } from "./wmco-upgrade";
-import { lastHeartbeat, readNode, waitForFreshReady } from "./ready";
+import { lastHeartbeat, listWindowsNodes, readNode, waitForFreshReady } from "./ready";
 import { rebootHost, REBOOT_DEFAULTS, RebootOptions } from "./reboot";
 import { awsMetadataRouteScript, parseMetadataRoute } from "./scripts";
 
@@ -61,7 +57,7 @@ export interface NodeWork {
    */
   precheck?(ctx: {
     name: string;
-    node: unknown;
+    node: NodeFields;
     resuming: boolean;
     connection: SshConnection;
     hostKey: string;
@@ -124,6 +120,60 @@ export function rolloutTimings(
   };
 }
 
+/**
+ * What every batch job's provider receives (RollingReboot, WindowsPatching: providers/rolling-reboot.ts
+ * `batchJobInputs`). Drain options (force, deleteEmptyDirData, gracePeriodSeconds, podSelector): unset ones take the
+ * defaults.
+ */
+export interface BatchJobInputs extends DrainSettingsInput {
+  /** `<project>/<stack>`: the job runs under the cluster-wide day-2 lock (providers/day2/day2-lock.ts). */
+  lockStack?: string;
+  /** Node names, batch by batch (planned by the program from the cluster's Windows nodes). */
+  batches: string[][];
+  disableEviction: boolean;
+  drainTimeoutSeconds: number;
+  readyTimeoutSeconds: number;
+  /** Pause between checks (drain, Ready, reconnection), seconds. Default 5. */
+  pollSeconds?: number;
+  kubeconfig?: string;
+  context?: string;
+  /** Windows nodes out of service at once, counting those already out (a number or `"25%"`). */
+  maxUnavailable?: number | string;
+  /** Pods that hold the job back while they run. */
+  blockers?: Blocker[];
+  /** When batches may start (days, times, time zone); undefined: any time. */
+  window?: MaintenanceWindow;
+  __provider?: string;
+}
+
+/**
+ * Runs a batch job's planned batches under the day-2 lock (`job` names it to the lock's waiters and in messages), with
+ * the stack's drain, Ready, blocker and `maxUnavailable` settings; no batch starts outside its `window` (named so).
+ */
+export function runBatchJob(
+  api: KubeApi,
+  i: BatchJobInputs,
+  job: string,
+  o: Pick<RolloutOptions, "token" | "aws" | "work"> & {
+    reach: Reach;
+    window: string;
+    progress: (line: string) => void;
+  },
+): Promise<RolloutResult> {
+  const pollMs = (i.pollSeconds ?? 5) * 1000;
+  return lockedJob(api, i.lockStack, job, { pollMs, progress: o.progress }, () =>
+    runRollingReboot(api, i.batches, o.reach, {
+      token: o.token,
+      aws: o.aws,
+      ...(o.work ? { work: o.work } : {}),
+      ...rolloutTimings({ ...i, pollMs, progress: o.progress }),
+      beforeBatch: () => outsideWindow(new Date(), i.window, o.window),
+      ...(i.maxUnavailable !== undefined ? { maxUnavailable: i.maxUnavailable } : {}),
+      blockers: i.blockers ?? [],
+    }),
+  );
+}
+
 /** How to reach one node (address, user, key, host-key pin, path); undefined with the reason when it cannot be. */
 export type Reach = (node: WindowsNode) => { connection: SshConnection; hostKey?: string } | { problem: string };
 
@@ -156,9 +206,7 @@ export async function checkRollout(
   label = "rolling reboot",
 ): Promise<Map<string, WindowsNode>> {
   const planned = batches.flat();
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200) throw apiError(`listing Windows nodes`, list);
-  const nodes = new Map(windowsNodes(decodeNodes(list.body), undefined, []).map((n) => [n.name, n]));
+  const nodes = new Map(windowsNodes(await listWindowsNodes(api), undefined, []).map((n) => [n.name, n]));
   // Any Windows node, planned or not: WMCO goes on to the next node after this one (wmco-upgrade.ts).
   const upgrading = wmcoUpgradeRefusal([...nodes.values()], label);
   if (upgrading) throw new Error(upgrading);
@@ -241,13 +289,11 @@ async function workOne(
 ): Promise<"done" | "skipped"> {
   const name = node.name;
   const current = await step(name, "read", () => readNode(api, name));
-  const annotations = stringMap(get(current, "metadata", "annotations"));
+  const { annotations } = current;
   if (annotations[work.doneAnnotation] === digest) return "skipped";
   const resuming = annotations[work.doingAnnotation] === digest;
   // Cordoned by someone else before we began (not by an earlier run of this rollout): leave it cordoned after.
-  const keepCordoned = resuming
-    ? annotations[KEEP_CORDONED_ANNOTATION] === "true"
-    : get(current, "spec", "unschedulable") === true;
+  const keepCordoned = resuming ? annotations[KEEP_CORDONED_ANNOTATION] === "true" : current.unschedulable;
   const target = reach(node);
   if ("problem" in target) throw new Error(`node ${name}: ${target.problem}`);
   // Reach it before touching it: a host that does not answer, or answers with another key than the pinned one,
@@ -258,15 +304,12 @@ async function workOne(
   );
   if (!target.hostKey) learned[name] = hostKey;
   const pinned = { ...target.connection, hostKey, trustOnFirstUse: false };
-  if (work.precheck) {
-    const precheck = work.precheck;
-    const skip = await step(name, "precheck", () =>
-      precheck({ name, node: current, resuming, connection: pinned, hostKey }),
-    );
-    if (skip && !resuming) {
-      o.progress?.(`node ${name}: skipped, ${skip.skip}`);
-      return "skipped";
-    }
+  const skip = await step(name, "precheck", async () =>
+    work.precheck?.({ name, node: current, resuming, connection: pinned, hostKey }),
+  );
+  if (skip && !resuming) {
+    o.progress?.(`node ${name}: skipped, ${skip.skip}`);
+    return "skipped";
   }
 
   await step(name, "cordon", () =>
@@ -298,10 +341,7 @@ async function workOne(
       after: work.readyAfter,
     }),
   );
-  if (work.verify) {
-    const verify = work.verify;
-    await step(name, "check", () => verify(name, api));
-  }
+  await step(name, "check", async () => work.verify?.(name, api));
 
   await step(name, "uncordon", () =>
     patchNode(
@@ -362,12 +402,8 @@ export async function runRollingReboot(
     o.progress?.(`batch ${i + 1}/${total}: ${batch.join(", ")}`);
     // MachineHealthChecks would remediate (delete) a Machine whose node is NotReady while it restarts: paused for
     // the batch, resumed after it.
-    const machines = await Promise.all(batch.map((name) => machineLabels(api, nodes.get(name)?.machine)));
-    const paused = await pauseHealthChecks(
-      api,
-      machines.flatMap((m) => (m ? [m] : [])),
-      digest,
-    );
+    const machines = batch.map((name) => nodes.get(name)?.machine);
+    const paused = await pauseHealthChecks(api, machines, digest);
     if (paused.length > 0) o.progress?.(`batch ${i + 1}: paused MachineHealthCheck(s) ${paused.join(", ")}`);
     const outcomes = await Promise.allSettled(
       batch.map((name) => {
@@ -401,22 +437,14 @@ export async function runRollingReboot(
 
 /** The Windows nodes as the next batch's choice needs them, read now. */
 async function availability(api: NodeApi): Promise<NodeAvailability[]> {
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
-  if (list.status !== 200) throw apiError(`listing Windows nodes`, list);
-  const nodes = decodeNodes(list.body);
-  const parsed = new Map(windowsNodes(nodes, undefined, []).map((n) => [n.name, n]));
-  return nodes.flatMap((raw) => {
-    const node = parsed.get(raw.name);
-    if (!node) return [];
-    const ready = raw.ready.status === "True";
-    return [
-      {
-        name: node.name,
-        ready,
-        unschedulable: node.unschedulable,
-        ...(node.wmcoBusy ? { wmcoBusy: node.wmcoBusy } : {}),
-      },
-    ];
+  return (await listWindowsNodes(api)).map((n) => {
+    const busy = wmcoBusy(n);
+    return {
+      name: n.name,
+      ready: n.ready.status === "True",
+      unschedulable: n.unschedulable,
+      ...(busy ? { wmcoBusy: busy } : {}),
+    };
   });
 }
 

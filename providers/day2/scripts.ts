@@ -3,7 +3,8 @@
  * WMCO's SafeReboot), each one script so each step is one PowerShell launch. Proven here by the tree-sitter parse and
  * the lab's PowerShell stand-in; only a real Windows host proves their effect.
  */
-import { str } from "../../lib/json";
+import { z } from "zod";
+import { fields } from "../../lib/decode";
 import { printedObject } from "../ssh/powershell";
 
 /** The last boot time in UTC (ISO 8601): compared before and after, since early Windows kubelets left `bootID` empty. */
@@ -46,18 +47,13 @@ export function awsMetadataRouteScript(): string {
   ].join("\n");
 }
 
-export interface MetadataRoute {
-  routeAdded: boolean;
-  gateway: string;
+const metadataRoute = fields({
+  routeAdded: z.boolean().catch(false),
+  gateway: z.string().catch(""),
   /** Empty when the metadata endpoint did not answer. */
-  instanceId: string;
-}
+  instanceId: z.string().catch(""),
+});
 
-export function parseMetadataRoute(output: string): MetadataRoute {
-  const raw = printedObject(output, "the metadata route check");
-  return {
-    routeAdded: raw.routeAdded === true,
-    gateway: str(raw.gateway) ?? "",
-    instanceId: str(raw.instanceId) ?? "",
-  };
+export function parseMetadataRoute(output: string): z.output<typeof metadataRoute> {
+  return metadataRoute.parse(printedObject(output, "the metadata route check"));
 }

@@ -14,6 +14,7 @@ test.each([
   [{ matchExpressions: [{ key: "role", operator: "Exists" }] }, true],
   [{ matchExpressions: [{ key: "zone", operator: "DoesNotExist" }] }, true],
   [{ matchExpressions: [{ key: "role", operator: "Gt", values: ["1"] }] }, false],
+  [{ matchExpressions: [{ key: "role", operator: "constructor" }] }, false],
   [{ matchLabels: { role: "worker" }, matchExpressions: [{ key: "zone", operator: "Exists" }] }, false],
 ])("%j selects the Machine: %s", (selector, expected) => {
   expect(selectorMatches(selector, labels)).toBe(expected);

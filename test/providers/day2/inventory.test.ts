@@ -1,4 +1,4 @@
-import { decodeNodes, nodeAddress, readyCondition, windowsNodes, wmcoHostKey } from "../../../providers/day2/inventory";
+import { decodeNode, decodeNodes, nodeAddress, windowsNodes, wmcoHostKey } from "../../../providers/day2/inventory";
 import { reachNode } from "../../../providers/day2/node-reach";
 import { decodeMachines } from "../../../components/cluster-objects";
 import { validateObject } from "../../helpers/schemas";
@@ -189,7 +189,7 @@ test("Nodes decoded at the boundary: a field of another type reads as absent, a 
     nodeInfo: { kernelVersion: undefined, osImage: "Windows Server 2022 Datacenter" },
     ready: { status: "True", heartbeat: undefined },
   });
-  expect(readyCondition({ status: { conditions: "Ready" } })).toEqual({ status: undefined, heartbeat: undefined });
+  expect(decodeNode({ status: { conditions: "Ready" } }).ready).toEqual({ status: undefined, heartbeat: undefined });
   expect(decodeNodes({ items: "none" })).toEqual([]);
   expect(decodeNodes(undefined)).toEqual([]);
 });

@@ -5,6 +5,7 @@ import {
   machinesOf,
   staleMachines,
 } from "../../../providers/day2/machine-rollout-plan";
+import { decodeNode } from "../../../providers/day2/inventory";
 
 test("the image a providerSpec boots, per platform, independent of field order and empty fields", () => {
   // openshift/api providerSpec types: AWS ami, Azure/Nutanix image, vSphere template, GCP the boot disk's image.
@@ -52,10 +53,8 @@ test("stale Machines: another image than the template's, not already deleting, i
 });
 
 test("a Node counts as configured once Ready and WMCO's version equals its desired version (pkg/metadata)", () => {
-  const node = (annotations: Record<string, string>, ready = "True") => ({
-    metadata: { annotations },
-    status: { conditions: [{ type: "Ready", status: ready }] },
-  });
+  const node = (annotations: Record<string, string>, ready = "True") =>
+    decodeNode({ metadata: { annotations }, status: { conditions: [{ type: "Ready", status: ready }] } });
   const v = "windowsmachineconfig.openshift.io/version";
   const d = "windowsmachineconfig.openshift.io/desired-version";
   expect(configuredByWmco(node({ [v]: "10.22.2", [d]: "10.22.2" }))).toBe(true);
