@@ -27,7 +27,6 @@ export const USER_DATA_SECRET = "windows-user-data";
 /** pkg/metadata/metadata.go, pkg/nodeconfig/nodeconfig.go, controllers/configmap_controller.go */
 export const VERSION_ANNOTATION = "windowsmachineconfig.openshift.io/version";
 export const DESIRED_VERSION_ANNOTATION = "windowsmachineconfig.openshift.io/desired-version";
-export const REBOOT_ANNOTATION = "windowsmachineconfig.openshift.io/reboot-required";
 export const UPGRADING_LABEL = "windowsmachineconfig.openshift.io/upgrading";
 export const PUB_KEY_HASH_ANNOTATION = "windowsmachineconfig.openshift.io/pub-key-hash";
 export const USERNAME_ANNOTATION = "windowsmachineconfig.openshift.io/username";

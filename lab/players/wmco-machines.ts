@@ -19,6 +19,7 @@ import {
   annotationsOf,
   ensureInstanceIsUpToDate,
   MACHINE_API_NAMESPACE,
+  IGNORE_LABEL,
   MACHINE_OS_LABEL,
   Operator,
   PLAYER,
@@ -187,9 +188,9 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
 /** The predicate of the Machine watch (`isValidMachine`, `isWindowsMachine`): phase set and an InternalIP. */
 export function isValidWindowsMachine(m: JsonObject): boolean {
   const meta = metaOf(m);
-  if (meta.labels[MACHINE_OS_LABEL] !== "Windows" || meta.labels["windowsmachineconfig.openshift.io/ignore"] === "true")
-    return false;
   return (
+    meta.labels[MACHINE_OS_LABEL] === "Windows" &&
+    meta.labels[IGNORE_LABEL] !== "true" &&
     Boolean(str(get(m, "status", "phase"))) &&
     objects(get(m, "status", "addresses")).some((a) => a.type === "InternalIP")
   );
