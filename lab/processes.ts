@@ -124,6 +124,23 @@ export async function allParts(parts: Record<string, Promise<unknown>>, log: (li
   throw failed.every((f) => f.reason instanceof LabError) ? new LabError(message) : new Error(message);
 }
 
+/** Does something accept connections on 127.0.0.1:port (within a second)? */
+export function connects(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, "127.0.0.1");
+    s.setTimeout(1_000);
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once("timeout", () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once("error", () => resolve(false));
+  });
+}
+
 /** Refuses a port some other process listens on, naming it, before anything is started. */
 export function checkPortFree(port: number, what: string, option: string): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -44,7 +44,6 @@
  */
 import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
-import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import { get, JsonObject, obj, objects, str, stringMap, strings } from "../../lib/json";
@@ -52,7 +51,7 @@ import { errText, isNotFound, Kube, metaOf, now, resourcePath, say } from "./kub
 import { Informer } from "./informer";
 import { KubeletOptions, KubeletPlayer } from "./kubelet";
 import { ForwardTarget, KubeletServer } from "./kubelet-server";
-import { freePort } from "../processes";
+import { connects, freePort } from "../processes";
 import { crioFor, OPENSHIFT_MINOR } from "../seed/openshift";
 
 export const PLAYER = "linux-kubelet";
@@ -619,21 +618,4 @@ export class LinuxKubelets extends KubeletPlayer<LinuxKubeletOptions> {
       }
     });
   }
-}
-
-/** Does something accept connections on 127.0.0.1:port? */
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, "127.0.0.1");
-    s.setTimeout(1_000);
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("timeout", () => {
-      s.destroy();
-      resolve(false);
-    });
-    s.once("error", () => resolve(false));
-  });
 }
