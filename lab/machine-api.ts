@@ -11,12 +11,11 @@
  */
 import { spawnSync } from "child_process";
 import * as fs from "fs";
-import * as http from "http";
 import * as path from "path";
 import { LabError } from "./errors";
 import { createAll, LabClient } from "./kube";
 import { statusMessage } from "../lib/kube-api";
-import { freePort, startDetached, Started, waitFor } from "./processes";
+import { freePort, localStatus, startDetached, Started, waitFor } from "./processes";
 import { MACHINE_API_OPERATOR_VERSION } from "./programs";
 import { OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
 
@@ -167,18 +166,6 @@ function webhookCertificate(dir: string, caCert: string, caKey: string): void {
   for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o600);
 }
 
-/** The status of GET http://127.0.0.1:<port><path> (the manager's health probe server is plain HTTP). */
-function httpStatus(port: number, p: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const r = http.get({ host: "127.0.0.1", port, path: p, timeout: 5_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    r.on("timeout", () => r.destroy(new Error("timed out")));
-    r.on("error", reject);
-  });
-}
-
 /**
  * Two dry runs the webhooks refuse in their own words, once the API server calls them (with failurePolicy Ignore
  * nothing else would tell that they are in force): a Machine without `providerSpec.value`, refused by the mutating
@@ -259,7 +246,8 @@ export async function startMachineApi(o: {
       path.join(o.runDir, "logs", "machineset.log"),
     ),
   );
-  await waitFor(p, "ready", async () => (await httpStatus(health, "/readyz")) === 200, 120_000);
+  // The manager's health probe server is plain HTTP.
+  await waitFor(p, "ready", async () => (await localStatus(health, "/readyz")) === 200, 120_000);
   await createAll(o.client, webhookConfigurations(webhook, fs.readFileSync(o.pki.caCert, "utf8")));
   await waitFor(p, "serving its webhooks", () => webhooksInForce(o.client), 60_000);
 }

@@ -1,5 +1,7 @@
 import { spawn } from "child_process";
 import * as fs from "fs";
+import * as http from "http";
+import * as https from "https";
 import * as net from "net";
 import { LabError } from "./errors";
 
@@ -138,6 +140,23 @@ export function connects(port: number): Promise<boolean> {
       resolve(false);
     });
     s.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * The status of GET http(s)://127.0.0.1:<port><path>: a local component's health probe (over HTTPS its certificate
+ * unverified, as kubelet probes are).
+ */
+export function localStatus(port: number, path: string, secure = false): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const options = { host: "127.0.0.1", port, path, timeout: 5_000, rejectUnauthorized: false };
+    const answered = (res: http.IncomingMessage) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    };
+    const req = secure ? https.get(options, answered) : http.get(options, answered);
+    req.on("timeout", () => req.destroy(new Error("timed out")));
+    req.on("error", reject);
   });
 }
 
