@@ -9,10 +9,9 @@
  * program starts (`pkg/webhooks/machine_webhook.go` getInfra, getDNS, called by NewMachineSetDefaulter and the other
  * three constructors): so it starts after the seed, and a lab's platform is fixed for its life.
  */
-import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { LabError } from "./errors";
+import { leafCertificate } from "./certs";
 import { createAll, LabClient } from "./kube";
 import { statusMessage } from "../lib/kube-api";
 import { freePort, localStatus, startDetached, Started, waitFor } from "./processes";
@@ -122,47 +121,10 @@ export function webhookConfigurations(port: number, caPem: string): Record<strin
  * webhook server reads those names from its CertDir: pkg/webhook/server.go). */
 function webhookCertificate(dir: string, caCert: string, caKey: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const run = (args: string[]) => {
-    const r = spawnSync("openssl", args, { cwd: dir, encoding: "utf8", timeout: 60_000 });
-    if (r.status !== 0)
-      throw new LabError(`openssl ${args[0]} failed: ${(r.stderr || r.error?.message || "").trim().split("\n").pop()}`);
-  };
-  fs.writeFileSync(
-    path.join(dir, "tls.ext"),
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n" +
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
-  );
-  run([
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "tls.key",
-    "-out",
-    "tls.csr",
-    "-subj",
-    "/CN=machine-api-webhook",
-  ]);
-  run([
-    "x509",
-    "-req",
-    "-in",
-    "tls.csr",
-    "-CA",
-    caCert,
-    "-CAkey",
-    caKey,
-    "-CAcreateserial",
-    "-CAserial",
-    path.join(dir, "ca.srl"),
-    "-days",
-    "2",
-    "-out",
-    "tls.crt",
-    "-extfile",
-    "tls.ext",
-  ]);
+  leafCertificate(dir, "tls", "/CN=machine-api-webhook", "serverAuth", "IP:127.0.0.1,DNS:localhost", {
+    cert: caCert,
+    key: caKey,
+  });
   for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o600);
 }
 
