@@ -83,15 +83,19 @@ export class UpgradeLimitExceededError extends Error {}
 export const annotationsOf = (o: unknown) => metaOf(o).annotations;
 const nodePath = (name: string) => resourcePath("v1", "nodes", undefined, name);
 
-/** signer.Create → secrets.GetPrivateKey + ssh.ParsePrivateKey, with their errors. */
-export function signerFor(w: WmcoContext, op: Operator): Signer {
-  const secret = w.keySecrets.get(PRIVATE_KEY_SECRET, op.namespace);
-  if (!secret) throw new Error(`secrets "${PRIVATE_KEY_SECRET}" not found`);
-  const data = str(get(secret, "data", PRIVATE_KEY_DATA));
-  if (!data) throw new Error(`cloud-private-key missing 'private-key.pem' secret`);
-  const pem = Buffer.from(data, "base64");
-  const line = authorizedKey(pem);
-  return { pem, authorizedKey: line, hash: pubKeyHash(line) };
+/** signer.Create → secrets.GetPrivateKey + ssh.ParsePrivateKey, their errors wrapped in the caller's `context`. */
+export function signerFor(w: WmcoContext, op: Operator, context: string): Signer {
+  try {
+    const secret = w.keySecrets.get(PRIVATE_KEY_SECRET, op.namespace);
+    if (!secret) throw new Error(`secrets "${PRIVATE_KEY_SECRET}" not found`);
+    const data = str(get(secret, "data", PRIVATE_KEY_DATA));
+    if (!data) throw new Error(`cloud-private-key missing 'private-key.pem' secret`);
+    const pem = Buffer.from(data, "base64");
+    const line = authorizedKey(pem);
+    return { pem, authorizedKey: line, hash: pubKeyHash(line) };
+  } catch (e) {
+    throw new Error(`${context}: ${errText(e)}`);
+  }
 }
 
 /** RFC 5737 documentation ranges: the lab's unreachable hosts. */

@@ -145,12 +145,7 @@ async function deconfigureInstance(w: WmcoContext, node: JsonObject): Promise<"d
 export async function reconcileInstances(w: WmcoContext): Promise<number | void> {
   const op = w.operator();
   if (!op) return;
-  let signer;
-  try {
-    signer = signerFor(w, op);
-  } catch (e) {
-    throw new Error(`unable to create signer from private key secret: ${errText(e)}`);
-  }
+  const signer = signerFor(w, op, "unable to create signer from private key secret");
   const cm = w.instanceMaps.get(INSTANCES_CONFIGMAP, op.namespace);
   // The events of a successful pass go to a ConfigMap WMCO builds from the name alone (no uid).
   const stub: JsonObject = {

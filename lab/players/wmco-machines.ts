@@ -85,12 +85,7 @@ function windowsBuild(machine: JsonObject): string {
 export async function reconcileMachine(w: WmcoContext, name: string): Promise<number | void> {
   const op: Operator | undefined = w.operator();
   if (!op) return;
-  let signer: Signer;
-  try {
-    signer = signerFor(w, op);
-  } catch (e) {
-    throw new Error(`unable to get signer from secret ${MACHINE_API_NAMESPACE}/${name}: ${errText(e)}`);
-  }
+  const signer = signerFor(w, op, `unable to get signer from secret ${MACHINE_API_NAMESPACE}/${name}`);
   const machine = w.machines.get(name, MACHINE_API_NAMESPACE);
   if (!machine || metaOf(machine).labels[MACHINE_OS_LABEL] !== "Windows") return;
   // The controller's events are about the Machine (windowsmachine_controller.go `r.recorder.Eventf(machine, …)`).
