@@ -153,6 +153,7 @@ export async function reconcileInstances(w: WmcoContext): Promise<number | void>
     kind: "ConfigMap",
     metadata: { name: INSTANCES_CONFIGMAP, namespace: op.namespace },
   };
+  const normal = (reason: string, message: string) => w.recorder.event("configmap", stub, "Normal", reason, message);
   const nodes = w.nodes
     .list()
     .filter((n) => metaOf(n).labels[BYOH_LABEL] === "true" && metaOf(n).labels["kubernetes.io/os"] === "windows");
@@ -176,13 +177,7 @@ export async function reconcileInstances(w: WmcoContext): Promise<number | void>
       await w.recorder.event("configmap", cm ?? stub, "Warning", "InstanceSetupFailure", message);
       throw new Error(message);
     }
-    await w.recorder.event(
-      "configmap",
-      stub,
-      "Normal",
-      "InstanceSetup",
-      `Configured instance with address ${inst.address} as a worker node`,
-    );
+    await normal("InstanceSetup", `Configured instance with address ${inst.address} as a worker node`);
   }
   let again: number | undefined;
   for (const node of nodes) {
@@ -198,14 +193,7 @@ export async function reconcileInstances(w: WmcoContext): Promise<number | void>
         `error removing undesired nodes from cluster: unable to deconfigure instance with node ${metaOf(node).name}: ${errText(e)}`,
       );
     }
-    if (r === "done")
-      await w.recorder.event(
-        "configmap",
-        stub,
-        "Normal",
-        "InstanceTeardown",
-        `Deconfigured node with addresses ${goAddresses(node)}`,
-      );
+    if (r === "done") await normal("InstanceTeardown", `Deconfigured node with addresses ${goAddresses(node)}`);
     else again = Math.min(again ?? r, r);
   }
   return again;
