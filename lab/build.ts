@@ -51,12 +51,7 @@ export async function build(log: (line: string) => void, only?: readonly string[
     const t = Date.now();
     if (p.prepare === "kubernetes-schema")
       prepareKubernetesSchema(p, p.stamps["github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version"] ?? "");
-    await goBuild({
-      name: p.name,
-      moduleDir: path.join(TOOLS_DIR, p.module),
-      target: p.target,
-      stamps: p.stamps,
-      tags: p.tags,
+    await goBuild(p, {
       output: out,
       logFile: path.join(cacheRoot(), "logs", `${p.name}.log`),
       progress: (s) => log(`${step}: still building, ${duration(s)}`),

@@ -41,6 +41,51 @@ function openssl(args: string[], cwd: string): void {
 }
 
 /**
+ * `<name>.key` and `<name>.crt` in `dir`: an RSA key and a certificate for `subject` valid for two days, signed by
+ * `ca` (its serial file in `dir`), for the extended key `usage` (serverAuth, clientAuth) and naming `altNames`.
+ */
+export function leafCertificate(
+  dir: string,
+  name: string,
+  subject: string,
+  usage: string,
+  altNames: string | undefined,
+  ca: { cert: string; key: string },
+): void {
+  fs.writeFileSync(
+    path.join(dir, `${name}.ext`),
+    `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=${usage}\n` +
+      (altNames ? `subjectAltName=${altNames}\n` : ""),
+  );
+  openssl(
+    ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject],
+    dir,
+  );
+  openssl(
+    [
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      ca.cert,
+      "-CAkey",
+      ca.key,
+      "-CAcreateserial",
+      "-CAserial",
+      path.join(dir, "ca.srl"),
+      "-days",
+      "2",
+      "-out",
+      `${name}.crt`,
+      "-extfile",
+      `${name}.ext`,
+    ],
+    dir,
+  );
+}
+
+/**
  * Certificates valid for two days, made fresh for every lab in its own folder. The serving certificate names only
  * the loopback address and the in-cluster names kubeadm puts in its own (certs.GetAPIServerAltNames), since the lab
  * listens on 127.0.0.1 alone.
@@ -66,66 +111,23 @@ export function makePki(dir: string, serviceIp: string): LabPki {
     ],
     dir,
   );
-  const leaf = (name: string, subject: string, ext: string) => {
-    fs.writeFileSync(p(`${name}.ext`), ext);
-    openssl(
-      ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject],
-      dir,
-    );
-    openssl(
-      [
-        "x509",
-        "-req",
-        "-in",
-        `${name}.csr`,
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-days",
-        "2",
-        "-out",
-        `${name}.crt`,
-        "-extfile",
-        `${name}.ext`,
-      ],
-      dir,
-    );
-  };
+  const leaf = (name: string, subject: string, usage: string, altNames?: string) =>
+    leafCertificate(dir, name, subject, usage, altNames, { cert: "ca.crt", key: "ca.key" });
   leaf(
     "apiserver",
     "/CN=kube-apiserver",
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n" +
-      `subjectAltName=IP:127.0.0.1,IP:${serviceIp},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\n`,
+    "serverAuth",
+    `IP:127.0.0.1,IP:${serviceIp},DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local`,
   );
-  leaf(
-    "admin",
-    "/O=system:masters/CN=windows-estate-lab-admin",
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
-  );
-  leaf(
-    "etcd",
-    "/CN=etcd",
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n" +
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
-  );
+  leaf("admin", "/O=system:masters/CN=windows-estate-lab-admin", "clientAuth");
+  leaf("etcd", "/CN=etcd", "serverAuth,clientAuth", "IP:127.0.0.1,DNS:localhost");
   // kubeadm's apiserver-kubelet-client (cmd/kubeadm/app/phases/certs/certlist.go KubeadmCertKubeletClient): CN
   // kube-apiserver-kubelet-client, clientAuth; a kubelet authorizes it with a SubjectAccessReview, which the
   // ClusterRoleBinding kubeadm:apiserver-kubelet-client to system:kubelet-api-admin allows (lab/start.ts).
-  leaf(
-    "apiserver-kubelet-client",
-    "/CN=kube-apiserver-kubelet-client",
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
-  );
+  leaf("apiserver-kubelet-client", "/CN=kube-apiserver-kubelet-client", "clientAuth");
   // A kubelet's serving certificate names its node's addresses (pkg/kubelet/certificate/kubelet.go
   // NewKubeletServerCertificateManager); the played Linux kubelets all listen on 127.0.0.1, so one serves them all.
-  leaf(
-    "kubelet-serving",
-    "/O=system:nodes/CN=system:node:lab-linux",
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n" +
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
-  );
+  leaf("kubelet-serving", "/O=system:nodes/CN=system:node:lab-linux", "serverAuth", "IP:127.0.0.1,DNS:localhost");
   openssl(["genrsa", "-out", "sa.key", "2048"], dir);
   openssl(["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"], dir);
   for (const f of fs.readdirSync(dir)) fs.chmodSync(p(f), 0o600);

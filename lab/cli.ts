@@ -92,20 +92,16 @@ async function main(argv: string[]): Promise<void> {
       const platform = (values.platform ?? "aws") as LabPlatform;
       if (!PLATFORMS.includes(platform))
         usage(`--platform must be one of ${PLATFORMS.join(", ")}, got "${values.platform}"`);
-      let port: number | undefined;
-      if (values["apiserver-port"] !== undefined) {
-        port = Number(values["apiserver-port"]);
-        if (!Number.isInteger(port) || port < 1 || port > 65535)
-          usage(`--apiserver-port must be a port number, got "${values["apiserver-port"]}"`);
-      }
-      let report: number | undefined;
-      if (values["node-status-report-seconds"] !== undefined) {
-        report = Number(values["node-status-report-seconds"]);
-        if (!Number.isInteger(report) || report < 1 || report > 3600)
-          usage(
-            `--node-status-report-seconds must be whole seconds from 1 to 3600, got "${values["node-status-report-seconds"]}"`,
-          );
-      }
+      /** An option's whole number from 1 to `max`, or undefined when it is not given. */
+      const whole = (option: "apiserver-port" | "node-status-report-seconds", max: number, what: string) => {
+        const text = values[option];
+        const n = Number(text);
+        if (text !== undefined && (!Number.isInteger(n) || n < 1 || n > max))
+          usage(`--${option} must be ${what}, got "${text}"`);
+        return text === undefined ? undefined : n;
+      };
+      const port = whole("apiserver-port", 65535, "a port number");
+      const report = whole("node-status-report-seconds", 3600, "whole seconds from 1 to 3600");
       let players: PlayerName[] | undefined;
       if (values.players !== undefined) {
         if (values["no-players"]) usage("--players and --no-players exclude each other");

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { LabError } from "./errors";
-import { TOOLS_DIR } from "./programs";
+import { Program, TOOLS_DIR } from "./programs";
 import { compareVersions } from "../facts/kubernetes";
 
 /** The environment every go command of the lab runs with. */
@@ -81,23 +81,15 @@ export function lastLine(text: string): string {
 }
 
 /**
- * Runs `go build` for one program into `output`, reporting the elapsed time every 30 s through `progress`. The
- * binary is written under a temporary name and renamed, so a failed or interrupted build leaves nothing that looks
- * built. The full go output goes to `logFile`.
+ * Runs `go build` for one program (in its module, with its link stamps and tags) into `output`, reporting the elapsed
+ * time every 30 s through `progress`. The binary is written under a temporary name and renamed, so a failed or
+ * interrupted build leaves nothing that looks built. The full go output goes to `logFile`.
  */
-export async function goBuild(opts: {
-  /** The program's name, for messages. */
-  name: string;
-  moduleDir: string;
-  target: string;
-  stamps: Record<string, string>;
-  /** `go build -tags`, if any. */
-  tags?: readonly string[];
-  output: string;
-  logFile: string;
-  progress: (elapsedSeconds: number) => void;
-}): Promise<void> {
-  const ldflags = ["-s", "-w", ...Object.entries(opts.stamps).map(([k, v]) => `-X ${k}=${v}`)].join(" ");
+export async function goBuild(
+  program: Program,
+  opts: { output: string; logFile: string; progress: (elapsedSeconds: number) => void },
+): Promise<void> {
+  const ldflags = ["-s", "-w", ...Object.entries(program.stamps).map(([k, v]) => `-X ${k}=${v}`)].join(" ");
   fs.mkdirSync(path.dirname(opts.output), { recursive: true });
   fs.mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const tmp = `${opts.output}.${process.pid}.partial`;
@@ -112,15 +104,15 @@ export async function goBuild(opts: {
         [
           "build",
           "-trimpath",
-          ...(opts.tags?.length ? ["-tags", opts.tags.join(",")] : []),
+          ...(program.tags?.length ? ["-tags", program.tags.join(",")] : []),
           "-ldflags",
           ldflags,
           "-o",
           tmp,
-          opts.target,
+          program.target,
         ],
         {
-          cwd: opts.moduleDir,
+          cwd: path.join(TOOLS_DIR, program.module),
           env: goEnv(),
           stdio: ["ignore", log, log],
         },
@@ -132,7 +124,7 @@ export async function goBuild(opts: {
       fs.rmSync(tmp, { force: true });
       const tail = lastLine(fs.readFileSync(opts.logFile, "utf8"));
       throw new LabError(
-        `building ${opts.name} failed: go build ${opts.target} (${tail || `exit ${code}`}); full output: ${opts.logFile}`,
+        `building ${program.name} failed: go build ${program.target} (${tail || `exit ${code}`}); full output: ${opts.logFile}`,
       );
     }
     fs.renameSync(tmp, opts.output);

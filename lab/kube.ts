@@ -2,7 +2,7 @@ import * as fs from "fs";
 import { LabError } from "./errors";
 import { answerError, KubeClient, kubeClient } from "../lib/kube-api";
 import { messageOf } from "../lib/errors";
-import { get, objects } from "../lib/json";
+import { get, objects, str } from "../lib/json";
 
 /** The lab set-up's client: the one client (lib/kube-api.ts), as the admin, on one kept-alive connection. */
 export type LabClient = KubeClient;
@@ -84,13 +84,9 @@ export async function waitServed(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
-    const spec = crd.spec as {
-      group: string;
-      names: { plural: string };
-      versions: { name: string; served: boolean }[];
-    };
-    const version = spec.versions.find((v) => v.served)?.name ?? spec.versions[0].name;
-    const list = `/apis/${spec.group}/${version}/${spec.names.plural}?limit=1`;
+    const versions = objects(get(crd, "spec", "versions"));
+    const version = str((versions.find((v) => v.served === true) ?? versions[0])?.name);
+    const list = `/apis/${str(get(crd, "spec", "group"))}/${version}/${str(get(crd, "spec", "names", "plural"))}?limit=1`;
     for (;;) {
       if ((await client.request("GET", list)).status === 200) break;
       if (Date.now() > deadline) throw new LabError(`GET ${list} was not answered within ${timeoutMs / 1000}s`);

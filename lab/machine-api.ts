@@ -9,14 +9,12 @@
  * program starts (`pkg/webhooks/machine_webhook.go` getInfra, getDNS, called by NewMachineSetDefaulter and the other
  * three constructors): so it starts after the seed, and a lab's platform is fixed for its life.
  */
-import { spawnSync } from "child_process";
 import * as fs from "fs";
-import * as http from "http";
 import * as path from "path";
-import { LabError } from "./errors";
+import { leafCertificate } from "./certs";
 import { createAll, LabClient } from "./kube";
 import { statusMessage } from "../lib/kube-api";
-import { freePort, startDetached, Started, waitFor } from "./processes";
+import { freePort, localStatus, startDetached, Started, waitFor } from "./processes";
 import { MACHINE_API_OPERATOR_VERSION } from "./programs";
 import { OpenShiftPlatform, PLATFORMS } from "./seed/openshift";
 
@@ -123,60 +121,11 @@ export function webhookConfigurations(port: number, caPem: string): Record<strin
  * webhook server reads those names from its CertDir: pkg/webhook/server.go). */
 function webhookCertificate(dir: string, caCert: string, caKey: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const run = (args: string[]) => {
-    const r = spawnSync("openssl", args, { cwd: dir, encoding: "utf8", timeout: 60_000 });
-    if (r.status !== 0)
-      throw new LabError(`openssl ${args[0]} failed: ${(r.stderr || r.error?.message || "").trim().split("\n").pop()}`);
-  };
-  fs.writeFileSync(
-    path.join(dir, "tls.ext"),
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n" +
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
-  );
-  run([
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-keyout",
-    "tls.key",
-    "-out",
-    "tls.csr",
-    "-subj",
-    "/CN=machine-api-webhook",
-  ]);
-  run([
-    "x509",
-    "-req",
-    "-in",
-    "tls.csr",
-    "-CA",
-    caCert,
-    "-CAkey",
-    caKey,
-    "-CAcreateserial",
-    "-CAserial",
-    path.join(dir, "ca.srl"),
-    "-days",
-    "2",
-    "-out",
-    "tls.crt",
-    "-extfile",
-    "tls.ext",
-  ]);
-  for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o600);
-}
-
-/** The status of GET http://127.0.0.1:<port><path> (the manager's health probe server is plain HTTP). */
-function httpStatus(port: number, p: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const r = http.get({ host: "127.0.0.1", port, path: p, timeout: 5_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    r.on("timeout", () => r.destroy(new Error("timed out")));
-    r.on("error", reject);
+  leafCertificate(dir, "tls", "/CN=machine-api-webhook", "serverAuth", "IP:127.0.0.1,DNS:localhost", {
+    cert: caCert,
+    key: caKey,
   });
+  for (const f of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, f), 0o600);
 }
 
 /**
@@ -259,7 +208,8 @@ export async function startMachineApi(o: {
       path.join(o.runDir, "logs", "machineset.log"),
     ),
   );
-  await waitFor(p, "ready", async () => (await httpStatus(health, "/readyz")) === 200, 120_000);
+  // The manager's health probe server is plain HTTP.
+  await waitFor(p, "ready", async () => (await localStatus(health, "/readyz")) === 200, 120_000);
   await createAll(o.client, webhookConfigurations(webhook, fs.readFileSync(o.pki.caCert, "utf8")));
   await waitFor(p, "serving its webhooks", () => webhooksInForce(o.client), 60_000);
 }

@@ -11,12 +11,11 @@
  * (cmd/olm/main.go, cmd/catalog/start.go run the server in a goroutine that logs its error) and they work on without
  * a health endpoint, so no probe here reads those ports: readiness is read from what the operators write.
  */
-import * as net from "net";
 import * as path from "path";
 import { get, str } from "../lib/json";
 import { LabCatalog, writeFbc } from "./catalog";
 import { LabClient, createAll } from "./kube";
-import { freePort, startDetached, Started, waitFor } from "./processes";
+import { connects, freePort, startDetached, Started, waitFor } from "./processes";
 
 /** The namespace of OLM's operators on OpenShift (the release manifests' `namespace`). */
 export const OLM_NAMESPACE = "openshift-operator-lifecycle-manager";
@@ -34,17 +33,6 @@ export interface OlmStartOptions {
   catalogs: readonly LabCatalog[];
   started: (p: Started) => Started;
   log: (line: string) => void;
-}
-
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: "127.0.0.1", port });
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("error", () => resolve(false));
-  });
 }
 
 /** Starts opm for each catalog, the CatalogSources, then `olm` and `catalog`, and waits until both act. */

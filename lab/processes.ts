@@ -1,5 +1,7 @@
 import { spawn } from "child_process";
 import * as fs from "fs";
+import * as http from "http";
+import * as https from "https";
 import * as net from "net";
 import { LabError } from "./errors";
 
@@ -122,6 +124,40 @@ export async function allParts(parts: Record<string, Promise<unknown>>, log: (li
     .map((f) => `${f.name} failed: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`)
     .join("; ");
   throw failed.every((f) => f.reason instanceof LabError) ? new LabError(message) : new Error(message);
+}
+
+/** Does something accept connections on 127.0.0.1:port (within a second)? */
+export function connects(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, "127.0.0.1");
+    s.setTimeout(1_000);
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once("timeout", () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * The status of GET http(s)://127.0.0.1:<port><path>: a local component's health probe (over HTTPS its certificate
+ * unverified, as kubelet probes are).
+ */
+export function localStatus(port: number, path: string, secure = false): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const options = { host: "127.0.0.1", port, path, timeout: 5_000, rejectUnauthorized: false };
+    const answered = (res: http.IncomingMessage) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    };
+    const req = secure ? https.get(options, answered) : http.get(options, answered);
+    req.on("timeout", () => req.destroy(new Error("timed out")));
+    req.on("error", reject);
+  });
 }
 
 /** Refuses a port some other process listens on, naming it, before anything is started. */

@@ -65,27 +65,13 @@ export const PROGRAMS: readonly Program[] = [
     what: "etcd (go.etcd.io/etcd/server/v3)",
     stamps: {},
   },
-  {
-    name: "kube-apiserver",
+  ...(["kube-apiserver", "kube-controller-manager", "kube-scheduler"] as const).map((name) => ({
+    name,
     module: "kubernetes",
-    target: "./cmd/kube-apiserver",
-    what: `kube-apiserver ${KUBERNETES_VERSION}`,
+    target: `./cmd/${name}`,
+    what: `${name} ${KUBERNETES_VERSION}`,
     stamps: kubeStamps,
-  },
-  {
-    name: "kube-controller-manager",
-    module: "kubernetes",
-    target: "./cmd/kube-controller-manager",
-    what: `kube-controller-manager ${KUBERNETES_VERSION}`,
-    stamps: kubeStamps,
-  },
-  {
-    name: "kube-scheduler",
-    module: "kubernetes",
-    target: "./cmd/kube-scheduler",
-    what: `kube-scheduler ${KUBERNETES_VERSION}`,
-    stamps: kubeStamps,
-  },
+  })),
   {
     name: "pulumi",
     module: "pulumi",

@@ -1,7 +1,6 @@
 import { randomBytes } from "crypto";
 import { spawnSync } from "child_process";
 import * as fs from "fs";
-import * as https from "https";
 import * as os from "os";
 import * as path from "path";
 import { programPath, writeAtomically } from "./cache";
@@ -14,7 +13,17 @@ import { startMachineApi } from "./machine-api";
 import { checkGo } from "./go";
 import { createAll, labClient, waitEstablished, waitServed } from "./kube";
 import { startOlm } from "./olm";
-import { allParts, bootId, checkPortFree, freePort, startDetached, Started, startTimeOf, waitFor } from "./processes";
+import {
+  allParts,
+  bootId,
+  checkPortFree,
+  freePort,
+  localStatus,
+  startDetached,
+  Started,
+  startTimeOf,
+  waitFor,
+} from "./processes";
 import { PROGRAMS, programNamed, KUBERNETES_VERSION } from "./programs";
 import { LabInfo, LabRecord, readRecord, running, starting, writeRecord } from "./record";
 import { KUBEADM_NETWORKS, kubeadmSeed } from "./seed/kubeadm";
@@ -46,21 +55,6 @@ export interface StartOptions {
 }
 
 const PROJECT_DIR = path.resolve(__dirname, "..");
-
-/** The status of GET https://127.0.0.1:<port>/readyz, certificate unverified (a probe of a local component). */
-function localReadyz(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = https.get(
-      { host: "127.0.0.1", port, path: "/readyz", rejectUnauthorized: false, timeout: 5_000 },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error("timed out")));
-    req.on("error", reject);
-  });
-}
 
 /** The caller's PATH without what `npm run` put in front of it (node_modules/.bin folders, node-gyp's). */
 function userPath(): string[] {
@@ -325,7 +319,7 @@ export async function start(opts: StartOptions, log: (line: string) => void): Pr
     );
     // /readyz, as kubeadm's probe reads it (HTTPS with the scheduler's own self-signed certificate, unverified, as
     // kubelet probes are): ready once its informers have synced.
-    await waitFor(scheduler, "ready", async () => (await localReadyz(schedulerPort)) === 200, 60_000);
+    await waitFor(scheduler, "ready", async () => (await localStatus(schedulerPort, "/readyz", true)) === 200, 60_000);
 
     const crdFiles = fs
       .readdirSync(crdDir)

@@ -136,10 +136,6 @@ export function withCondition(list: unknown, c: JsonObject, at = now()): JsonObj
   return [...old.filter((x) => x.type !== c.type), { ...c, lastTransitionTime: transition }];
 }
 
-export function withoutCondition(list: unknown, type: string): JsonObject[] {
-  return (Array.isArray(list) ? list.filter(isObject) : []).filter((x) => x.type !== type);
-}
-
 /** What a player is: started (resolves once its watches are established) and stopped. */
 export interface Player {
   readonly name: string;

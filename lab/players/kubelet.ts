@@ -207,6 +207,49 @@ export abstract class KubeletPlayer<
   abstract start(): Promise<void>;
   abstract stop(): void;
 
+  /**
+   * kubelet_node_status.go `initialNode`, created (`registerWithAPIServer`): its OS's well-known labels beside `labels`,
+   * attach/detach left to the controller, healthy conditions, and nodeInfo at the cluster's kubelet version.
+   */
+  protected createNode(
+    name: string,
+    os: "windows" | "linux",
+    n: { labels: Record<string, string>; spec: JsonObject; status: JsonObject & { nodeInfo: JsonObject } },
+  ): Promise<JsonObject> {
+    const at = now();
+    return this.kube.create(resourcePath("v1", "nodes"), {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name,
+        labels: {
+          "kubernetes.io/hostname": name,
+          "kubernetes.io/os": os,
+          "kubernetes.io/arch": "amd64",
+          "beta.kubernetes.io/os": os,
+          "beta.kubernetes.io/arch": "amd64",
+          ...n.labels,
+        },
+        annotations: { "volumes.kubernetes.io/controller-managed-attach-detach": "true" },
+      },
+      spec: n.spec,
+      status: {
+        ...n.status,
+        conditions: conditions(at, () => at),
+        nodeInfo: {
+          architecture: "amd64",
+          operatingSystem: os,
+          ...n.status.nodeInfo,
+          kubeletVersion: this.kubeletVersion,
+          kubeProxyVersion: "",
+          machineID: name,
+          systemUUID: name,
+          bootID: "",
+        },
+      },
+    });
+  }
+
   protected async readKubeletVersion(): Promise<void> {
     this.kubeletVersion = str(get(await this.kube.request("GET", "/version"), "gitVersion")) ?? this.kubeletVersion;
   }
@@ -283,23 +326,8 @@ export class Kubelets extends KubeletPlayer<KubeletOptions> {
     const path = resourcePath("v1", "nodes", undefined, r.name);
     let node = await this.kube.get(path);
     if (!node) {
-      const at = now();
-      node = await this.kube.create(resourcePath("v1", "nodes"), {
-        apiVersion: "v1",
-        kind: "Node",
-        metadata: {
-          name: r.name,
-          labels: {
-            "kubernetes.io/hostname": r.name,
-            "kubernetes.io/os": "windows",
-            "kubernetes.io/arch": "amd64",
-            "beta.kubernetes.io/os": "windows",
-            "beta.kubernetes.io/arch": "amd64",
-            [WINDOWS_BUILD_LABEL]: r.windowsBuild,
-            ...r.labels,
-          },
-          annotations: { "volumes.kubernetes.io/controller-managed-attach-detach": "true" },
-        },
+      node = await this.createNode(r.name, "windows", {
+        labels: { [WINDOWS_BUILD_LABEL]: r.windowsBuild, ...r.labels },
         spec: {
           ...(r.providerID ? { providerID: r.providerID } : {}),
           // WMCO's kubelet config `registerWithTaints` (pkg/nodeconfig `generateKubeletConfiguration`).
@@ -307,22 +335,14 @@ export class Kubelets extends KubeletPlayer<KubeletOptions> {
         },
         status: {
           addresses: r.addresses,
-          conditions: conditions(at, () => at),
           daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
           // WMCO's kubelet config: maxPods 250, systemReserved cpu 500m / memory 2Gi / ephemeral-storage 1Gi.
           capacity: { cpu: "4", memory: "16776692Ki", pods: "250", "ephemeral-storage": "133156860Ki" },
           allocatable: { cpu: "3500m", memory: "14577140Ki", pods: "250", "ephemeral-storage": "118792054502" },
           nodeInfo: {
-            architecture: "amd64",
-            operatingSystem: "windows",
             osImage: OS_IMAGES[r.windowsBuild] ?? "Windows Server Datacenter",
             kernelVersion: `${r.windowsBuild}.2700`,
-            kubeletVersion: this.kubeletVersion,
-            kubeProxyVersion: "",
             containerRuntimeVersion: "containerd://1.7.27",
-            machineID: r.name,
-            systemUUID: r.name,
-            bootID: "",
           },
         },
       });

@@ -44,7 +44,6 @@
  */
 import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
-import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import { get, JsonObject, obj, objects, str, stringMap, strings } from "../../lib/json";
@@ -52,7 +51,7 @@ import { errText, isNotFound, Kube, metaOf, now, resourcePath, say } from "./kub
 import { Informer } from "./informer";
 import { KubeletOptions, KubeletPlayer } from "./kubelet";
 import { ForwardTarget, KubeletServer } from "./kubelet-server";
-import { freePort } from "../processes";
+import { connects, freePort } from "../processes";
 import { crioFor, OPENSHIFT_MINOR } from "../seed/openshift";
 
 export const PLAYER = "linux-kubelet";
@@ -227,7 +226,6 @@ export class LinuxKubelets extends KubeletPlayer<LinuxKubeletOptions> {
 
   /** kubelet_node_status.go `registerWithAPIServer`: the Node, or its addresses and kubelet port when it exists. */
   private async register(n: LinuxNode, port: number): Promise<void> {
-    const at = now();
     const nodePath = resourcePath("v1", "nodes", undefined, n.name);
     const status = {
       addresses: [
@@ -242,44 +240,16 @@ export class LinuxKubelets extends KubeletPlayer<LinuxKubeletOptions> {
       return;
     }
     const openshift = this.opts.cluster === "openshift";
-    await this.kube.create(resourcePath("v1", "nodes"), {
-      apiVersion: "v1",
-      kind: "Node",
-      metadata: {
-        name: n.name,
-        labels: {
-          "kubernetes.io/hostname": n.name,
-          "kubernetes.io/os": "linux",
-          "kubernetes.io/arch": "amd64",
-          "beta.kubernetes.io/os": "linux",
-          "beta.kubernetes.io/arch": "amd64",
-          ...n.labels,
-        },
-        annotations: { "volumes.kubernetes.io/controller-managed-attach-detach": "true" },
-      },
+    await this.createNode(n.name, "linux", {
+      labels: n.labels,
       spec: { taints: n.taints },
       status: {
         ...status,
-        conditions: ["MemoryPressure", "DiskPressure", "PIDPressure", "Ready"].map((type) => ({
-          type,
-          status: type === "Ready" ? "True" : "False",
-          reason: type === "Ready" ? "KubeletReady" : `KubeletHasNo${type}`,
-          message: type === "Ready" ? "kubelet is posting ready status" : "",
-          lastHeartbeatTime: at,
-          lastTransitionTime: at,
-        })),
         capacity: { cpu: "4", memory: "16374564Ki", pods: "250", "ephemeral-storage": "125293548Ki" },
         allocatable: { cpu: "3500m", memory: "15223588Ki", pods: "250", "ephemeral-storage": "114396791822" },
         nodeInfo: {
-          architecture: "amd64",
-          operatingSystem: "linux",
           ...(openshift ? rhcos() : { osImage: "Ubuntu 24.04.3 LTS", kernelVersion: "6.8.0-86-generic" }),
-          kubeletVersion: this.kubeletVersion,
-          kubeProxyVersion: "",
           containerRuntimeVersion: openshift ? `cri-o://${crioFor(this.kubeletVersion)}` : "containerd://2.1.4",
-          machineID: n.name,
-          systemUUID: n.name,
-          bootID: "",
         },
       },
     });
@@ -648,21 +618,4 @@ export class LinuxKubelets extends KubeletPlayer<LinuxKubeletOptions> {
       }
     });
   }
-}
-
-/** Does something accept connections on 127.0.0.1:port? */
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, "127.0.0.1");
-    s.setTimeout(1_000);
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("timeout", () => {
-      s.destroy();
-      resolve(false);
-    });
-    s.once("error", () => resolve(false));
-  });
 }

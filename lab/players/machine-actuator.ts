@@ -82,74 +82,62 @@ function instanceFor(s: MachineState, m: JsonObject) {
   const id = hex(metaOf(m).uid || name, 17);
   const uuid = `${hex(name, 8)}-${hex(name + "1", 4)}-4${hex(name + "2", 3)}-8${hex(name + "3", 3)}-${hex(name + "4", 12)}`;
   const labels: Record<string, string> = {};
-  if (kind === "AWSMachineProviderConfig") {
-    const region = str(get(spec, "placement", "region")) ?? "us-east-1";
-    const zone = str(get(spec, "placement", "availabilityZone")) ?? `${region}a`;
-    const host = `ip-${ip.replace(/\./g, "-")}.${region === "us-east-1" ? "ec2.internal" : `${region}.compute.internal`}`;
+  // The labels each actuator sets on its Machines from the provider spec.
+  const placed = (type: unknown, region: unknown, zone: unknown) =>
     Object.assign(labels, {
-      "machine.openshift.io/instance-type": str(spec.instanceType) ?? "",
-      "machine.openshift.io/region": region,
-      "machine.openshift.io/zone": zone,
+      "machine.openshift.io/instance-type": str(type) ?? "",
+      "machine.openshift.io/region": str(region) ?? "",
+      "machine.openshift.io/zone": str(zone) ?? "",
     });
-    return {
-      providerID: `aws:///${zone}/i-${id}`,
-      addresses: [
-        { type: "InternalIP", address: ip },
-        { type: "InternalDNS", address: host },
-        { type: "Hostname", address: host },
-      ],
-      providerStatus: {
-        apiVersion: "machine.openshift.io/v1beta1",
-        kind: "AWSMachineProviderStatus",
-        instanceId: `i-${id}`,
-        instanceState: "running",
-      },
-      labels,
-    };
-  }
-  const plain = (providerID: string, statusKind: string, extra: JsonObject = {}) => ({
+  /** The instance as reported; `dns` (AWS) is its InternalDNS name and Hostname, else the Hostname is the Machine's. */
+  const instance = (providerID: string, statusKind: string, extra: JsonObject = {}, dns?: string) => ({
     providerID,
     addresses: [
       { type: "InternalIP", address: ip },
-      { type: "Hostname", address: name },
+      ...(dns ? [{ type: "InternalDNS", address: dns }] : []),
+      { type: "Hostname", address: dns ?? name },
     ],
     providerStatus: { apiVersion: "machine.openshift.io/v1beta1", kind: statusKind, ...extra },
     labels,
   });
+  if (kind === "AWSMachineProviderConfig") {
+    const region = str(get(spec, "placement", "region")) ?? "us-east-1";
+    const zone = str(get(spec, "placement", "availabilityZone")) ?? `${region}a`;
+    const host = `ip-${ip.replace(/\./g, "-")}.${region === "us-east-1" ? "ec2.internal" : `${region}.compute.internal`}`;
+    placed(spec.instanceType, region, zone);
+    const status = { instanceId: `i-${id}`, instanceState: "running" };
+    return instance(`aws:///${zone}/i-${id}`, "AWSMachineProviderStatus", status, host);
+  }
   if (kind === "AzureMachineProviderSpec") {
-    Object.assign(labels, {
-      "machine.openshift.io/instance-type": str(spec.vmSize) ?? "",
-      "machine.openshift.io/region": str(spec.location) ?? "",
-      "machine.openshift.io/zone": str(spec.zone) ?? "",
-    });
+    placed(spec.vmSize, spec.location, spec.zone);
     const rg = str(spec.resourceGroup) ?? "lab-rg";
-    return plain(
+    return instance(
       `azure:///subscriptions/00000000-0000-4000-8000-000000000000/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachines/${name}`,
       "AzureMachineProviderStatus",
       { vmId: uuid, vmState: "Running" },
     );
   }
   if (kind === "GCPMachineProviderSpec") {
-    Object.assign(labels, {
-      "machine.openshift.io/instance-type": str(spec.machineType) ?? "",
-      "machine.openshift.io/region": str(spec.region) ?? "",
-      "machine.openshift.io/zone": str(spec.zone) ?? "",
-    });
-    return plain(
+    placed(spec.machineType, spec.region, spec.zone);
+    const status = { instanceId: name, instanceState: "RUNNING" };
+    return instance(
       `gce://${str(spec.projectID) ?? "lab"}/${str(spec.zone) ?? "zone"}/${name}`,
       "GCPMachineProviderStatus",
-      {
-        instanceId: name,
-        instanceState: "RUNNING",
-      },
+      status,
     );
   }
   if (kind === "VSphereMachineProviderSpec")
-    return plain(`vsphere://${uuid}`, "VSphereMachineProviderStatus", { instanceId: uuid, instanceState: "poweredOn" });
+    return instance(`vsphere://${uuid}`, "VSphereMachineProviderStatus", {
+      instanceId: uuid,
+      instanceState: "poweredOn",
+    });
   if (kind === "NutanixMachineProviderConfig")
-    return plain(`nutanix://${uuid}`, "NutanixMachineProviderStatus", { vmUUID: uuid });
-  return plain(`lab:///${name}`, "LabMachineProviderStatus");
+    return instance(`nutanix://${uuid}`, "NutanixMachineProviderStatus", { vmUUID: uuid });
+  return instance(`lab:///${name}`, "LabMachineProviderStatus");
 }
+
+const instanceExists = (m: JsonObject) =>
+  withCondition(get(m, "status", "conditions"), { type: "InstanceExists", status: "True", severity: "" });
 
 async function setStatus(s: MachineState, m: JsonObject, patch: JsonObject): Promise<void> {
   await s.kube.patch(machinePath(metaOf(m).name, "status"), { status: { ...patch, lastUpdated: now() } });
@@ -234,7 +222,7 @@ async function create(s: MachineState, m: JsonObject): Promise<void> {
         },
       ],
     },
-    conditions: withCondition(get(m, "status", "conditions"), { type: "InstanceExists", status: "True", severity: "" }),
+    conditions: instanceExists(m),
   });
   say(PLAYER, `created instance for Machine ${name}: ${inst.providerID} at ${inst.addresses[0].address}`);
   await s.recorder.event("awscontroller", m, "Normal", "Create", `Created Machine ${name}`);
@@ -273,13 +261,8 @@ export async function reconcileMachine(s: MachineState, name: string): Promise<n
   const phase = str(get(m, "status", "phase")) ?? "";
   if (phase === "Failed") return;
   if (str(get(m, "spec", "providerID"))) {
-    const conditions = withCondition(get(m, "status", "conditions"), {
-      type: "InstanceExists",
-      status: "True",
-      severity: "",
-    });
     if (!get(m, "status", "nodeRef"))
-      return setPhase(s, m, "Provisioned", phase === "Provisioned" ? {} : { conditions });
+      return setPhase(s, m, "Provisioned", phase === "Provisioned" ? {} : { conditions: instanceExists(m) });
     return setPhase(s, m, "Running");
   }
   if (phase === "") {
@@ -381,7 +364,7 @@ export class MachineActuatorPlayer implements Player {
       await s.kube.patch(machinePath(name, "status"), {
         status: {
           nodeRef: { kind: "Node", name: nodeName, uid: nm.uid },
-          lastUpdated: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+          lastUpdated: now(),
         },
       });
       this.readyCache.set(nodeName, ready);

@@ -10,9 +10,8 @@
  * Writes the ready file (empty, atomically) once every watch is established, logs one line per action, and exits 0
  * on SIGTERM/SIGINT after stopping its watches. API errors are logged with the object and retried with backoff.
  */
-import * as fs from "fs";
-import * as path from "path";
 import { parseArgs } from "util";
+import { writeAtomically } from "../cache";
 import { errText, Kube, Player, say } from "./kube";
 import { Kubelets } from "./kubelet";
 import { LinuxCluster, LinuxKubelets } from "./linux-kubelet";
@@ -76,13 +75,6 @@ function options() {
   };
 }
 
-function writeReady(file: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, "");
-  fs.renameSync(tmp, file);
-}
-
 async function main(): Promise<void> {
   const o = options();
   const kube = Kube.connect(o.kubeconfig);
@@ -134,7 +126,7 @@ async function main(): Promise<void> {
       say(p.name, "watches established");
     }),
   );
-  if (o.readyFile) writeReady(o.readyFile);
+  if (o.readyFile) writeAtomically(o.readyFile, "");
   say("players", `ready (${players.map((p) => p.name).join(", ")})`);
 }
 

@@ -27,7 +27,6 @@ export const USER_DATA_SECRET = "windows-user-data";
 /** pkg/metadata/metadata.go, pkg/nodeconfig/nodeconfig.go, controllers/configmap_controller.go */
 export const VERSION_ANNOTATION = "windowsmachineconfig.openshift.io/version";
 export const DESIRED_VERSION_ANNOTATION = "windowsmachineconfig.openshift.io/desired-version";
-export const REBOOT_ANNOTATION = "windowsmachineconfig.openshift.io/reboot-required";
 export const UPGRADING_LABEL = "windowsmachineconfig.openshift.io/upgrading";
 export const PUB_KEY_HASH_ANNOTATION = "windowsmachineconfig.openshift.io/pub-key-hash";
 export const USERNAME_ANNOTATION = "windowsmachineconfig.openshift.io/username";
@@ -84,15 +83,19 @@ export class UpgradeLimitExceededError extends Error {}
 export const annotationsOf = (o: unknown) => metaOf(o).annotations;
 const nodePath = (name: string) => resourcePath("v1", "nodes", undefined, name);
 
-/** signer.Create → secrets.GetPrivateKey + ssh.ParsePrivateKey, with their errors. */
-export function signerFor(w: WmcoContext, op: Operator): Signer {
-  const secret = w.keySecrets.get(PRIVATE_KEY_SECRET, op.namespace);
-  if (!secret) throw new Error(`secrets "${PRIVATE_KEY_SECRET}" not found`);
-  const data = str(get(secret, "data", PRIVATE_KEY_DATA));
-  if (!data) throw new Error(`cloud-private-key missing 'private-key.pem' secret`);
-  const pem = Buffer.from(data, "base64");
-  const line = authorizedKey(pem);
-  return { pem, authorizedKey: line, hash: pubKeyHash(line) };
+/** signer.Create → secrets.GetPrivateKey + ssh.ParsePrivateKey, their errors wrapped in the caller's `context`. */
+export function signerFor(w: WmcoContext, op: Operator, context: string): Signer {
+  try {
+    const secret = w.keySecrets.get(PRIVATE_KEY_SECRET, op.namespace);
+    if (!secret) throw new Error(`secrets "${PRIVATE_KEY_SECRET}" not found`);
+    const data = str(get(secret, "data", PRIVATE_KEY_DATA));
+    if (!data) throw new Error(`cloud-private-key missing 'private-key.pem' secret`);
+    const pem = Buffer.from(data, "base64");
+    const line = authorizedKey(pem);
+    return { pem, authorizedKey: line, hash: pubKeyHash(line) };
+  } catch (e) {
+    throw new Error(`${context}: ${errText(e)}`);
+  }
 }
 
 /** RFC 5737 documentation ranges: the lab's unreachable hosts. */

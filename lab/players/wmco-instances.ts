@@ -145,12 +145,7 @@ async function deconfigureInstance(w: WmcoContext, node: JsonObject): Promise<"d
 export async function reconcileInstances(w: WmcoContext): Promise<number | void> {
   const op = w.operator();
   if (!op) return;
-  let signer;
-  try {
-    signer = signerFor(w, op);
-  } catch (e) {
-    throw new Error(`unable to create signer from private key secret: ${errText(e)}`);
-  }
+  const signer = signerFor(w, op, "unable to create signer from private key secret");
   const cm = w.instanceMaps.get(INSTANCES_CONFIGMAP, op.namespace);
   // The events of a successful pass go to a ConfigMap WMCO builds from the name alone (no uid).
   const stub: JsonObject = {
@@ -158,6 +153,7 @@ export async function reconcileInstances(w: WmcoContext): Promise<number | void>
     kind: "ConfigMap",
     metadata: { name: INSTANCES_CONFIGMAP, namespace: op.namespace },
   };
+  const normal = (reason: string, message: string) => w.recorder.event("configmap", stub, "Normal", reason, message);
   const nodes = w.nodes
     .list()
     .filter((n) => metaOf(n).labels[BYOH_LABEL] === "true" && metaOf(n).labels["kubernetes.io/os"] === "windows");
@@ -181,13 +177,7 @@ export async function reconcileInstances(w: WmcoContext): Promise<number | void>
       await w.recorder.event("configmap", cm ?? stub, "Warning", "InstanceSetupFailure", message);
       throw new Error(message);
     }
-    await w.recorder.event(
-      "configmap",
-      stub,
-      "Normal",
-      "InstanceSetup",
-      `Configured instance with address ${inst.address} as a worker node`,
-    );
+    await normal("InstanceSetup", `Configured instance with address ${inst.address} as a worker node`);
   }
   let again: number | undefined;
   for (const node of nodes) {
@@ -203,14 +193,7 @@ export async function reconcileInstances(w: WmcoContext): Promise<number | void>
         `error removing undesired nodes from cluster: unable to deconfigure instance with node ${metaOf(node).name}: ${errText(e)}`,
       );
     }
-    if (r === "done")
-      await w.recorder.event(
-        "configmap",
-        stub,
-        "Normal",
-        "InstanceTeardown",
-        `Deconfigured node with addresses ${goAddresses(node)}`,
-      );
+    if (r === "done") await normal("InstanceTeardown", `Deconfigured node with addresses ${goAddresses(node)}`);
     else again = Math.min(again ?? r, r);
   }
   return again;

@@ -19,6 +19,7 @@ import {
   annotationsOf,
   ensureInstanceIsUpToDate,
   MACHINE_API_NAMESPACE,
+  IGNORE_LABEL,
   MACHINE_OS_LABEL,
   Operator,
   PLAYER,
@@ -84,12 +85,7 @@ function windowsBuild(machine: JsonObject): string {
 export async function reconcileMachine(w: WmcoContext, name: string): Promise<number | void> {
   const op: Operator | undefined = w.operator();
   if (!op) return;
-  let signer: Signer;
-  try {
-    signer = signerFor(w, op);
-  } catch (e) {
-    throw new Error(`unable to get signer from secret ${MACHINE_API_NAMESPACE}/${name}: ${errText(e)}`);
-  }
+  const signer = signerFor(w, op, `unable to get signer from secret ${MACHINE_API_NAMESPACE}/${name}`);
   const machine = w.machines.get(name, MACHINE_API_NAMESPACE);
   if (!machine || metaOf(machine).labels[MACHINE_OS_LABEL] !== "Windows") return;
   // The controller's events are about the Machine (windowsmachine_controller.go `r.recorder.Eventf(machine, …)`).
@@ -187,9 +183,9 @@ export async function reconcileMachine(w: WmcoContext, name: string): Promise<nu
 /** The predicate of the Machine watch (`isValidMachine`, `isWindowsMachine`): phase set and an InternalIP. */
 export function isValidWindowsMachine(m: JsonObject): boolean {
   const meta = metaOf(m);
-  if (meta.labels[MACHINE_OS_LABEL] !== "Windows" || meta.labels["windowsmachineconfig.openshift.io/ignore"] === "true")
-    return false;
   return (
+    meta.labels[MACHINE_OS_LABEL] === "Windows" &&
+    meta.labels[IGNORE_LABEL] !== "true" &&
     Boolean(str(get(m, "status", "phase"))) &&
     objects(get(m, "status", "addresses")).some((a) => a.type === "InternalIP")
   );

@@ -234,12 +234,7 @@ export class WmcoPlayer implements Player {
     const op = this.running;
     if (!op) return;
     if (!w.keySecrets.get(PRIVATE_KEY_SECRET, op.namespace)) return; // deleted: nothing to do, no requeue
-    let signer;
-    try {
-      signer = signerFor(w, op);
-    } catch (e) {
-      throw new Error(`unable to create signer from private key secret: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    const signer = signerFor(w, op, "unable to create signer from private key secret");
     const expected = userData(await this.platform(), signer.authorizedKey);
     const encoded = Buffer.from(expected, "utf8").toString("base64");
     const path = resourcePath("v1", "secrets", MACHINE_API_NAMESPACE, USER_DATA_SECRET);

@@ -7,6 +7,7 @@ import { unwrap } from "../../stacks/zod-issues";
 import { isObject, JsonObject } from "../../lib/json";
 import { KeyReference, ObjectDocs, readSourceDocs, readTopLevel, SourceDocs } from "./tsdoc";
 import { ARGS_FILE, libraryArgs } from "./library-args";
+import { wrap } from "./wrap";
 import { WINDOWS_HOSTS_FILE, windowsHostsPage } from "./standin-rules";
 
 /** The project root, and the files this generator reads and writes (relative to it). */
@@ -168,22 +169,6 @@ export function stackFileSchema(refs: readonly KeyReference[]): JsonObject {
 }
 
 // ---- the reference page ----
-
-const WIDTH = 120;
-
-function wrap(text: string, indent: string): string {
-  const words = text.split(/\s+/).filter(Boolean);
-  const lines: string[] = [];
-  let line = "";
-  for (const w of words) {
-    if (line && indent.length + line.length + 1 + w.length > WIDTH) {
-      lines.push(line);
-      line = w;
-    } else line = line ? `${line} ${w}` : w;
-  }
-  if (line) lines.push(line);
-  return lines.map((l, i) => (i === 0 ? l : `${indent}${l}`)).join("\n");
-}
 
 function code(v: unknown): string {
   const text = typeof v === "string" ? v : JSON.stringify(v);

@@ -3,6 +3,7 @@ import * as path from "path";
 import { stringify } from "yaml";
 import { DeclaredResource, ProgramRun } from "./mock-run";
 import { clean, REDACTED } from "./redact";
+import { wrap } from "../docs/wrap";
 import { AMI_PLACEHOLDER } from "../../components/machinesets/machineset";
 import {
   API_ENDPOINT_PLACEHOLDER,
@@ -132,7 +133,7 @@ export function render(run: ProgramRun, reveal: boolean): Rendered {
     if (why) withheld.set(f, why);
   }
   const header = [
-    ...wrapComment(FOR_REVIEW),
+    ...`# ${wrap(FOR_REVIEW, "# ", 118)}`.split("\n"),
     ...(withheld.size > 0
       ? [
           "# Left out, because they hold a placeholder instead of the value pulumi up uses:",
@@ -187,19 +188,6 @@ export function writeRendered(outDir: string, files: Map<string, string>): void 
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   fs.renameSync(tmp, abs);
   fs.rmSync(old, { recursive: true, force: true });
-}
-
-function wrapComment(text: string, width = 118): string[] {
-  const lines: string[] = [];
-  let line = "#";
-  for (const w of text.split(" ")) {
-    if (line.length + 1 + w.length > width) {
-      lines.push(line);
-      line = "#";
-    }
-    line += ` ${w}`;
-  }
-  return [...lines, line];
 }
 
 function reviewReadme(withheld: ReadonlyMap<string, string>): string {

@@ -7,7 +7,7 @@ import { RawConfig } from "../../stacks/load";
 import { UNDECRYPTED_SECRET } from "../../stacks/offline";
 import { NAMESPACE } from "../../stacks/schema";
 import { messageOf } from "../../lib/errors";
-import { obj } from "../../lib/json";
+import { isObject, obj } from "../../lib/json";
 
 /** A problem with the stack file itself (missing, not YAML), as opposed to a config value. */
 export class StackFileError extends Error {}
@@ -20,28 +20,15 @@ export interface StackFile {
   issues: ConfigIssue[];
 }
 
-function isSecure(v: unknown): v is { secure: string } {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in v;
-}
-
 /** Replaces `secure:` leaves (set with `--path --secret`) by the offline placeholder; reports whether any was found. */
 function stripSecure(v: unknown): { value: unknown; secret: boolean } {
-  if (isSecure(v)) return { value: UNDECRYPTED_SECRET, secret: true };
-  if (Array.isArray(v)) {
-    const items = v.map(stripSecure);
-    return { value: items.map((i) => i.value), secret: items.some((i) => i.secret) };
-  }
-  if (typeof v === "object" && v !== null) {
-    let secret = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, child] of Object.entries(v)) {
-      const r = stripSecure(child);
-      out[k] = r.value;
-      secret ||= r.secret;
-    }
-    return { value: out, secret };
-  }
-  return { value: v, secret: false };
+  if (isObject(v) && Object.keys(v).length === 1 && "secure" in v) return { value: UNDECRYPTED_SECRET, secret: true };
+  if (!isObject(v) && !Array.isArray(v)) return { value: v, secret: false };
+  const children = Object.entries(v).map(([k, child]) => ({ k, ...stripSecure(child) }));
+  return {
+    value: Array.isArray(v) ? children.map((c) => c.value) : Object.fromEntries(children.map((c) => [c.k, c.value])),
+    secret: children.some((c) => c.secret),
+  };
 }
 
 /**
@@ -65,9 +52,8 @@ export function readStackFile(file: string): StackFile {
   const root = doc === null || doc === undefined ? {} : obj(doc);
   if (!root) throw new StackFileError(`stack file ${file} must be a YAML mapping with a 'config:' section`);
   const config = root.config ?? {};
-  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+  if (!isObject(config))
     throw new StackFileError(`stack file ${file}: 'config:' must be a mapping of keys like ${NAMESPACE}:cluster`);
-  }
   const values: Record<string, string> = {};
   const secretKeys = new Set<string>();
   for (const [rawKey, rawValue] of Object.entries(config)) {
@@ -78,11 +64,10 @@ export function readStackFile(file: string): StackFile {
     values[key] = typeof value === "string" ? value : JSON.stringify(value);
   }
   const notes: string[] = [];
-  if (root.environment !== undefined) {
+  if (root.environment !== undefined)
     notes.push(
       "the stack imports a Pulumi ESC environment; synth cannot resolve it offline, so only the values in the file are used",
     );
-  }
   return { raw: { values, secretKeys }, notes, issues: stackFileShapeIssues(root, path.basename(file)) };
 }
 
