@@ -68,6 +68,26 @@ export function fillFrom<B extends object>(block: B, worker: Partial<B> | undefi
   return { ...block, ...Object.fromEntries(filled) };
 }
 
+/** A block whose fields `K` validation (without discovery) or discovery have filled: what a builder accepts. */
+export type Filled<B, K extends keyof B> = B & { [P in K]-?: NonNullable<B[P]> };
+
+function isFilled<B extends object, K extends keyof B>(block: B, keys: readonly K[]): block is Filled<B, K> {
+  return keys.every((k) => block[k] !== undefined);
+}
+
+/**
+ * The set's block with its `discoverable` keys filled, as validation guarantees (validate.ts `requiredFieldIssues`
+ * checks the same keys); a missing one is a bug in this program, reported as such.
+ */
+export function filled<B extends object, K extends keyof B>(
+  block: B | undefined,
+  keys: readonly K[],
+  what: string,
+): Filled<B, K> {
+  if (block && isFilled(block, keys)) return block;
+  throw new Error(`internal: ${what} (${keys.join(", ")}) missing after validation`);
+}
+
 /** A value validation guarantees; undefined here is a bug in this program, reported as such. */
 export function required<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new Error(`internal: ${what} missing after validation`);
