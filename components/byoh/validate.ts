@@ -3,12 +3,10 @@ import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import { SSH_PORT } from "../../facts/wmco";
 import { provisionedName } from "./hosts";
-import { createdEntryIssues, givenHostMissing } from "../provisioning/validate";
+import { BAD_USERNAME, createdEntryIssues, givenHostMissing } from "../provisioning/validate";
 import { isUsablePin } from "../../providers/ssh/host-key";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
-// Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
-const BAD_USERNAME = /[\s"/\\[\]:;|=,+*?<>@]/;
 
 /**
  * Checks `windows-estate:byoh` beyond its shape: addresses WMCO accepts (IPv4 or a DNS name; it rejects IPv6),
