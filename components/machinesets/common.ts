@@ -104,24 +104,6 @@ export const LABEL = {
   workerRole: "node-role.kubernetes.io/worker",
 } as const;
 
-export interface MachineSetObject {
-  apiVersion: "machine.openshift.io/v1beta1";
-  kind: "MachineSet";
-  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> };
-  spec: {
-    replicas: number;
-    selector: { matchLabels: Record<string, string> };
-    template: {
-      metadata: { labels: Record<string, string> };
-      spec: {
-        metadata: { labels: Record<string, string> };
-        taints?: { key: string; value?: string; effect: string }[];
-        providerSpec: { value: Record<string, unknown> };
-      };
-    };
-  };
-}
-
 /**
  * The part every platform shares, as WMCO requires it: `os-id: Windows` (WMCO only watches such Machines), worker
  * role and type, `node-role.kubernetes.io/worker: ""` on the Machine so the node joins as a worker, and a selector
@@ -132,7 +114,7 @@ export function buildSkeleton(
   name: string,
   set: MachineSetConfig,
   providerSpec: Record<string, unknown>,
-): MachineSetObject {
+) {
   const selector = { [LABEL.cluster]: infraId, [LABEL.machineSet]: name };
   const templateLabels: Record<string, string> = {
     ...selector,
@@ -147,8 +129,8 @@ export function buildSkeleton(
   const all = { ...set.annotations, ...(set.rollout?.strategy === "surge" ? { "pulumi.com/patchForce": "true" } : {}) };
   const annotations = Object.keys(all).length > 0 ? { annotations: all } : {};
   return {
-    apiVersion: "machine.openshift.io/v1beta1",
-    kind: "MachineSet",
+    apiVersion: "machine.openshift.io/v1beta1" as const,
+    kind: "MachineSet" as const,
     // The Windows build, on the MachineSet object only (not propagated to Machines or Nodes, where kubelet sets the
     // same label itself): what the policy pack reads to require a RuntimeClass per build.
     metadata: {
