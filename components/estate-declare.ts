@@ -119,7 +119,6 @@ export function declareEstate(
     h.kind === "manual" ? [] : cloudHostOf(h.key, h.entry.windowsServer, h.entry),
   );
   const created = declareCloudHosts(`${name}-byoh-vms`, toCreate, cfg, { wmco: true }, child);
-  const createdHostsFirstBoot = created ? pulumi.output(created.firstBoot) : undefined;
   const byoh =
     byohHosts.length > 0
       ? new ByohHosts(
@@ -155,18 +154,15 @@ export function declareEstate(
   // Day-2 jobs wait for WMCO to adopt the key: after a key change WMCO re-keys BYOH nodes and rewrites the user data
   // (and replaces Machines whose pub-key-hash is stale: controllers/windowsmachine_controller.go), so a reboot or
   // patch started before that would fail at connect.
-  let keyAdopted: pulumi.Resource | undefined;
-  if (byoh && access) {
-    const adopted = new WmcoKeyAdopted(
-      `${name}-key-adopted`,
-      {
-        publicKey: key.publicKey.apply((k) => k ?? ""),
-        kubeconfig: access.kubeconfig,
-        context: access.context,
-      },
-      { ...child, dependsOn: [key] },
-    );
-    keyAdopted = adopted;
+  const keyAdopted =
+    byoh && access
+      ? new WmcoKeyAdopted(
+          `${name}-key-adopted`,
+          { publicKey: key.publicKey.apply((k) => k ?? ""), kubeconfig: access.kubeconfig, context: access.context },
+          { ...child, dependsOn: [key] },
+        )
+      : undefined;
+  if (byoh && keyAdopted) {
     byoh.prepared.forEach(
       (host, i) =>
         new RetiredWmcoKeys(
@@ -181,36 +177,33 @@ export function declareEstate(
             keep: key.publicKey.apply((k) => k ?? ""),
             retire: host.retiringKeys.apply((k) => k ?? []),
           },
-          { parent: byoh, dependsOn: [adopted, host] },
+          { parent: byoh, dependsOn: [keyAdopted, host] },
         ),
     );
   }
-  const byohHostsOut = byoh ? byoh.hosts : pulumi.output([]);
 
   // MachineSets must not exist before windows-user-data: the Machine API would fail every Machine on the missing
   // Secret. WMCO writes it once it sees cloud-private-key, so the gate is a wait on the Secret itself. In render
   // mode there is no cluster to ask: the MachineSets come after the operator objects and the key (which render
   // mode may leave out), and whoever applies the files must let WMCO write windows-user-data first.
-  const machineSetGate: pulumi.Resource[] = [key, operator];
-  if (access && cfg.machineSets.length > 0) {
-    machineSetGate.splice(
-      0,
-      1,
-      new ObjectExists(
-        `${name}-windows-user-data`,
-        {
-          apiVersion: "v1",
-          kind: "Secret",
-          namespace: MACHINE_API_NAMESPACE,
-          name: USER_DATA_SECRET,
-          dataKey: "userData",
-          kubeconfig: access.kubeconfig,
-          context: access.context,
-        },
-        { ...child, dependsOn: [key] },
-      ),
-    );
-  }
+  const machineSetGate = [
+    access && cfg.machineSets.length > 0
+      ? new ObjectExists(
+          `${name}-windows-user-data`,
+          {
+            apiVersion: "v1",
+            kind: "Secret",
+            namespace: MACHINE_API_NAMESPACE,
+            name: USER_DATA_SECRET,
+            dataKey: "userData",
+            kubeconfig: access.kubeconfig,
+            context: access.context,
+          },
+          { ...child, dependsOn: [key] },
+        )
+      : key,
+    operator,
+  ];
   // Keyed by the MachineSet's own name: removing or reordering entries touches no other set. Stacks made before
   // keyed them by list position (`<name>-ms-<i>`); the alias lets those migrate without a replacement (do that
   // first `pulumi up` with the list unchanged, since an alias cannot tell which entry used to sit at index i).
@@ -229,11 +222,9 @@ export function declareEstate(
         { ...child, dependsOn: machineSetGate, aliases: [{ name: `${name}-ms-${i}` }] },
       ),
   );
-  const runtimeClasses = new WindowsRuntimeClasses(
-    `${name}-runtimeclasses`,
-    { versions: [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)] },
-    child,
-  );
+  // The Windows Server versions in use: the RuntimeClasses published, and those the inventory expects to find.
+  const versions = [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)];
+  const runtimeClasses = new WindowsRuntimeClasses(`${name}-runtimeclasses`, { versions }, child);
 
   const machineSetsOut = pulumi.all(
     sets.map((ms, i) =>
@@ -312,7 +303,7 @@ export function declareEstate(
         cfg.discovered.windowsNodes,
         cfg.patching?.minimumUpdateRevision,
         cfg.discovered.runtimeClasses ?? [],
-        [...cfg.machineSets.map((s) => s.windowsServer), ...cfg.byoh.map((h) => h.windowsServer)],
+        versions,
       )
     : undefined;
   for (const w of found?.warnings ?? []) pulumi.log.warn(w, parent);
@@ -333,32 +324,27 @@ export function declareEstate(
       ]);
   // Disruptive jobs of one update run one after another (patching, then the reboot): both would otherwise batch the
   // same node first and overlap. Across stacks the day-2 Lease serializes them (providers/day2/day2-lock.ts).
-  let patchingJob: pulumi.Resource | undefined;
-  let patchingSummary: PatchSummary | undefined;
-  let hostStatus: pulumi.Output<Record<string, unknown>> | undefined;
-  if (cfg.patching && access) {
-    // BYOH hosts are patched in place; MachineSet nodes get a new image instead (WMCO never patches).
-    const patching = new PatchRollout(
-      `${name}-patching`,
-      {
-        patching: cfg.patching,
-        nodes: cfg.discovered?.windowsNodes ?? [],
-        isManaged: (n) => n.from.startsWith("BYOH "),
-        // Nodes whose Machine this update's image rollout replaces are not left below the level.
-        replacedByRollout: new Set(
-          (cfg.discovered?.windowsNodes ?? [])
-            .filter((n) => n.machine && replacingKnown.has(n.machine.split("/").pop() ?? ""))
-            .map((n) => n.name),
-        ),
-        access,
-        reach,
-      },
-      { ...child, dependsOn: day2After },
-    );
-    patchingSummary = patching.summary;
-    hostStatus = patching.hostStatus;
-    patchingJob = patching;
-  }
+  // BYOH hosts are patched in place; MachineSet nodes get a new image instead (WMCO never patches).
+  const patching =
+    cfg.patching && access
+      ? new PatchRollout(
+          `${name}-patching`,
+          {
+            patching: cfg.patching,
+            nodes: cfg.discovered?.windowsNodes ?? [],
+            isManaged: (n) => n.from.startsWith("BYOH "),
+            // Nodes whose Machine this update's image rollout replaces are not left below the level.
+            replacedByRollout: new Set(
+              (cfg.discovered?.windowsNodes ?? [])
+                .filter((n) => n.machine && replacingKnown.has(n.machine.split("/").pop() ?? ""))
+                .map((n) => n.name),
+            ),
+            access,
+            reach,
+          },
+          { ...child, dependsOn: day2After },
+        )
+      : undefined;
   let reboot: EstateParts["reboot"];
   if (cfg.reboot && access) {
     const r = cfg.reboot;
@@ -392,7 +378,7 @@ export function declareEstate(
       },
       // After everything else of this update: a reboot never races WMCO configuring a node we just changed, nor
       // this update's patching.
-      { ...child, dependsOn: [...day2After, ...(patchingJob ? [patchingJob] : [])] },
+      { ...child, dependsOn: [...day2After, ...(patching ? [patching] : [])] },
     );
     reboot = {
       token: r.token,
@@ -412,9 +398,8 @@ export function declareEstate(
     windowsRegistrySources: mirrors.windowsRegistrySources,
     ...(reboot ? { reboot } : {}),
     inventory,
-    ...(patchingSummary ? { patching: patchingSummary } : {}),
-    ...(hostStatus ? { hostStatus } : {}),
-    ...(createdHostsFirstBoot ? { createdHostsFirstBoot } : {}),
-    byohHosts: byohHostsOut,
+    ...(patching ? { patching: patching.summary, hostStatus: patching.hostStatus } : {}),
+    ...(created ? { createdHostsFirstBoot: pulumi.output(created.firstBoot) } : {}),
+    byohHosts: byoh ? byoh.hosts : pulumi.output([]),
   };
 }

@@ -7,8 +7,8 @@ import { worded } from "../stacks/config-issue";
 import { asOpenShift, isVanilla, OpenShiftClusterConfig } from "../stacks/schema/cluster";
 import type { OperatorConfig } from "../stacks/schema/operator";
 import { validateVanilla } from "./vanilla/validate";
-import { byohVersionIssues, validateByoh } from "./byoh/validate";
-import { KnownWmco, pinnedWmco, validateMachineSets } from "./machinesets/validate";
+import { validateByoh } from "./byoh/validate";
+import { KnownWmco, pinnedWmco, validateMachineSets, versionIssues } from "./machinesets/validate";
 import { MirrorWriter, validateMirrors } from "./mirrors/validate";
 import { validateDay2, validatePatching } from "./day2/validate";
 import { hostedRunnerIssues } from "./provisioning/runner-reach";
@@ -46,7 +46,11 @@ const byoh: Validator = (cfg, ctx) => {
             ]
           : [],
       ),
-      ...(cluster && rules !== "cluster" ? byohVersionIssues(cluster.platform, cfg.byoh, rules) : []),
+      ...(cluster && rules !== "cluster"
+        ? cfg.byoh.flatMap((h, i) =>
+            versionIssues(cluster.platform, `byoh[${i}].windowsServer`, h.windowsServer, rules),
+          )
+        : []),
     ],
   };
 };

@@ -32,26 +32,12 @@ export function expandByoh(entries: readonly ByohHostConfig[]): ByohHost[] {
     const name = entry.name ?? `byoh-${index}`;
     const names = Array.from({ length: entry.count }, (_, k) => provisionedName(name, entry.count, k + 1));
     const { aws, azure } = entry;
-    if (aws)
-      return names.map((hostname) => ({
-        kind: "aws",
-        key: hostname,
-        hostname,
-        username: AWS_WINDOWS_USER,
-        entry,
-        index,
-        aws,
-      }));
-    if (azure)
-      return names.map((hostname) => ({
-        kind: "azure",
-        key: hostname,
-        hostname,
-        username: azure.adminUsername,
-        entry,
-        index,
-        azure,
-      }));
+    const cloud = aws
+      ? { kind: "aws" as const, aws, username: AWS_WINDOWS_USER }
+      : azure
+        ? { kind: "azure" as const, azure, username: azure.adminUsername }
+        : undefined;
+    if (cloud) return names.map((hostname) => ({ ...cloud, key: hostname, hostname, entry, index }));
     if (!entry.address || !entry.username) return []; // refused by validate.ts before anything is declared
     return [{ kind: "manual", key: entry.address, address: entry.address, username: entry.username, entry, index }];
   });

@@ -1,17 +1,12 @@
 import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
-import type { Platform } from "../../stacks/schema/cluster";
-import { format, NEWEST_WMCO, SSH_PORT, supportedBy, supportedVersions } from "../../facts/wmco";
-import { PIN_HINT } from "../wmco/release";
-import type { KnownWmco } from "../machinesets/validate";
+import { SSH_PORT } from "../../facts/wmco";
 import { provisionedName } from "./hosts";
-import { createdEntryIssues, givenHostMissing } from "../provisioning/validate";
+import { BAD_USERNAME, createdEntryIssues, givenHostMissing } from "../provisioning/validate";
 import { isUsablePin } from "../../providers/ssh/host-key";
 
 const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
-// Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
-const BAD_USERNAME = /[\s"/\\[\]:;|=,+*?<>@]/;
 
 /**
  * Checks `windows-estate:byoh` beyond its shape: addresses WMCO accepts (IPv4 or a DNS name; it rejects IPv6),
@@ -102,27 +97,4 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
     }
   });
   return errors;
-}
-
-/** A declared Windows Server version the WMCO in use does not support on this platform (e.g. 2019 on vSphere). */
-export function byohVersionIssues(
-  platform: Platform,
-  hosts: readonly ByohHostConfig[],
-  wmco?: KnownWmco,
-): ConfigIssue[] {
-  const version = wmco?.version ?? NEWEST_WMCO;
-  const supported = supportedVersions(platform, version);
-  const which = wmco
-    ? `WMCO ${format(version)} (from ${wmco.source})`
-    : `the newest WMCO (${format(version)}; ${PIN_HINT})`;
-  return hosts.flatMap((h, i) =>
-    supported.includes(h.windowsServer)
-      ? []
-      : [
-          {
-            path: joinPath(["byoh", i, "windowsServer"]),
-            message: `Windows Server ${h.windowsServer} is not supported on ${platform} by ${which}; supported: ${supported.join(", ")}. ${h.windowsServer} on ${platform} is supported by ${supportedBy(platform, h.windowsServer)}`,
-          },
-        ],
-  );
 }

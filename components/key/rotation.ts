@@ -56,6 +56,9 @@ export function keyChange(current: string | undefined, next: ParsedKey | undefin
   return { from, to: next.fingerprint };
 }
 
+const UNREADABLE =
+  "is neither an OpenSSH public-key line nor a SHA256 fingerprint: give the key line of the template's administrators_authorized_keys, or `ssh-keygen -lf <key.pub>`'s SHA256:… value";
+
 function blobOf(key: ParsedKey): Buffer {
   return Buffer.from(key.publicKey.split(/\s+/)[1] ?? "", "base64");
 }
@@ -70,17 +73,7 @@ export function templateKeyIssues(sets: readonly MachineSetConfig[], key: Parsed
     const keys = set.vsphere?.templateKeys;
     if (!keys) return [];
     const at = `machineSets[${i}].vsphere.templateKeys`;
-    const unreadable = keys.flatMap((k, j) =>
-      isUsablePin(k)
-        ? []
-        : [
-            {
-              path: `${at}[${j}]`,
-              message:
-                "is neither an OpenSSH public-key line nor a SHA256 fingerprint: give the key line of the template's administrators_authorized_keys, or `ssh-keygen -lf <key.pub>`'s SHA256:… value",
-            },
-          ],
-    );
+    const unreadable = keys.flatMap((k, j) => (isUsablePin(k) ? [] : [{ path: `${at}[${j}]`, message: UNREADABLE }]));
     if (unreadable.length > 0 || !key) return unreadable;
     const blob = blobOf(key);
     if (keys.some((k) => hostKeyMatches(k, blob))) return [];
@@ -97,6 +90,15 @@ export function templateKeyIssues(sets: readonly MachineSetConfig[], key: Parsed
   });
 }
 
+/** An issue at `machineSets[i].vsphere.templateKeys` for each vSphere set that does not state what its template holds. */
+function unstatedSets(sets: readonly MachineSetConfig[], message: (template: string) => string): ConfigIssue[] {
+  return sets.flatMap((set, i) =>
+    set.vsphere && !set.vsphere.templateKeys
+      ? [{ path: `machineSets[${i}].vsphere.templateKeys`, message: message(set.vsphere.template) }]
+      : [],
+  );
+}
+
 /**
  * Without discovery (`cluster.discovery: false`, or render mode) the program never reads the key WMCO uses now, so it
  * cannot refuse a key change for a vSphere set that does not say what its template holds (vsphereRotationIssues needs
@@ -110,19 +112,13 @@ export function unstatedTemplateKeys(
 ): ConfigIssue[] {
   if (discovery) return [];
   const fingerprint = key?.fingerprint ?? "SHA256:<fingerprint of the key the template holds>";
-  return sets.flatMap((set, i): ConfigIssue[] =>
-    set.vsphere && !set.vsphere.templateKeys
-      ? [
-          {
-            path: `machineSets[${i}].vsphere.templateKeys`,
-            message:
-              `is not set, and with discovery off the program cannot see a change of the WMCO key: a vSphere Machine ` +
-              `gets its key from the template ${set.vsphere.template}, so a new key the template lacks would make WMCO ` +
-              "replace this set's Machines in a loop, unrefused. Once the template holds the stack's key, say so: " +
-              `templateKeys: ["${fingerprint}"] (docs/day2.md#vsphere-templates-and-key-rotation)`,
-          },
-        ]
-      : [],
+  return unstatedSets(
+    sets,
+    (template) =>
+      `is not set, and with discovery off the program cannot see a change of the WMCO key: a vSphere Machine ` +
+      `gets its key from the template ${template}, so a new key the template lacks would make WMCO ` +
+      "replace this set's Machines in a loop, unrefused. Once the template holds the stack's key, say so: " +
+      `templateKeys: ["${fingerprint}"] (docs/day2.md#vsphere-templates-and-key-rotation)`,
   );
 }
 
@@ -132,20 +128,14 @@ export function unstatedTemplateKeys(
  */
 export function vsphereRotationIssues(sets: readonly MachineSetConfig[], change: KeyChange | undefined): ConfigIssue[] {
   if (!change) return [];
-  return sets.flatMap((set, i): ConfigIssue[] =>
-    set.vsphere && !set.vsphere.templateKeys
-      ? [
-          {
-            path: `machineSets[${i}].vsphere.templateKeys`,
-            message:
-              `is needed for a key rotation: the WMCO key changes from ${change.from} (in ${MACHINE_API_NAMESPACE}/${USER_DATA_SECRET}) ` +
-              `to ${change.to}, and a vSphere Machine gets its key from the template ${set.vsphere.template}, not from user data. ` +
-              "WMCO would delete each Machine of this set for its stale pub-key-hash, and every replacement would fail " +
-              "authentication and be deleted again. Build a template that holds the new key, then set templateKeys to " +
-              `["${change.to}"] (docs/day2.md#vsphere-templates-and-key-rotation), or keep the previous privateKey`,
-          },
-        ]
-      : [],
+  return unstatedSets(
+    sets,
+    (template) =>
+      `is needed for a key rotation: the WMCO key changes from ${change.from} (in ${MACHINE_API_NAMESPACE}/${USER_DATA_SECRET}) ` +
+      `to ${change.to}, and a vSphere Machine gets its key from the template ${template}, not from user data. ` +
+      "WMCO would delete each Machine of this set for its stale pub-key-hash, and every replacement would fail " +
+      "authentication and be deleted again. Build a template that holds the new key, then set templateKeys to " +
+      `["${change.to}"] (docs/day2.md#vsphere-templates-and-key-rotation), or keep the previous privateKey`,
   );
 }
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AwsBlock, MachineSetConfig, WindowsServer } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { fields, listOf, loose, text } from "../../lib/decode";
-import { PlatformMachineSets, required, Workers } from "./common";
+import { filled, Filled, PlatformMachineSets, required, Workers } from "./common";
 
 /** An AWS resource given by ID (`subnet-…`, `sg-…`) or by Name tag, as the providerSpec references them. */
 function awsRef(value: string, idPrefix: string): { id: string } | { filters: { name: string; values: string[] }[] } {
@@ -57,13 +57,7 @@ function complete(block: AwsBlock, workers: readonly AwsWorker[]): AwsBlock {
   };
 }
 
-/** The block once validation and discovery have filled the zone: what the builder accepts. */
-type ResolvedAws = AwsBlock & { availabilityZone: string };
-
-function resolveAws(b: AwsBlock | undefined): ResolvedAws | undefined {
-  const az = b?.availabilityZone;
-  return b && az !== undefined ? { ...b, availabilityZone: az } : undefined;
-}
+const DISCOVERABLE = ["availabilityZone"] as const;
 
 /**
  * AWSMachineProviderConfig for a Windows machine. `metadataServiceOptions.authentication: Optional`: WMCO's user
@@ -71,7 +65,12 @@ function resolveAws(b: AwsBlock | undefined): ResolvedAws | undefined {
  * security groups default to the tag names of OpenShift 4.17+ installs (`<id>-subnet-private-<az>`, `<id>-node`);
  * discovery copies the Linux workers' values instead, which survives tag renames between versions.
  */
-function awsProviderSpec(infraId: string, region: string, block: ResolvedAws, amiId: string): Record<string, unknown> {
+function awsProviderSpec(
+  infraId: string,
+  region: string,
+  block: Filled<AwsBlock, (typeof DISCOVERABLE)[number]>,
+  amiId: string,
+): Record<string, unknown> {
   const az = block.availabilityZone;
   return {
     apiVersion: "machine.openshift.io/v1beta1",
@@ -93,7 +92,7 @@ function awsProviderSpec(infraId: string, region: string, block: ResolvedAws, am
 
 export const AWS: PlatformMachineSets = {
   block: "aws",
-  discoverable: ["availabilityZone"],
+  discoverable: DISCOVERABLE,
   zone: (set) => set.aws?.availabilityZone,
   workers(specs): Workers {
     const workers = specs.map((s) => worker.parse(s));
@@ -107,7 +106,7 @@ export const AWS: PlatformMachineSets = {
     awsProviderSpec(
       infraId,
       region,
-      required(resolveAws(set.aws), "aws.availabilityZone"),
+      filled(set.aws, DISCOVERABLE, "aws"),
       resolved.amiId ?? required(set.aws?.ami, "aws.ami"),
     ),
   issues: () => [],

@@ -2,7 +2,7 @@ import { OpenShiftClusterConfig, Platform } from "../../stacks/schema/cluster";
 import { MachineSetConfig } from "../../stacks/schema/machinesets";
 import { AWS } from "./aws";
 import { AZURE } from "./azure";
-import { buildSkeleton, MachineSetObject, PlatformMachineSets, Resolved } from "./common";
+import { buildSkeleton, PlatformMachineSets, Resolved } from "./common";
 import { GCP } from "./gcp";
 import { machineSetName } from "./names";
 import { NUTANIX } from "./nutanix";
@@ -26,7 +26,7 @@ export function buildMachineSet(
   cluster: Pick<OpenShiftClusterConfig, "platform" | "infrastructureId" | "region">,
   set: MachineSetConfig,
   resolved: Resolved = {},
-): MachineSetObject {
+) {
   const { platform, infrastructureId: infraId } = cluster;
   const name = machineSetName(platform, infraId, set);
   if (!name) throw new Error(`internal: MachineSet name unresolved for platform ${platform}`);

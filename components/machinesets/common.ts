@@ -68,6 +68,26 @@ export function fillFrom<B extends object>(block: B, worker: Partial<B> | undefi
   return { ...block, ...Object.fromEntries(filled) };
 }
 
+/** A block whose fields `K` validation (without discovery) or discovery have filled: what a builder accepts. */
+export type Filled<B, K extends keyof B> = B & { [P in K]-?: NonNullable<B[P]> };
+
+function isFilled<B extends object, K extends keyof B>(block: B, keys: readonly K[]): block is Filled<B, K> {
+  return keys.every((k) => block[k] !== undefined);
+}
+
+/**
+ * The set's block with its `discoverable` keys filled, as validation guarantees (validate.ts `requiredFieldIssues`
+ * checks the same keys); a missing one is a bug in this program, reported as such.
+ */
+export function filled<B extends object, K extends keyof B>(
+  block: B | undefined,
+  keys: readonly K[],
+  what: string,
+): Filled<B, K> {
+  if (block && isFilled(block, keys)) return block;
+  throw new Error(`internal: ${what} (${keys.join(", ")}) missing after validation`);
+}
+
 /** A value validation guarantees; undefined here is a bug in this program, reported as such. */
 export function required<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new Error(`internal: ${what} missing after validation`);
@@ -84,24 +104,6 @@ export const LABEL = {
   workerRole: "node-role.kubernetes.io/worker",
 } as const;
 
-export interface MachineSetObject {
-  apiVersion: "machine.openshift.io/v1beta1";
-  kind: "MachineSet";
-  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations?: Record<string, string> };
-  spec: {
-    replicas: number;
-    selector: { matchLabels: Record<string, string> };
-    template: {
-      metadata: { labels: Record<string, string> };
-      spec: {
-        metadata: { labels: Record<string, string> };
-        taints?: { key: string; value?: string; effect: string }[];
-        providerSpec: { value: Record<string, unknown> };
-      };
-    };
-  };
-}
-
 /**
  * The part every platform shares, as WMCO requires it: `os-id: Windows` (WMCO only watches such Machines), worker
  * role and type, `node-role.kubernetes.io/worker: ""` on the Machine so the node joins as a worker, and a selector
@@ -112,7 +114,7 @@ export function buildSkeleton(
   name: string,
   set: MachineSetConfig,
   providerSpec: Record<string, unknown>,
-): MachineSetObject {
+) {
   const selector = { [LABEL.cluster]: infraId, [LABEL.machineSet]: name };
   const templateLabels: Record<string, string> = {
     ...selector,
@@ -127,8 +129,8 @@ export function buildSkeleton(
   const all = { ...set.annotations, ...(set.rollout?.strategy === "surge" ? { "pulumi.com/patchForce": "true" } : {}) };
   const annotations = Object.keys(all).length > 0 ? { annotations: all } : {};
   return {
-    apiVersion: "machine.openshift.io/v1beta1",
-    kind: "MachineSet",
+    apiVersion: "machine.openshift.io/v1beta1" as const,
+    kind: "MachineSet" as const,
     // The Windows build, on the MachineSet object only (not propagated to Machines or Nodes, where kubelet sets the
     // same label itself): what the policy pack reads to require a RuntimeClass per build.
     metadata: {

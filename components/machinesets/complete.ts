@@ -10,7 +10,6 @@ import { requiredFieldIssues, versionIssues } from "./validate";
 import { PLATFORM_MACHINESETS } from "./build";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { kubernetesSkewIssues, wmcoInEffect } from "../wmco/release";
-import { byohVersionIssues } from "../byoh/validate";
 import { format, NEWEST_WMCO } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
 import { rotationIssues } from "../key/rotation";
@@ -42,6 +41,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       ],
     };
   }
+  const platform = cfg.cluster.platform;
   const identity = identityIssues(cfg.cluster, facts);
   const merged = mergeDiscovered(cfg.cluster, cfg.machineSets, facts);
   const missing = merged.machineSets.flatMap((s, i) => requiredFieldIssues(merged.cluster, s, i, true));
@@ -56,13 +56,15 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
     effective.from === "pinned"
       ? []
       : [
-          ...merged.machineSets.flatMap((s, i) => versionIssues(merged.cluster.platform, s, i, wmco)),
-          ...byohVersionIssues(cfg.cluster.platform, cfg.byoh, wmco),
+          ...merged.machineSets.flatMap((s, i) =>
+            versionIssues(platform, `machineSets[${i}].windowsServer`, s.windowsServer, wmco),
+          ),
+          ...cfg.byoh.flatMap((h, i) => versionIssues(platform, `byoh[${i}].windowsServer`, h.windowsServer, wmco)),
         ];
   // WMCO refuses to run on a cluster without hybrid networking, and on a Kubernetes minor its release does not
   // accept: stop before any MachineSet or host is touched.
   const prerequisites = [
-    ...networkIssues(cfg.cluster.platform, facts.network ?? {}),
+    ...networkIssues(platform, facts.network ?? {}),
     ...kubernetesSkewIssues(effective, cfg.operator, facts.kubernetesVersion),
   ];
   // A change of the WMCO key that WMCO could not complete (vSphere templates, BYOH addresses): refused before it starts.
@@ -75,11 +77,10 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       ]),
     ).values(),
   ];
-  const platformSets = PLATFORM_MACHINESETS[merged.cluster.platform];
+  const platformSets = PLATFORM_MACHINESETS[platform];
   const warnings = merged.machineSets.flatMap((s, i) => platformSets?.warnings?.(s, i) ?? []);
   // A credentials Secret that does not exist: machine-api only warns when it admits the set (credentials.ts). Not
   // readable (RBAC): nothing is said, as the webhook would say it at up.
-  const platform = merged.cluster.platform;
   const secrets = [...new Set(merged.machineSets.flatMap((s) => credentialsSecretOf(platform, s) ?? []))];
   const present = await cluster.existingSecrets(MACHINE_API_NAMESPACE, secrets).catch(() => undefined);
   if (present) warnings.push(...missingCredentialsWarnings(platform, merged.machineSets, (n) => present.has(n)));

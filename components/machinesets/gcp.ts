@@ -3,7 +3,7 @@ import { z } from "zod";
 import { GcpBlock, WindowsServer } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { fields, listOf, text } from "../../lib/decode";
-import { PlatformMachineSets, required, Workers } from "./common";
+import { filled, Filled, PlatformMachineSets, Workers } from "./common";
 
 /** GCP public image family of Windows Server Core. */
 function gcpImageFamily(version: WindowsServer): string {
@@ -33,20 +33,14 @@ function complete(block: GcpBlock, workers: readonly GcpWorker[]): GcpBlock {
   };
 }
 
-/** The block once validation and discovery have filled project and zone: what the builder accepts. */
-type ResolvedGcp = GcpBlock & { projectID: string; zone: string };
-
-function resolveGcp(b: GcpBlock | undefined): ResolvedGcp | undefined {
-  const [projectID, zone] = [b?.projectID, b?.zone];
-  return b && projectID !== undefined && zone !== undefined ? { ...b, projectID, zone } : undefined;
-}
+const DISCOVERABLE = ["projectID", "zone"] as const;
 
 /** GCPMachineProviderSpec for a Windows machine: the worker network, service account and tag of the cluster. */
 function gcpProviderSpec(
   infraId: string,
   region: string,
   windowsServer: WindowsServer,
-  block: ResolvedGcp,
+  block: Filled<GcpBlock, (typeof DISCOVERABLE)[number]>,
 ): Record<string, unknown> {
   const project = block.projectID;
   return {
@@ -84,7 +78,7 @@ function gcpProviderSpec(
 
 export const GCP: PlatformMachineSets = {
   block: "gcp",
-  discoverable: ["projectID", "zone"],
+  discoverable: DISCOVERABLE,
   zone: (set) => set.gcp?.zone,
   workers(specs): Workers {
     const workers = specs.map((s) => worker.parse(s));
@@ -95,6 +89,6 @@ export const GCP: PlatformMachineSets = {
     };
   },
   providerSpec: (infraId, region, set) =>
-    gcpProviderSpec(infraId, region, set.windowsServer, required(resolveGcp(set.gcp), "gcp.projectID/zone")),
+    gcpProviderSpec(infraId, region, set.windowsServer, filled(set.gcp, DISCOVERABLE, "gcp")),
   issues: () => [],
 };

@@ -69,21 +69,19 @@ export class WindowsMachineSet extends pulumi.ComponentResource {
       const setName = known.metadata.name;
       const image = spec.apply((s) => machineImage(s.template.spec.providerSpec.value));
       // What preview can tell: the Machines whose image differs from the template's (unknown while an AMI is looked up).
-      const planned = image.apply((want) =>
+      const replaced = (want: string) =>
         (args.machines ?? [])
           .filter((m) => m.machineSet === setName && !m.deleting && m.image !== want)
-          .map((m) => m.name),
-      );
-      this.replacing = planned;
-      if (!(cluster.platform === "AWS" && !set.aws?.ami)) {
-        const want = machineImage(
-          buildMachineSet(cluster, set, { amiId: set.aws?.ami ?? AMI_PLACEHOLDER }).spec.template.spec.providerSpec
-            .value,
-        );
-        this.replacingKnown = (args.machines ?? [])
-          .filter((m) => m.machineSet === setName && !m.deleting && m.image !== want)
           .map((m) => m.name);
-      }
+      const planned = image.apply(replaced);
+      this.replacing = planned;
+      if (!(cluster.platform === "AWS" && !set.aws?.ami))
+        this.replacingKnown = replaced(
+          machineImage(
+            buildMachineSet(cluster, set, { amiId: set.aws?.ami ?? AMI_PLACEHOLDER }).spec.template.spec.providerSpec
+              .value,
+          ),
+        );
       new MachineSetRollout(
         `${name}-rollout`,
         {

@@ -5,7 +5,7 @@ import { NutanixBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { canonicalQuantity } from "../../lib/quantity";
 import { fields, listOf, loose, text } from "../../lib/decode";
-import { firstWorkerFills, PlatformMachineSets, required } from "./common";
+import { filled, Filled, firstWorkerFills, PlatformMachineSets } from "./common";
 
 /** What a Linux worker's NutanixMachineProviderConfig gives (machine/v1 types_nutanixprovider.go). */
 const worker = fields({
@@ -33,20 +33,14 @@ function complete(block: NutanixBlock, w: NutanixWorker | undefined): NutanixBlo
   };
 }
 
-/** The block once validation and discovery have filled cluster and subnet: what the builder accepts. */
-type ResolvedNutanix = NutanixBlock & { clusterUuid: string; subnetUuid: string };
-
-export function resolveNutanix(b: NutanixBlock | undefined): ResolvedNutanix | undefined {
-  const [clusterUuid, subnetUuid] = [b?.clusterUuid, b?.subnetUuid];
-  return b && clusterUuid !== undefined && subnetUuid !== undefined ? { ...b, clusterUuid, subnetUuid } : undefined;
-}
+const DISCOVERABLE = ["clusterUuid", "subnetUuid"] as const;
 
 /**
  * NutanixMachineProviderConfig (machine.openshift.io/v1) for a Windows VM from an image uploaded to Prism Central.
  * Quantities are written as machine-api's defaulting webhook writes them back (lib/quantity.ts): `16384Mi` would be
  * stored as `16Gi`, and every preview after a create would show the difference.
  */
-export function nutanixProviderSpec(block: ResolvedNutanix): Record<string, unknown> {
+function nutanixProviderSpec(block: Filled<NutanixBlock, (typeof DISCOVERABLE)[number]>): Record<string, unknown> {
   return {
     apiVersion: "machine.openshift.io/v1",
     kind: "NutanixMachineProviderConfig",
@@ -71,11 +65,10 @@ export function nutanixProviderSpec(block: ResolvedNutanix): Record<string, unkn
 
 export const NUTANIX: PlatformMachineSets = {
   block: "nutanix",
-  discoverable: ["clusterUuid", "subnetUuid"],
+  discoverable: DISCOVERABLE,
   zone: () => undefined,
   workers: (specs) => firstWorkerFills("nutanix", specs, (s) => worker.parse(s), complete),
-  providerSpec: (_infraId, _region, set) =>
-    nutanixProviderSpec(required(resolveNutanix(set.nutanix), "nutanix.clusterUuid/subnetUuid")),
+  providerSpec: (_infraId, _region, set) => nutanixProviderSpec(filled(set.nutanix, DISCOVERABLE, "nutanix")),
   issues: (set, i) =>
     set.nutanix?.projectUuid !== undefined && set.nutanix.projectName !== undefined
       ? [

@@ -11,6 +11,7 @@ import {
   SHORT_NAME_PLATFORMS,
   supportedBy,
   supportedVersions,
+  WindowsServer,
   WmcoVersion,
 } from "../../facts/wmco";
 
@@ -72,7 +73,8 @@ export function validateMachineSets(
       });
       return;
     }
-    if (opts.wmco !== "cluster") errors.push(...versionIssues(platform, set, i, opts.wmco));
+    if (opts.wmco !== "cluster")
+      errors.push(...versionIssues(platform, at("windowsServer"), set.windowsServer, opts.wmco));
     errors.push(...machineSets.issues(set, i));
     if (!opts.discovery) errors.push(...requiredFieldIssues(cluster, set, i));
     if (!opts.discovery) warnings.push(...(machineSets.warnings?.(set, i) ?? []));
@@ -132,21 +134,19 @@ export interface KnownWmco {
   source: string;
 }
 
-/** A Windows Server version the WMCO in use does not support; used again after discovery learns the version. */
-export function versionIssues(platform: Platform, set: MachineSetConfig, i: number, wmco?: KnownWmco): ConfigIssue[] {
-  if (platform === "None") return [];
+/**
+ * A Windows Server version (of `machineSets[i]` or `byoh[i]`, at `path`) the WMCO in use does not support on this
+ * platform (e.g. 2019 on vSphere); used again after discovery learns the version.
+ */
+export function versionIssues(platform: Platform, path: string, windowsServer: WindowsServer, wmco?: KnownWmco) {
   const version = wmco?.version ?? NEWEST_WMCO;
   const supported = supportedVersions(platform, version);
-  if (supported.includes(set.windowsServer)) return [];
+  if (supported.includes(windowsServer)) return [];
   const which = wmco
     ? `WMCO ${format(version)} (from ${wmco.source})`
     : `the newest WMCO (${format(version)}; ${PIN_HINT})`;
-  return [
-    {
-      path: joinPath(["machineSets", i, "windowsServer"]),
-      message: `Windows Server ${set.windowsServer} is not supported on ${platform} by ${which}; supported: ${supported.join(", ")}. ${set.windowsServer} on ${platform} is supported by ${supportedBy(platform, set.windowsServer)}`,
-    },
-  ];
+  const message = `Windows Server ${windowsServer} is not supported on ${platform} by ${which}; supported: ${supported.join(", ")}. ${windowsServer} on ${platform} is supported by ${supportedBy(platform, windowsServer)}`;
+  return [{ path, message }];
 }
 
 /**

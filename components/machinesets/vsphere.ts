@@ -3,7 +3,7 @@ import { z } from "zod";
 import { VsphereBlock } from "../../stacks/schema/machinesets";
 import { USER_DATA_SECRET } from "../../facts/wmco";
 import { fields, listOf, loose, text } from "../../lib/decode";
-import { fillFrom, firstWorkerFills, PlatformMachineSets, required } from "./common";
+import { fillFrom, filled, Filled, firstWorkerFills, PlatformMachineSets } from "./common";
 
 /** What a Linux worker's VSphereMachineProviderSpec gives (types_vsphereprovider.go). */
 const worker = fields({
@@ -31,28 +31,7 @@ function complete(block: VsphereBlock, w: VsphereWorker | undefined): VsphereBlo
   return fillFrom(block, w, keys);
 }
 
-/** The block once validation and discovery have filled workspace and network: what the builder accepts. */
-type ResolvedVsphere = VsphereBlock & {
-  server: string;
-  datacenter: string;
-  datastore: string;
-  folder: string;
-  networkName: string;
-};
-
-function resolveVsphere(b: VsphereBlock | undefined): ResolvedVsphere | undefined {
-  if (!b) return undefined;
-  const { server, datacenter, datastore, folder, networkName } = b;
-  if (
-    server === undefined ||
-    datacenter === undefined ||
-    datastore === undefined ||
-    folder === undefined ||
-    networkName === undefined
-  )
-    return undefined;
-  return { ...b, server, datacenter, datastore, folder, networkName };
-}
+const DISCOVERABLE = ["server", "datacenter", "datastore", "folder", "networkName"] as const;
 
 /**
  * VSphereMachineProviderSpec cloned from your golden-image template. `userDataSecret` is set as in WMCO's README
@@ -61,7 +40,7 @@ function resolveVsphere(b: VsphereBlock | undefined): ResolvedVsphere | undefine
  * key reaches a vSphere Machine only through the template (docs/vsphere-golden-image.md), so a key rotation needs a
  * template with the new key first (`vsphere.templateKeys`, checked in components/key/rotation.ts).
  */
-function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unknown> {
+function vsphereProviderSpec(block: Filled<VsphereBlock, (typeof DISCOVERABLE)[number]>): Record<string, unknown> {
   return {
     apiVersion: "machine.openshift.io/v1beta1",
     kind: "VSphereMachineProviderSpec",
@@ -87,10 +66,9 @@ function vsphereProviderSpec(block: ResolvedVsphere): Record<string, unknown> {
 
 export const VSPHERE: PlatformMachineSets = {
   block: "vsphere",
-  discoverable: ["server", "datacenter", "datastore", "folder", "networkName"],
+  discoverable: DISCOVERABLE,
   zone: () => undefined,
   workers: (specs) => firstWorkerFills("vsphere", specs, (s) => worker.parse(s), complete),
-  providerSpec: (_infraId, _region, set) =>
-    vsphereProviderSpec(required(resolveVsphere(set.vsphere), "vsphere workspace and network")),
+  providerSpec: (_infraId, _region, set) => vsphereProviderSpec(filled(set.vsphere, DISCOVERABLE, "vsphere")),
   issues: () => [],
 };

@@ -4,6 +4,7 @@
  * format since April 2025: `/v2` server paths, `override_path`, LF line endings). Pure functions only: the program
  * uses them to show the files in a pull request before anything reaches a node.
  */
+import { isObject, JsonObject, parseJson } from "../../lib/json";
 
 /** The two values the API accepts for `mirrorSourcePolicy`. */
 export type MirrorSourcePolicy = "AllowContactingSource" | "NeverContactSource";
@@ -165,20 +166,14 @@ export function mirrorSetsOf(imageDigestMirrorSets: readonly IDMS[], imageTagMir
 
 // ---- pull secret -------------------------------------------------------------------------------------------------
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-
-function isObject(v: Json): v is { [k: string]: Json } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Go's encoding/json matches object keys to struct fields without regard to case; the last match wins. */
-function fieldsNamed(obj: { [k: string]: Json }, name: string): Json[] {
+function fieldsNamed(obj: JsonObject, name: string): unknown[] {
   return Object.entries(obj)
     .filter(([k]) => k.replace(/[A-Z]/g, (c) => c.toLowerCase()) === name)
     .map(([, v]) => v);
 }
 
-function stringField(obj: { [k: string]: Json }, name: string, where: string): string {
+function stringField(obj: JsonObject, name: string, where: string): string {
   let out = "";
   for (const v of fieldsNamed(obj, name)) {
     if (v === null) continue;
@@ -203,7 +198,7 @@ function decodeAuthField(field: string, where: string): Buffer {
 }
 
 /** `username:password` bytes of one `auths` entry; `auth`, when not empty, replaces the separate fields. */
-function entryCredentials(entry: Json, where: string): Buffer {
+function entryCredentials(entry: unknown, where: string): Buffer {
   // Go decodes a null entry into an empty one, which still yields a (blank) header.
   if (entry === null) return Buffer.from(":");
   if (!isObject(entry)) throw new Error(`${where} is not an object`);
@@ -215,7 +210,7 @@ function entryCredentials(entry: Json, where: string): Buffer {
 }
 
 /** `HttpHeaders` is never used for mirrors, but a malformed one fails Go's parse of the whole secret. */
-function checkHttpHeaders(doc: { [k: string]: Json }): void {
+function checkHttpHeaders(doc: JsonObject): void {
   for (const headers of fieldsNamed(doc, "httpheaders")) {
     if (headers === null) continue;
     if (!isObject(headers)) throw new Error("the pull secret's HttpHeaders is not an object");
@@ -234,10 +229,9 @@ function checkHttpHeaders(doc: { [k: string]: Json }): void {
 export function pullSecretCredentials(pullSecret: string | undefined): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   if (pullSecret === undefined) return out;
-  let doc: Json;
+  let doc: unknown;
   try {
-    const parsed: Json = JSON.parse(pullSecret);
-    doc = parsed;
+    doc = parseJson(pullSecret);
   } catch {
     throw new Error("the pull secret is not valid JSON (a .dockerconfigjson document is expected)");
   }

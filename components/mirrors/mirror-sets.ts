@@ -1,30 +1,17 @@
 import { createHash } from "crypto";
 import { MANAGED_BY } from "../operator/builders";
 import { IDMS, ITMS, MirrorSourcePolicy } from "./hosts-toml";
-
-/** One `windows-estate:mirrors.digest[]` / `.tag[]` entry. */
-export interface MirrorEntry {
-  /** Repository or registry to mirror: `host[:port][/namespace...]`. */
-  source: string;
-  /** Mirrors in order of preference; on Windows each must end with the source's path. */
-  mirrors: string[];
-  /** Unset means AllowContactingSource. */
-  mirrorSourcePolicy?: MirrorSourcePolicy;
-  /** Object name; derived from the source when unset. */
-  name?: string;
-}
+import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
 
 /** `windows-estate:mirrors`: entries for ImageDigestMirrorSets (`digest`) and ImageTagMirrorSets (`tag`). */
-export type MirrorsConfig = { digest: MirrorEntry[]; tag: MirrorEntry[] };
+export type MirrorsConfig = MirrorsConfigInput;
+/** One `windows-estate:mirrors.digest[]` / `.tag[]` entry (stacks/schema/mirrors.ts). */
+export type MirrorEntry = MirrorsConfig["digest"][number];
 
 type Kind = "ImageDigestMirrorSet" | "ImageTagMirrorSet";
 
 /** One rendered mirror entry, as the API stores it. */
-interface MirrorSpec {
-  source: string;
-  mirrors: string[];
-  mirrorSourcePolicy?: MirrorSourcePolicy;
-}
+type MirrorSpec = Omit<MirrorEntry, "name">;
 
 /** A rendered `config.openshift.io/v1` ImageDigestMirrorSet or ImageTagMirrorSet. */
 interface MirrorSetObject<K extends Kind> {

@@ -4,55 +4,21 @@ import { OperatorConfig } from "../../stacks/schema/operator";
 /** Labels every object this program creates carries, so `oc get -l` finds them and nobody mistakes their owner. */
 export const MANAGED_BY = { "app.kubernetes.io/managed-by": "windows-estate" } as const;
 
-interface ObjectMeta {
-  name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-
-interface NamespaceObject {
-  apiVersion: "v1";
-  kind: "Namespace";
-  metadata: ObjectMeta;
-}
-
-interface OperatorGroupObject {
-  apiVersion: "operators.coreos.com/v1";
-  kind: "OperatorGroup";
-  metadata: ObjectMeta;
-  spec: { targetNamespaces: string[]; upgradeStrategy: "Default" };
-}
-
-interface SubscriptionObject {
-  apiVersion: "operators.coreos.com/v1alpha1";
-  kind: "Subscription";
-  metadata: ObjectMeta;
-  spec: {
-    channel: string;
-    installPlanApproval: "Automatic" | "Manual";
-    name: string;
-    source: string;
-    sourceNamespace: string;
-    startingCSV?: string;
-    config?: { env: { name: string; value: string }[] };
-  };
-}
-
 /**
  * The operator's namespace with the labels WMCO's install script sets (`NAMESPACE_LABELS`): cluster monitoring, PodSecurity
  * label sync, and the `privileged` PodSecurity level the operator pod needs (it uses host networking).
  */
-export function buildNamespace(op: OperatorConfig): NamespaceObject {
+export function buildNamespace(op: OperatorConfig) {
+  const labels: Record<string, string> = { ...MANAGED_BY, ...NAMESPACE_LABELS };
   return {
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: { name: op.namespace, labels: { ...MANAGED_BY, ...NAMESPACE_LABELS } },
+    apiVersion: "v1" as const,
+    kind: "Namespace" as const,
+    metadata: { name: op.namespace, labels },
   };
 }
 
 /** WMCO supports only the OwnNamespace install mode and refuses to start with any other target. */
-export function buildOperatorGroup(op: OperatorConfig): OperatorGroupObject {
+export function buildOperatorGroup(op: OperatorConfig) {
   return {
     apiVersion: "operators.coreos.com/v1",
     kind: "OperatorGroup",
@@ -61,7 +27,7 @@ export function buildOperatorGroup(op: OperatorConfig): OperatorGroupObject {
   };
 }
 
-export function buildSubscription(op: OperatorConfig): SubscriptionObject {
+export function buildSubscription(op: OperatorConfig) {
   const env = Object.entries(op.env)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, value]) => ({ name, value }));

@@ -23,7 +23,7 @@ interface CreatedEntry {
 /** Hostnames Windows and WMCO accept: lower case (WMCO's BYOH docs), a DNS label, NetBIOS's 15 characters. */
 const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
-const BAD_USERNAME = /[\s"/\\[\]:;|=,+*?<>@]/;
+export const BAD_USERNAME = /[\s"/\\[\]:;|=,+*?<>@]/;
 
 /**
  * What an entry without an aws or azure block lacks when it has no `address` or no `username`: the first of them;

@@ -72,23 +72,10 @@ export function networkIssues(platform: Platform, n: NetworkFacts): ConfigIssue[
 }
 
 /** The cluster-wide proxy as WMCO will apply it to Windows nodes, credentials in proxy URLs removed. */
-interface ProxySummary {
-  httpProxy?: string;
-  httpsProxy?: string;
-  noProxy?: string;
-  trustedCA?: string;
-}
-
-export function proxySummary(proxy: ProxyFacts | undefined): ProxySummary | undefined {
-  if (!proxy) return undefined;
+export function proxySummary(proxy: ProxyFacts | undefined): Partial<ProxyFacts> | undefined {
   const redact = (u: string | undefined) => u?.replace(/\/\/[^/@]*@/, "//[credentials]@");
-  const s: ProxySummary = {};
-  const set = (k: keyof ProxySummary, v: string | undefined) => {
-    if (v !== undefined) s[k] = v;
-  };
-  set("httpProxy", redact(proxy.httpProxy));
-  set("httpsProxy", redact(proxy.httpsProxy));
-  set("noProxy", proxy.noProxy);
-  set("trustedCA", proxy.trustedCA);
-  return Object.keys(s).length > 0 ? s : undefined;
+  const { httpProxy, httpsProxy, noProxy, trustedCA } = proxy ?? {};
+  const set = Object.entries({ httpProxy: redact(httpProxy), httpsProxy: redact(httpsProxy), noProxy, trustedCA });
+  const known = set.filter(([, v]) => v !== undefined);
+  return known.length > 0 ? Object.fromEntries(known) : undefined;
 }

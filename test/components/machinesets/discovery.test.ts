@@ -5,7 +5,7 @@ import {
   workersFor,
 } from "../../../components/machinesets/discovery";
 import { decodeInfrastructure, decodeMachineSets, linuxWorkerSpecs } from "../../../components/cluster-objects";
-import { nutanixProviderSpec, resolveNutanix } from "../../../components/machinesets/nutanix";
+import { NUTANIX } from "../../../components/machinesets/nutanix";
 import { OpenShiftClusterConfig, Platform } from "../../../stacks/schema/cluster";
 import { machineSetsSchema } from "../../../stacks/schema/machinesets";
 import { validateObject } from "../../helpers/schemas";
@@ -154,9 +154,7 @@ test("a Nutanix worker's project given by name is kept by name and rendered as t
   const block = merged.machineSets[0].nutanix;
   expect(block).toMatchObject({ projectName: "windows-apps" });
   expect(block?.projectUuid).toBeUndefined();
-  const resolved = resolveNutanix(block);
-  if (!resolved) throw new Error("the Nutanix block did not resolve");
-  expect(nutanixProviderSpec(resolved).project).toEqual(worker.project);
+  expect(NUTANIX.providerSpec("x", "", merged.machineSets[0], {}).project).toEqual(worker.project);
 });
 
 // Issue 41 item 3: a VM the stack creates gets what WMCO's MachineSets copy from the Linux workers (hack/machineset.sh):
