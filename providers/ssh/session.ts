@@ -1,5 +1,5 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
-import { fingerprint, hostKeyAlgorithms as algorithmsFor, hostKeyMatches, keyLine } from "./host-key";
+import { fingerprint, hostKeyAlgorithms, hostKeyMatches, keyLine, pinnedFingerprint } from "./host-key";
 import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
 import { openClusterTunnel, TunnelInfo } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
@@ -54,12 +54,6 @@ export interface Session {
   unlink(path: string): Promise<void>;
 }
 
-/** The fingerprint of a pinned key line, for messages. */
-function pinnedFingerprint(line: string): string {
-  const b64 = line.split(/\s+/).find((p) => /^AAAA/.test(p));
-  return b64 ? fingerprint(Buffer.from(b64, "base64")) : "an unreadable key";
-}
-
 function secs(v: number | undefined, d: number): number {
   return (v ?? d) * 1000;
 }
@@ -76,17 +70,7 @@ function connectOnce(
   const { Client: SshClient }: typeof import("ssh2") = require("ssh2");
   const target = describeTarget(c);
   const pin = c.hostKey ?? recorded;
-  const hostKeyAlgs = algorithmsFor(pin);
-  let privateKey: string | undefined;
-  try {
-    privateKey = c.privateKey ? keyForSsh2(c.privateKey) : undefined;
-  } catch {
-    return Promise.reject(
-      permanent(
-        `cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`,
-      ),
-    );
-  }
+  const hostKeyAlgs = hostKeyAlgorithms(pin);
   return new Promise((resolve, reject) => {
     const client = new SshClient();
     let presented: Buffer | undefined;
@@ -100,22 +84,15 @@ function connectOnce(
       ...(hostKeyAlgs ? { algorithms: { serverHostKey: hostKeyAlgs } } : {}),
       hostVerifier: (key: Buffer) => {
         presented = key;
-        if (pin) {
-          if (hostKeyMatches(pin, key)) return true;
-          const pinned = pin.trim().startsWith("SHA256:") ? pin.trim() : pinnedFingerprint(pin);
-          mismatch = permanent(
-            `host key mismatch for ${target}: it presented ${fingerprint(key)}, but ${pinned} is pinned. Nothing was written. ` +
-              `If the host was rebuilt, update its hostKey; otherwise someone may be intercepting the connection.`,
-          );
-          return false;
-        }
-        if (c.trustOnFirstUse) return true;
+        if (pin ? hostKeyMatches(pin, key) : c.trustOnFirstUse === true) return true;
         mismatch = permanent(
-          `no host key to verify ${target} against: set hostKey (e.g. ${fingerprint(key)} after checking it out of band) or trustOnFirstUse`,
+          pin
+            ? `host key mismatch for ${target}: it presented ${fingerprint(key)}, but ${pinnedFingerprint(pin)} is pinned. Nothing was written. ` +
+                `If the host was rebuilt, update its hostKey; otherwise someone may be intercepting the connection.`
+            : `no host key to verify ${target} against: set hostKey (e.g. ${fingerprint(key)} after checking it out of band) or trustOnFirstUse`,
         );
         return false;
       },
-      ...(privateKey ? { privateKey } : {}),
       ...(c.password ? { password: c.password } : {}),
       ...(sock ? { sock } : {}),
     };
@@ -142,15 +119,15 @@ function connectOnce(
       );
     });
     try {
-      client.connect(cfg);
-    } catch (e) {
-      // ssh2 throws synchronously on unparsable keys; its message can quote the key, so replace it.
+      client.connect(c.privateKey ? { ...cfg, privateKey: keyForSsh2(c.privateKey) } : cfg);
+    } catch {
+      // ssh2, and the PKCS#8 conversion before it, throw synchronously on unparsable keys; their message can quote
+      // the key, so it is replaced.
       reject(
         permanent(
           `cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`,
         ),
       );
-      void e;
     }
   });
 }
@@ -192,20 +169,12 @@ async function connectVia(
 function forwardThrough(jump: Client, proxy: SshConnection, c: SshConnection): Promise<ClientChannel> {
   const via = `jump host ${describeTarget(proxy)}`;
   const ms = secs(c.connectTimeoutSeconds, DEFAULTS.connectTimeoutSeconds);
-  return new Promise<ClientChannel>((resolve, reject) => {
-    let done = false;
-    const t = setTimeout(() => {
-      done = true;
-      reject(
-        unreachableError(
-          `${via} opened no connection to ${describeTarget(c)} within ${ms / 1000}s: from the jump host, the address does not answer on port ${c.port ?? DEFAULTS.port} (a firewall or security group dropping it, or a wrong address)`,
-        ),
-      );
-    }, ms);
-    jump.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) => {
-      clearTimeout(t);
-      if (done) return void ch?.close();
-      done = true;
+  const port = c.port ?? DEFAULTS.port;
+  let late = false;
+  const opening = new Promise<ClientChannel>((resolve, reject) =>
+    jump.forwardOut("127.0.0.1", 0, c.host, port, (err, ch) => {
+      // A channel the jump host opens after this side gave up on it would stay open with nobody using it.
+      if (late) return void ch?.close();
       if (!err) return resolve(ch);
       // ssh2 sets the channel-open failure's reason code on the error (RFC 4254 5.1: 1 administratively prohibited).
       const reason = "reason" in err && typeof err.reason === "number" ? err.reason : undefined;
@@ -216,8 +185,17 @@ function forwardThrough(jump: Client, proxy: SshConnection, c: SshConnection): P
             )
           : unreachableError(`${via} cannot reach ${describeTarget(c)}: ${err.message}`),
       );
-    });
-  });
+    }),
+  );
+  return within(
+    ms,
+    opening,
+    () =>
+      unreachableError(
+        `${via} opened no connection to ${describeTarget(c)} within ${ms / 1000}s: from the jump host, the address does not answer on port ${port} (a firewall or security group dropping it, or a wrong address)`,
+      ),
+    () => (late = true),
+  );
 }
 
 /** What a long connection wait says: the host, how long of how long, and why the last attempt failed. */
@@ -298,7 +276,7 @@ async function connectWithin(
   target: string,
 ): Promise<Awaited<ReturnType<typeof connectVia>>> {
   const started = Date.now();
-  const deadline = started + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
+  const deadlineMs = secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
   let reported = started;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -306,18 +284,16 @@ async function connectWithin(
       sshCounters().logins++;
       return conn;
     } catch (e) {
+      if (isPermanent(e)) throw e;
       const wait = Math.min(500 * 2 ** attempt, 10_000);
-      if (isPermanent(e) || Date.now() + wait >= deadline) {
-        throw isPermanent(e)
-          ? e
-          : unreachableError(
-              `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`,
-            );
-      }
+      if (Date.now() + wait >= started + deadlineMs)
+        throw unreachableError(
+          `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${deadlineMs / 1000}s deadline)`,
+        );
       // A long wait says how it goes (the dynamic provider's stderr is the engine's diagnostics for the resource).
       if (Date.now() - reported >= secs(c.progressSeconds, DEFAULTS.progressSeconds)) {
         reported = Date.now();
-        console.error(waitingLine(target, reported - started, deadline - started, messageOf(e)));
+        console.error(waitingLine(target, reported - started, deadlineMs, messageOf(e)));
       }
       await new Promise((r) => setTimeout(r, wait));
     }
@@ -355,32 +331,39 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       () => new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`),
       onTimeout,
     );
+  /** Runs `command` on a new channel; `use` takes the channel at once, before any of its events can pass unheard. */
+  const open = <T>(command: string, use: (channel: ClientChannel) => T | Promise<T>): Promise<T> => {
+    const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
+    if (tooLong) return Promise.reject(permanent(tooLong));
+    if (closed) return Promise.reject(lostError());
+    return new Promise((resolve, reject) =>
+      client.exec(command, (err, channel) =>
+        err ? reject(new Error(`cannot run a command on ${target}: ${err.message}`)) : resolve(use(channel)),
+      ),
+    );
+  };
 
   return {
     hostKey: keyLine(presented),
     hostKeyFingerprint: fingerprint(presented),
     style,
     exec(command) {
-      const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
-      if (tooLong) return Promise.reject(permanent(tooLong));
-      if (closed) return Promise.reject(lostError());
       let channel: ClientChannel | undefined;
-      const run = new Promise<CommandResult>((resolve, reject) => {
-        client.exec(command, (err, stream) => {
-          if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));
-          channel = stream;
-          const out: Buffer[] = [];
-          const errOut: Buffer[] = [];
-          stream.on("data", (d: Buffer) => out.push(d));
-          stream.stderr.on("data", (d: Buffer) => errOut.push(d));
+      const run = open(command, (stream) => {
+        channel = stream;
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        stream.on("data", (d: Buffer) => out.push(d));
+        stream.stderr.on("data", (d: Buffer) => errOut.push(d));
+        return new Promise<CommandResult>((resolve) =>
           stream.on("close", (code: number | null) =>
             resolve({
               code: code ?? -1,
               stdout: Buffer.concat(out).toString("utf8"),
               stderr: Buffer.concat(errOut).toString("utf8"),
             }),
-          );
-        });
+          ),
+        );
       });
       return timed("a command", run, () => {
         channel?.close();
@@ -388,71 +371,65 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       });
     },
     start(command) {
-      const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
-      if (tooLong) return Promise.reject(permanent(tooLong));
-      if (closed) return Promise.reject(lostError());
-      return new Promise<RemoteProcess>((resolve, reject) =>
-        client.exec(command, (err, stream) => {
-          if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));
-          const { StringDecoder }: typeof import("string_decoder") = require("string_decoder");
-          const decoder = new StringDecoder("utf8");
-          const lines: string[] = [];
-          let partial = "";
-          let ended = false;
-          let exitCode = -1;
-          let errText = "";
-          let wake: (() => void) | undefined;
-          const notify = () => {
-            const w = wake;
-            wake = undefined;
-            w?.();
-          };
-          stream.on("data", (d: Buffer) => {
-            const parts = (partial + decoder.write(d)).split("\n");
-            partial = parts.pop() ?? "";
-            for (const l of parts) lines.push(l.replace(/\r$/, ""));
-            notify();
-          });
-          stream.stderr.on("data", (d: Buffer) => (errText += d.toString("utf8")));
-          stream.on("exit", (code: number | null) => (exitCode = code ?? -1));
-          stream.on("close", () => {
+      return open(command, (stream): RemoteProcess => {
+        const { StringDecoder }: typeof import("string_decoder") = require("string_decoder");
+        const decoder = new StringDecoder("utf8");
+        const lines: string[] = [];
+        let partial = "";
+        let ended = false;
+        let exitCode = -1;
+        let errText = "";
+        let wake: (() => void) | undefined;
+        const notify = () => {
+          wake?.();
+          wake = undefined;
+        };
+        stream.on("data", (d: Buffer) => {
+          const parts = (partial + decoder.write(d)).split("\n");
+          partial = parts.pop() ?? "";
+          for (const l of parts) lines.push(l.replace(/\r$/, ""));
+          notify();
+        });
+        stream.stderr.on("data", (d: Buffer) => (errText += d.toString("utf8")));
+        stream.on("exit", (code: number | null) => (exitCode = code ?? -1));
+        const closed = new Promise<void>((res) =>
+          stream.once("close", () => {
             partial += decoder.end();
             if (partial) lines.push(partial.replace(/\r$/, ""));
-            partial = "";
             ended = true;
             notify();
-          });
-          const closed = new Promise<void>((res) => stream.once("close", () => res()));
-          const abort = () => {
-            stream.close();
-            client.end();
-          };
-          resolve({
-            write: (text) => void stream.write(text),
-            nextLine(what) {
-              const next = async (): Promise<string | undefined> => {
-                for (;;) {
-                  const l = lines.shift();
-                  if (l !== undefined) return l;
-                  if (ended) return undefined;
-                  await new Promise<void>((w) => (wake = w));
-                }
-              };
-              return timed(what, next(), abort);
-            },
-            takeStderr() {
-              const t = errText;
-              errText = "";
-              return t;
-            },
-            async end() {
-              stream.end();
-              await timed("waiting for the remote process to exit", closed, abort);
-              return exitCode;
-            },
-          });
-        }),
-      );
+            res();
+          }),
+        );
+        const abort = () => {
+          stream.close();
+          client.end();
+        };
+        return {
+          write: (text) => void stream.write(text),
+          nextLine(what) {
+            const next = async (): Promise<string | undefined> => {
+              for (;;) {
+                const l = lines.shift();
+                if (l !== undefined) return l;
+                if (ended) return undefined;
+                await new Promise<void>((w) => (wake = w));
+              }
+            };
+            return timed(what, next(), abort);
+          },
+          takeStderr() {
+            const t = errText;
+            errText = "";
+            return t;
+          },
+          async end() {
+            stream.end();
+            await timed("waiting for the remote process to exit", closed, abort);
+            return exitCode;
+          },
+        };
+      });
     },
     async writeFileAtomic(path, data) {
       const s = await getSftp();
