@@ -132,31 +132,27 @@ function connectOnce(
   });
 }
 
-/** Through a jump host: connect to it, open a forwarded channel to the target, and run SSH over that channel. */
+/** Connects directly, or through the cluster's relay or a jump host: SSH to the target runs over that hop. */
 async function connectVia(
   c: SshConnection,
   recorded: string | undefined,
 ): Promise<{ client: Client; presented: Buffer; jump?: Client; tunnel?: TunnelInfo }> {
-  const proxy = c.proxy;
-  if (c.cluster) {
-    const sock = await openClusterTunnel(c.cluster, c.host, c.port ?? DEFAULTS.port, c.host);
+  // A failure after the first hop closes that hop: nothing else would (ssh2's keepalive holds a jump connection open).
+  const over = async (sock: ConnectConfig["sock"] | Promise<ConnectConfig["sock"]>, closeHop: () => void) => {
     try {
-      return { ...(await connectOnce(c, recorded, sock)), tunnel: sock.tunnel };
+      return await connectOnce(c, recorded, await sock);
     } catch (e) {
-      sock.destroy();
+      closeHop();
       throw e;
     }
+  };
+  if (c.cluster) {
+    const sock = await openClusterTunnel(c.cluster, c.host, c.port ?? DEFAULTS.port, c.host);
+    return { ...(await over(sock, () => sock.destroy())), tunnel: sock.tunnel };
   }
-  if (!proxy) return connectOnce(c, recorded);
-  const jump = await connectOnce(proxy, undefined);
-  // From here every failure ends the jump connection: nothing else would (ssh2's keepalive holds it open).
-  try {
-    const channel = await forwardThrough(jump.client, proxy, c);
-    return { ...(await connectOnce(c, recorded, channel)), jump: jump.client };
-  } catch (e) {
-    jump.client.end();
-    throw e;
-  }
+  if (!c.proxy) return connectOnce(c, recorded);
+  const jump = await connectOnce(c.proxy, undefined);
+  return { ...(await over(forwardThrough(jump.client, c.proxy, c), () => jump.client.end())), jump: jump.client };
 }
 
 /**
