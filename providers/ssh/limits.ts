@@ -39,16 +39,12 @@ export function processSemaphore(): { acquire(): Promise<() => void> } {
   });
 }
 
-/** What this process's SSH layer has done so far: successful logins (connections that authenticated). */
-export interface SshCounters {
-  logins: number;
-}
-
 /**
- * The counters of this process (like the semaphore): what the round-trip tests read to count an operation's logins
- * on the client side, where each login is known when it happens.
+ * What this process's SSH layer has done so far (one count for the process, like the semaphore): successful logins,
+ * connections that authenticated. The round-trip tests read it to count an operation's logins on the client side,
+ * where each login is known when it happens.
  */
-export function sshCounters(): SshCounters {
+export function sshCounters(): { logins: number } {
   return perProcess("counters", () => ({ logins: 0 }));
 }
 
