@@ -320,6 +320,21 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s),
       ),
     ));
+  /** One SFTP call; a failure that `accepted` does not take is `cannot <doing> on <target>: <why>`. */
+  const sftpCall = (
+    doing: string,
+    call: (done: (err?: Error | null) => void) => void,
+    accepted?: (err: Error) => boolean | Promise<boolean>,
+  ) =>
+    new Promise<void>((resolve, reject) =>
+      call((err) =>
+        err
+          ? void Promise.resolve(accepted?.(err)).then((ok) =>
+              ok ? resolve() : reject(new Error(`cannot ${doing} on ${target}: ${err.message}`)),
+            )
+          : resolve(),
+      ),
+    );
   const timed = <T>(what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> =>
     within(
       commandMs,
@@ -434,14 +449,22 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       const tmp = `${remote.slice(0, slash + 1)}.${remote.slice(slash + 1)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
       await timed(
         `writing ${path}`,
-        new Promise<void>((resolve, reject) =>
-          s.writeFile(tmp, data, (err) =>
-            err ? reject(new Error(`cannot write ${path} on ${target}: ${err.message}`)) : resolve(),
-          ),
-        ),
+        sftpCall(`write ${path}`, (done) => s.writeFile(tmp, data, done)),
         () => client.end(),
       );
-      await timed(`renaming into ${path}`, renameOver(s, tmp, remote, target, path));
+      // Plain SFTP rename refuses an existing target, so the OpenSSH `posix-rename` extension (atomic replace) is used
+      // when the server offers it; otherwise the old file is removed first, which leaves a moment with no file but
+      // never a partial one.
+      const renameOver = (done: (err?: Error | null) => void) => {
+        const fallback = () => s.unlink(remote, () => s.rename(tmp, remote, done));
+        try {
+          s.ext_openssh_rename(tmp, remote, (err) => (err ? fallback() : done()));
+        } catch {
+          // ssh2 throws at once when the server does not offer the extension.
+          fallback();
+        }
+      };
+      await timed(`renaming into ${path}`, sftpCall(`move the new ${path} into place`, renameOver));
     },
     async mkdirp(dir) {
       const s = await getSftp();
@@ -455,45 +478,17 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         if (!(await isDir()))
           // Another session to the same host (the node's other file sets, converged at once) may create it between
           // our stat and our mkdir: as `mkdir -p`, a directory that exists afterwards is success.
-          await new Promise<void>((resolve, reject) =>
-            s.mkdir(p, (err) =>
-              err
-                ? void isDir().then((made) =>
-                    made ? resolve() : reject(new Error(`cannot create ${p} on ${target}: ${err.message}`)),
-                  )
-                : resolve(),
-            ),
-          );
+          await sftpCall(`create ${p}`, (done) => s.mkdir(p, done), isDir);
       }
     },
     async unlink(path) {
       const s = await getSftp();
-      await new Promise<void>((resolve, reject) =>
-        s.unlink(toSftpPath(path, style), (err) =>
-          err && codeOf(err) !== 2
-            ? reject(new Error(`cannot remove ${path} on ${target}: ${err.message}`))
-            : resolve(),
-        ),
+      // SFTP status 2, SSH_FX_NO_SUCH_FILE: already gone.
+      await sftpCall(
+        `remove ${path}`,
+        (done) => s.unlink(toSftpPath(path, style), done),
+        (err) => codeOf(err) === 2,
       );
     },
   };
-}
-
-/**
- * Renames over an existing file. Plain SFTP rename refuses an existing target, so the OpenSSH `posix-rename`
- * extension (atomic replace) is used when the server offers it; otherwise the old file is removed first, which
- * leaves a moment with no file but never a partial one.
- */
-function renameOver(s: SFTPWrapper, tmp: string, remote: string, target: string, shown: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (err: Error) =>
-      reject(new Error(`cannot move the new ${shown} into place on ${target}: ${err.message}`));
-    const fallback = () => s.unlink(remote, () => s.rename(tmp, remote, (err2) => (err2 ? fail(err2) : resolve())));
-    try {
-      s.ext_openssh_rename(tmp, remote, (err) => (err ? fallback() : resolve()));
-    } catch {
-      // ssh2 throws at once when the server does not offer the extension.
-      fallback();
-    }
-  });
 }
