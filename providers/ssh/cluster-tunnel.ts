@@ -6,7 +6,7 @@
  */
 import { Duplex, PassThrough } from "stream";
 import { finalError, unreachableError } from "../errors";
-import { connectKube, KubeAnswer, KubeApi, loadKubeConfig } from "../kube-wait/api";
+import { connectKube, KubeApi, loadKubeConfig } from "../kube-wait/api";
 import { get, objects, str } from "../../lib/json";
 import { messageOf } from "../../lib/errors";
 import { within } from "./limits";
@@ -81,12 +81,11 @@ async function refusal(api: KubeApi, t: ClusterTunnel, pod: string, where: strin
     finalError(
       `the Kubernetes API refused a port-forward to ${where}${why}: the identity running pulumi up needs ${verbs} on pods/portforward in namespace ${t.namespace} (a Role bound to it, or nodeAccess.portForwardSubjects; docs/day2.md, "Node access")`,
     );
-  let answer: KubeAnswer | undefined;
-  try {
-    answer = await api.request("GET", `${portForwardPath(t, pod)}`, undefined, { passThrough: () => true });
-  } catch {
-    answer = undefined;
-  }
+  const answer = await api
+    .request("GET", `${podsPath(t)}/${encodeURIComponent(pod)}/portforward?ports=${t.port}`, undefined, {
+      passThrough: () => true,
+    })
+    .catch(() => undefined);
   const said = str(get(answer?.body, "message"));
   if (answer?.status === 401)
     return finalError(
@@ -107,8 +106,8 @@ async function refusal(api: KubeApi, t: ClusterTunnel, pod: string, where: strin
   return rbac("get and create", ` (${msg.slice(0, 120)})`);
 }
 
-function portForwardPath(t: ClusterTunnel, pod: string): string {
-  return `/api/v1/namespaces/${encodeURIComponent(t.namespace)}/pods/${encodeURIComponent(pod)}/portforward?ports=${t.port}`;
+function podsPath(t: ClusterTunnel): string {
+  return `/api/v1/namespaces/${encodeURIComponent(t.namespace)}/pods`;
 }
 
 /**
@@ -124,7 +123,7 @@ export async function openClusterTunnel(
   const seconds = t.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const ms = seconds * 1000;
   const api = await connectKube({ kubeconfig: t.kubeconfig, context: t.context }, ms);
-  const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace)}/pods?labelSelector=${encodeURIComponent(t.selector)}`;
+  const path = `${podsPath(t)}?labelSelector=${encodeURIComponent(t.selector)}`;
   const list = await api.get(path);
   const pod = readyRelayPod(list);
   if (!pod)

@@ -21,21 +21,32 @@ export function keyLine(blob: Buffer): string {
   return `${type} ${blob.toString("base64")}`;
 }
 
+/** The key blob of an `authorized_keys`-style line (options and comments ignored), or undefined when it has none. */
+export function keyBlob(line: string): Buffer | undefined {
+  const b64 = line.split(/\s+/).find((part) => /^AAAA[A-Za-z0-9+/]+=*$/.test(part));
+  return b64 === undefined ? undefined : Buffer.from(b64, "base64");
+}
+
+/** The `SHA256:` fingerprint a pin stands for, for messages. */
+export function pinnedFingerprint(pin: string): string {
+  const blob = keyBlob(pin);
+  return pin.trim().startsWith("SHA256:") ? pin.trim() : blob ? fingerprint(blob) : "an unreadable key";
+}
+
 /**
- * Whether a host's presented key matches what we pinned: an `authorized_keys`-style line (options and comments
- * ignored) or a `SHA256:` fingerprint. Anything else never matches: an unreadable pin must not pass silently.
+ * Whether a host's presented key matches what we pinned: an `authorized_keys`-style line or a `SHA256:`
+ * fingerprint. Anything else never matches: an unreadable pin must not pass silently.
  */
 export function hostKeyMatches(expected: string, presented: Buffer): boolean {
   const pin = expected.trim();
   if (pin.startsWith("SHA256:")) return pin.replace(/=+$/, "") === fingerprint(presented);
-  const b64 = pin.split(/\s+/).find((part) => /^AAAA[A-Za-z0-9+/]+=*$/.test(part));
-  return b64 !== undefined && Buffer.from(b64, "base64").equals(presented);
+  return keyBlob(pin)?.equals(presented) ?? false;
 }
 
 /** Whether a pin is one we can check at all (so config errors surface before connecting). */
 export function isUsablePin(expected: string): boolean {
   const pin = expected.trim();
-  return /^SHA256:[A-Za-z0-9+/]{43}=?$/.test(pin) || pin.split(/\s+/).some((p) => /^AAAA[A-Za-z0-9+/]+=*$/.test(p));
+  return /^SHA256:[A-Za-z0-9+/]{43}=?$/.test(pin) || keyBlob(pin) !== undefined;
 }
 
 /**
@@ -46,9 +57,9 @@ export function isUsablePin(expected: string): boolean {
  */
 export function hostKeyAlgorithms(pin: string | undefined): ServerHostKeyAlgorithm[] | undefined {
   if (!pin || pin.trim().startsWith("SHA256:")) return undefined;
-  const b64 = pin.split(/\s+/).find((part) => /^AAAA[A-Za-z0-9+/]+=*$/.test(part));
-  if (!b64) return undefined;
-  const type = keyLine(Buffer.from(b64, "base64")).split(" ")[0];
+  const blob = keyBlob(pin);
+  if (!blob) return undefined;
+  const type = keyLine(blob).split(" ")[0];
   if (type === "ssh-rsa") return ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"];
   const known = SINGLE_KEY_ALGORITHMS.find((a) => a === type);
   return known ? [known] : undefined;

@@ -30,14 +30,13 @@ function openSshEd25519(seed: Buffer, pub: Buffer): string {
   let priv = Buffer.concat([check, check, str(type), str(pub), str(Buffer.concat([seed, pub])), str(Buffer.alloc(0))]);
   const pad = (8 - (priv.length % 8)) % 8;
   priv = Buffer.concat([priv, Buffer.from(Array.from({ length: pad }, (_, i) => i + 1))]);
-  const n = Buffer.alloc(4);
-  n.writeUInt32BE(1);
+  const oneKey = Buffer.from([0, 0, 0, 1]);
   const body = Buffer.concat([
     Buffer.from("openssh-key-v1\0"),
     str(Buffer.from("none")),
     str(Buffer.from("none")),
     str(Buffer.alloc(0)),
-    n,
+    oneKey,
     str(pubBlob),
     str(priv),
   ]);

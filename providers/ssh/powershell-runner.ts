@@ -12,6 +12,7 @@
  * reader. The lab's PowerShell stand-in speaks the same protocol; only a real Windows host proves PowerShell's side.
  */
 import { unreachableError } from "../errors";
+import { get, str } from "../../lib/json";
 import { readableStderr } from "./clixml";
 import { powershellCommand } from "./powershell";
 import { RemoteProcess, Session } from "./session";
@@ -61,9 +62,7 @@ export function parseFrame(line: string): { ok: boolean; output: string; error: 
   } catch {
     return { ok: false, output: "", error: "the runner's answer could not be read" };
   }
-  const field = (k: string) => (raw !== null && typeof raw === "object" && k in raw ? Reflect.get(raw, k) : undefined);
-  const text = (v: unknown) => (typeof v === "string" ? v : "");
-  return { ok: field("ok") === true, output: text(field("output")), error: text(field("error")) };
+  return { ok: get(raw, "ok") === true, output: str(get(raw, "output")) ?? "", error: str(get(raw, "error")) ?? "" };
 }
 
 /** Runs scripts in the operation's PowerShell process. */

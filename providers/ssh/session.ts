@@ -1,5 +1,5 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
-import { fingerprint, hostKeyAlgorithms as algorithmsFor, hostKeyMatches, keyLine } from "./host-key";
+import { fingerprint, hostKeyAlgorithms, hostKeyMatches, keyLine, pinnedFingerprint } from "./host-key";
 import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
 import { openClusterTunnel, TunnelInfo } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
@@ -54,12 +54,6 @@ export interface Session {
   unlink(path: string): Promise<void>;
 }
 
-/** The fingerprint of a pinned key line, for messages. */
-function pinnedFingerprint(line: string): string {
-  const b64 = line.split(/\s+/).find((p) => /^AAAA/.test(p));
-  return b64 ? fingerprint(Buffer.from(b64, "base64")) : "an unreadable key";
-}
-
 function secs(v: number | undefined, d: number): number {
   return (v ?? d) * 1000;
 }
@@ -76,17 +70,7 @@ function connectOnce(
   const { Client: SshClient }: typeof import("ssh2") = require("ssh2");
   const target = describeTarget(c);
   const pin = c.hostKey ?? recorded;
-  const hostKeyAlgs = algorithmsFor(pin);
-  let privateKey: string | undefined;
-  try {
-    privateKey = c.privateKey ? keyForSsh2(c.privateKey) : undefined;
-  } catch {
-    return Promise.reject(
-      permanent(
-        `cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`,
-      ),
-    );
-  }
+  const hostKeyAlgs = hostKeyAlgorithms(pin);
   return new Promise((resolve, reject) => {
     const client = new SshClient();
     let presented: Buffer | undefined;
@@ -100,22 +84,15 @@ function connectOnce(
       ...(hostKeyAlgs ? { algorithms: { serverHostKey: hostKeyAlgs } } : {}),
       hostVerifier: (key: Buffer) => {
         presented = key;
-        if (pin) {
-          if (hostKeyMatches(pin, key)) return true;
-          const pinned = pin.trim().startsWith("SHA256:") ? pin.trim() : pinnedFingerprint(pin);
-          mismatch = permanent(
-            `host key mismatch for ${target}: it presented ${fingerprint(key)}, but ${pinned} is pinned. Nothing was written. ` +
-              `If the host was rebuilt, update its hostKey; otherwise someone may be intercepting the connection.`,
-          );
-          return false;
-        }
-        if (c.trustOnFirstUse) return true;
+        if (pin ? hostKeyMatches(pin, key) : c.trustOnFirstUse === true) return true;
         mismatch = permanent(
-          `no host key to verify ${target} against: set hostKey (e.g. ${fingerprint(key)} after checking it out of band) or trustOnFirstUse`,
+          pin
+            ? `host key mismatch for ${target}: it presented ${fingerprint(key)}, but ${pinnedFingerprint(pin)} is pinned. Nothing was written. ` +
+                `If the host was rebuilt, update its hostKey; otherwise someone may be intercepting the connection.`
+            : `no host key to verify ${target} against: set hostKey (e.g. ${fingerprint(key)} after checking it out of band) or trustOnFirstUse`,
         );
         return false;
       },
-      ...(privateKey ? { privateKey } : {}),
       ...(c.password ? { password: c.password } : {}),
       ...(sock ? { sock } : {}),
     };
@@ -142,44 +119,40 @@ function connectOnce(
       );
     });
     try {
-      client.connect(cfg);
-    } catch (e) {
-      // ssh2 throws synchronously on unparsable keys; its message can quote the key, so replace it.
+      client.connect(c.privateKey ? { ...cfg, privateKey: keyForSsh2(c.privateKey) } : cfg);
+    } catch {
+      // ssh2, and the PKCS#8 conversion before it, throw synchronously on unparsable keys; their message can quote
+      // the key, so it is replaced.
       reject(
         permanent(
           `cannot use the credentials for ${target}: the private key could not be parsed (passphrase-protected or corrupt)`,
         ),
       );
-      void e;
     }
   });
 }
 
-/** Through a jump host: connect to it, open a forwarded channel to the target, and run SSH over that channel. */
+/** Connects directly, or through the cluster's relay or a jump host: SSH to the target runs over that hop. */
 async function connectVia(
   c: SshConnection,
   recorded: string | undefined,
 ): Promise<{ client: Client; presented: Buffer; jump?: Client; tunnel?: TunnelInfo }> {
-  const proxy = c.proxy;
-  if (c.cluster) {
-    const sock = await openClusterTunnel(c.cluster, c.host, c.port ?? DEFAULTS.port, c.host);
+  // A failure after the first hop closes that hop: nothing else would (ssh2's keepalive holds a jump connection open).
+  const over = async (sock: ConnectConfig["sock"] | Promise<ConnectConfig["sock"]>, closeHop: () => void) => {
     try {
-      return { ...(await connectOnce(c, recorded, sock)), tunnel: sock.tunnel };
+      return await connectOnce(c, recorded, await sock);
     } catch (e) {
-      sock.destroy();
+      closeHop();
       throw e;
     }
+  };
+  if (c.cluster) {
+    const sock = await openClusterTunnel(c.cluster, c.host, c.port ?? DEFAULTS.port, c.host);
+    return { ...(await over(sock, () => sock.destroy())), tunnel: sock.tunnel };
   }
-  if (!proxy) return connectOnce(c, recorded);
-  const jump = await connectOnce(proxy, undefined);
-  // From here every failure ends the jump connection: nothing else would (ssh2's keepalive holds it open).
-  try {
-    const channel = await forwardThrough(jump.client, proxy, c);
-    return { ...(await connectOnce(c, recorded, channel)), jump: jump.client };
-  } catch (e) {
-    jump.client.end();
-    throw e;
-  }
+  if (!c.proxy) return connectOnce(c, recorded);
+  const jump = await connectOnce(c.proxy, undefined);
+  return { ...(await over(forwardThrough(jump.client, c.proxy, c), () => jump.client.end())), jump: jump.client };
 }
 
 /**
@@ -192,20 +165,12 @@ async function connectVia(
 function forwardThrough(jump: Client, proxy: SshConnection, c: SshConnection): Promise<ClientChannel> {
   const via = `jump host ${describeTarget(proxy)}`;
   const ms = secs(c.connectTimeoutSeconds, DEFAULTS.connectTimeoutSeconds);
-  return new Promise<ClientChannel>((resolve, reject) => {
-    let done = false;
-    const t = setTimeout(() => {
-      done = true;
-      reject(
-        unreachableError(
-          `${via} opened no connection to ${describeTarget(c)} within ${ms / 1000}s: from the jump host, the address does not answer on port ${c.port ?? DEFAULTS.port} (a firewall or security group dropping it, or a wrong address)`,
-        ),
-      );
-    }, ms);
-    jump.forwardOut("127.0.0.1", 0, c.host, c.port ?? DEFAULTS.port, (err, ch) => {
-      clearTimeout(t);
-      if (done) return void ch?.close();
-      done = true;
+  const port = c.port ?? DEFAULTS.port;
+  let late = false;
+  const opening = new Promise<ClientChannel>((resolve, reject) =>
+    jump.forwardOut("127.0.0.1", 0, c.host, port, (err, ch) => {
+      // A channel the jump host opens after this side gave up on it would stay open with nobody using it.
+      if (late) return void ch?.close();
       if (!err) return resolve(ch);
       // ssh2 sets the channel-open failure's reason code on the error (RFC 4254 5.1: 1 administratively prohibited).
       const reason = "reason" in err && typeof err.reason === "number" ? err.reason : undefined;
@@ -216,8 +181,17 @@ function forwardThrough(jump: Client, proxy: SshConnection, c: SshConnection): P
             )
           : unreachableError(`${via} cannot reach ${describeTarget(c)}: ${err.message}`),
       );
-    });
-  });
+    }),
+  );
+  return within(
+    ms,
+    opening,
+    () =>
+      unreachableError(
+        `${via} opened no connection to ${describeTarget(c)} within ${ms / 1000}s: from the jump host, the address does not answer on port ${port} (a firewall or security group dropping it, or a wrong address)`,
+      ),
+    () => (late = true),
+  );
 }
 
 /** What a long connection wait says: the host, how long of how long, and why the last attempt failed. */
@@ -298,7 +272,7 @@ async function connectWithin(
   target: string,
 ): Promise<Awaited<ReturnType<typeof connectVia>>> {
   const started = Date.now();
-  const deadline = started + secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
+  const deadlineMs = secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds);
   let reported = started;
   for (let attempt = 0; ; attempt++) {
     try {
@@ -306,18 +280,16 @@ async function connectWithin(
       sshCounters().logins++;
       return conn;
     } catch (e) {
+      if (isPermanent(e)) throw e;
       const wait = Math.min(500 * 2 ** attempt, 10_000);
-      if (isPermanent(e) || Date.now() + wait >= deadline) {
-        throw isPermanent(e)
-          ? e
-          : unreachableError(
-              `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${secs(c.deadlineSeconds, DEFAULTS.deadlineSeconds) / 1000}s deadline)`,
-            );
-      }
+      if (Date.now() + wait >= started + deadlineMs)
+        throw unreachableError(
+          `${messageOf(e)} (gave up after ${attempt + 1} attempts within the ${deadlineMs / 1000}s deadline)`,
+        );
       // A long wait says how it goes (the dynamic provider's stderr is the engine's diagnostics for the resource).
       if (Date.now() - reported >= secs(c.progressSeconds, DEFAULTS.progressSeconds)) {
         reported = Date.now();
-        console.error(waitingLine(target, reported - started, deadline - started, messageOf(e)));
+        console.error(waitingLine(target, reported - started, deadlineMs, messageOf(e)));
       }
       await new Promise((r) => setTimeout(r, wait));
     }
@@ -348,6 +320,21 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s),
       ),
     ));
+  /** One SFTP call; a failure that `accepted` does not take is `cannot <doing> on <target>: <why>`. */
+  const sftpCall = (
+    doing: string,
+    call: (done: (err?: Error | null) => void) => void,
+    accepted?: (err: Error) => boolean | Promise<boolean>,
+  ) =>
+    new Promise<void>((resolve, reject) =>
+      call((err) =>
+        err
+          ? void Promise.resolve(accepted?.(err)).then((ok) =>
+              ok ? resolve() : reject(new Error(`cannot ${doing} on ${target}: ${err.message}`)),
+            )
+          : resolve(),
+      ),
+    );
   const timed = <T>(what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> =>
     within(
       commandMs,
@@ -355,32 +342,39 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       () => new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`),
       onTimeout,
     );
+  /** Runs `command` on a new channel; `use` takes the channel at once, before any of its events can pass unheard. */
+  const open = <T>(command: string, use: (channel: ClientChannel) => T | Promise<T>): Promise<T> => {
+    const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
+    if (tooLong) return Promise.reject(permanent(tooLong));
+    if (closed) return Promise.reject(lostError());
+    return new Promise((resolve, reject) =>
+      client.exec(command, (err, channel) =>
+        err ? reject(new Error(`cannot run a command on ${target}: ${err.message}`)) : resolve(use(channel)),
+      ),
+    );
+  };
 
   return {
     hostKey: keyLine(presented),
     hostKeyFingerprint: fingerprint(presented),
     style,
     exec(command) {
-      const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
-      if (tooLong) return Promise.reject(permanent(tooLong));
-      if (closed) return Promise.reject(lostError());
       let channel: ClientChannel | undefined;
-      const run = new Promise<CommandResult>((resolve, reject) => {
-        client.exec(command, (err, stream) => {
-          if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));
-          channel = stream;
-          const out: Buffer[] = [];
-          const errOut: Buffer[] = [];
-          stream.on("data", (d: Buffer) => out.push(d));
-          stream.stderr.on("data", (d: Buffer) => errOut.push(d));
+      const run = open(command, (stream) => {
+        channel = stream;
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        stream.on("data", (d: Buffer) => out.push(d));
+        stream.stderr.on("data", (d: Buffer) => errOut.push(d));
+        return new Promise<CommandResult>((resolve) =>
           stream.on("close", (code: number | null) =>
             resolve({
               code: code ?? -1,
               stdout: Buffer.concat(out).toString("utf8"),
               stderr: Buffer.concat(errOut).toString("utf8"),
             }),
-          );
-        });
+          ),
+        );
       });
       return timed("a command", run, () => {
         channel?.close();
@@ -388,71 +382,65 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       });
     },
     start(command) {
-      const tooLong = style === "windows" ? commandLineProblem(command, target) : undefined;
-      if (tooLong) return Promise.reject(permanent(tooLong));
-      if (closed) return Promise.reject(lostError());
-      return new Promise<RemoteProcess>((resolve, reject) =>
-        client.exec(command, (err, stream) => {
-          if (err) return reject(new Error(`cannot run a command on ${target}: ${err.message}`));
-          const { StringDecoder }: typeof import("string_decoder") = require("string_decoder");
-          const decoder = new StringDecoder("utf8");
-          const lines: string[] = [];
-          let partial = "";
-          let ended = false;
-          let exitCode = -1;
-          let errText = "";
-          let wake: (() => void) | undefined;
-          const notify = () => {
-            const w = wake;
-            wake = undefined;
-            w?.();
-          };
-          stream.on("data", (d: Buffer) => {
-            const parts = (partial + decoder.write(d)).split("\n");
-            partial = parts.pop() ?? "";
-            for (const l of parts) lines.push(l.replace(/\r$/, ""));
-            notify();
-          });
-          stream.stderr.on("data", (d: Buffer) => (errText += d.toString("utf8")));
-          stream.on("exit", (code: number | null) => (exitCode = code ?? -1));
-          stream.on("close", () => {
+      return open(command, (stream): RemoteProcess => {
+        const { StringDecoder }: typeof import("string_decoder") = require("string_decoder");
+        const decoder = new StringDecoder("utf8");
+        const lines: string[] = [];
+        let partial = "";
+        let ended = false;
+        let exitCode = -1;
+        let errText = "";
+        let wake: (() => void) | undefined;
+        const notify = () => {
+          wake?.();
+          wake = undefined;
+        };
+        stream.on("data", (d: Buffer) => {
+          const parts = (partial + decoder.write(d)).split("\n");
+          partial = parts.pop() ?? "";
+          for (const l of parts) lines.push(l.replace(/\r$/, ""));
+          notify();
+        });
+        stream.stderr.on("data", (d: Buffer) => (errText += d.toString("utf8")));
+        stream.on("exit", (code: number | null) => (exitCode = code ?? -1));
+        const closed = new Promise<void>((res) =>
+          stream.once("close", () => {
             partial += decoder.end();
             if (partial) lines.push(partial.replace(/\r$/, ""));
-            partial = "";
             ended = true;
             notify();
-          });
-          const closed = new Promise<void>((res) => stream.once("close", () => res()));
-          const abort = () => {
-            stream.close();
-            client.end();
-          };
-          resolve({
-            write: (text) => void stream.write(text),
-            nextLine(what) {
-              const next = async (): Promise<string | undefined> => {
-                for (;;) {
-                  const l = lines.shift();
-                  if (l !== undefined) return l;
-                  if (ended) return undefined;
-                  await new Promise<void>((w) => (wake = w));
-                }
-              };
-              return timed(what, next(), abort);
-            },
-            takeStderr() {
-              const t = errText;
-              errText = "";
-              return t;
-            },
-            async end() {
-              stream.end();
-              await timed("waiting for the remote process to exit", closed, abort);
-              return exitCode;
-            },
-          });
-        }),
-      );
+            res();
+          }),
+        );
+        const abort = () => {
+          stream.close();
+          client.end();
+        };
+        return {
+          write: (text) => void stream.write(text),
+          nextLine(what) {
+            const next = async (): Promise<string | undefined> => {
+              for (;;) {
+                const l = lines.shift();
+                if (l !== undefined) return l;
+                if (ended) return undefined;
+                await new Promise<void>((w) => (wake = w));
+              }
+            };
+            return timed(what, next(), abort);
+          },
+          takeStderr() {
+            const t = errText;
+            errText = "";
+            return t;
+          },
+          async end() {
+            stream.end();
+            await timed("waiting for the remote process to exit", closed, abort);
+            return exitCode;
+          },
+        };
+      });
     },
     async writeFileAtomic(path, data) {
       const s = await getSftp();
@@ -461,14 +449,22 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       const tmp = `${remote.slice(0, slash + 1)}.${remote.slice(slash + 1)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
       await timed(
         `writing ${path}`,
-        new Promise<void>((resolve, reject) =>
-          s.writeFile(tmp, data, (err) =>
-            err ? reject(new Error(`cannot write ${path} on ${target}: ${err.message}`)) : resolve(),
-          ),
-        ),
+        sftpCall(`write ${path}`, (done) => s.writeFile(tmp, data, done)),
         () => client.end(),
       );
-      await timed(`renaming into ${path}`, renameOver(s, tmp, remote, target, path));
+      // Plain SFTP rename refuses an existing target, so the OpenSSH `posix-rename` extension (atomic replace) is used
+      // when the server offers it; otherwise the old file is removed first, which leaves a moment with no file but
+      // never a partial one.
+      const renameOver = (done: (err?: Error | null) => void) => {
+        const fallback = () => s.unlink(remote, () => s.rename(tmp, remote, done));
+        try {
+          s.ext_openssh_rename(tmp, remote, (err) => (err ? fallback() : done()));
+        } catch {
+          // ssh2 throws at once when the server does not offer the extension.
+          fallback();
+        }
+      };
+      await timed(`renaming into ${path}`, sftpCall(`move the new ${path} into place`, renameOver));
     },
     async mkdirp(dir) {
       const s = await getSftp();
@@ -482,45 +478,17 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
         if (!(await isDir()))
           // Another session to the same host (the node's other file sets, converged at once) may create it between
           // our stat and our mkdir: as `mkdir -p`, a directory that exists afterwards is success.
-          await new Promise<void>((resolve, reject) =>
-            s.mkdir(p, (err) =>
-              err
-                ? void isDir().then((made) =>
-                    made ? resolve() : reject(new Error(`cannot create ${p} on ${target}: ${err.message}`)),
-                  )
-                : resolve(),
-            ),
-          );
+          await sftpCall(`create ${p}`, (done) => s.mkdir(p, done), isDir);
       }
     },
     async unlink(path) {
       const s = await getSftp();
-      await new Promise<void>((resolve, reject) =>
-        s.unlink(toSftpPath(path, style), (err) =>
-          err && codeOf(err) !== 2
-            ? reject(new Error(`cannot remove ${path} on ${target}: ${err.message}`))
-            : resolve(),
-        ),
+      // SFTP status 2, SSH_FX_NO_SUCH_FILE: already gone.
+      await sftpCall(
+        `remove ${path}`,
+        (done) => s.unlink(toSftpPath(path, style), done),
+        (err) => codeOf(err) === 2,
       );
     },
   };
-}
-
-/**
- * Renames over an existing file. Plain SFTP rename refuses an existing target, so the OpenSSH `posix-rename`
- * extension (atomic replace) is used when the server offers it; otherwise the old file is removed first, which
- * leaves a moment with no file but never a partial one.
- */
-function renameOver(s: SFTPWrapper, tmp: string, remote: string, target: string, shown: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (err: Error) =>
-      reject(new Error(`cannot move the new ${shown} into place on ${target}: ${err.message}`));
-    const fallback = () => s.unlink(remote, () => s.rename(tmp, remote, (err2) => (err2 ? fail(err2) : resolve())));
-    try {
-      s.ext_openssh_rename(tmp, remote, (err) => (err ? fallback() : resolve()));
-    } catch {
-      // ssh2 throws at once when the server does not offer the extension.
-      fallback();
-    }
-  });
 }

@@ -4,11 +4,11 @@ import * as path from "path";
 import { ClusterTunnel, SshConnection } from "../../../providers/ssh/types";
 import { FakeKube } from "../../helpers/fake-kube";
 import { Blackhole, blackhole } from "../../helpers/blackhole";
-import { runSession, stopSessionChildren } from "../../helpers/session-child";
+import { SessionChild, startSessionChild } from "../../helpers/session-child";
 import { LabHost, startLabHost } from "../../lab/sshd";
 
 // The stream under an SSH session through the cluster, byte for byte: withSession (in a plain Node child, where
-// client-node loads: test/helpers/session-child.ts) → openClusterTunnel →
+// client-node loads, one for the whole file: test/helpers/session-child.ts) → openClusterTunnel →
 // client-node's port-forward → the API stand-in (framing the pod's bytes as the kubelet does, fake-kube.ts) → a relay →
 // a real sshd on 127.0.0.1. What the relay program itself does is tested in cluster-tunnel.test.ts; here the relays
 // are small TCP servers that behave as a relay may.
@@ -20,6 +20,7 @@ const RELAY_PORT = 2222;
 const ANSWER = "HTTP/1.1 200 Connection established\r\n\r\n";
 let kube: FakeKube;
 let node: LabHost;
+let session: SessionChild;
 const servers: net.Server[] = [];
 
 const relayPod = (name: string) => ({
@@ -29,6 +30,7 @@ const relayPod = (name: string) => ({
 let listed = [relayPod(POD)];
 
 beforeAll(async () => {
+  session = startSessionChild();
   node = await startLabHost();
   kube = new FakeKube();
   kube.route(`/api/v1/namespaces/${NS}/pods`, () => ({
@@ -38,13 +40,13 @@ beforeAll(async () => {
   await kube.start();
   await relayAt(POD, answerWithBanner);
 });
-afterEach(async () => {
+afterEach(() => {
   kube.portForwardReadBytes = 32 * 1024;
   kube.portForwardHold = undefined;
   listed = [relayPod(POD)];
-  await stopSessionChildren();
 });
 afterAll(async () => {
+  await session?.stop();
   for (const s of servers) s.close();
   await kube?.stop();
   await node?.stop();
@@ -113,7 +115,7 @@ describe("row 1: nothing after the relay's answer is lost, however the bytes are
     ["split every 16 bytes, the answer's end and the banner's start sharing a frame", 16],
   ])("answer and banner in one write, %s: the session opens and runs", async (_how, readBytes) => {
     kube.portForwardReadBytes = readBytes;
-    const r = await runSession({ conn: conn(), commands: ["echo through the relay"] });
+    const r = await session.run({ conn: conn(), commands: ["echo through the relay"] });
     expect(r).toMatchObject({ ok: true, value: ["through the relay\n"] });
   });
 });
@@ -157,7 +159,7 @@ describe("row 9: the tunnel's timeouts, relay-aware, and nothing left open", () 
   test("a node that never answers: the relay's own 504 and its reason reach the user, and the port-forward is closed", async () => {
     listed = [relayPod(POD_504)];
     const before = kube.portForwardSessions.length;
-    const r = await runSession({
+    const r = await session.run({
       conn: conn({ host: hole.host, port: hole.port, deadlineSeconds: 1, cluster: tunnel({ timeoutSeconds: 1 }) }),
       commands: ["true"],
     });
@@ -178,10 +180,9 @@ describe("row 9: the tunnel's timeouts, relay-aware, and nothing left open", () 
     const held: (() => void)[] = [];
     kube.portForwardHold = () => new Promise<void>((r) => held.push(r));
     const before = kube.portForwardSessions.length;
-    const r = await runSession({
+    const r = await session.run({
       conn: conn({ deadlineSeconds: 1, cluster: tunnel({ timeoutSeconds: 1 }) }),
       commands: ["true"],
-      stay: true,
     });
     expect(r).toMatchObject({ ok: false, flags: { unreachable: true } });
     expect(r.value).toMatch(
@@ -221,7 +222,7 @@ describe("row 7: a session lost through the relay is named, and run again only w
   test("not marked safe to retry: the error names the relay pod, what happened and that nothing was repeated", async () => {
     const a = await relayPodAt(A);
     listed = [relayPod(A)];
-    const r = await runSession(
+    const r = await session.run(
       { conn: conn({ commandTimeoutSeconds: 20 }), commands: ["echo one", "echo two"], pauseAt: ["1:1"] },
       () => deleteRelayPod(a, A),
     );
@@ -238,7 +239,7 @@ describe("row 7: a session lost through the relay is named, and run again only w
     await relayPodAt(B);
     listed = [relayPod(A)];
     const before = kube.portForwardRequests.length;
-    const r = await runSession(
+    const r = await session.run(
       {
         conn: conn({ commandTimeoutSeconds: 20 }),
         commands: ["echo one", "echo two"],
@@ -262,7 +263,7 @@ describe("row 7: a session lost through the relay is named, and run again only w
     const a = await relayPodAt(A);
     const b = await relayPodAt(B);
     listed = [relayPod(A)];
-    const r = await runSession(
+    const r = await session.run(
       {
         conn: conn({ commandTimeoutSeconds: 20 }),
         commands: ["echo one", "echo two"],
@@ -283,7 +284,7 @@ describe("row 7: a session lost through the relay is named, and run again only w
   test("a failure that is not a lost session is never retried, even when the step is marked idempotent", async () => {
     await relayPodAt(A);
     listed = [relayPod(A)];
-    const r = await runSession({
+    const r = await session.run({
       conn: conn(),
       commands: ["echo one", "exit 3"],
       options: { retriesOnRelayLoss: 2 },
