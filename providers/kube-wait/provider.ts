@@ -17,7 +17,6 @@ import {
   Verdict,
 } from "./conditions";
 import {
-  listItems,
   nextFromSubscription,
   OperatorObservation,
   operatorVerdict,
@@ -25,8 +24,6 @@ import {
   OperatorTarget,
   Persistence,
   Readable,
-  wantsCatalogSource,
-  wantsInstallPlan,
 } from "./olm";
 import { isUnknown } from "../unknown";
 import { pollUntil } from "./poll";
@@ -41,7 +38,7 @@ import {
   MACHINE_SETUP_FAILURE,
 } from "./joins";
 import { messageOf } from "../../lib/errors";
-import { obj as objOf } from "../../lib/json";
+import { obj as objOf, objects } from "../../lib/json";
 import { isUnreachable } from "../errors";
 
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -80,11 +77,14 @@ export async function observeOperator(api: KubeApi, t: OperatorTarget): Promise<
   const next = nextFromSubscription(sub);
   const [csv, installPlan, groups, catalogSource] = await Promise.all([
     next.csv ? api.get(objectPath(OLM, "clusterserviceversions", ns, next.csv)) : undefined,
-    next.installPlan && wantsInstallPlan(sub)
+    // The InstallPlan while nothing is installed, and while an installed CSV is being replaced (`UpgradePending`: the
+    // plan says whether the upgrade waits for approval or failed).
+    next.installPlan && next.state !== "AtLatestKnown"
       ? api.get(objectPath(OLM, "installplans", ns, next.installPlan))
       : undefined,
     readIfAllowed(api, `/apis/operators.coreos.com/v1/namespaces/${encodeURIComponent(ns)}/operatorgroups`, true),
-    next.source && wantsCatalogSource(sub)
+    // The CatalogSource only while OLM has resolved nothing: afterwards installing needs no catalog.
+    next.source && !next.installPlan && !next.csv
       ? readIfAllowed(api, objectPath(OLM, "catalogsources", next.source.namespace, next.source.name), false)
       : undefined,
   ]);
@@ -92,7 +92,7 @@ export async function observeOperator(api: KubeApi, t: OperatorTarget): Promise<
     subscription: sub,
     csv,
     installPlan,
-    operatorGroups: groups.readable ? { readable: true, value: listItems(groups.value) } : groups,
+    operatorGroups: groups.readable ? { readable: true, value: objects(groups.value?.items) } : groups,
     ...(catalogSource ? { catalogSource } : {}),
   };
 }
