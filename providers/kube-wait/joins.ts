@@ -16,6 +16,8 @@
  *   Machine is then deleted) or `… configuration failure` (controllers/windowsmachine_controller.go `Reconcile`). The
  *   latter also fires while a node waits its turn in an upgrade, so it counts only when no Windows node is upgrading.
  */
+import { z } from "zod";
+import { fields, itemsOf, text } from "../../lib/decode";
 import { get, objects, str, stringMap } from "../../lib/json";
 import { decodeNodes, NodeObject } from "../day2/inventory";
 import {
@@ -82,49 +84,41 @@ export function notConfigured(node: NodeObject, operatorVersion: string): string
   return undefined;
 }
 
-interface EventSeen {
-  /** The Event object's uid (else namespace/name), and its occurrence: `count@time`. */
-  id: string;
-  stamp: string;
-  reason: string;
-  kind: string;
-  name: string;
-  uid: string;
-  message: string;
-  count: number;
-  /** Milliseconds since the epoch of its latest occurrence, 0 when the Event carries no time. */
-  at: number;
-  time: string;
-}
+/** Text that reads as "" when absent or of another type. */
+const said = z.string().catch("");
 
 /** An Event's latest occurrence, in whichever field the recorder filled (core/v1 or events.k8s.io/v1 series). */
+const event = fields({
+  metadata: fields({ uid: text, namespace: said, name: said }),
+  involvedObject: fields({ kind: said, name: said, uid: said }),
+  series: fields({ lastObservedTime: text, count: z.unknown().optional() }),
+  lastTimestamp: text,
+  eventTime: text,
+  firstTimestamp: text,
+  count: z.unknown().optional(),
+  reason: said,
+  message: said,
+}).transform(({ metadata, involvedObject, series, reason, message, ...e }) => {
+  const time = series.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? "";
+  const at = Date.parse(time);
+  const count = Number(series.count ?? e.count ?? 1) || 1;
+  return {
+    ...involvedObject,
+    reason,
+    message,
+    count,
+    time,
+    /** The Event object's uid (else namespace/name), and its occurrence: `count@time`. */
+    id: metadata.uid ?? `${metadata.namespace}/${metadata.name}`,
+    stamp: `${count}@${time}`,
+    /** Milliseconds since the epoch of its latest occurrence, 0 when the Event carries no time. */
+    at: Number.isNaN(at) ? 0 : at,
+  };
+});
+type EventSeen = z.output<typeof event>;
+
 function eventsOf(lists: Fetched[]): EventSeen[] {
-  return lists.flatMap((l) =>
-    objects(l?.items).map((e) => {
-      const time =
-        str(get(e, "series", "lastObservedTime")) ??
-        str(e.lastTimestamp) ??
-        str(e.eventTime) ??
-        str(e.firstTimestamp) ??
-        "";
-      const at = Date.parse(time);
-      const count = Number(get(e, "series", "count") ?? e.count ?? 1) || 1;
-      return {
-        id:
-          str(get(e, "metadata", "uid")) ??
-          `${str(get(e, "metadata", "namespace")) ?? ""}/${str(get(e, "metadata", "name")) ?? ""}`,
-        stamp: `${count}@${time}`,
-        reason: str(e.reason) ?? "",
-        kind: str(get(e, "involvedObject", "kind")) ?? "",
-        name: str(get(e, "involvedObject", "name")) ?? "",
-        uid: str(get(e, "involvedObject", "uid")) ?? "",
-        message: str(e.message) ?? "",
-        count,
-        at: Number.isNaN(at) ? 0 : at,
-        time,
-      };
-    }),
-  );
+  return lists.flatMap((l) => itemsOf(event).parse(l).items);
 }
 
 /** Each Event's occurrence stamp by id: what a wait's first look saw (`JoinSnapshot.before`). */
