@@ -12,7 +12,7 @@ export type Verdict<T> =
   | { state: "waiting"; reason: string }
   | { state: "failed"; message: string };
 
-import { get, obj as objOf, str } from "../../lib/json";
+import { get, str } from "../../lib/json";
 import { decodeNodes } from "../day2/inventory";
 
 /** A namespaced object we wait for, such as `openshift-machine-api/windows-user-data`. */
@@ -34,12 +34,8 @@ export interface ObjectExistsOutputs {
 export function objectVerdict(t: ObjectTarget, obj: Fetched): Verdict<ObjectExistsOutputs> {
   const id = `${t.kind} ${t.namespace}/${t.name}`;
   if (!obj) return { state: "waiting", reason: `${id} does not exist yet` };
-  if (t.dataKey) {
-    const data = objOf(get(obj, "data"));
-    if (!data || typeof data[t.dataKey] !== "string" || data[t.dataKey] === "") {
-      return { state: "waiting", reason: `${id} exists but has no '${t.dataKey}' yet` };
-    }
-  }
+  if (t.dataKey && !str(get(obj, "data", t.dataKey)))
+    return { state: "waiting", reason: `${id} exists but has no '${t.dataKey}' yet` };
   return {
     state: "done",
     outputs: {
