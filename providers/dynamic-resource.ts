@@ -66,7 +66,18 @@ export function lockStack(): string {
   return `${pulumi.getProject()}/${pulumi.getStack()}`;
 }
 
+/** The arguments of a resource whose provider asks the cluster itself. */
+export interface KubeAccessArgs {
+  /**
+   * Kubeconfig content or path; stored only as a secret. Default: KUBECONFIG, ~/.kube/config, then the in-cluster
+   * service account (so it also works under the Pulumi Kubernetes Operator; providers/kube-wait/api.ts loadKubeConfig).
+   */
+  kubeconfig?: pulumi.Input<string>;
+  /** Kubeconfig context. Default: the current context. */
+  context?: pulumi.Input<string>;
+}
+
 /** How a resource's provider reaches the cluster: the kubeconfig (content or path) only ever as a secret, the context. */
-export function kubeAccess(args: { kubeconfig?: pulumi.Input<string>; context?: pulumi.Input<string> }) {
+export function kubeAccess(args: KubeAccessArgs) {
   return { kubeconfig: secretIf(args.kubeconfig), context: args.context };
 }

@@ -1,21 +1,17 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { SshConnection } from "./ssh/types";
 import { dynamicResource, pick } from "./dynamic-resource";
-import { kubeWait } from "./kube-wait/resources";
+import { AccessArgs, kubeWait } from "./kube-wait/resources";
 
-export interface WmcoKeyAdoptedArgs {
+export interface WmcoKeyAdoptedArgs extends AccessArgs {
   /** The WMCO public key (`authorized_keys` line without comment) now in `cloud-private-key`. */
   publicKey: pulumi.Input<string>;
-  /** Kubeconfig content or path; stored only as a secret. */
-  kubeconfig?: pulumi.Input<string>;
-  context?: pulumi.Input<string>;
-  /** How long WMCO may take, seconds. Default 1200. */
-  timeoutSeconds?: pulumi.Input<number>;
-  /** Seconds between checks. Default 5. */
-  intervalSeconds?: pulumi.Input<number>;
 }
 
-/** Completes once WMCO has adopted the key: BYOH nodes' `pub-key-hash` and `windows-user-data` carry it. */
+/**
+ * Completes once WMCO has adopted the key (it may take `timeoutSeconds`, default 1200): BYOH nodes' `pub-key-hash` and
+ * `windows-user-data` carry it.
+ */
 export class WmcoKeyAdopted extends kubeWait<WmcoKeyAdoptedArgs>("WmcoKeyAdopted", ["publicKey"], 1200) {}
 
 export interface RetiredWmcoKeysArgs {

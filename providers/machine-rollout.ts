@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResource, kubeAccess, lockStack } from "./dynamic-resource";
+import { dynamicResource, kubeAccess, KubeAccessArgs, lockStack } from "./dynamic-resource";
 
-export interface MachineSetRolloutArgs {
+export interface MachineSetRolloutArgs extends KubeAccessArgs {
   /** The MachineSet's name in openshift-machine-api. */
   machineSet: pulumi.Input<string>;
   /** The image its template boots (`machineImage` of the providerSpec value). */
@@ -20,9 +20,6 @@ export interface MachineSetRolloutArgs {
   planned?: pulumi.Input<string[]>;
   /** Pause between checks, seconds. Default 15. */
   pollSeconds?: pulumi.Input<number>;
-  /** Kubeconfig content or path; stored only as a secret. */
-  kubeconfig?: pulumi.Input<string>;
-  context?: pulumi.Input<string>;
 }
 
 /**

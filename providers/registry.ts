@@ -36,7 +36,7 @@ export const PROVIDERS: Record<string, Entry> = {
   ByohDeconfigured: { load: () => require("./kube-wait/provider").byohDeconfiguredProvider, methods: NO_CHECK },
   ByohHostReleased: { load: () => require("./kube-wait/provider").byohHostReleasedProvider, methods: NO_CHECK },
   WindowsNodesJoined: {
-    load: () => require("./kube-wait/joins-provider").windowsNodesJoinedProvider,
+    load: () => require("./kube-wait/provider").windowsNodesJoinedProvider,
     methods: NO_CHECK,
   },
   PinnedAmi: { load: () => require("./aws-ami/provider").pinnedAmiProvider, methods: NO_CHECK },

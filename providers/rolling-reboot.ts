@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { NodeReachSettings } from "./day2/node-reach";
 import { DrainArgs, drainInputs } from "./day2/drain";
-import { dynamicResource, kubeAccess, lockStack } from "./dynamic-resource";
+import { dynamicResource, kubeAccess, KubeAccessArgs, lockStack } from "./dynamic-resource";
 import type { Blocker } from "./day2/blockers";
 import type { MaintenanceWindow } from "./day2/maintenance-window";
 
@@ -9,7 +9,7 @@ import type { MaintenanceWindow } from "./day2/maintenance-window";
  * What every batch job on the Windows nodes takes (RollingReboot, WindowsPatching). Drain options (`force`,
  * `deleteEmptyDirData`, `gracePeriodSeconds`, `podSelector`): default kubectl drain as OCP runs it.
  */
-export interface BatchJobArgs extends DrainArgs {
+export interface BatchJobArgs extends DrainArgs, KubeAccessArgs {
   /** Node names batch by batch, at most `maxUnavailable` per batch (planned from the cluster's Windows nodes). */
   batches: pulumi.Input<string[][]>;
   /** Delete pods instead of evicting them, ignoring PodDisruptionBudgets. Default false. */
@@ -27,9 +27,6 @@ export interface BatchJobArgs extends DrainArgs {
   maxUnavailable?: pulumi.Input<number | string>;
   /** Pods that hold the job back while they run (on the node about to go, or anywhere). Default none. */
   blockers?: pulumi.Input<pulumi.Input<Blocker>[]>;
-  /** Kubeconfig content or path; stored only as a secret. Default: KUBECONFIG, ~/.kube/config. */
-  kubeconfig?: pulumi.Input<string>;
-  context?: pulumi.Input<string>;
   /** When batches may start (days, times, time zone; `{ start: "22:00", end: "04:00" }` is daily in UTC). Default: any time. */
   window?: pulumi.Input<MaintenanceWindow>;
 }

@@ -3,7 +3,7 @@ import type { NetworkAgent } from "./vanilla-node/provider";
 import type { Download, ProxyEnv } from "./vanilla-node/scripts";
 import type { Taint } from "./vanilla-node/identity";
 import type { SshConnection } from "./ssh/types";
-import { dynamicResource, kubeAccess, lockStack, pick, secretIf } from "./dynamic-resource";
+import { dynamicResource, kubeAccess, KubeAccessArgs, lockStack, pick, secretIf } from "./dynamic-resource";
 
 export interface VanillaNodeArgs {
   /** How to reach the host (address, user, key, host key). Stored as a secret. */
@@ -97,12 +97,9 @@ export class VanillaNode extends dynamicResource("VanillaNode", {
   // records its own at first contact, as NodeFiles does (components/vanilla/declare.ts).
 }
 
-export interface BootstrapTokenArgs {
+export interface BootstrapTokenArgs extends KubeAccessArgs {
   /** Lifetime in hours; replaced once half of it has passed. */
   ttlHours: pulumi.Input<number>;
-  /** Kubeconfig content or path; stored only as a secret. */
-  kubeconfig?: pulumi.Input<string>;
-  context?: pulumi.Input<string>;
 }
 
 /** A kubeadm bootstrap token (`kube-system/bootstrap-token-<id>`) for joins; `token` is a secret output. */

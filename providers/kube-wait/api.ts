@@ -42,19 +42,15 @@ export function loadKubeConfig(access: KubeAccess): import("@kubernetes/client-n
   const k8s: typeof import("@kubernetes/client-node") = require("@kubernetes/client-node");
   const kc = new k8s.KubeConfig();
   const source = access.kubeconfig;
+  const inline = source?.includes("\n") || source?.includes("apiVersion:");
   try {
-    if (source === undefined || source === "") kc.loadFromDefault();
-    else if (source.includes("\n") || source.includes("apiVersion:")) kc.loadFromString(source);
+    if (!source) kc.loadFromDefault();
+    else if (inline) kc.loadFromString(source);
     else kc.loadFromFile(expandHome(source));
     if (access.context) kc.setCurrentContext(access.context);
   } catch (e) {
     // The loader's messages can quote the file; say what failed without echoing content.
-    const what =
-      source === undefined || source === ""
-        ? "the default kubeconfig"
-        : source.includes("\n")
-          ? "the kubeconfig given in cluster.kubeconfig"
-          : source;
+    const what = !source ? "the default kubeconfig" : inline ? "the kubeconfig given in cluster.kubeconfig" : source;
     throw fatal(
       `cannot load ${what}${access.context ? ` with context ${access.context}` : ""}: ${messageOf(e).split("\n")[0].slice(0, 200)}`,
     );

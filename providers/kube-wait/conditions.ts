@@ -12,7 +12,8 @@ export type Verdict<T> =
   | { state: "waiting"; reason: string }
   | { state: "failed"; message: string };
 
-import { get, obj as objOf, objects, str } from "../../lib/json";
+import { get, str } from "../../lib/json";
+import { decodeNodes } from "../day2/inventory";
 
 /** A namespaced object we wait for, such as `openshift-machine-api/windows-user-data`. */
 export interface ObjectTarget {
@@ -33,12 +34,8 @@ export interface ObjectExistsOutputs {
 export function objectVerdict(t: ObjectTarget, obj: Fetched): Verdict<ObjectExistsOutputs> {
   const id = `${t.kind} ${t.namespace}/${t.name}`;
   if (!obj) return { state: "waiting", reason: `${id} does not exist yet` };
-  if (t.dataKey) {
-    const data = objOf(get(obj, "data"));
-    if (!data || typeof data[t.dataKey] !== "string" || data[t.dataKey] === "") {
-      return { state: "waiting", reason: `${id} exists but has no '${t.dataKey}' yet` };
-    }
-  }
+  if (t.dataKey && !str(get(obj, "data", t.dataKey)))
+    return { state: "waiting", reason: `${id} exists but has no '${t.dataKey}' yet` };
   return {
     state: "done",
     outputs: {
@@ -72,7 +69,7 @@ export const BYOH_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent
  * (`deconfigureInstances`), so the list empties; until then the key and SSH access must stay.
  */
 export function byohGoneVerdict(list: Fetched): Verdict<Record<string, never>> {
-  const items = objects(list?.items).map((n) => str(get(n, "metadata", "name")) ?? "?");
+  const items = decodeNodes(list).map((n) => n.name);
   if (items.length === 0) return { state: "done", outputs: {} };
   return {
     state: "waiting",
@@ -82,12 +79,10 @@ export function byohGoneVerdict(list: Fetched): Verdict<Record<string, never>> {
 
 /** Whether WMCO has let go of the BYOH node at `address` (no BYOH Node carries that address any more). */
 export function byohHostReleasedVerdict(list: Fetched, address: string): Verdict<Record<string, never>> {
-  const held = objects(list?.items).filter((n) =>
-    objects(get(n, "status", "addresses")).some((a) => str(a.address) === address),
-  );
+  const held = decodeNodes(list).filter((n) => n.addresses.some((a) => a.address === address));
   if (held.length === 0) return { state: "done", outputs: {} };
   return {
     state: "waiting",
-    reason: `WMCO has not yet deconfigured node ${held.map((n) => str(get(n, "metadata", "name")) ?? "?").join(", ")} at ${address}`,
+    reason: `WMCO has not yet deconfigured node ${held.map((n) => n.name).join(", ")} at ${address}`,
   };
 }

@@ -16,7 +16,10 @@
  *   Machine is then deleted) or `… configuration failure` (controllers/windowsmachine_controller.go `Reconcile`). The
  *   latter also fires while a node waits its turn in an upgrade, so it counts only when no Windows node is upgrading.
  */
+import { z } from "zod";
+import { fields, itemsOf, text } from "../../lib/decode";
 import { get, objects, str, stringMap } from "../../lib/json";
+import { decodeNodes, NodeObject } from "../day2/inventory";
 import {
   MACHINESET_LABEL,
   WMCO_DESIRED_VERSION_ANNOTATION,
@@ -66,9 +69,8 @@ const WAITING_FOR_UPGRADE_TURN = /Cannot mark node \S+ as upgrading/;
 const HOST_FAILURE = /^error configuring host with address (\S+?): /;
 
 /** What still keeps a Node from counting as configured by this WMCO, or undefined when nothing does. */
-export function notConfigured(node: unknown, operatorVersion: string): string | undefined {
-  const labels = stringMap(get(node, "metadata", "labels"));
-  const a = stringMap(get(node, "metadata", "annotations"));
+export function notConfigured(node: NodeObject, operatorVersion: string): string | undefined {
+  const { labels, annotations: a } = node;
   const version = a[WMCO_VERSION_ANNOTATION];
   const desired = a[WMCO_DESIRED_VERSION_ANNOTATION];
   if (labels[WMCO_UPGRADING_LABEL] === "true") return "WMCO upgrading";
@@ -77,55 +79,46 @@ export function notConfigured(node: unknown, operatorVersion: string): string | 
   const semver = version.split("-")[0];
   if (operatorVersion && semver !== operatorVersion)
     return `configured by WMCO ${semver}, waiting for WMCO ${operatorVersion}`;
-  const ready = objects(get(node, "status", "conditions")).find((c) => str(c.type) === "Ready");
-  if (str(ready?.status) !== "True") return "not Ready";
-  if (get(node, "spec", "unschedulable") === true) return "cordoned";
+  if (node.ready.status !== "True") return "not Ready";
+  if (node.unschedulable) return "cordoned";
   return undefined;
 }
 
-interface EventSeen {
-  /** The Event object's uid (else namespace/name), and its occurrence: `count@time`. */
-  id: string;
-  stamp: string;
-  reason: string;
-  kind: string;
-  name: string;
-  uid: string;
-  message: string;
-  count: number;
-  /** Milliseconds since the epoch of its latest occurrence, 0 when the Event carries no time. */
-  at: number;
-  time: string;
-}
+/** Text that reads as "" when absent or of another type. */
+const said = z.string().catch("");
 
 /** An Event's latest occurrence, in whichever field the recorder filled (core/v1 or events.k8s.io/v1 series). */
+const event = fields({
+  metadata: fields({ uid: text, namespace: said, name: said }),
+  involvedObject: fields({ kind: said, name: said, uid: said }),
+  series: fields({ lastObservedTime: text, count: z.unknown().optional() }),
+  lastTimestamp: text,
+  eventTime: text,
+  firstTimestamp: text,
+  count: z.unknown().optional(),
+  reason: said,
+  message: said,
+}).transform(({ metadata, involvedObject, series, reason, message, ...e }) => {
+  const time = series.lastObservedTime ?? e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? "";
+  const at = Date.parse(time);
+  const count = Number(series.count ?? e.count ?? 1) || 1;
+  return {
+    ...involvedObject,
+    reason,
+    message,
+    count,
+    time,
+    /** The Event object's uid (else namespace/name), and its occurrence: `count@time`. */
+    id: metadata.uid ?? `${metadata.namespace}/${metadata.name}`,
+    stamp: `${count}@${time}`,
+    /** Milliseconds since the epoch of its latest occurrence, 0 when the Event carries no time. */
+    at: Number.isNaN(at) ? 0 : at,
+  };
+});
+type EventSeen = z.output<typeof event>;
+
 function eventsOf(lists: Fetched[]): EventSeen[] {
-  return lists.flatMap((l) =>
-    objects(l?.items).map((e) => {
-      const time =
-        str(get(e, "series", "lastObservedTime")) ??
-        str(e.lastTimestamp) ??
-        str(e.eventTime) ??
-        str(e.firstTimestamp) ??
-        "";
-      const at = Date.parse(time);
-      const count = Number(get(e, "series", "count") ?? e.count ?? 1) || 1;
-      return {
-        id:
-          str(get(e, "metadata", "uid")) ??
-          `${str(get(e, "metadata", "namespace")) ?? ""}/${str(get(e, "metadata", "name")) ?? ""}`,
-        stamp: `${count}@${time}`,
-        reason: str(e.reason) ?? "",
-        kind: str(get(e, "involvedObject", "kind")) ?? "",
-        name: str(get(e, "involvedObject", "name")) ?? "",
-        uid: str(get(e, "involvedObject", "uid")) ?? "",
-        message: str(e.message) ?? "",
-        count,
-        at: Number.isNaN(at) ? 0 : at,
-        time,
-      };
-    }),
-  );
+  return lists.flatMap((l) => itemsOf(event).parse(l).items);
 }
 
 /** Each Event's occurrence stamp by id: what a wait's first look saw (`JoinSnapshot.before`). */
@@ -185,24 +178,20 @@ export function describeHostFailure(f: { host: string | undefined; event: EventS
 
 /** The verdict of one look at the cluster. */
 export function joinVerdict(t: JoinTarget, s: JoinSnapshot): Verdict<JoinOutputs> {
-  const nodes = objects(get(s.nodes, "items"));
+  const nodes = decodeNodes(s.nodes);
   const machines = objects(get(s.machines, "items"));
   const events = eventsOf(s.events);
-  const upgrading = nodes.filter((n) => stringMap(get(n, "metadata", "labels"))[WMCO_UPGRADING_LABEL] === "true");
+  const upgrading = nodes.filter((n) => n.labels[WMCO_UPGRADING_LABEL] === "true");
   const joined: string[] = [];
   const pending: string[] = [];
   const failures: string[] = [];
 
   // BYOH: the Node whose addresses include the host's key exactly (pkg/wiparser `GetNodeUsername` matches so).
   for (const key of t.byoh) {
-    const node = nodes.find(
-      (n) =>
-        stringMap(get(n, "metadata", "labels"))[BYOH_NODE_LABEL] === "true" &&
-        objects(get(n, "status", "addresses")).some((a) => str(a.address) === key),
-    );
+    const node = nodes.find((n) => n.labels[BYOH_NODE_LABEL] === "true" && n.addresses.some((a) => a.address === key));
     const why = node ? notConfigured(node, t.operatorVersion) : "no Node yet";
-    if (!why) {
-      joined.push(nameOf(node));
+    if (node && !why) {
+      joined.push(node.name);
       continue;
     }
     pending.push(`${key}: ${why}`);
@@ -229,13 +218,13 @@ export function joinVerdict(t: JoinTarget, s: JoinSnapshot): Verdict<JoinOutputs
     for (const m of own) {
       const machine = nameOf(m);
       const nodeName = str(get(m, "status", "nodeRef", "name"));
-      const node = nodeName ? nodes.find((n) => nameOf(n) === nodeName) : undefined;
+      const node = nodeName ? nodes.find((n) => n.name === nodeName) : undefined;
       const why = node
         ? notConfigured(node, t.operatorVersion)
         : `Machine ${str(get(m, "status", "phase")) ?? "created"}`;
-      if (!why && get(m, "metadata", "deletionTimestamp") === undefined) {
+      if (node && !why && get(m, "metadata", "deletionTimestamp") === undefined) {
         done++;
-        joined.push(nameOf(node));
+        joined.push(node.name);
         continue;
       }
       waiting.push(`${machine}: ${why ?? "being deleted"}`);
@@ -264,7 +253,7 @@ export function joinVerdict(t: JoinTarget, s: JoinSnapshot): Verdict<JoinOutputs
   const expected = t.byoh.length + t.machineSets.reduce((n, s) => n + s.replicas, 0);
   if (pending.length === 0) return { state: "done", outputs: { nodes: [...new Set(joined)].sort() } };
   const upgradeNote =
-    upgrading.length > 0 ? `; WMCO is upgrading ${upgrading.map(nameOf).join(", ")} (one node at a time)` : "";
+    upgrading.length > 0 ? `; WMCO is upgrading ${upgrading.map((n) => n.name).join(", ")} (one node at a time)` : "";
   return {
     state: "waiting",
     reason: `${Math.min(joined.length, expected)} of ${expected} Windows nodes joined; ${pending.join("; ")}${upgradeNote}`,

@@ -13,7 +13,7 @@
  * - `pkg/controller/registry/reconciler/grpc_address.go` `CheckRegistryServer`: a `spec.address` CatalogSource is
  *   always "healthy"; `catalog/operator.go` `syncConnection` (l.1095): `status.connectionState`.
  */
-import { get, obj as objOf, objects, str, strings } from "../../lib/json";
+import { get, objects, str, strings } from "../../lib/json";
 import type { Fetched, Verdict } from "./conditions";
 
 /** Where an operator wait looks. */
@@ -138,21 +138,6 @@ export function nextFromSubscription(sub: Fetched): {
     state: str(get(sub, "status", "state")),
     source: name && namespace ? { name, namespace } : undefined,
   };
-}
-
-/**
- * Whether the wait reads the referenced InstallPlan: while nothing is installed, and while an installed CSV is being
- * replaced (`UpgradePending`: the plan says whether the upgrade waits for approval or failed).
- */
-export function wantsInstallPlan(sub: Fetched): boolean {
-  const n = nextFromSubscription(sub);
-  return n.installPlan !== undefined && n.state !== "AtLatestKnown";
-}
-
-/** The CatalogSource is read only while OLM has resolved nothing: afterwards installing needs no catalog. */
-export function wantsCatalogSource(sub: Fetched): boolean {
-  const n = nextFromSubscription(sub);
-  return n.source !== undefined && n.installPlan === undefined && n.csv === undefined;
 }
 
 function awaitsApproval(plan: Fetched): boolean {
@@ -357,11 +342,6 @@ function resolutionFindings(t: OperatorTarget, o: OperatorObservation): Finding[
   return findings;
 }
 
-/** Done, with an optional line to print. */
-function done(outputs: OperatorReadyOutputs, notices: string[]): Verdict<OperatorReadyOutputs> {
-  return notices.length > 0 ? { state: "done", outputs, notice: notices.join("; ") } : { state: "done", outputs };
-}
-
 /**
  * Is WMCO really running? Done when the Subscription's installed CSV is `Succeeded` and OLM is not replacing it:
  * `state: AtLatestKnown` (`ensureSubscriptionCSVState`, operator.go l.1599, sets it with `installedCSV = currentCSV`
@@ -385,6 +365,7 @@ export function operatorVerdict(
   const { csv: installed, installPlan: planName, state } = nextFromSubscription(sub);
   const current = str(get(sub, "status", "currentCSV"));
   const plan = planName ? o.installPlan : undefined;
+  const planPhase = str(get(plan, "status", "phase"));
   const phase = installed && o.csv ? (str(get(o.csv, "status", "phase")) ?? "Pending") : undefined;
   const csvWhy = [str(get(o.csv, "status", "reason")), str(get(o.csv, "status", "message"))].filter(Boolean).join(": ");
 
@@ -407,10 +388,14 @@ export function operatorVerdict(
     if (resolution) notices.push(`OLM cannot resolve upgrades of ${installed}: ${quote(resolution)}`);
     // The running operator's CSV fails once OLM sees the count (olm/operator.go l.2045, l.2073): say it now.
     if (groups) notices.push(groups.waiting);
-    return done(
-      { installedCSV: installed, version: str(get(o.csv, "spec", "version")) ?? installed.replace(/^.*\.v/, "") },
-      notices,
-    );
+    return {
+      state: "done",
+      outputs: {
+        installedCSV: installed,
+        version: str(get(o.csv, "spec", "version")) ?? installed.replace(/^.*\.v/, ""),
+      },
+      ...(notices.length > 0 ? { notice: notices.join("; ") } : {}),
+    };
   }
 
   if (expired) return { state: "failed", message: expired.f.failed };
@@ -438,12 +423,12 @@ export function operatorVerdict(
     }
     if (phase === "Succeeded") {
       // Automatic upgrade in flight: the installed CSV is being replaced by `currentCSV`.
-      if (plan && str(get(plan, "status", "phase")) === "Failed") return planFailed(ns, planName ?? "?", plan);
+      if (plan && planPhase === "Failed") return planFailed(ns, planName ?? "?", plan);
       return {
         state: "waiting",
         reason:
           `OLM is replacing ${installed} with ${current ?? "the next CSV"} (Subscription ${state ?? "state not set"}` +
-          `${planName ? `, InstallPlan ${planName} ${str(get(plan, "status", "phase")) ?? "not read"}` : ""})`,
+          `${planName ? `, InstallPlan ${planName} ${planPhase ?? "not read"}` : ""})`,
       };
     }
     return { state: "waiting", reason: `CSV ${installed} is ${phase}${csvWhy ? ` (${csvWhy})` : ""}` };
@@ -466,11 +451,8 @@ export function operatorVerdict(
           "`pulumi up` again.",
       };
     }
-    if (str(get(plan, "status", "phase")) === "Failed") return planFailed(ns, planName, plan);
-    return {
-      state: "waiting",
-      reason: `InstallPlan ${planName} is ${str(get(plan, "status", "phase")) ?? "being created"}`,
-    };
+    if (planPhase === "Failed") return planFailed(ns, planName, plan);
+    return { state: "waiting", reason: `InstallPlan ${planName} is ${planPhase ?? "being created"}` };
   }
 
   const shown = conditionsOf(sub).filter(
@@ -519,9 +501,4 @@ export class Persistence {
     for (const key of [...this.since.keys()]) if (!seen.has(key)) this.since.delete(key);
     return out;
   }
-}
-
-/** Reads an OperatorGroup list's items; `objOf` guards against a list that is not an object. */
-export function listItems(list: Fetched): Record<string, unknown>[] {
-  return objects(objOf(list)?.items);
 }

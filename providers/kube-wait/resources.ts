@@ -1,14 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { dynamicResource, kubeAccess, pick } from "../dynamic-resource";
+import { dynamicResource, kubeAccess, KubeAccessArgs, pick } from "../dynamic-resource";
 
-interface AccessArgs {
-  /**
-   * Kubeconfig content or path. Stored only as a secret. Default: KUBECONFIG, ~/.kube/config, then the in-cluster
-   * service account (so the wait also works under the Pulumi Kubernetes Operator).
-   */
-  kubeconfig?: pulumi.Input<string>;
-  /** Kubeconfig context. Default: the current context. */
-  context?: pulumi.Input<string>;
+/** The cluster access of a wait and how long it waits. */
+export interface AccessArgs extends KubeAccessArgs {
   /** Give up after this many seconds (customTimeouts do not reach dynamic providers). */
   timeoutSeconds?: pulumi.Input<number>;
   /** Seconds between checks. Default 5. */

@@ -7,6 +7,7 @@ import {
   lastWritten,
   notConfigured,
 } from "../../../providers/kube-wait/joins";
+import { decodeNodes } from "../../../providers/day2/inventory";
 import type { Verdict } from "../../../providers/kube-wait/conditions";
 
 // Objects in the shapes WMCO and the Machine API leave (openshift/windows-machine-config-operator release-4.22):
@@ -100,25 +101,28 @@ const seen = (o: { nodes?: unknown[]; machines?: unknown[]; events?: unknown[]; 
   ...(o.written ? { instances: instances(o.written) } : {}),
 });
 
+/** A Node as the wait reads it (providers/day2/inventory.ts `decodeNodes`, the one reader of Node objects). */
+const decoded = (n: unknown) => decodeNodes({ items: [n] })[0];
+
 describe("a node counts as configured by this WMCO", () => {
   test("Ready, version == desired-version with the running operator's semver, schedulable, not upgrading", () => {
-    expect(notConfigured(node("a"), "10.22.1")).toBeUndefined();
+    expect(notConfigured(decoded(node("a")), "10.22.1")).toBeUndefined();
   });
   test("each missing condition is named", () => {
-    expect(notConfigured(node("a", { version: "" }), "10.22.1")).toBe("WMCO configuring");
-    expect(notConfigured(node("a", { desired: "10.22.1-9f9f9f9" }), "10.22.1")).toBe(
+    expect(notConfigured(decoded(node("a", { version: "" })), "10.22.1")).toBe("WMCO configuring");
+    expect(notConfigured(decoded(node("a", { desired: "10.22.1-9f9f9f9" })), "10.22.1")).toBe(
       "WMCO reconfiguring (10.22.1-1a2b3c4 → 10.22.1-9f9f9f9)",
     );
     // After an operator upgrade the old version still equals the old desired-version until WMCO reaches the node.
-    expect(notConfigured(node("a", { version: "10.21.0-5e5e5e5" }), "10.22.1")).toBe(
+    expect(notConfigured(decoded(node("a", { version: "10.21.0-5e5e5e5" })), "10.22.1")).toBe(
       "configured by WMCO 10.21.0, waiting for WMCO 10.22.1",
     );
-    expect(notConfigured(node("a", { ready: false }), "10.22.1")).toBe("not Ready");
-    expect(notConfigured(node("a", { cordoned: true }), "10.22.1")).toBe("cordoned");
-    expect(notConfigured(node("a", { upgrading: true }), "10.22.1")).toBe("WMCO upgrading");
+    expect(notConfigured(decoded(node("a", { ready: false })), "10.22.1")).toBe("not Ready");
+    expect(notConfigured(decoded(node("a", { cordoned: true })), "10.22.1")).toBe("cordoned");
+    expect(notConfigured(decoded(node("a", { upgrading: true })), "10.22.1")).toBe("WMCO upgrading");
   });
   test("a `-dirty` build's value still compares by its semver part", () => {
-    expect(notConfigured(node("a", { version: "10.22.1-1a2b3c4-dirty" }), "10.22.1")).toBeUndefined();
+    expect(notConfigured(decoded(node("a", { version: "10.22.1-1a2b3c4-dirty" })), "10.22.1")).toBeUndefined();
   });
 });
 
