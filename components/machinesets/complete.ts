@@ -1,4 +1,4 @@
-import { ConfigIssue } from "../../stacks/config-issue";
+import { ConfigIssue, uniqueIssues } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { ClusterReader, readCluster } from "./discover";
 import { credentialsSecretOf, missingCredentialsWarnings } from "./credentials";
@@ -69,14 +69,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   ];
   // A change of the WMCO key that WMCO could not complete (vSphere templates, BYOH addresses): refused before it starts.
   const rotation = await rotationIssues(cfg, facts.windowsNodes, () => cluster.wmcoPublicKey());
-  const unique = [
-    ...new Map(
-      [...identity, ...prerequisites, ...missing, ...versions, ...rotation.errors].map((i) => [
-        `${i.path}:${i.message}`,
-        i,
-      ]),
-    ).values(),
-  ];
+  const unique = uniqueIssues([...identity, ...prerequisites, ...missing, ...versions, ...rotation.errors]);
   const platformSets = PLATFORM_MACHINESETS[platform];
   const warnings = merged.machineSets.flatMap((s, i) => platformSets?.warnings?.(s, i) ?? []);
   // A credentials Secret that does not exist: machine-api only warns when it admits the set (credentials.ts). Not
