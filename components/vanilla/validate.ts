@@ -2,7 +2,6 @@ import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import type { KubernetesConfig, VanillaNodeConfig } from "../../stacks/schema/kubernetes";
 import { createdEntryIssues, givenHostMissing } from "../provisioning/validate";
-import type { NodeAccessConfig } from "../../stacks/schema/day2";
 import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
 import { cidrContains, cidrsOverlap, networkAddress, parseCidr } from "../../lib/cidr";
 import { isUsablePin } from "../../providers/ssh/host-key";
@@ -37,13 +36,11 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 export function validateVanilla(
   k: KubernetesConfig | undefined,
   nodes: readonly VanillaNodeConfig[],
-  access: NodeAccessConfig | undefined,
   mirrors: MirrorsConfigInput | undefined,
   secretKeys: ReadonlySet<string> = new Set(),
 ): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
-  void access;
   // containerd pulls the sandbox image by its tag (config.toml sandbox = PAUSE_IMAGE), and a digest mirror serves only
   // pulls by digest (hosts.toml capabilities without `resolve`): such a mirror is never used for it.
   const pauseRepo = PAUSE_IMAGE.replace(/:[^:/]+$/, "");
