@@ -177,7 +177,7 @@ export function declareVanilla(
         nodes.map((n) => ({
           from: `vanilla ${n.address}${n.create ? ` (created on ${n.create.kind === "aws" ? "AWS" : "Azure"})` : ""}`,
           windowsServer: n.windowsServer,
-          build: WINDOWS_BUILDS[n.windowsServer].split(".")[2],
+          build: WINDOWS_BUILDS[n.windowsServer],
         })),
       );
   // Converging the nodes needs the API (the join token, drain, Ready); render mode shows the plans only.
