@@ -9,6 +9,8 @@
  */
 import { z } from "zod";
 import { isObject, parseJson } from "../lib/json";
+import { messageOf } from "../lib/errors";
+import type { ConfigIssue } from "../stacks/config-issue";
 import { anyText, fields, itemsOf, listOf, loose, stringMap, text } from "../lib/decode";
 import { MACHINESET_LABEL } from "../facts/day2";
 import { isMarked, machineImage } from "../providers/day2/machine-rollout-plan";
@@ -24,6 +26,12 @@ const DISCOVERY_REQUEST_TIMEOUT_MS = 15_000;
 /** The connection every read of the cluster at preview/up goes through. */
 export function connectForDiscovery(access: KubeAccess): Promise<KubeApi> {
   return connectKube(access, DISCOVERY_REQUEST_TIMEOUT_MS);
+}
+
+/** The problem when discovery cannot read the cluster: `give` names what the config then has to hold. */
+export function unreadableCluster(e: unknown, give: string): ConfigIssue[] {
+  const message = `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give ${give}`;
+  return [{ path: "cluster.discovery", message }];
 }
 
 const metadata = fields({ name: text, labels: stringMap });

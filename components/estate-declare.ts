@@ -22,7 +22,7 @@ import { outsideWindow } from "../providers/day2/maintenance-window";
 import { tokenDigest } from "../providers/day2/batches";
 import { RELAY_IMAGE } from "../facts/day2";
 import { RetiredWmcoKeys, WmcoKeyAdopted } from "../providers/key-rotation";
-import { declaredInventory, discoveredInventory, InventoryEntry } from "./day2/inventory";
+import { InventoryEntry, stackInventory } from "./day2/inventory";
 import { PatchRollout, PatchSummary } from "./day2/patch-rollout";
 import { drainInputs } from "../providers/day2/drain";
 
@@ -298,30 +298,20 @@ export function declareEstate(
     ...(keyAdopted ? [keyAdopted] : []),
     ...(joined ? [joined] : []),
   ];
-  const found = cfg.discovered?.windowsNodes
-    ? discoveredInventory(
-        cfg.discovered.windowsNodes,
-        cfg.patching?.minimumUpdateRevision,
-        cfg.discovered.runtimeClasses ?? [],
-        versions,
-      )
-    : undefined;
-  for (const w of found?.warnings ?? []) pulumi.log.warn(w, parent);
-  const inventory = found
-    ? found.entries
-    : declaredInventory([
-        ...cfg.machineSets.map((m) => ({
-          from: `MachineSet ${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, m) ?? "(named at preview/up)"}`,
-          node: `<${m.replicas} node(s) the MachineSet creates>`,
-          windowsServer: m.windowsServer,
-          build: WINDOWS_SERVER[m.windowsServer].build,
-        })),
-        ...byohHosts.map((h) => ({
-          from: `BYOH ${h.key}${h.kind === "manual" ? "" : ` (created on ${h.kind === "aws" ? "AWS" : "Azure"})`}`,
-          windowsServer: h.entry.windowsServer,
-          build: WINDOWS_SERVER[h.entry.windowsServer].build,
-        })),
-      ]);
+  const inventory = stackInventory(cfg, versions, [
+    ...cfg.machineSets.map((m) => ({
+      from: `MachineSet ${machineSetName(cfg.cluster.platform, cfg.cluster.infrastructureId, m) ?? "(named at preview/up)"}`,
+      node: `<${m.replicas} node(s) the MachineSet creates>`,
+      windowsServer: m.windowsServer,
+      build: WINDOWS_SERVER[m.windowsServer].build,
+    })),
+    ...byohHosts.map((h) => ({
+      from: `BYOH ${h.key}${h.kind === "manual" ? "" : ` (created on ${h.kind === "aws" ? "AWS" : "Azure"})`}`,
+      windowsServer: h.entry.windowsServer,
+      build: WINDOWS_SERVER[h.entry.windowsServer].build,
+    })),
+  ]);
+  for (const w of inventory.warnings) pulumi.log.warn(w, parent);
   // Disruptive jobs of one update run one after another (patching, then the reboot): both would otherwise batch the
   // same node first and overlap. Across stacks the day-2 Lease serializes them (providers/day2/day2-lock.ts).
   // BYOH hosts are patched in place; MachineSet nodes get a new image instead (WMCO never patches).
@@ -397,7 +387,7 @@ export function declareEstate(
     windowsNodeFiles: mirrors.windowsNodeFiles,
     windowsRegistrySources: mirrors.windowsRegistrySources,
     ...(reboot ? { reboot } : {}),
-    inventory,
+    inventory: inventory.entries,
     ...(patching ? { patching: patching.summary, hostStatus: patching.hostStatus } : {}),
     ...(created ? { createdHostsFirstBoot: pulumi.output(created.firstBoot) } : {}),
     byohHosts: byoh ? byoh.hosts : pulumi.output([]),

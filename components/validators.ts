@@ -81,7 +81,7 @@ const templateKeys: Validator = (cfg, ctx) => {
 
 const vanilla: Validator = (cfg, ctx) => {
   if (!cfg.cluster || !isVanilla(cfg.cluster.platform)) return { errors: [] };
-  const checked = validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.nodeAccess, cfg.mirrors, ctx.secretKeys);
+  const checked = validateVanilla(cfg.kubernetes, cfg.nodes ?? [], cfg.mirrors, ctx.secretKeys);
   return {
     warnings: checked.warnings,
     errors: [

@@ -21,8 +21,8 @@ export function kubernetesSupport(version: string): "supported" | "end-of-life" 
 /** The kubelet may be up to 3 minors older than the API server and never newer (version-skew-policy). */
 export const KUBELET_MAX_MINORS_BEHIND = 3;
 
-/** Windows Server versions Kubernetes supports on nodes: 2022 and 2025 (website concepts/windows/intro, PR #53724). */
-export const WINDOWS_BUILDS = { "2022": "10.0.20348", "2025": "10.0.26100" } as const;
+/** Windows Server releases Kubernetes supports on nodes, by build (10.0.<build>): website windows/intro, PR #53724. */
+export const WINDOWS_BUILDS = { "2022": "20348", "2025": "26100" } as const;
 
 /**
  * The lowest containerd release per Kubernetes minor, by containerd line (containerd RELEASES.md "Kubernetes

@@ -66,6 +66,11 @@ export function formatIssues(issues: readonly ConfigIssue[], audience: Audience 
   return `${audience.who}${audience.stack ? ` has ${n}:` : `: the args have ${n}:`}${lines.join("")}`;
 }
 
+/** The issues without repeats: one of each path and message, in first-seen order. */
+export function uniqueIssues(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  return [...new Map(issues.map((i) => [`${i.path}:${i.message}`, i])).values()];
+}
+
 /** Joins path segments the way `pulumi config set --path` spells them: `a.b[0].c`. */
 export function joinPath(segments: ReadonlyArray<string | number>): string {
   let out = "";

@@ -1,12 +1,8 @@
-import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import { ByohHostConfig } from "../../stacks/schema/byoh";
 import { SSH_PORT } from "../../facts/wmco";
 import { provisionedName } from "./hosts";
-import { BAD_USERNAME, createdEntryIssues, givenHostMissing } from "../provisioning/validate";
-import { isUsablePin } from "../../providers/ssh/host-key";
-
-const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
+import { BAD_USERNAME, createdEntryIssues, givenHostIssues, givenHostMissing } from "../provisioning/validate";
 
 /**
  * Checks `windows-estate:byoh` beyond its shape: addresses WMCO accepts (IPv4 or a DNS name; it rejects IPv6),
@@ -38,28 +34,14 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
         message:
           "applies to hosts this stack creates (with an aws or azure block); a host given by address is one host",
       });
-    const family = isIP(h.address);
-    if (family === 6 || h.address.includes(":")) {
-      errors.push({
-        path: at("address"),
-        message: `${h.address} is IPv6 (or has a port); WMCO accepts only an IPv4 address or a DNS name`,
-      });
-    } else if (family !== 4 && /^[\d.]+$/.test(h.address)) {
-      errors.push({ path: at("address"), message: `${h.address} looks like an IPv4 address but is not a valid one` });
-    } else if (family !== 4 && !DNS_NAME.test(h.address)) {
-      errors.push({
-        path: at("address"),
-        message: `${JSON.stringify(h.address)} is neither an IPv4 address nor a DNS name`,
-      });
-    }
-    const key = h.address.toLowerCase();
-    const first = seen.get(key);
-    if (first !== undefined)
-      errors.push({
-        path: at("address"),
-        message: `${h.address} is listed twice (also byoh[${first}]); each host appears once`,
-      });
-    else seen.set(key, i);
+    errors.push(
+      ...givenHostIssues({ ...h, address: h.address }, "byoh", i, seen, {
+        ipv6: "WMCO accepts only an IPv4 address or a DNS name",
+        hostKey:
+          "host keys are always verified: set hostKey to the host's public key line or SHA256 fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`), or set trustOnFirstUse: true to pin it at first contact",
+        pin: "must be an OpenSSH public-key line (`ssh-ed25519 AAAA…`) or a SHA256: fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`)",
+      }),
+    );
     if (BAD_USERNAME.test(h.username)) {
       errors.push({
         path: at("username"),
@@ -71,22 +53,6 @@ export function validateByoh(hosts: readonly ByohHostConfig[], secretKeys: Reado
         path: at("port"),
         message: `is ${h.port}, but WMCO always connects to Windows nodes on port ${SSH_PORT} (pkg/windows/connectivity.go); make sshd listen on ${SSH_PORT} and remove port`,
       });
-    }
-    if (!h.hostKey && !h.trustOnFirstUse) {
-      errors.push({
-        path: at("hostKey"),
-        message:
-          "host keys are always verified: set hostKey to the host's public key line or SHA256 fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`), or set trustOnFirstUse: true to pin it at first contact",
-      });
-    }
-    if (h.hostKey && !isUsablePin(h.hostKey))
-      errors.push({
-        path: at("hostKey"),
-        message:
-          "must be an OpenSSH public-key line (`ssh-ed25519 AAAA…`) or a SHA256: fingerprint (`ssh-keyscan <host> | ssh-keygen -lf -`)",
-      });
-    if (h.bootstrap?.privateKeyPath && h.bootstrap.passwordSecret) {
-      errors.push({ path: at("bootstrap"), message: "set either privateKeyPath or passwordSecret, not both" });
     }
     const ref = h.bootstrap?.passwordSecret;
     if (ref !== undefined && !secretKeys.has(`windows-estate:${ref}`)) {

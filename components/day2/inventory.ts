@@ -4,7 +4,7 @@
  * Read from the Node objects at preview/up (the kubelet reports the registry's build and UBR: pkg/kubelet/winstats);
  * offline (synth), the hosts the stack declares, with what only the cluster can say marked unknown. Pure.
  */
-import type { DiscoveredNode } from "../../stacks/load";
+import type { DiscoveredNode, VanillaEstateConfig } from "../../stacks/load";
 import { belowMinimum, MinimumRevisions, patchLevel } from "../../providers/day2/patch-plan";
 import { versionOfBuild, WINDOWS_BUILD_LABEL, WindowsServer } from "../../facts/wmco";
 import { buildRuntimeClass } from "../scheduling/runtime-class";
@@ -112,20 +112,23 @@ export function declaredInventory(
 }
 
 /**
- * The inventory at preview/up: the discovered nodes, their patch level, and the RuntimeClasses that pick each (the
- * cluster's, and the ones this stack declares for the Windows Server versions it runs), with the mismatches found.
+ * A stack's inventory. At preview/up: the discovered nodes, their patch level, and the RuntimeClasses that pick each
+ * (the cluster's, and the ones this stack declares for the Windows Server versions it runs), with the mismatches found.
+ * Offline (no nodes discovered): the hosts the stack declares.
  */
-export function discoveredInventory(
-  nodes: readonly DiscoveredNode[],
-  minimum: MinimumRevisions | undefined,
-  clusterClasses: readonly RuntimeClassView[],
+export function stackInventory(
+  cfg: Pick<VanillaEstateConfig, "discovered" | "patching">,
   declaredVersions: readonly WindowsServer[],
+  declared: Parameters<typeof declaredInventory>[0],
 ): { entries: InventoryEntry[]; warnings: string[] } {
+  const nodes = cfg.discovered?.windowsNodes;
+  if (!nodes) return { entries: declaredInventory(declared), warnings: [] };
   const ours = [...new Set(declaredVersions)].map((v) => buildRuntimeClass(v));
   const classes = [
-    ...clusterClasses.filter((c) => !ours.some((o) => o.metadata.name === c.name)),
+    ...(cfg.discovered?.runtimeClasses ?? []).filter((c) => !ours.some((o) => o.metadata.name === c.name)),
     ...ours.map((o) => ({ name: o.metadata.name, nodeSelector: o.scheduling.nodeSelector })),
   ];
   const findings = runtimeClassFindings(nodes, classes);
-  return { entries: windowsNodeInventory(nodes, minimum, findings.perNode), warnings: findings.warnings };
+  const entries = windowsNodeInventory(nodes, cfg.patching?.minimumUpdateRevision, findings.perNode);
+  return { entries, warnings: findings.warnings };
 }

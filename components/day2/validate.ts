@@ -86,7 +86,7 @@ export function validatePatching(
   const errors: ConfigIssue[] = [];
   const vanilla = cluster !== undefined && isVanilla(cluster.platform);
   const builds = vanilla
-    ? Object.entries(WINDOWS_BUILDS).map(([version, label]) => ({ version, build: label.split(".")[2] }))
+    ? Object.entries(WINDOWS_BUILDS).map(([version, build]) => ({ version, build }))
     : WINDOWS_SERVERS.map((v) => ({ version: v, build: WINDOWS_SERVER[v].build }));
   for (const build of Object.keys(patching.minimumUpdateRevision))
     if (!builds.some((b) => b.build === build))

@@ -1,17 +1,16 @@
-import { ConfigIssue } from "../../stacks/config-issue";
+import { ConfigIssue, uniqueIssues } from "../../stacks/config-issue";
 import { EstateConfig } from "../../stacks/load";
 import { ClusterReader, readCluster } from "./discover";
 import { credentialsSecretOf, missingCredentialsWarnings } from "./credentials";
 import { MACHINE_API_NAMESPACE } from "../../facts/wmco";
 import { identityIssues, mergeDiscovered, mergeDiscoveredHosts } from "./discovery";
-import type { MachineSetFacts } from "../cluster-objects";
+import { type MachineSetFacts, unreadableCluster } from "../cluster-objects";
 import { nodeInfoOf, windowsNodes } from "../../providers/day2/inventory";
 import { requiredFieldIssues, versionIssues } from "./validate";
 import { PLATFORM_MACHINESETS } from "./build";
 import { networkIssues, proxySummary } from "../wmco/prerequisites";
 import { kubernetesSkewIssues, wmcoInEffect } from "../wmco/release";
 import { format, NEWEST_WMCO } from "../../facts/wmco";
-import { messageOf } from "../../lib/errors";
 import { rotationIssues } from "../key/rotation";
 import { clusterMirrorIssues } from "../mirrors/registry-mirrors";
 import { noRelayNodeWarning, relayNodeCount } from "../node-access/placement";
@@ -31,15 +30,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
       operator: { namespace: cfg.operator.namespace, subscription: cfg.operator.package },
     });
   } catch (e) {
-    return {
-      config: cfg,
-      issues: [
-        {
-          path: "cluster.discovery",
-          message: `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give every value in the config`,
-        },
-      ],
-    };
+    return { config: cfg, issues: unreadableCluster(e, "every value in the config") };
   }
   const platform = cfg.cluster.platform;
   const identity = identityIssues(cfg.cluster, facts);
@@ -69,14 +60,7 @@ export async function completeWithCluster(cfg: EstateConfig): Promise<{ config: 
   ];
   // A change of the WMCO key that WMCO could not complete (vSphere templates, BYOH addresses): refused before it starts.
   const rotation = await rotationIssues(cfg, facts.windowsNodes, () => cluster.wmcoPublicKey());
-  const unique = [
-    ...new Map(
-      [...identity, ...prerequisites, ...missing, ...versions, ...rotation.errors].map((i) => [
-        `${i.path}:${i.message}`,
-        i,
-      ]),
-    ).values(),
-  ];
+  const unique = uniqueIssues([...identity, ...prerequisites, ...missing, ...versions, ...rotation.errors]);
   const platformSets = PLATFORM_MACHINESETS[platform];
   const warnings = merged.machineSets.flatMap((s, i) => platformSets?.warnings?.(s, i) ?? []);
   // A credentials Secret that does not exist: machine-api only warns when it admits the set (credentials.ts). Not

@@ -4,7 +4,7 @@
  * Azure's admin account, the cloud SDK the stack then needs).
  */
 import type { ConfigIssue } from "../../stacks/config-issue";
-import { joinPath } from "../../stacks/config-issue";
+import { joinPath, uniqueIssues } from "../../stacks/config-issue";
 import type { Validator } from "../../stacks/load";
 import type { AwsProvisioning, AzureProvisioning } from "../../stacks/schema/provisioning";
 import {
@@ -85,6 +85,5 @@ export const clouds: Validator = (cfg, ctx) => {
     }
   }
   errors.push(...cloudSdkIssues(entries, sdkInstalled, sdkVersion));
-  const unique = (xs: ConfigIssue[]) => [...new Map(xs.map((x) => [`${x.path}:${x.message}`, x])).values()];
-  return { errors: unique(errors), warnings: unique(warnings) };
+  return { errors: uniqueIssues(errors), warnings: uniqueIssues(warnings) };
 };

@@ -1,9 +1,11 @@
 /**
  * Checks an entry (`byoh[]` or vanilla `nodes[]`) that creates its VM with an `aws` or `azure` block: one cloud, a name
  * that makes valid Windows hostnames, none of the fields only a host given by address has, and an Azure admin password
- * that is a secret config value. Pure.
+ * that is a secret config value; and what both lists check of a host given by address. Pure.
  */
-import { ConfigIssue } from "../../stacks/config-issue";
+import { isIP } from "net";
+import { ConfigIssue, joinPath } from "../../stacks/config-issue";
+import { isUsablePin } from "../../providers/ssh/host-key";
 import type { AwsProvisioning, AzureProvisioning } from "../../stacks/schema/provisioning";
 import { provisionedName } from "../byoh/hosts";
 
@@ -24,6 +26,45 @@ interface CreatedEntry {
 const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // Characters Windows forbids in account names, plus whitespace and '=' (WMCO's value separator).
 export const BAD_USERNAME = /[\s"/\\[\]:;|=,+*?<>@]/;
+const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
+
+/**
+ * What `byoh[]` and `nodes[]` check of a host given by address: an IPv4 address or a DNS name (`words.ipv6` says
+ * what to give instead of IPv6), each address once (`seen`: the earlier entries' lower-cased addresses, added to), a
+ * usable host key unless trusted on first use (`words.hostKey` and `words.pin` say how to find it), one way in.
+ */
+export function givenHostIssues(
+  h: { address: string; hostKey?: string; trustOnFirstUse: boolean; bootstrap?: Record<string, unknown> },
+  list: "byoh" | "nodes",
+  i: number,
+  seen: Map<string, number>,
+  words: { ipv6: string; hostKey: string; pin: string },
+): ConfigIssue[] {
+  const at = (p: string) => joinPath([list, i, p]);
+  const errors: ConfigIssue[] = [];
+  const family = isIP(h.address);
+  if (family === 6 || h.address.includes(":"))
+    errors.push({ path: at("address"), message: `${h.address} is IPv6 (or has a port); ${words.ipv6}` });
+  else if (family !== 4 && /^[\d.]+$/.test(h.address))
+    errors.push({ path: at("address"), message: `${h.address} looks like an IPv4 address but is not a valid one` });
+  else if (family !== 4 && !DNS_NAME.test(h.address))
+    errors.push({
+      path: at("address"),
+      message: `${JSON.stringify(h.address)} is neither an IPv4 address nor a DNS name`,
+    });
+  const first = seen.get(h.address.toLowerCase());
+  if (first !== undefined)
+    errors.push({
+      path: at("address"),
+      message: `${h.address} is listed twice (also ${list}[${first}]); each host appears once`,
+    });
+  else seen.set(h.address.toLowerCase(), i);
+  if (!h.hostKey && !h.trustOnFirstUse) errors.push({ path: at("hostKey"), message: words.hostKey });
+  if (h.hostKey && !isUsablePin(h.hostKey)) errors.push({ path: at("hostKey"), message: words.pin });
+  if (h.bootstrap?.privateKeyPath && h.bootstrap.passwordSecret)
+    errors.push({ path: at("bootstrap"), message: "set either privateKeyPath or passwordSecret, not both" });
+  return errors;
+}
 
 /**
  * What an entry without an aws or azure block lacks when it has no `address` or no `username`: the first of them;

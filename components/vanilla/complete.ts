@@ -1,12 +1,12 @@
 import { ConfigIssue } from "../../stacks/config-issue";
 import { DiscoveredNode, VanillaEstateConfig } from "../../stacks/load";
 import { nodeInfoOf, WindowsNode } from "../../providers/day2/inventory";
-import { messageOf } from "../../lib/errors";
 import { discoverVanilla, resolveKubernetes, VanillaFacts } from "./discover";
 import { flannelBackendIssues, planNetConf } from "./flannel-backend";
 import { flannelFixCommand } from "./objects";
 import { ResolvedKubernetes } from "./node-plan";
 import { noRelayNodeWarning } from "../node-access/placement";
+import { unreadableCluster } from "../cluster-objects";
 
 interface CompletedVanilla {
   config: VanillaEstateConfig;
@@ -25,15 +25,8 @@ export async function completeVanilla(cfg: VanillaEstateConfig): Promise<Complet
     try {
       facts = await discoverVanilla({ kubeconfig: cfg.cluster.kubeconfig, context: cfg.cluster.context });
     } catch (e) {
-      return {
-        config: cfg,
-        issues: [
-          {
-            path: "cluster.discovery",
-            message: `could not read the cluster (${messageOf(e)}); fix access, or set discovery: false and give kubernetes.version, podNetworkCidr, serviceCidr, dnsServiceIp, apiServerEndpoint and caCertHash`,
-          },
-        ],
-      };
+      const give = "kubernetes.version, podNetworkCidr, serviceCidr, dnsServiceIp, apiServerEndpoint and caCertHash";
+      return { config: cfg, issues: unreadableCluster(e, give) };
     }
   }
   const { resolved, issues, warnings } = resolveKubernetes(cfg.kubernetes, facts, {

@@ -37,7 +37,7 @@ import { LEFT_ON_HOST } from "../../providers/vanilla-node/provider";
 import { NodeFiles } from "../../providers/node-files";
 import { expandNodes } from "./hosts";
 import { cloudHostOf, declareCloudHosts } from "../provisioning/cloud-hosts";
-import { declaredInventory, discoveredInventory, InventoryEntry } from "../day2/inventory";
+import { InventoryEntry, stackInventory } from "../day2/inventory";
 import { PatchRollout, PatchSummary } from "../day2/patch-rollout";
 
 /** The node's IPv4 address: as given, or resolved from where the program runs (offline: a placeholder). */
@@ -162,24 +162,16 @@ export function declareVanilla(
   const nodePlans: Record<string, NodePlan> = Object.fromEntries(
     nodes.map((n) => [n.address, vanillaNodePlan(n, resolved, registryFiles)]),
   );
-  const found = cfg.discovered?.windowsNodes
-    ? discoveredInventory(
-        cfg.discovered.windowsNodes,
-        cfg.patching?.minimumUpdateRevision,
-        cfg.discovered.runtimeClasses ?? [],
-        cfg.nodes.map((n) => n.windowsServer),
-      )
-    : undefined;
-  for (const w of found?.warnings ?? []) pulumi.log.warn(w, parent);
-  const inventory = found
-    ? found.entries
-    : declaredInventory(
-        nodes.map((n) => ({
-          from: `vanilla ${n.address}${n.create ? ` (created on ${n.create.kind === "aws" ? "AWS" : "Azure"})` : ""}`,
-          windowsServer: n.windowsServer,
-          build: WINDOWS_BUILDS[n.windowsServer].split(".")[2],
-        })),
-      );
+  const inventory = stackInventory(
+    cfg,
+    cfg.nodes.map((n) => n.windowsServer),
+    nodes.map((n) => ({
+      from: `vanilla ${n.address}${n.create ? ` (created on ${n.create.kind === "aws" ? "AWS" : "Azure"})` : ""}`,
+      windowsServer: n.windowsServer,
+      build: WINDOWS_BUILDS[n.windowsServer],
+    })),
+  );
+  for (const w of inventory.warnings) pulumi.log.warn(w, parent);
   // Converging the nodes needs the API (the join token, drain, Ready); render mode shows the plans only.
   if (args.access) {
     const access = args.access;
@@ -344,7 +336,7 @@ export function declareVanilla(
   return {
     nodePlans,
     runtimeClasses: runtimeClassNames,
-    inventory,
+    inventory: inventory.entries,
     ...(patchingSummary ? { patching: patchingSummary } : {}),
     ...(hostStatus ? { hostStatus } : {}),
   };

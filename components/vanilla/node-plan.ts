@@ -269,7 +269,7 @@ export function vanillaNodePlan(n: JoinedNode, k: ResolvedKubernetes, registryFi
   const steps: NodeStep[] = [
     {
       name: "os",
-      does: `checked, never changed: the host runs Windows Server ${n.windowsServer} (build ${WINDOWS_BUILDS[n.windowsServer].split(".")[2]}); another build stops the converge before anything changes`,
+      does: `checked, never changed: the host runs Windows Server ${n.windowsServer} (build ${WINDOWS_BUILDS[n.windowsServer]}); another build stops the converge before anything changes`,
       check: "build (UBR recorded)",
     },
     { name: "features", does: "Containers feature installed (reboot if pending)", check: "feature state" },

@@ -1,11 +1,9 @@
 import { isIP } from "net";
 import { ConfigIssue, joinPath } from "../../stacks/config-issue";
 import type { KubernetesConfig, VanillaNodeConfig } from "../../stacks/schema/kubernetes";
-import { createdEntryIssues, givenHostMissing } from "../provisioning/validate";
-import type { NodeAccessConfig } from "../../stacks/schema/day2";
+import { createdEntryIssues, givenHostIssues, givenHostMissing } from "../provisioning/validate";
 import type { MirrorsConfigInput } from "../../stacks/schema/mirrors";
 import { cidrContains, cidrsOverlap, networkAddress, parseCidr } from "../../lib/cidr";
-import { isUsablePin } from "../../providers/ssh/host-key";
 import { isClassE } from "../wmco/prerequisites";
 import {
   compareVersions,
@@ -23,7 +21,6 @@ import {
   FLANNEL_CNI_SHA256,
 } from "../../facts/kubernetes";
 
-const DNS_NAME = /^(?=.{1,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/i;
 // Kubernetes label keys: optional DNS-subdomain prefix and a name of at most 63 characters (apimachinery validation).
 const LABEL_KEY =
   /^(([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -37,13 +34,11 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 export function validateVanilla(
   k: KubernetesConfig | undefined,
   nodes: readonly VanillaNodeConfig[],
-  access: NodeAccessConfig | undefined,
   mirrors: MirrorsConfigInput | undefined,
   secretKeys: ReadonlySet<string> = new Set(),
 ): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
-  void access;
   // containerd pulls the sandbox image by its tag (config.toml sandbox = PAUSE_IMAGE), and a digest mirror serves only
   // pulls by digest (hosts.toml capabilities without `resolve`): such a mirror is never used for it.
   const pauseRepo = PAUSE_IMAGE.replace(/:[^:/]+$/, "");
@@ -169,19 +164,17 @@ export function validateVanilla(
     }
     if (n.count !== 1)
       errors.push({ path: at("count"), message: "applies to nodes this stack creates (with an aws or azure block)" });
-    const family = isIP(n.address);
-    if (family === 6 || n.address.includes(":"))
-      errors.push({
-        path: at("address"),
-        message: `${n.address} is IPv6 (or has a port); give an IPv4 address or a DNS name`,
-      });
-    else if (family !== 4 && !DNS_NAME.test(n.address))
-      errors.push({
-        path: at("address"),
-        message: `${JSON.stringify(n.address)} is neither an IPv4 address nor a DNS name`,
-      });
+    errors.push(
+      ...givenHostIssues({ ...n, address: n.address }, "nodes", i, seen, {
+        ipv6: "give an IPv4 address or a DNS name",
+        hostKey:
+          "is required (or trustOnFirstUse: true): host keys are always verified; `ssh-keyscan <address>` shows it",
+        pin: "must be an OpenSSH public-key line or a SHA256: fingerprint",
+      }),
+    );
     // The node's own addresses (its IPv4 address, its declared node IP) never lie in the cluster's networks.
-    const own = [...(family === 4 ? [["address", n.address]] : []), ...(n.nodeIp ? [["nodeIp", n.nodeIp]] : [])];
+    const v4 = isIP(n.address) === 4;
+    const own = [...(v4 ? [["address", n.address]] : []), ...(n.nodeIp ? [["nodeIp", n.nodeIp]] : [])];
     for (const [field, ip] of own)
       for (const [key, c] of parsed)
         if (cidrContains(c, ip))
@@ -189,23 +182,6 @@ export function validateVanilla(
             path: at(field),
             message: `${ip} lies inside ${key.split(".")[1]} ${c.address}/${c.prefix}; a node's own address must not`,
           });
-    const first = seen.get(n.address.toLowerCase());
-    if (first !== undefined)
-      errors.push({
-        path: at("address"),
-        message: `${n.address} is listed twice (also nodes[${first}]); each host appears once`,
-      });
-    else seen.set(n.address.toLowerCase(), i);
-    if (!n.hostKey && !n.trustOnFirstUse)
-      errors.push({
-        path: at("hostKey"),
-        message:
-          "is required (or trustOnFirstUse: true): host keys are always verified; `ssh-keyscan <address>` shows it",
-      });
-    if (n.hostKey && !isUsablePin(n.hostKey))
-      errors.push({ path: at("hostKey"), message: "must be an OpenSSH public-key line or a SHA256: fingerprint" });
-    if (n.bootstrap?.privateKeyPath && n.bootstrap.passwordSecret)
-      errors.push({ path: at("bootstrap"), message: "set either privateKeyPath or passwordSecret, not both" });
     for (const [key, value] of Object.entries(n.labels)) {
       if (!LABEL_KEY.test(key))
         errors.push({ path: at("labels", key), message: "is not a valid Kubernetes label key" });

@@ -62,9 +62,9 @@ export function parseNodeProbe(output: string): NodeProbe {
  */
 export function osMismatch(p: Pick<NodeProbe, "osBuild">, windowsServer: string | undefined): string | undefined {
   const builds: Record<string, string> = WINDOWS_BUILDS;
-  const want = windowsServer === undefined ? undefined : builds[windowsServer]?.split(".")[2];
+  const want = windowsServer === undefined ? undefined : builds[windowsServer];
   if (want === undefined || p.osBuild === want) return undefined;
-  const is = Object.keys(builds).find((v) => builds[v].split(".")[2] === p.osBuild);
+  const is = Object.keys(builds).find((v) => builds[v] === p.osBuild);
   const what = is
     ? `Windows Server ${is}`
     : `a release this stack does not support (${Object.keys(builds).join(", ")})`;

@@ -759,6 +759,12 @@ const vanillaCases: Case[] = [
     says: /listed twice/,
   },
   nodeCase("an IPv6 node address", { address: "fd00::21" }, "address", /IPv6/),
+  nodeCase(
+    "a node address that is not a valid IPv4 address",
+    { address: "10.0.0.300" },
+    "address",
+    /looks like an IPv4/,
+  ),
   nodeCase("a node inside the pod network", { address: "10.244.3.4" }, "address", /inside podNetworkCidr/),
   nodeCase("a node IP inside the service network", { nodeIp: "10.96.0.5" }, "nodeIp", /inside serviceCidr/),
   nodeCase("a node IP that is not an IPv4 address", { nodeIp: "win-vm1" }, "nodeIp"),

@@ -1,7 +1,7 @@
 import {
   declaredInventory,
-  discoveredInventory,
   runtimeClassFindings,
+  stackInventory,
   UNKNOWN_UNTIL_PREVIEW,
   windowsNodeInventory,
 } from "../../../components/day2/inventory";
@@ -111,7 +111,7 @@ test("the stack's own per-build RuntimeClasses count, and override a cluster cla
     kernelVersion: "10.0.20348.2700",
   };
   const stale = { name: "windows2022", nodeSelector: { "node.kubernetes.io/windows-build": "10.0.17763" } };
-  const r = discoveredInventory([node], undefined, [stale], ["2022"]);
+  const r = stackInventory({ discovered: { windowsNodes: [node], runtimeClasses: [stale] } }, ["2022"], []);
   expect(r.entries[0].runtimeClasses).toEqual(["windows2022"]);
   expect(r.warnings).toEqual([]);
 });

@@ -9,8 +9,7 @@ import { buildDigestMirrorSets, buildTagMirrorSets } from "../../../components/m
 // containerd pulls the sandbox image by tag: the node's config.toml names registry.k8s.io/pause:<tag>
 // (components/vanilla/node-plan.ts, facts PAUSE_IMAGE), and a digest-only mirror has no `resolve` capability
 // (containerd docs/hosts.md: "resolve" turns a tag into a digest; WMCO renders IDMS mirrors as pull only).
-const warningsFor = (mirrors: unknown) =>
-  validateVanilla(undefined, [], undefined, mirrorsSchema.parse(mirrors)).warnings;
+const warningsFor = (mirrors: unknown) => validateVanilla(undefined, [], mirrorsSchema.parse(mirrors)).warnings;
 
 test("a digest-only mirror of the pause image is named: the nodes pull it by tag and would never use that mirror", () => {
   const pause = { source: "registry.k8s.io/pause", mirrors: ["mirror.example.com/k8s/pause"] };
@@ -31,7 +30,7 @@ test("a digest-only mirror of the pause image is named: the nodes pull it by tag
 test("the kubeadm example mirrors the pause image so a tag pull resolves through the mirror", () => {
   const file = path.join(__dirname, "..", "..", "..", "stacks", "examples", "Pulumi.kubeadm.yaml");
   const mirrors = mirrorsSchema.parse(parse(fs.readFileSync(file, "utf8")).config["windows-estate:mirrors"]);
-  expect(validateVanilla(undefined, [], undefined, mirrors).warnings).toEqual([]);
+  expect(validateVanilla(undefined, [], mirrors).warnings).toEqual([]);
   const toml = renderHostsToml({
     imageDigestMirrorSets: buildDigestMirrorSets(mirrors),
     imageTagMirrorSets: buildTagMirrorSets(mirrors),

@@ -182,7 +182,7 @@ test("a node joined under its NetBIOS name, before the DNS host name was read, k
 });
 
 test("a host that runs another Windows Server release is refused after the probe, before anything changes on it", async () => {
-  // Build numbers: facts/kubernetes.ts WINDOWS_BUILDS (2022 = 10.0.20348, 2025 = 10.0.26100). The RuntimeClass and
+  // Build numbers: facts/kubernetes.ts WINDOWS_BUILDS (2022 = 20348, 2025 = 26100). The RuntimeClass and
   // images follow the declared release, and a container's build must match the host's.
   fs.writeFileSync(state, JSON.stringify({ ...freshWindowsState("win-trips-4"), osBuild: "26100" }));
   const r = await cost(() =>
