@@ -314,12 +314,6 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
     }),
   );
   lost.catch(() => undefined);
-  const getSftp = () =>
-    (sftp ??= new Promise((resolve, reject) =>
-      client.sftp((err, s) =>
-        err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s),
-      ),
-    ));
   /** One SFTP call; a failure that `accepted` does not take is `cannot <doing> on <target>: <why>`. */
   const sftpCall = (
     doing: string,
@@ -341,6 +335,18 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       Promise.race([p, lost]),
       () => new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`),
       onTimeout,
+    );
+  // Every SFTP step is bounded like a command: a subsystem that never answers its version, a stat or a mkdir would
+  // otherwise hold the operation for ever (ssh2 has no timeout of its own on SFTP requests).
+  const getSftp = () =>
+    timed(
+      "opening SFTP",
+      (sftp ??= new Promise((resolve, reject) =>
+        client.sftp((err, s) =>
+          err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s),
+        ),
+      )),
+      () => client.end(),
     );
   /** Runs `command` on a new channel; `use` takes the channel at once, before any of its events can pass unheard. */
   const open = <T>(command: string, use: (channel: ClientChannel) => T | Promise<T>): Promise<T> => {
@@ -470,24 +476,31 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       const s = await getSftp();
       const remote = toSftpPath(dir, style);
       const parts = remote.split("/");
-      for (let i = 2; i <= parts.length; i++) {
-        const p = parts.slice(0, i).join("/");
-        if (p === "" || /^\/[A-Za-z]:$/.test(p)) continue;
-        const isDir = () =>
-          new Promise<boolean>((resolve) => s.stat(p, (err, st) => resolve(!err && st.isDirectory())));
-        if (!(await isDir()))
-          // Another session to the same host (the node's other file sets, converged at once) may create it between
-          // our stat and our mkdir: as `mkdir -p`, a directory that exists afterwards is success.
-          await sftpCall(`create ${p}`, (done) => s.mkdir(p, done), isDir);
-      }
+      const each = async () => {
+        for (let i = 2; i <= parts.length; i++) {
+          const p = parts.slice(0, i).join("/");
+          if (p === "" || /^\/[A-Za-z]:$/.test(p)) continue;
+          const isDir = () =>
+            new Promise<boolean>((resolve) => s.stat(p, (err, st) => resolve(!err && st.isDirectory())));
+          if (!(await isDir()))
+            // Another session to the same host (the node's other file sets, converged at once) may create it between
+            // our stat and our mkdir: as `mkdir -p`, a directory that exists afterwards is success.
+            await sftpCall(`create ${p}`, (done) => s.mkdir(p, done), isDir);
+        }
+      };
+      await timed(`creating ${dir}`, each(), () => client.end());
     },
     async unlink(path) {
       const s = await getSftp();
       // SFTP status 2, SSH_FX_NO_SUCH_FILE: already gone.
-      await sftpCall(
-        `remove ${path}`,
-        (done) => s.unlink(toSftpPath(path, style), done),
-        (err) => codeOf(err) === 2,
+      await timed(
+        `removing ${path}`,
+        sftpCall(
+          `remove ${path}`,
+          (done) => s.unlink(toSftpPath(path, style), done),
+          (err) => codeOf(err) === 2,
+        ),
+        () => client.end(),
       );
     },
   };

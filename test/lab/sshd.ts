@@ -104,6 +104,8 @@ export async function startLabHost(
      * through test/lab/sftp-drive.js, so hosts on one machine never share a `C:` drive.
      */
     driveRoot?: string;
+    /** The command sshd runs as the SFTP subsystem instead of OpenSSH's sftp-server (a test's server that stalls). */
+    sftpSubsystem?: string;
   } = {},
 ): Promise<LabHost> {
   const address = opts.address ?? "127.0.0.1";
@@ -135,9 +137,11 @@ export async function startLabHost(
     "LogLevel ERROR",
     "MaxStartups 200:30:400",
     "MaxSessions 50",
-    opts.driveRoot
-      ? `Subsystem sftp ${process.execPath} ${path.join(__dirname, "sftp-drive.js")} ${SFTP} ${opts.driveRoot}`
-      : `Subsystem sftp ${SFTP}`,
+    opts.sftpSubsystem
+      ? `Subsystem sftp ${opts.sftpSubsystem}`
+      : opts.driveRoot
+        ? `Subsystem sftp ${process.execPath} ${path.join(__dirname, "sftp-drive.js")} ${SFTP} ${opts.driveRoot}`
+        : `Subsystem sftp ${SFTP}`,
     // Lets a test put stand-in commands (a simulated `powershell`) first on the sessions' PATH.
     ...(opts.binDir ? [`SetEnv PATH=${opts.binDir}:/usr/local/bin:/usr/bin:/bin`] : []),
   ].join("\n");

@@ -4,7 +4,7 @@ import * as path from "path";
 import { NodeFiles } from "../../providers/node-files";
 import { nodeFilesProvider } from "../../providers/node-files/provider";
 import { NodeFilesInputs, NodeFilesOutputs } from "../../providers/node-files/provider";
-import { withSession } from "../../providers/ssh/session";
+import { Session, withSession } from "../../providers/ssh/session";
 import { SshConnection } from "../../providers/ssh/types";
 import { hostSession, runInHost, serializedProviderOf } from "../helpers/dynamic-host";
 import { LabHost, silentServer, startLabHost, strayKey } from "../lab/sshd";
@@ -174,6 +174,24 @@ test("a command that outlives its timeout is stopped, naming the host", async ()
   await expect(
     withSession(conn(a, { commandTimeoutSeconds: 1 }), undefined, (s) => s.exec("sleep 20")),
   ).rejects.toThrow(new RegExp(`a command on ${a.user}@127\\.0\\.0\\.1:${a.port} timed out after 1s`));
+});
+
+test.each([
+  ["opening SFTP", "--silent", (s: Session) => s.mkdirp("/tmp/never")],
+  ["creating /tmp/never", "", (s: Session) => s.mkdirp("/tmp/never")],
+  ["removing /tmp/never.txt", "", (s: Session) => s.unlink("/tmp/never.txt")],
+  ["writing /tmp/never.txt", "", (s: Session) => s.writeFileAtomic("/tmp/never.txt", Buffer.from("x"))],
+])("an SFTP server that stops answering: %s times out, naming the host", async (what, flag, step) => {
+  const mute = await startLabHost({
+    sftpSubsystem: `${process.execPath} ${path.join(__dirname, "../lab/sftp-mute.js")} ${flag}`,
+  });
+  try {
+    await expect(withSession(conn(mute, { commandTimeoutSeconds: 1 }), undefined, step)).rejects.toThrow(
+      `${what} on ${mute.user}@127.0.0.1:${mute.port} timed out after 1s`,
+    );
+  } finally {
+    await mute.stop();
+  }
 });
 
 test("a host that never answers the handshake times out within the deadline, naming the host", async () => {
