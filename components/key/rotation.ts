@@ -21,7 +21,7 @@ import { ConfigIssue } from "../../stacks/config-issue";
 import type { ParsedKey } from "../../stacks/key";
 import type { MachineSetConfig } from "../../stacks/schema/machinesets";
 import type { ByohHostConfig } from "../../stacks/schema/byoh";
-import { fingerprint, hostKeyMatches, isUsablePin } from "../../providers/ssh/host-key";
+import { fingerprint, hostKeyMatches, isUsablePin, keyBlob } from "../../providers/ssh/host-key";
 import type { NodeObject } from "../../providers/day2/inventory";
 import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { messageOf } from "../../lib/errors";
@@ -37,12 +37,6 @@ export function userDataPublicKey(userData: string): string | undefined {
   return KEY_LINE.exec(userData)?.[1];
 }
 
-/** `SHA256:` fingerprint of an authorized_keys line, or undefined when it has no key blob. */
-function keyLineFingerprint(line: string): string | undefined {
-  const b64 = line.split(/\s+/).find((p) => /^AAAA[A-Za-z0-9+/]+=*$/.test(p));
-  return b64 ? fingerprint(Buffer.from(b64, "base64")) : undefined;
-}
-
 /** A change of the WMCO key: the key WMCO uses now (read from the cluster) and the stack's. */
 interface KeyChange {
   from: string;
@@ -51,7 +45,8 @@ interface KeyChange {
 
 /** The change of key this update makes, or undefined when there is none or either side is unknown. */
 export function keyChange(current: string | undefined, next: ParsedKey | undefined): KeyChange | undefined {
-  const from = current && keyLineFingerprint(current);
+  const blob = current === undefined ? undefined : keyBlob(current);
+  const from = blob && fingerprint(blob);
   if (!from || !next || from === next.fingerprint) return undefined;
   return { from, to: next.fingerprint };
 }
