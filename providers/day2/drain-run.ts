@@ -137,7 +137,7 @@ export async function drainNode(api: NodeApi, node: string, run: DrainRun): Prom
   return pods;
 }
 
-/** The error with `prefix` before its message, keeping its flags (`unreachable`, `final`: providers/errors.ts). */
+/** The error with `prefix` before its message, keeping its flags (`unreachable`, `final`: lib/errors.ts). */
 function prefixed(prefix: string, e: unknown): Error {
   return Object.assign(new Error(prefix + messageOf(e)), e instanceof Error ? { ...e } : {});
 }

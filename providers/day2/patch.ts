@@ -4,8 +4,7 @@
  * Both run the SYSTEM task (patch-scripts.ts), poll it, read its result, and fail naming the WUA result code and
  * HRESULT. Reboots are the rollout's (reboot.ts); this says whether one is due.
  */
-import { messageOf } from "../../lib/errors";
-import { isUnreachable } from "../errors";
+import { messageOf, isUnreachable } from "../../lib/errors";
 import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";

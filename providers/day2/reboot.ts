@@ -4,8 +4,7 @@
  * boot time also covers a host that was back before the first check). The host key is verified on every
  * reconnection: a host that comes back with another key is refused, never trusted.
  */
-import { messageOf } from "../../lib/errors";
-import { isFinal, isUnreachable } from "../errors";
+import { messageOf, isFinal, isUnreachable } from "../../lib/errors";
 import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
 import { Session, withSession } from "../ssh/session";
 import { SshConnection } from "../ssh/types";

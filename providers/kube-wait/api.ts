@@ -31,10 +31,9 @@ export interface RequestOptions {
   passThrough?: (status: number, body: unknown) => boolean;
 }
 
-import { finalError as fatal, unreachableError } from "../errors";
 import { obj } from "../../lib/json";
 import { expandHome } from "../../lib/paths";
-import { messageOf } from "../../lib/errors";
+import { messageOf, finalError as fatal, unreachableError } from "../../lib/errors";
 import { answerError, KubeAnswer as Answer, kubeClient } from "../../lib/kube-api";
 
 /** Loads the kubeconfig the way every API user here does; messages name the source, never its content. */

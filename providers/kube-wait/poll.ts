@@ -1,6 +1,5 @@
-import { finalError as fatal, isFinal as isFatal } from "../errors";
 import type { Verdict } from "./conditions";
-import { messageOf } from "../../lib/errors";
+import { messageOf, finalError as fatal, isFinal as isFatal } from "../../lib/errors";
 
 export interface PollOptions {
   /** Give up after this many seconds. */

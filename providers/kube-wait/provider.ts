@@ -37,9 +37,8 @@ import {
   joinVerdict,
   MACHINE_SETUP_FAILURE,
 } from "./joins";
-import { messageOf } from "../../lib/errors";
+import { messageOf, isUnreachable } from "../../lib/errors";
 import { obj as objOf, objects } from "../../lib/json";
-import { isUnreachable } from "../errors";
 
 export const REQUEST_TIMEOUT_MS = 15_000;
 

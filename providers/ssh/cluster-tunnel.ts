@@ -5,10 +5,9 @@
  * CONNECT, and hand the stream to ssh2 as its `sock`. Every step has a timeout that names the node and the pod.
  */
 import { Duplex, PassThrough } from "stream";
-import { finalError, unreachableError } from "../errors";
 import { connectKube, KubeApi, loadKubeConfig } from "../kube-wait/api";
 import { get, objects, str } from "../../lib/json";
-import { messageOf } from "../../lib/errors";
+import { messageOf, finalError, unreachableError } from "../../lib/errors";
 import { within } from "./limits";
 import { ClusterTunnel } from "./types";
 

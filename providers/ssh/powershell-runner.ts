@@ -11,7 +11,7 @@
  * the pipeline), so the runner never names `$input` and reads `[Console]::In` line by line, without a competing
  * reader. The lab's PowerShell stand-in speaks the same protocol; only a real Windows host proves PowerShell's side.
  */
-import { unreachableError } from "../errors";
+import { unreachableError } from "../../lib/errors";
 import { get, str } from "../../lib/json";
 import { readableStderr } from "./clixml";
 import { powershellCommand } from "./powershell";

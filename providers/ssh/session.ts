@@ -1,13 +1,12 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
 import { fingerprint, hostKeyAlgorithms, hostKeyMatches, keyLine, pinnedFingerprint } from "./host-key";
-import { finalError as permanent, isFinal as isPermanent, unreachableError } from "../errors";
 import { openClusterTunnel, TunnelInfo } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
 import { processSemaphore, sshCounters, within } from "./limits";
 import { toSftpPath } from "./paths";
 import { commandLineProblem } from "./powershell";
 import { DEFAULTS, describeTarget, SshConnection } from "./types";
-import { codeOf, messageOf } from "../../lib/errors";
+import { codeOf, messageOf, finalError as permanent, isFinal as isPermanent, unreachableError } from "../../lib/errors";
 import { get } from "../../lib/json";
 
 /** The outcome of one remote command. */

@@ -3,7 +3,7 @@ import { isUsablePin } from "../ssh/host-key";
 import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
 import { Session, withSession } from "../ssh/session";
 import { connectionProblems, describeTarget, SshConnection } from "../ssh/types";
-import { isUnreachable } from "../errors";
+import { isUnreachable } from "../../lib/errors";
 import { isUnknown } from "../unknown";
 import { connectKube, KubeApi } from "../kube-wait/api";
 import { drainNode, DRAIN_RUN_DEFAULTS, patchNode, setCordoned } from "../day2/drain-run";

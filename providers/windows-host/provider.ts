@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { isUsablePin } from "../ssh/host-key";
 import { PowerShell, withPowerShell } from "../ssh/powershell-runner";
 import { withSession } from "../ssh/session";
-import { isUnreachable } from "../errors";
+import { isUnreachable } from "../../lib/errors";
 import { describeTarget, SshConnection, connectionProblems } from "../ssh/types";
 import { isUnknown, UNKNOWN } from "../unknown";
 import {

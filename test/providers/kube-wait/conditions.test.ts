@@ -1,6 +1,6 @@
 import { byohHostReleasedVerdict, objectPath, objectVerdict, pluralOf } from "../../../providers/kube-wait/conditions";
 import { pollUntil } from "../../../providers/kube-wait/poll";
-import { finalError as fatal } from "../../../providers/errors";
+import { finalError as fatal } from "../../../lib/errors";
 
 describe("objectVerdict", () => {
   const target = {

@@ -2,7 +2,7 @@ import type { KubeAnswer, KubeApi, RequestOptions } from "../../../providers/kub
 import { objectPath, OLM } from "../../../providers/kube-wait/conditions";
 import { OPERATOR_GROUP_GRACE_SECONDS } from "../../../providers/kube-wait/olm";
 import { observeOperator, operatorCheck } from "../../../providers/kube-wait/provider";
-import { finalError } from "../../../providers/errors";
+import { finalError } from "../../../lib/errors";
 import { obj } from "../../../lib/json";
 
 // What the operator wait reads on each look, against an in-process stand-in of the API (answers by path; a 403 is

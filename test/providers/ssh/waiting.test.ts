@@ -1,6 +1,6 @@
 import * as net from "net";
 import { waitingLine, withSession } from "../../../providers/ssh/session";
-import { isUnreachable } from "../../../providers/errors";
+import { isUnreachable } from "../../../lib/errors";
 
 // Issue 41 item 1: a created VM is not reachable for minutes (its first boot renames it, restarts and installs
 // OpenSSH), and WindowsHost waits for it (up to 20 minutes): a wait that long says how it goes, never in silence.
