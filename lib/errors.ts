@@ -3,6 +3,14 @@ export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * `e` with `prefix` before its message, keeping its flags (`unreachable`, `final`, `sessionLost`): a caller that adds
+ * what it was doing must not turn a lost connection into a failure nobody retries.
+ */
+export function prefixed(prefix: string, e: unknown): Error {
+  return Object.assign(new Error(prefix + messageOf(e)), e instanceof Error ? { ...e } : {});
+}
+
 /** The `code` of a Node.js system error (`ENOENT`, `ECONNREFUSED`), if it has one. */
 export function codeOf(e: unknown): string | number | undefined {
   if (typeof e !== "object" || e === null || !("code" in e)) return undefined;

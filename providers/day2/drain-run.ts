@@ -25,7 +25,7 @@ import {
   PodRef,
   refusingBudget,
 } from "./drain";
-import { messageOf } from "../../lib/errors";
+import { messageOf, prefixed } from "../../lib/errors";
 import { apiError, KubeAnswer } from "../kube-wait/api";
 import { get, objects } from "../../lib/json";
 
@@ -135,11 +135,6 @@ export async function drainNode(api: NodeApi, node: string, run: DrainRun): Prom
   }
   run.progress?.(`node ${node}: drained`);
   return pods;
-}
-
-/** The error with `prefix` before its message, keeping its flags (`unreachable`, `final`: lib/errors.ts). */
-function prefixed(prefix: string, e: unknown): Error {
-  return Object.assign(new Error(prefix + messageOf(e)), e instanceof Error ? { ...e } : {});
 }
 
 /** Waits for every pod's work; throws one error naming each failed pod (drain.go `evictPods` aggregates them). */

@@ -8,6 +8,7 @@ import { describeTarget, SshConnection, connectionProblems } from "../ssh/types"
 import { isUnknown, UNKNOWN } from "../unknown";
 import { checksumScript, parseChecksums, pruneEmptyDirsScript, removeDirScript } from "./scripts";
 import { readableStderr } from "../ssh/clixml";
+import { prefixed } from "../../lib/errors";
 
 export interface NodeFilesInputs {
   connection: SshConnection;
@@ -195,8 +196,8 @@ export const nodeFilesProvider: pulumi.dynamic.ResourceProvider = {
       props.connection,
       props.hostKey,
       (s) =>
-        run(s, removeDirScript(props.directory, s.style)).catch((e: Error) => {
-          throw new Error(`removing ${props.directory} on ${describeTarget(props.connection)} failed: ${e.message}`);
+        run(s, removeDirScript(props.directory, s.style)).catch((e: unknown) => {
+          throw prefixed(`removing ${props.directory} on ${describeTarget(props.connection)} failed: `, e);
         }),
       { retriesOnRelayLoss: 2 },
     );
