@@ -7,7 +7,9 @@ const base = require("./jest.config");
 // sshd is not needed (no globalSetup):
 //   - every test file that imports the SSH lab (test/lab/), a helper that does or that starts processes, or
 //     child_process itself (real sshd on loopback, dynamic-provider plugins, ts-node/npm/ssh-keygen runs);
-//   - test/scripts/ (whole-estate synth runs of every example, the scripts' command lines) and test/e2e/.
+//   - test/scripts/ (whole-estate synth runs of every example, the scripts' command lines) and test/e2e/;
+//   - every test file that compiles a whole TypeScript program (imports `typescript` or Pulumi's component analyzer,
+//     `@pulumi/pulumi/provider/experimental`): 15–20 s of CPU each, a third of the rest together.
 // Found by reading the imports, so a new test that starts the lab is left out without being listed here.
 const TEST_DIR = path.join(__dirname, "test");
 const files = (dir) =>
@@ -34,8 +36,10 @@ for (let changed = true; changed;) {
   }
 }
 
+const COMPILERS = new Set(["typescript", "@pulumi/pulumi/provider/experimental"]);
+const compiles = (file) => importsOf(file).some((i) => COMPILERS.has(i));
 const notQuick = files(TEST_DIR)
-  .filter((f) => f.endsWith(".test.ts") && starts(f))
+  .filter((f) => f.endsWith(".test.ts") && (starts(f) || compiles(f)))
   .map((f) => `^${f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
 
 /** @type {import('jest').Config} */
