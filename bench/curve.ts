@@ -166,11 +166,7 @@ export async function curveFigures(
   opts: CurveOptions = {},
 ): Promise<CurvePoint[]> {
   const dir = projectCopy();
-  if (opts.wmcoKey === "rsa") writeWmcoKey(dir);
-  else {
-    fs.mkdirSync(path.join(dir, ".dev"), { recursive: true });
-    fs.writeFileSync(path.join(dir, ".dev", "wmco-dev-key.pem"), newEd25519Key().priv, { mode: 0o600 });
-  }
+  writeWmcoKey(dir, opts.wmcoKey === "rsa" ? undefined : newEd25519Key().priv);
   // Only to measure what the engine's per-step checkpoint costs: PULUMI_SKIP_CHECKPOINTS gives up crash safety.
   const engineEnv: NodeJS.ProcessEnv = opts.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {};
   const bareDir = bareProject();

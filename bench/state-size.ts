@@ -6,6 +6,8 @@
  * `inputs`, `outputs`).
  */
 
+import { get, JsonObject, obj, objects, str } from "../lib/json";
+
 /** Bytes per resource type and, for the heaviest type, per property. */
 export interface StateSize {
   /** The serialized checkpoint's bytes (its `deployment`, as `stack export` prints it, compact). */
@@ -18,16 +20,14 @@ export interface StateSize {
 }
 
 const size = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? "");
-const record = (v: unknown): Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) ? Object.fromEntries(Object.entries(v)) : {};
 
 /** The size figures of a `pulumi stack export` document. */
 export function stateSize(exported: unknown): StateSize {
-  const deployment = record(record(exported).deployment);
-  const resources = Array.isArray(deployment.resources) ? deployment.resources.map(record) : [];
-  const byType = new Map<string, Record<string, unknown>[]>();
+  const deployment = obj(get(exported, "deployment")) ?? {};
+  const resources = objects(deployment.resources);
+  const byType = new Map<string, JsonObject[]>();
   for (const r of resources) {
-    const t = typeof r.type === "string" ? r.type : "?";
+    const t = str(r.type) ?? "?";
     byType.set(t, [...(byType.get(t) ?? []), r]);
   }
   const types = [...byType]
@@ -41,7 +41,7 @@ export function stateSize(exported: unknown): StateSize {
   const props = new Map<string, number>();
   for (const r of top ? (byType.get(top.type) ?? []) : [])
     for (const half of [r.inputs, r.outputs])
-      for (const [k, v] of Object.entries(record(half))) props.set(k, (props.get(k) ?? 0) + size(v));
+      for (const [k, v] of Object.entries(obj(half) ?? {})) props.set(k, (props.get(k) ?? 0) + size(v));
   return {
     bytes: size(deployment),
     resources: resources.length,

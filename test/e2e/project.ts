@@ -342,9 +342,8 @@ export function rsaKey(bits = 3072): string {
   }).privateKey;
 }
 
-/** Writes a throwaway WMCO key where the tests point the stacks (`.dev/wmco-dev-key.pem`), and returns it. */
-export function writeWmcoKey(dir: string): string {
-  const pem = rsaKey();
+/** Writes a WMCO key (a throwaway RSA key unless given) where the tests point the stacks (`.dev/wmco-dev-key.pem`). */
+export function writeWmcoKey(dir: string, pem = rsaKey()): string {
   fs.mkdirSync(path.join(dir, ".dev"), { recursive: true });
   fs.writeFileSync(path.join(dir, ".dev", "wmco-dev-key.pem"), pem, { mode: 0o600 });
   return pem;
