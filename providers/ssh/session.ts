@@ -328,15 +328,16 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
           : resolve(),
       ),
     );
-  const timed = <T>(what: string, p: Promise<T>, onTimeout?: () => void): Promise<T> =>
+  // Every step is bounded by the command timeout, SFTP's too (ssh2 has no timeout of its own on SFTP requests: a
+  // subsystem that never answers its version, a stat or a mkdir would hold the operation for ever). What timed out
+  // leaves the connection in an unknown state, so it is closed; a channel's own close comes first where there is one.
+  const timed = <T>(what: string, p: Promise<T>, onTimeout: () => void = () => client.end()): Promise<T> =>
     within(
       commandMs,
       Promise.race([p, lost]),
       () => new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`),
       onTimeout,
     );
-  // Every SFTP step is bounded like a command: a subsystem that never answers its version, a stat or a mkdir would
-  // otherwise hold the operation for ever (ssh2 has no timeout of its own on SFTP requests).
   const getSftp = () =>
     timed(
       "opening SFTP",
@@ -345,7 +346,6 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
           err ? reject(new Error(`SFTP is not available on ${target}: ${err.message}`)) : resolve(s),
         ),
       )),
-      () => client.end(),
     );
   /** Runs `command` on a new channel; `use` takes the channel at once, before any of its events can pass unheard. */
   const open = <T>(command: string, use: (channel: ClientChannel) => T | Promise<T>): Promise<T> => {
@@ -455,7 +455,6 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
       await timed(
         `writing ${path}`,
         sftpCall(`write ${path}`, (done) => s.writeFile(tmp, data, done)),
-        () => client.end(),
       );
       // Plain SFTP rename refuses an existing target, so the OpenSSH `posix-rename` extension (atomic replace) is used
       // when the server offers it; otherwise the old file is removed first, which leaves a moment with no file but
@@ -487,7 +486,7 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
             await sftpCall(`create ${p}`, (done) => s.mkdir(p, done), isDir);
         }
       };
-      await timed(`creating ${dir}`, each(), () => client.end());
+      await timed(`creating ${dir}`, each());
     },
     async unlink(path) {
       const s = await getSftp();
@@ -499,7 +498,6 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
           (done) => s.unlink(toSftpPath(path, style), done),
           (err) => codeOf(err) === 2,
         ),
-        () => client.end(),
       );
     },
   };
