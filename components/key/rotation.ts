@@ -54,10 +54,6 @@ export function keyChange(current: string | undefined, next: ParsedKey | undefin
 const UNREADABLE =
   "is neither an OpenSSH public-key line nor a SHA256 fingerprint: give the key line of the template's administrators_authorized_keys, or `ssh-keygen -lf <key.pub>`'s SHA256:… value";
 
-function blobOf(key: ParsedKey): Buffer {
-  return Buffer.from(key.publicKey.split(/\s+/)[1] ?? "", "base64");
-}
-
 /**
  * From the config alone: every `machineSets[i].vsphere.templateKeys` entry is readable, and the stack's WMCO key is one
  * of them, since a template without it makes every new Machine of the set fail WMCO's login. Without the key (synth
@@ -70,7 +66,7 @@ export function templateKeyIssues(sets: readonly MachineSetConfig[], key: Parsed
     const at = `machineSets[${i}].vsphere.templateKeys`;
     const unreadable = keys.flatMap((k, j) => (isUsablePin(k) ? [] : [{ path: `${at}[${j}]`, message: UNREADABLE }]));
     if (unreadable.length > 0 || !key) return unreadable;
-    const blob = blobOf(key);
+    const blob = keyBlob(key.publicKey) ?? Buffer.alloc(0);
     if (keys.some((k) => hostKeyMatches(k, blob))) return [];
     return [
       {
