@@ -7,7 +7,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
-import { BYOH_NODE_LABEL, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
+import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
+import { BYOH_NODES_PATH } from "../kube-wait/conditions";
 import { WMCO_PUB_KEY_HASH_ANNOTATION } from "../../facts/day2";
 import { get, str } from "../../lib/json";
 import { decodeNodes } from "./inventory";
@@ -21,7 +22,7 @@ export function pubKeyHash(publicKey: string): string {
 export async function adoptionGaps(api: KubeApi, publicKey: string): Promise<string[]> {
   const want = pubKeyHash(publicKey);
   const gaps: string[] = [];
-  const nodes = await api.get(`/api/v1/nodes?labelSelector=${encodeURIComponent(`${BYOH_NODE_LABEL}=true`)}`);
+  const nodes = await api.get(BYOH_NODES_PATH);
   for (const n of decodeNodes(nodes))
     if (n.annotations[WMCO_PUB_KEY_HASH_ANNOTATION] !== want)
       gaps.push(`BYOH node ${n.name} still has the old pub-key-hash`);

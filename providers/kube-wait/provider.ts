@@ -40,7 +40,7 @@ import {
 import { messageOf, isUnreachable } from "../../lib/errors";
 import { obj as objOf, objects } from "../../lib/json";
 
-export const REQUEST_TIMEOUT_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 15_000;
 
 export interface WaitCommon extends KubeAccess {
   timeoutSeconds: number;
@@ -150,7 +150,7 @@ function settingsChanged(olds: object, news: object): boolean {
  * A wait owns nothing in the cluster: create and update wait, read re-checks once (so `pulumi refresh` drops a wait
  * whose condition no longer holds and the next `up` waits again), delete does nothing.
  */
-export function waitProvider<I extends WaitCommon, O extends object>(
+function waitProvider<I extends WaitCommon, O extends object>(
   identity: (keyof I)[],
   makeCheck: MakeCheck<I, O>,
   describeWait: DescribeWait<I>,
