@@ -12,6 +12,18 @@ const base = require("./jest.config");
 //     `@pulumi/pulumi/provider/experimental`): 15–20 s of CPU each, a third of the rest together.
 // Found by reading the imports, so a new test that starts the lab is left out without being listed here.
 const TEST_DIR = path.join(__dirname, "test");
+const SOURCE_DIRS = [
+  "bench",
+  "lab",
+  "scripts",
+  "components",
+  "providers",
+  "stacks",
+  "lib",
+  "library",
+  "policy",
+  "facts",
+];
 const files = (dir) =>
   fs
     .readdirSync(dir, { withFileTypes: true })
@@ -22,9 +34,12 @@ const importsOf = (file) =>
     m[1].startsWith(".") ? path.resolve(path.dirname(file), m[1]).replace(/\.(ts|js)$/, "") : m[1],
   );
 
-// test/lab/ and, until nothing changes, every helper that imports it, child_process, or such a helper.
+// test/lab/ and, until nothing changes, every module of ours (test helpers, bench, lab, scripts and the program) that
+// imports it, child_process, or such a module: a test reaches a process through any of them.
 const needsProcesses = new Set(files(path.join(TEST_DIR, "lab")).map((f) => f.replace(/\.(ts|js)$/, "")));
-const helpers = files(path.join(TEST_DIR, "helpers"));
+const helpers = [path.join(TEST_DIR, "helpers"), ...SOURCE_DIRS.map((d) => path.join(__dirname, d))]
+  .filter((d) => fs.existsSync(d))
+  .flatMap(files);
 const starts = (file) => importsOf(file).some((i) => i === "child_process" || needsProcesses.has(i));
 for (let changed = true; changed;) {
   changed = false;
