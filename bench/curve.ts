@@ -69,12 +69,13 @@ async function startHosts(dir: string, n: number, width = 16): Promise<LabWindow
   return hosts;
 }
 
-/** One CLI command with its peak memory and CPU time per role. */
-async function measured(
-  stack: Stack,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ figure: OpFigure; stdout: string }> {
+/** One operation's CLI command with its peak memory and CPU time per role. */
+async function measured(stack: Stack, op: Op, env: NodeJS.ProcessEnv): Promise<{ figure: OpFigure; stdout: string }> {
+  // The CLI's own Go CPU profile beside the Node ones (pulumi's global --profiling flag: sdk/go/common/util/cmdutil
+  // profile.go InitProfiling writes <prefix>.<pid>.cpu), read by bench/cpu-profile.ts summariseCliProfiles.
+  const dir = env.BENCH_CPU_PROF_DIR;
+  if (dir) fs.mkdirSync(dir, { recursive: true });
+  const args = dir ? [...COMMANDS[op], "--profiling", path.join(dir, `cli-${op}`)] : COMMANDS[op];
   let sampler: ReturnType<typeof sampleTree> | undefined;
   try {
     const r = await run(stack, args, env, (pid) => (sampler = sampleTree(pid)));
@@ -115,16 +116,7 @@ async function operations(
   for (const op of OPS) {
     const figures: OpFigure[] = [];
     for (let r = 0; r < (op === "up" ? 1 : runs); r++) {
-      const e = env(r);
-      // The CLI's own Go CPU profile beside the Node ones (pulumi's global --profiling flag: sdk/go/common/util/cmdutil
-      // profile.go InitProfiling writes <prefix>.<pid>.cpu), read by bench/cpu-profile.ts summariseCliProfiles.
-      const dir = e.BENCH_CPU_PROF_DIR;
-      if (dir) fs.mkdirSync(dir, { recursive: true });
-      const m = await measured(
-        stack,
-        dir ? [...COMMANDS[op], "--profiling", path.join(dir, `cli-${op}`)] : COMMANDS[op],
-        e,
-      );
+      const m = await measured(stack, op, env(r));
       if (op === "preview" && r === 0) onPreview(m.stdout);
       figures.push(m.figure);
     }
@@ -194,7 +186,7 @@ export async function curveFigures(
       let files = { objects: "", dynamic: "" };
       let resources = 0;
       // Ours' preview first: the bare program declares what it planned.
-      const oursPreview = await measured(ours, COMMANDS.preview, profiled("ours-preview")(0));
+      const oursPreview = await measured(ours, "preview", profiled("ours-preview")(0));
       resources = planOf(oursPreview.stdout).length;
       files = baseline(planOf(oursPreview.stdout), scratch, name);
       const bareEnv = { BENCH_OBJECTS: files.objects, BENCH_DYNAMIC: files.dynamic };
