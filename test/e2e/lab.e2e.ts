@@ -1,6 +1,6 @@
 import * as fs from "fs";
 import * as net from "net";
-import { alive } from "../../lab/processes";
+import { alive, connects } from "../../lab/processes";
 import { readRecord } from "../../lab/record";
 import { labApi, labCommand, startLab, stopLab, withLab } from "./lab";
 import type { LabInfo } from "../../lab/record";
@@ -203,17 +203,7 @@ test("stop of an OpenShift lab ends OLM and opm too: nothing of it runs or liste
   expect(ports).toHaveLength(2);
   expect(labCommand(["stop", "--name", NAME]).status).toBe(0);
   for (const p of record?.processes ?? []) expect(alive(p.pid)).toBe(false);
-  for (const port of ports) {
-    const connected = await new Promise<boolean>((resolve) => {
-      const s = net.connect({ host: "127.0.0.1", port });
-      s.once("connect", () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once("error", () => resolve(false));
-    });
-    expect(connected).toBe(false);
-  }
+  for (const port of ports) expect(await connects(port)).toBe(false);
 });
 
 test("stop ends exactly what start started and removes its folder; a second stop says nothing runs", () => {
@@ -244,15 +234,10 @@ test("stop of an OpenShift lab ends machineset: nothing listens on its webhook p
     "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/machine-api",
   );
   const port = Number(new URL(hook.webhooks[0].clientConfig.url).port);
-  const connects = () =>
-    new Promise<boolean>((resolve) => {
-      const c = net.connect(port, "127.0.0.1", () => (c.end(), resolve(true)));
-      c.on("error", () => resolve(false));
-    });
-  expect(await connects()).toBe(true);
+  expect(await connects(port)).toBe(true);
   expect(labCommand(["stop", "--name", NAME]).status).toBe(0);
   for (const p of record?.processes ?? []) expect(alive(p.pid)).toBe(false);
-  expect(await connects()).toBe(false);
+  expect(await connects(port)).toBe(false);
 });
 
 test("a taken API server port is refused before anything starts", async () => {
