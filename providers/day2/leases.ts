@@ -23,6 +23,11 @@ export interface SlotOptions {
   pollMs: number;
   /** How long to wait for a free slot before giving up. */
   timeoutMs: number;
+  /**
+   * Asked before each attempt, the first included: a reason to give up at once rather than take a slot or go on
+   * waiting for one (a sibling of the same run failed while out of service), thrown as the error. Default: never.
+   */
+  stop?: () => string | undefined;
   progress?: (line: string) => void;
 }
 
@@ -74,6 +79,8 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
   const names = own ? [own, ...o.names.filter((n) => n !== own)] : o.names;
   let said = "";
   for (;;) {
+    const stop = o.stop?.();
+    if (stop !== undefined) throw new Error(stop);
     const holders: string[] = [];
     for (const name of names) {
       const path = `${base}/${encodeURIComponent(name)}`;

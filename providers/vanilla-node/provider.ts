@@ -32,6 +32,7 @@ import { acquireLease, HeldSlot, slotFree } from "../day2/leases";
 import { holderIdentity, joinDay2Lock, LockShare } from "../day2/day2-lock";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { kubeletNodeName, nodeNameError } from "./node-name";
+import { convergeFailed, rolloutStopped, upgradeBegan, upgradeEnded } from "./upgrade-run";
 import { defined } from "../struct";
 import { WINDOWS_TAINT } from "../../facts/kubernetes";
 import { KEEP_CORDONED_ANNOTATION, UPGRADING_TO_ANNOTATION } from "../../facts/day2";
@@ -234,10 +235,27 @@ interface FirstLook {
 }
 
 /**
+ * `convergeHost`, telling this run's other nodes when it failed while its node was out of service for an upgrade:
+ * they stop taking theirs out (upgrade-run.ts).
+ */
+async function converge(
+  i: VanillaNodeInputs,
+  recordedHostKey: string | undefined,
+  last?: VanillaNodeOutputs,
+): Promise<VanillaNodeOutputs> {
+  try {
+    return await convergeHost(i, recordedHostKey, last);
+  } catch (e) {
+    convergeFailed(i.lockStack, describeTarget(i.connection));
+    throw e;
+  }
+}
+
+/**
  * Runs what the node still needs, in order, in one connection and one PowerShell process (two when the Containers
  * feature needs a reboot: the reboot ends the first); a joined node being upgraded is cordoned and drained around it.
  */
-async function converge(
+async function convergeHost(
   i: VanillaNodeInputs,
   recordedHostKey: string | undefined,
   last?: VanillaNodeOutputs,
@@ -352,8 +370,10 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
       what: "an upgrade slot",
       holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
+      stop: () => rolloutStopped(i.lockStack, target, nodeName),
       ...wait,
     });
+    upgradeBegan(i.lockStack, target, nodeName);
     progress(`node ${nodeName}: upgrading (${steps.join(", ")}) in slot ${slot.name}; cordon and drain`);
     await patchNode(
       api,
@@ -452,6 +472,7 @@ async function finish(
       "uncordoning",
     );
     await slot?.release();
+    upgradeEnded(i.lockStack, target);
     // Released by the last of this stack's upgrading nodes; the others leave it to them (or to expiry).
     const stack = i.lockStack;
     if (lock && stack) await lock.leave(() => stackStillUpgrading(api, stack));

@@ -8,6 +8,7 @@ import { providerRigPerFile } from "../../helpers/provider-rig";
 import { labWindows, LabWindows, launchLog, scriptsRun } from "../../lab/lab-windows";
 import { validateObject } from "../../helpers/schemas";
 import { get } from "../../../lib/json";
+import { DAY2_LOCK } from "../../../facts/day2";
 const win = require("../../lab/windows-51");
 
 // Three vanilla Windows nodes converged by the VanillaNode provider in the real dynamic-provider plugin, over real
@@ -23,7 +24,7 @@ let nodes: FakeNodes;
 let labs: LabWindows[] = [];
 let text: string;
 const states: Record<string, unknown>[] = [];
-let lease: unknown;
+const leases = new Map<string, unknown>();
 const leaseHolders: string[] = [];
 
 const downloads = (kubelet = "1.36.2") => releaseDownloads(kubelet);
@@ -96,23 +97,30 @@ beforeAll(async () => {
         }),
     )
   ).text;
-  // The upgrade slot's Lease (providers/day2/upgrade-slots.ts): stored as written, so the test reads who held it last.
-  // Its semantics (409s, expiry, MicroTime) are proven against the real API server in test/e2e/vanilla.e2e.ts.
-  const leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
-  kube.route(leases, (_n, req) => {
+  // The upgrade slot's Lease and the day-2 lock's (providers/day2/leases.ts), stored as written, so the test reads who
+  // held the slot last. Their semantics (409s, expiry, MicroTime) are proven against the real API server in
+  // test/e2e/vanilla.e2e.ts.
+  const base = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  const slot = "windows-estate-upgrade-0";
+  const store = (name: string, body: unknown) => {
+    leases.set(name, body);
+    if (name === slot) leaseHolders.push(String(get(body, "spec", "holderIdentity")));
+  };
+  kube.route(base, (_n, req) => {
+    if (req.method === "GET") return { status: 200, body: { kind: "LeaseList", items: [...leases.values()] } };
     if (req.method !== "POST") return { status: 405 };
-    if (lease) return { status: 409 };
-    lease = req.body;
-    leaseHolders.push(String(get(lease, "spec", "holderIdentity")));
-    return { status: 201, body: lease };
+    const name = String(get(req.body, "metadata", "name"));
+    if (leases.has(name)) return { status: 409 };
+    store(name, req.body);
+    return { status: 201, body: req.body };
   });
-  kube.route(`${leases}/windows-estate-upgrade-0`, (_n, req) => {
-    if (req.method === "GET") return lease ? { status: 200, body: lease } : { status: 404 };
-    if (req.method !== "PUT") return { status: 405 };
-    lease = req.body;
-    leaseHolders.push(String(get(lease, "spec", "holderIdentity")));
-    return { status: 200, body: lease };
-  });
+  for (const name of [slot, DAY2_LOCK.name])
+    kube.route(`${base}/${name}`, (_n, req) => {
+      if (req.method === "GET") return leases.has(name) ? { status: 200, body: leases.get(name) } : { status: 404 };
+      if (req.method !== "PUT") return { status: 405 };
+      store(name, req.body);
+      return { status: 200, body: req.body };
+    });
 });
 
 test("three fresh hosts converge: feature, firewall, pinned binaries, services, join; the token file does not stay", async () => {
@@ -285,6 +293,57 @@ test("an upgrade that failed after its binaries is finished by the next up; a no
   expect(node().metadata.annotations["windows-estate.io/upgrading-to"]).toBeUndefined();
   (nodes.nodes.get("win-van-2") as unknown as { spec: { unschedulable?: boolean } }).spec.unschedulable = false;
   states[2] = finished;
+});
+
+test("a node whose upgrade fails while out of service stops the run's rollout: a sibling waiting for the slot gives up at once, unchanged", async () => {
+  // Two nodes of one stack upgraded in one run (one dynamic-provider process), maxUnavailable 1. The first takes the
+  // slot and fails at kubeadm upgrade node, staying cordoned and keeping its slot; the second, started once the first
+  // is cordoned, must not wait out its waitMinutes for that slot (the CI hang of stop 49, test/e2e/relay.e2e.ts) nor
+  // take its node out after it: it gives up naming the failed node. The next up finishes both, one after the other.
+  const pair = await Promise.all(["A", "B"].map((x, k) => labWindows(`127.0.0.${58 + k}`, `WIN-RUN-${x}`)));
+  try {
+    const [a, b] = pair;
+    pair.forEach((l, k) => nodes.add(`win-run-${"ab"[k]}`, { address: l.host.host }));
+    const lockStack = "windows-estate/rollout-stop";
+    const on = (l: LabWindows, downloadsAt: string) =>
+      inputs(l, { downloads: downloads(downloadsAt), lockStack, upgrade: { maxUnavailable: 1, waitMinutes: 1 } });
+    const created = await Promise.all(pair.map((l) => plugin.create(urn(l), on(l, "1.36.2"))));
+    setState(a, { kubeadmUpgradeFails: true });
+    const before = nodes.events.length;
+    let settled: string | undefined;
+    const first = plugin.update(urn(a), "id", created[0].outputs, on(a, "1.36.3")).then(
+      () => (settled = "upgraded"),
+      (e: Error) => (settled = e.message),
+    );
+    // Polled: the second starts once the first has its slot and is cordoned (or has already ended, said below).
+    const deadline = Date.now() + 60_000;
+    while (!nodes.events.slice(before).some((e) => e.startsWith("win-run-a cordon")) && settled === undefined) {
+      if (Date.now() > deadline) throw new Error(`win-run-a was never cordoned: ${nodes.events.slice(before)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(settled ?? "still running").toBe("still running");
+    const second = plugin.update(urn(b), "id", created[1].outputs, on(b, "1.36.3")).then(
+      () => "upgraded",
+      (e: Error) => e.message,
+    );
+    expect(await first).toMatch(/kubeadm upgrade failed: .*; node win-run-a stays cordoned/);
+    expect(await second).toContain(
+      "node win-run-b: not taken out of service: the upgrade of node win-run-a failed in this run (its error says why) and it stays cordoned, so this rollout stops here. Nothing was changed on win-run-b",
+    );
+    expect([state(b).versions.kubelet, state(b).stopped ?? []]).toEqual(["1.36.2", []]);
+    expect(nodes.events.slice(before)).toEqual([
+      "win-run-a cordon +windows-estate.io/upgrading-to -windows-estate.io/was-unschedulable",
+    ]);
+    // The next up (here the same process, as a long-lived host would be): win-run-a takes its slot back and finishes,
+    // then win-run-b takes it.
+    setState(a, { kubeadmUpgradeFails: false });
+    await plugin.update(urn(a), "id", created[0].outputs, on(a, "1.36.3"));
+    await plugin.update(urn(b), "id", created[1].outputs, on(b, "1.36.3"));
+    expect(pair.map((l) => state(l).versions.kubelet)).toEqual(["1.36.3", "1.36.3"]);
+    expect(nodes.events.slice(before).filter((e) => e.includes("uncordon"))).toHaveLength(2);
+  } finally {
+    await Promise.all(pair.map((l) => l.stop()));
+  }
 });
 
 test("a flanneld upgrade restarts this node's flanneld pod only (the DaemonSet recreates it), and never stops the kubelet", async () => {
