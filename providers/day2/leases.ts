@@ -28,6 +28,11 @@ export interface SlotOptions {
    * waiting for one (a sibling of the same run failed while out of service), thrown as the error. Default: never.
    */
   stop?: () => string | undefined;
+  /**
+   * Asked before each attempt: who is out of service without holding a Lease (a node whose upgrade a failed run left
+   * unfinished after its Lease expired), each counting as a holder of one of the free slots. Default: nobody.
+   */
+  unleased?: () => Promise<string[]>;
   progress?: (line: string) => void;
 }
 
@@ -81,13 +86,23 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
   for (;;) {
     const stop = o.stop?.();
     if (stop !== undefined) throw new Error(stop);
-    const holders: string[] = [];
+    const unleased = o.unleased ? await o.unleased() : [];
+    const holders: string[] = [...unleased];
+    // Free slots left for those out of service without a Lease; a slot already ours is never one of them.
+    let spare = unleased.length;
     for (const name of names) {
       const path = `${base}/${encodeURIComponent(name)}`;
       const current = await api.request("GET", path);
+      const free =
+        current.status === 404 || (current.status === 200 && slotFree(current.body, o.holder, Date.now(), o.ours));
+      const ours = current.status === 200 && str(get(current.body, "spec", "holderIdentity")) === o.holder;
+      if (free && !ours && spare > 0) {
+        spare--;
+        continue;
+      }
       let taken: KubeAnswer;
       if (current.status === 404) taken = await api.request("POST", base, leaseBody(o, name, o.holder));
-      else if (current.status === 200 && slotFree(current.body, o.holder, Date.now(), o.ours))
+      else if (free)
         taken = await api.request(
           "PUT",
           path,

@@ -5,9 +5,9 @@ import { Session, withSession } from "../ssh/session";
 import { connectionProblems, describeTarget, SshConnection } from "../ssh/types";
 import { isUnreachable } from "../../lib/errors";
 import { isUnknown } from "../unknown";
-import { connectKube, KubeApi } from "../kube-wait/api";
+import { apiError, connectKube, KubeApi } from "../kube-wait/api";
 import { drainNode, DRAIN_RUN_DEFAULTS, patchNode, setCordoned } from "../day2/drain-run";
-import { lastHeartbeat, waitForFreshReady } from "../day2/ready";
+import { lastHeartbeat, listWindowsNodes, waitForFreshReady } from "../day2/ready";
 import { REBOOT_DEFAULTS, restartFrom, whenBack } from "../day2/reboot";
 import {
   containerdServiceScript,
@@ -28,8 +28,9 @@ import {
   HOSTNAME_PLACEHOLDER,
 } from "./scripts";
 import { DISRUPTIVE_DOWNLOADS, NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
-import { acquireLease, HeldSlot, slotFree } from "../day2/leases";
-import { holderIdentity, joinDay2Lock, LockShare } from "../day2/day2-lock";
+import { acquireLease, HeldSlot } from "../day2/leases";
+import { joinDay2Lock, LockShare } from "../day2/day2-lock";
+import { slotHolder, slotNames, stackHoldsSlot, unleasedUpgrades, UPGRADE_SLOT_SECONDS } from "./upgrade-slots";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { kubeletNodeName, nodeNameError } from "./node-name";
 import { convergeFailed, rolloutStopped, upgradeBegan, upgradeEnded } from "./upgrade-run";
@@ -118,10 +119,6 @@ export interface VanillaNodeOutputs extends Omit<VanillaNodeInputs, "nodeName">,
   leftOnHost?: string;
 }
 
-/** The upgrade slots' Lease names (`<prefix>-<k>` in kube-system) and how long one outlives a holder that stopped. */
-export const UPGRADE_SLOT_PREFIX = "windows-estate-upgrade";
-const UPGRADE_SLOT_SECONDS = 300;
-
 /** What an upgrade is to, recorded on the Node: the versions of the downloads that take it out of service. */
 function upgradeTarget(downloads: readonly Download[]): string {
   return downloads
@@ -130,22 +127,22 @@ function upgradeTarget(downloads: readonly Download[]): string {
     .join(",");
 }
 
+/** The Leases of kube-system, where the upgrade slots are. */
+const LEASES_PATH = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+
 /** Whether another of this stack's nodes still holds an upgrade slot (unexpired). */
 async function stackStillUpgrading(api: KubeApi, stack: string): Promise<boolean> {
-  const r = await api.request("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases");
+  const r = await api.request("GET", LEASES_PATH);
   if (r.status !== 200) return true; // unknown: keep the lock to its expiry rather than free it too early
-  const mine = slotHolder(stack, "");
-  return objects(get(r.body, "items")).some(
-    (l) =>
-      (str(get(l, "metadata", "name")) ?? "").startsWith(`${UPGRADE_SLOT_PREFIX}-`) &&
-      (str(get(l, "spec", "holderIdentity")) ?? "").startsWith(mine) &&
-      !slotFree(l, "", Date.now()),
-  );
+  return stackHoldsSlot(r.body, stack, Date.now());
 }
 
-/** An upgrade slot's holder: the stack's day-2 lock holder and the node (the node alone without a stack). */
-function slotHolder(stack: string | undefined, node: string): string {
-  return stack ? `${holderIdentity({ stack, job: "vanilla upgrade" })} node=${node}` : `windows-estate node ${node}`;
+/** The other nodes out of service for an unfinished upgrade without a slot (upgrade-slots.ts unleasedUpgrades). */
+async function unfinishedUpgrades(api: KubeApi, self: string): Promise<string[]> {
+  const nodes = await listWindowsNodes(api, "listing Windows nodes for unfinished upgrades");
+  const leases = await api.request("GET", LEASES_PATH);
+  if (leases.status !== 200) throw apiError(`listing the upgrade slots' Leases (${LEASES_PATH})`, leases);
+  return unleasedUpgrades(nodes, leases.body, UPGRADING_TO_ANNOTATION, self, Date.now());
 }
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
@@ -366,11 +363,12 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
     if (i.lockStack) lock = await joinDay2Lock(api, { stack: i.lockStack, job: "vanilla upgrade" }, wait);
     slot = await acquireLease(api, {
       namespace: "kube-system",
-      names: Array.from({ length: u.maxUnavailable }, (_, k) => `${UPGRADE_SLOT_PREFIX}-${k}`),
+      names: slotNames(u.maxUnavailable),
       what: "an upgrade slot",
       holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
       stop: () => rolloutStopped(i.lockStack, target, nodeName),
+      unleased: () => unfinishedUpgrades(api, nodeName),
       ...wait,
     });
     upgradeBegan(i.lockStack, target, nodeName);

@@ -1,7 +1,7 @@
 import * as fs from "fs";
 import { KUBERNETES_VERSION } from "../../lab/programs";
 import { DAY2_LOCK, KEEP_CORDONED_ANNOTATION, UPGRADING_TO_ANNOTATION } from "../../facts/day2";
-import { UPGRADE_SLOT_PREFIX } from "../../providers/vanilla-node/provider";
+import { UPGRADE_SLOT_PREFIX } from "../../providers/vanilla-node/upgrade-slots";
 import type { LabWindows } from "../lab/lab-windows";
 import { labApi, stopLab } from "./lab";
 import { startVanillaLab, VanillaLab } from "./vanilla-lab";

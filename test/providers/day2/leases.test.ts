@@ -146,3 +146,22 @@ test("a waiter told to stop gives up at once with that reason: before taking a f
   expect(api.holder("slot-0")).toBe("node b");
   held.abandon();
 });
+
+test("a node out of service without a Lease takes one free slot from the next taker; a slot already ours is never given up", async () => {
+  const api = leaseApi();
+  const two = { ...slotOptions("node a"), names: ["slot-0", "slot-1"] };
+  const unleased = async () => ["node x (its upgrade was begun and not finished)"];
+  // Two free slots, one of them left for node x: node a takes the other.
+  const a = await acquireLease(api, { ...two, unleased });
+  expect(a.name).toBe("slot-1");
+  // One free slot left, and it is node x's: node b waits and names both holders.
+  await expect(acquireLease(api, { ...two, holder: "node b", unleased })).rejects.toThrow(
+    "an upgrade slot did not come free within 0s: held by node x (its upgrade was begun and not finished), node a",
+  );
+  expect(api.holder("slot-0")).toBeUndefined();
+  // Node a, run again while it holds slot-1, takes it back whatever is out of service.
+  const again = await acquireLease(api, { ...two, unleased: async () => ["node x", "node y"] });
+  expect(again.name).toBe("slot-1");
+  a.abandon();
+  again.abandon();
+});

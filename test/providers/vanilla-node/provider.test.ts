@@ -343,6 +343,66 @@ test("a node whose upgrade fails while out of service stops the run's rollout: a
     expect(nodes.events.slice(before).filter((e) => e.includes("uncordon"))).toHaveLength(2);
   } finally {
     await Promise.all(pair.map((l) => l.stop()));
+    // The run's process would have ended, and its failed jobs' renewals of the day-2 lock with it (they never leave:
+    // day2-lock.ts joinDay2Lock); this host lives on for the other tests, so the lock goes here.
+    leases.delete(DAY2_LOCK.name);
+  }
+});
+
+test("a node a failed run left out of service, its slot expired since, still counts against maxUnavailable: the next up finishes it before taking another out", async () => {
+  // What the run of the test above leaves once its process is gone and 5 minutes have passed: win-run-c cordoned and
+  // marked upgrading-to, its slot Lease not renewed since (leases.ts slotFree: free by expiry). win-run-d, asked
+  // first, must not take that slot while win-run-c is out (maxUnavailable 1): it waits, and goes once win-run-c is
+  // back and its slot released.
+  const pair = await Promise.all(["C", "D"].map((x, k) => labWindows(`127.0.0.${46 + k}`, `WIN-RUN-${x}`)));
+  try {
+    const [c, d] = pair;
+    pair.forEach((l, k) => nodes.add(`win-run-${"cd"[k]}`, { address: l.host.host }));
+    const lockStack = "windows-estate/unfinished";
+    const on = (l: LabWindows) =>
+      inputs(l, { downloads: downloads("1.36.3"), lockStack, upgrade: { maxUnavailable: 1, waitMinutes: 1 } });
+    const created = await Promise.all(pair.map((l) => plugin.create(urn(l), inputs(l, { lockStack }))));
+    const slot = "windows-estate-upgrade-0";
+    const expired = "2026-11-29T00:00:00.000000Z";
+    leases.set(slot, {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: slot, namespace: "kube-system", resourceVersion: "7" },
+      spec: {
+        holderIdentity: `windows-estate stack=${lockStack} job=vanilla upgrade node=win-run-c`,
+        leaseDurationSeconds: 300,
+        acquireTime: expired,
+        renewTime: expired,
+      },
+    });
+    const marked = nodes.nodes.get("win-run-c") as unknown as {
+      metadata: { annotations: Record<string, string> };
+      spec: { unschedulable?: boolean };
+    };
+    marked.metadata.annotations["windows-estate.io/upgrading-to"] = "containerd=2.3.4,kubelet=1.36.3,kubeadm=1.36.3";
+    marked.spec.unschedulable = true;
+    const before = nodes.events.length;
+    const slotPath = `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${slot}`;
+    const reads = kube.hits.get(slotPath) ?? 0;
+    const second = plugin.update(urn(d), "id", created[1].outputs, on(d));
+    // win-run-c's up starts once win-run-d has looked at the slot (and, before this fix, taken it at once).
+    const deadline = Date.now() + 60_000;
+    while ((kube.hits.get(slotPath) ?? 0) === reads) {
+      if (Date.now() > deadline) throw new Error("win-run-d never read the upgrade slot");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const first = plugin.update(urn(c), "id", created[0].outputs, on(c));
+    await Promise.all([first, second]);
+    const events = nodes.events.slice(before);
+    expect(
+      events.filter((e) => /^win-run-[cd] (un)?cordon/.test(e)).map((e) => e.split(" ").slice(0, 2).join(" ")),
+    ).toEqual(["win-run-c cordon", "win-run-c uncordon", "win-run-d cordon", "win-run-d uncordon"]);
+    expect(pair.map((l) => state(l).versions.kubelet)).toEqual(["1.36.3", "1.36.3"]);
+  } finally {
+    await Promise.all(pair.map((l) => l.stop()));
+    // The run's process would have ended, and its failed jobs' renewals of the day-2 lock with it (they never leave:
+    // day2-lock.ts joinDay2Lock); this host lives on for the other tests, so the lock goes here.
+    leases.delete(DAY2_LOCK.name);
   }
 });
 
