@@ -24,10 +24,11 @@ export interface SlotOptions {
   /** How long to wait for a free slot before giving up. */
   timeoutMs: number;
   /**
-   * Asked before each attempt, the first included: a reason to give up at once rather than take a slot or go on
-   * waiting for one (a sibling of the same run failed while out of service), thrown as the error. Default: never.
+   * Asked each time every slot was found held, with their holders: a reason to give up now rather than wait (they
+   * are all nodes whose upgrade failed in this run, which keep their slots until it ends), thrown as the error.
+   * Default: wait until `timeoutMs`.
    */
-  stop?: () => string | undefined;
+  stop?: (holders: readonly string[]) => string | undefined;
   /**
    * Asked before each attempt: who is out of service without holding a Lease (a node whose upgrade a failed run left
    * unfinished after its Lease expired), each counting as a holder of one of the free slots. Default: nobody.
@@ -84,8 +85,6 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
   const names = own ? [own, ...o.names.filter((n) => n !== own)] : o.names;
   let said = "";
   for (;;) {
-    const stop = o.stop?.();
-    if (stop !== undefined) throw new Error(stop);
     const unleased = o.unleased ? await o.unleased() : [];
     const holders: string[] = [...unleased];
     // Free slots left for those out of service without a Lease; a slot already ours is never one of them.
@@ -121,6 +120,8 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
       if (taken.status >= 300) throw apiError(`taking Lease ${o.namespace}/${name}`, taken);
       return held(api, o, name, path);
     }
+    const stop = o.stop?.(holders);
+    if (stop !== undefined) throw new Error(stop);
     const where = `${o.namespace}/${o.names.length === 1 ? o.names[0] : o.names.join(", ")}`;
     if (Date.now() > deadline)
       throw new Error(

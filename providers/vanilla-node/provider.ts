@@ -30,7 +30,14 @@ import {
 import { DISRUPTIVE_DOWNLOADS, NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
 import { acquireLease, HeldSlot } from "../day2/leases";
 import { joinDay2Lock, LockShare } from "../day2/day2-lock";
-import { slotHolder, slotNames, stackHoldsSlot, unleasedUpgrades, UPGRADE_SLOT_SECONDS } from "./upgrade-slots";
+import {
+  slotHolder,
+  slotNames,
+  slotNode,
+  stackHoldsSlot,
+  unleasedUpgrades,
+  UPGRADE_SLOT_SECONDS,
+} from "./upgrade-slots";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
 import { kubeletNodeName, nodeNameError } from "./node-name";
 import { convergeFailed, rolloutStopped, upgradeBegan, upgradeEnded } from "./upgrade-run";
@@ -367,7 +374,7 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
       what: "an upgrade slot",
       holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
-      stop: () => rolloutStopped(i.lockStack, target, nodeName),
+      stop: (holders) => rolloutStopped(i.lockStack, target, nodeName, holders.map(slotNode)),
       unleased: () => unfinishedUpgrades(api, nodeName),
       ...wait,
     });

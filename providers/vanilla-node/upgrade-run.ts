@@ -6,8 +6,9 @@
  *
  * Why it exists: a node whose upgrade fails stays cordoned, marked upgrading-to, and keeps its slot (renewed while the
  * run lasts), so with `maxUnavailable` 1 a sibling waiting for that slot would wait its whole `waitMinutes` and the run
- * would hang on it. A rollout stops at its first failure instead (as the engine itself starts no new step after one):
- * a sibling not yet out of service gives up at once, naming the node that failed, and nothing is changed on it.
+ * would hang on it. Instead a sibling that finds every slot held by such nodes gives up at once, naming them, with
+ * nothing changed on it. One that finds a free slot goes on (within `maxUnavailable`, as the engine lets an operation
+ * already under way finish after another failed), and one waiting for a healthy holder's slot keeps waiting.
  */
 
 /** Per stack ("" without one): the nodes in a slot now and the failed ones, by the host they were reached at. */
@@ -42,11 +43,19 @@ export function convergeFailed(stack: string | undefined, target: string): void 
 }
 
 /**
- * Why node `node` (at `target`) must not be taken out of service in this run: another of the stack's nodes failed
- * its upgrade in it and stays out of service. Undefined when none did.
+ * Why node `node` (at `target`), waiting for an upgrade slot, should stop waiting: every slot is held by a node of this
+ * stack whose upgrade failed in this run (`holders`: the nodes holding them, undefined for a holder that is not one
+ * of ours), and those keep their slots until the run ends. Undefined while any slot is held by someone else, who may
+ * still free it.
  */
-export function rolloutStopped(stack: string | undefined, target: string, node: string): string | undefined {
-  const others = [...run(stack).failed].filter(([t]) => t !== target).map(([, n]) => n);
-  if (others.length === 0) return undefined;
-  return `node ${node}: not taken out of service: the upgrade of node ${others.join(", node ")} failed in this run (its error says why) and it stays cordoned, so this rollout stops here. Nothing was changed on ${node}; once that node is fixed, run pulumi up again: it finishes that upgrade first, then this one`;
+export function rolloutStopped(
+  stack: string | undefined,
+  target: string,
+  node: string,
+  holders: readonly (string | undefined)[],
+): string | undefined {
+  const failed = new Set([...run(stack).failed].filter(([t]) => t !== target).map(([, n]) => n));
+  if (holders.length === 0 || !holders.every((h) => h !== undefined && failed.has(h))) return undefined;
+  const names = [...new Set(holders)].join(", node ");
+  return `node ${node}: not taken out of service: every upgrade slot is held by a node whose upgrade failed in this run (node ${names}: its error says why), which stays cordoned and keeps its slot until this run ends. Nothing was changed on ${node}; once that node is fixed, run pulumi up again: it finishes that upgrade first, then this one`;
 }

@@ -130,21 +130,20 @@ test("a job that fails never leaves: its siblings leave the lock to expire", asy
   expect(api.holder(DAY2_LOCK.name)).toBe(holderIdentity(lock));
 });
 
-test("a waiter told to stop gives up at once with that reason: before taking a free slot, and while waiting for one", async () => {
+test("a waiter is asked whether to stop only when every slot is held, with their holders, and gives up with its reason", async () => {
   const api = leaseApi();
   const one = { ...slotOptions("node a"), names: ["slot-0"], timeoutMs: 60_000 };
-  const reason = "node b failed in this run";
-  // A free slot is not taken once the run has stopped.
-  await expect(acquireLease(api, { ...one, stop: () => reason })).rejects.toThrow(reason);
-  expect(api.holder("slot-0")).toBeUndefined();
-  // Held by another: waiting (polled every 1 ms, for up to a minute) ends at the first poll that is told to stop.
-  const held = await acquireLease(api, { ...one, holder: "node b" });
-  let asked = 0;
-  const stop = () => (++asked > 3 ? reason : undefined);
+  const reason = "every slot is held by node b, which failed in this run";
+  const asked: (readonly string[])[] = [];
+  // A free slot is taken without asking.
+  const free = await acquireLease(api, { ...one, holder: "node b", stop: (h) => (asked.push(h), reason) });
+  expect([free.name, asked]).toEqual(["slot-0", []]);
+  // Held by another: waiting (polled every 1 ms, for up to a minute) ends at the first poll told to stop.
+  const stop = (holders: readonly string[]) => (asked.push(holders) > 3 ? reason : undefined);
   await expect(acquireLease(api, { ...one, stop })).rejects.toThrow(reason);
-  expect(asked).toBe(4);
+  expect(asked).toEqual([["node b"], ["node b"], ["node b"], ["node b"]]);
   expect(api.holder("slot-0")).toBe("node b");
-  held.abandon();
+  free.abandon();
 });
 
 test("a node out of service without a Lease takes one free slot from the next taker; a slot already ours is never given up", async () => {

@@ -295,11 +295,11 @@ test("an upgrade that failed after its binaries is finished by the next up; a no
   states[2] = finished;
 });
 
-test("a node whose upgrade fails while out of service stops the run's rollout: a sibling waiting for the slot gives up at once, unchanged", async () => {
+test("a node whose upgrade fails while out of service keeps its slot: a sibling waiting for that slot gives up at once, unchanged, instead of waiting out waitMinutes", async () => {
   // Two nodes of one stack upgraded in one run (one dynamic-provider process), maxUnavailable 1. The first takes the
-  // slot and fails at kubeadm upgrade node, staying cordoned and keeping its slot; the second, started once the first
-  // is cordoned, must not wait out its waitMinutes for that slot (the CI hang of stop 49, test/e2e/relay.e2e.ts) nor
-  // take its node out after it: it gives up naming the failed node. The next up finishes both, one after the other.
+  // slot and fails at kubeadm upgrade node, staying cordoned and keeping its slot until the run ends; the second,
+  // started once the first is cordoned, waits for that slot, and must not wait out its waitMinutes for it (the CI
+  // hang of stop 49, test/e2e/relay.e2e.ts): it gives up naming the failed node. The next up finishes both.
   const pair = await Promise.all(["A", "B"].map((x, k) => labWindows(`127.0.0.${58 + k}`, `WIN-RUN-${x}`)));
   try {
     const [a, b] = pair;
@@ -328,7 +328,7 @@ test("a node whose upgrade fails while out of service stops the run's rollout: a
     );
     expect(await first).toMatch(/kubeadm upgrade failed: .*; node win-run-a stays cordoned/);
     expect(await second).toContain(
-      "node win-run-b: not taken out of service: the upgrade of node win-run-a failed in this run (its error says why) and it stays cordoned, so this rollout stops here. Nothing was changed on win-run-b",
+      "node win-run-b: not taken out of service: every upgrade slot is held by a node whose upgrade failed in this run (node win-run-a: its error says why), which stays cordoned and keeps its slot until this run ends. Nothing was changed on win-run-b",
     );
     expect([state(b).versions.kubelet, state(b).stopped ?? []]).toEqual(["1.36.2", []]);
     expect(nodes.events.slice(before)).toEqual([
