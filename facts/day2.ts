@@ -70,6 +70,15 @@ export const RELAY_DNS_PORTS = { kubernetes: [53], openshift: [53, 5353] } as co
 /** Windows Nodes: `kubernetes.io/os=windows` (k8s.io/api core/v1 `LabelOSStable`), as WMCO selects them. */
 export const WINDOWS_NODE_SELECTOR = "kubernetes.io/os=windows";
 
+/** The list of the Windows Nodes (WINDOWS_NODE_SELECTOR). */
+export const WINDOWS_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`;
+
+/**
+ * One page of the Linux Nodes: its items plus `metadata.remainingItemCount` is the count, and their taints say where
+ * the node relay can run (components/node-access/placement.ts); one page is plenty to tell one from two.
+ */
+export const LINUX_NODES_PAGE_PATH = `/api/v1/nodes?limit=500&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`;
+
 /**
  * WMCO's host-key pin on the Node (pkg/windows/hostkey.go `SSHHostKeyAnnotation`, `SSHHostKeyTypeAnnotation`): the
  * base64 SSH wire-format key and its algorithm. Set by WMCO from release-4.20 on (trust on first use).

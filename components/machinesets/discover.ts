@@ -1,6 +1,6 @@
 import { KubeAccess } from "../../providers/kube-wait/api";
 import { objects } from "../../lib/json";
-import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
+import { LINUX_NODES_PAGE_PATH, WINDOWS_NODES_PATH } from "../../facts/day2";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { Platform } from "../../stacks/schema/cluster";
 import { userDataPublicKey } from "../key/rotation";
@@ -71,13 +71,13 @@ export async function readCluster(access: KubeAccess): Promise<ClusterReader> {
         ),
         get("/apis/config.openshift.io/v1/imagedigestmirrorsets"),
         get("/apis/config.openshift.io/v1/imagetagmirrorsets"),
-        get(`/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`),
+        get(WINDOWS_NODES_PATH),
         get(`/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}/machines`),
         get("/apis/node.k8s.io/v1/runtimeclasses"),
         // What WMCO's pkg/cluster/config.go `validateK8sVersion` reads (discovery ServerVersion).
         get("/version"),
-        // Where the node relay can run (components/node-access/placement.ts): one page is plenty to tell one from two.
-        get(`/api/v1/nodes?limit=500&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`),
+        // Where the node relay can run.
+        get(LINUX_NODES_PAGE_PATH),
       ]);
       const sets = decodeMachineSets(machineSets);
       return {

@@ -26,7 +26,7 @@ import {
 } from "../../facts/kubernetes";
 import { ResolvedKubernetes } from "./node-plan";
 import { decodeNodes, WindowsNode, windowsNodes } from "../../providers/day2/inventory";
-import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
+import { LINUX_NODES_PAGE_PATH, WINDOWS_NODES_PATH } from "../../facts/day2";
 import { relayNodeCount } from "../node-access/placement";
 
 export interface VanillaFacts {
@@ -87,13 +87,9 @@ const READS = {
   kubeDns: "/api/v1/namespaces/kube-system/services/kube-dns",
   clusterInfo: "/api/v1/namespaces/kube-public/configmaps/cluster-info",
   flannelConfig: "/api/v1/namespaces/kube-flannel/configmaps/kube-flannel-cfg",
-  windowsNodes: `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`,
+  windowsNodes: WINDOWS_NODES_PATH,
   runtimeClasses: "/apis/node.k8s.io/v1/runtimeclasses",
-  /**
-   * A list of the Linux Nodes (one page): its items plus `metadata.remainingItemCount` is the count; their taints say
-   * where the relay can run.
-   */
-  linuxNodes: `/api/v1/nodes?limit=500&labelSelector=${encodeURIComponent("kubernetes.io/os=linux")}`,
+  linuxNodes: LINUX_NODES_PAGE_PATH,
   /** flannel's Linux DaemonSet (kube-flannel/kube-flannel-ds). */
   flannelDaemonSet: "/apis/apps/v1/namespaces/kube-flannel/daemonsets/kube-flannel-ds",
 };

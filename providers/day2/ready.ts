@@ -7,7 +7,7 @@
 import { NodeApi } from "./drain-run";
 import { apiError } from "../kube-wait/api";
 import { decodeNode, decodeNodes, NodeFields, NodeObject } from "./inventory";
-import { WINDOWS_NODE_SELECTOR } from "../../facts/day2";
+import { WINDOWS_NODES_PATH } from "../../facts/day2";
 import { get, str } from "../../lib/json";
 
 /** The Node as the API has it now; a node that is gone is an error naming it. */
@@ -20,7 +20,7 @@ export async function readNode(api: NodeApi, name: string): Promise<NodeFields> 
 
 /** The Windows Nodes now; `doing` names the list in its error. */
 export async function listWindowsNodes(api: NodeApi, doing = "listing Windows nodes"): Promise<NodeObject[]> {
-  const list = await api.request("GET", `/api/v1/nodes?labelSelector=${encodeURIComponent(WINDOWS_NODE_SELECTOR)}`);
+  const list = await api.request("GET", WINDOWS_NODES_PATH);
   if (list.status !== 200) throw apiError(doing, list);
   return decodeNodes(list.body);
 }

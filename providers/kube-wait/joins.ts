@@ -117,7 +117,8 @@ const event = fields({
 });
 type EventSeen = z.output<typeof event>;
 
-function eventsOf(lists: Fetched[]): EventSeen[] {
+/** The Events of `lists` (EventLists as read), decoded once per look. */
+export function eventsOf(lists: Fetched[]): EventSeen[] {
   return lists.flatMap((l) => itemsOf(event).parse(l).items);
 }
 
@@ -153,12 +154,12 @@ function quote(e: EventSeen, on: string): string {
  * (`reconcileNodes` returns before `deconfigureInstances`).
  */
 export function hostFailure(
-  events: Fetched[],
+  events: readonly EventSeen[],
   instances: Fetched,
   before?: ReadonlyMap<string, string>,
 ): { host: string | undefined; event: EventSeen } | undefined {
   const written = lastWritten(instances);
-  const latest = eventsOf(events)
+  const latest = events
     .filter(
       (e) =>
         isNew(e, before) &&
@@ -199,7 +200,7 @@ export function joinVerdict(t: JoinTarget, s: JoinSnapshot): Verdict<JoinOutputs
   // WMCO configures the listed hosts in turn and stops at the first failure: whichever host the Event names, the
   // ones not yet joined wait on it.
   if (t.byoh.length > joined.length) {
-    const f = hostFailure(s.events, s.instances, s.before);
+    const f = hostFailure(events, s.instances, s.before);
     if (f) {
       const ours = f.host !== undefined && t.byoh.includes(f.host);
       failures.push(

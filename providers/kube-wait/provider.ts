@@ -1,5 +1,5 @@
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
-import { MACHINESET_LABEL, WINDOWS_NODE_SELECTOR } from "../../facts/day2";
+import { MACHINESET_LABEL, WINDOWS_NODES_PATH } from "../../facts/day2";
 import type * as pulumi from "@pulumi/pulumi";
 import { connectKube, KubeAccess, KubeApi } from "./api";
 import { answerError } from "../../lib/kube-api";
@@ -30,6 +30,7 @@ import { pollUntil } from "./poll";
 import {
   describeHostFailure,
   eventStamps,
+  eventsOf,
   hostFailure,
   INSTANCE_SETUP_FAILURE,
   JoinOutputs,
@@ -242,7 +243,7 @@ function checkJoins(api: KubeApi, i: WindowsNodesJoinedInputs) {
   let before: Map<string, string> | undefined;
   return async () => {
     const [nodes, machines, hostEvents, machineEvents, instances] = await Promise.all([
-      api.get(`/api/v1/nodes?labelSelector=${q(WINDOWS_NODE_SELECTOR)}`),
+      api.get(WINDOWS_NODES_PATH),
       sets.length > 0
         ? api.get(
             `/apis/machine.openshift.io/v1beta1/namespaces/${MACHINE_API_NAMESPACE}/machines?labelSelector=${q(`${MACHINESET_LABEL} in (${sets.join(",")})`)}`,
@@ -353,7 +354,8 @@ export const byohHostReleasedProvider = destroyWait<WaitCommon & { address: stri
       // WMCO deconfigures removed hosts only after every listed host is configured (configmap_controller.go
       // `reconcileNodes`): a failing one blocks the removal, and says so only in its Event.
       before ??= eventStamps([events]);
-      const blocked = ns && verdict.state === "waiting" ? hostFailure([events], instances, before) : undefined;
+      const blocked =
+        ns && verdict.state === "waiting" ? hostFailure(eventsOf([events]), instances, before) : undefined;
       return blocked && ns
         ? {
             state: "failed",
