@@ -36,6 +36,7 @@ import {
   slotNode,
   stackHoldsSlot,
   unleasedUpgrades,
+  Unleased,
   UPGRADE_SLOT_SECONDS,
 } from "./upgrade-slots";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
@@ -134,6 +135,13 @@ function upgradeTarget(downloads: readonly Download[]): string {
     .join(",");
 }
 
+/**
+ * How much sooner than now a slot Lease is read as expired when telling which unfinished nodes hold none: its Lease is
+ * read again a moment later to take it, and one seen live in the list but expired at that read would count as neither
+ * held nor unfinished. Counted as both meanwhile is the safe side (a holder renews at a third of its 300 s).
+ */
+const LEASE_READ_MARGIN_MS = 30_000;
+
 /** The Leases of kube-system, where the upgrade slots are. */
 const LEASES_PATH = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
 
@@ -145,11 +153,11 @@ async function stackStillUpgrading(api: KubeApi, stack: string): Promise<boolean
 }
 
 /** The other nodes out of service for an unfinished upgrade without a slot (upgrade-slots.ts unleasedUpgrades). */
-async function unfinishedUpgrades(api: KubeApi, self: string): Promise<string[]> {
+async function unfinishedUpgrades(api: KubeApi, self: string): Promise<Unleased[]> {
   const nodes = await listWindowsNodes(api, "listing Windows nodes for unfinished upgrades");
   const leases = await api.request("GET", LEASES_PATH);
   if (leases.status !== 200) throw apiError(`listing the upgrade slots' Leases (${LEASES_PATH})`, leases);
-  return unleasedUpgrades(nodes, leases.body, UPGRADING_TO_ANNOTATION, self, Date.now());
+  return unleasedUpgrades(nodes, leases.body, UPGRADING_TO_ANNOTATION, self, Date.now() + LEASE_READ_MARGIN_MS);
 }
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
@@ -250,7 +258,7 @@ async function converge(
   try {
     return await convergeHost(i, recordedHostKey, last);
   } catch (e) {
-    convergeFailed(i.lockStack, describeTarget(i.connection));
+    convergeFailed(i.lockStack, describeTarget(i.connection), i.nodeName ?? last?.nodeName);
     throw e;
   }
 }
@@ -358,6 +366,7 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
   // shared by this stack's upgrading nodes, released by the last of them to finish.
   let slot: HeldSlot | undefined;
   let lock: LockShare | undefined;
+  let unfinished: Unleased[] = [];
   if (upgrading && api) {
     const u = i.upgrade ?? { maxUnavailable: 1, waitMinutes: 60 };
     // The day-2 lock first (no other stack's reboot, patching or rollout meanwhile; this stack's nodes share it, and
@@ -374,8 +383,18 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
       what: "an upgrade slot",
       holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
-      stop: (holders) => rolloutStopped(i.lockStack, target, nodeName, holders.map(slotNode)),
-      unleased: () => unfinishedUpgrades(api, nodeName),
+      stop: (holders) =>
+        rolloutStopped(
+          i.lockStack,
+          target,
+          nodeName,
+          holders.map((h) => slotNode(h) ?? unfinished.find((u) => u.text === h)?.node),
+        ),
+      // A node finishing its own begun upgrade adds no node out of service: it never keeps a slot for another (two
+      // unfinished nodes would each keep the one free slot for the other, for ever).
+      ...(begun === undefined
+        ? { unleased: async () => (unfinished = await unfinishedUpgrades(api, nodeName)).map((u) => u.text) }
+        : {}),
       ...wait,
     });
     upgradeBegan(i.lockStack, target, nodeName);

@@ -1,14 +1,16 @@
 /**
  * The upgrades of one `pulumi up`, as its dynamic-provider process sees them: which nodes of a stack hold an upgrade
- * slot now, and which of them failed while out of service. The engine converges a stack's VanillaNodes at once in one
- * process (the host loads each provider once: providers/host-loader.js), so this module's state is that run's; a
- * later `up` is a new process and starts with none.
+ * slot now, and which failed. The engine converges a stack's VanillaNodes at once in one process (the host loads each
+ * provider once: providers/host-loader.js), so this module's state is that run's; a later `up` is a new process and
+ * starts with none.
  *
  * Why it exists: a node whose upgrade fails stays cordoned, marked upgrading-to, and keeps its slot (renewed while the
  * run lasts), so with `maxUnavailable` 1 a sibling waiting for that slot would wait its whole `waitMinutes` and the run
- * would hang on it. Instead a sibling that finds every slot held by such nodes gives up at once, naming them, with
- * nothing changed on it. One that finds a free slot goes on (within `maxUnavailable`, as the engine lets an operation
- * already under way finish after another failed), and one waiting for a healthy holder's slot keeps waiting.
+ * would hang on it. The same goes for a node a failed run left unfinished, which counts as out of service without a
+ * slot (upgrade-slots.ts `unleasedUpgrades`), when it fails again in this run before taking one. So a sibling that
+ * finds every slot held by nodes that failed in this run gives up at once, naming them, left in service. One that
+ * finds a free slot goes on (within `maxUnavailable`, as the engine lets an operation already under way finish after
+ * another failed), and one waiting for a slot any healthy holder may free keeps waiting.
  */
 
 /** Per stack ("" without one): the nodes in a slot now and the failed ones, by the host they were reached at. */
@@ -33,20 +35,21 @@ export function upgradeEnded(stack: string | undefined, target: string): void {
   run(stack).inSlot.delete(target);
 }
 
-/** The converge at `target` failed; if its node held a slot, it stays out of service and the stack's rollout stops. */
-export function convergeFailed(stack: string | undefined, target: string): void {
+/**
+ * The converge at `target` failed: its node (the one in a slot, else `node`, its registered name when known) will not
+ * finish an upgrade nor free a slot in this run.
+ */
+export function convergeFailed(stack: string | undefined, target: string, node: string | undefined): void {
   const r = run(stack);
-  const node = r.inSlot.get(target);
-  if (node === undefined) return;
+  const name = r.inSlot.get(target) ?? node;
   r.inSlot.delete(target);
-  r.failed.set(target, node);
+  if (name !== undefined) r.failed.set(target, name);
 }
 
 /**
  * Why node `node` (at `target`), waiting for an upgrade slot, should stop waiting: every slot is held by a node of this
- * stack whose upgrade failed in this run (`holders`: the nodes holding them, undefined for a holder that is not one
- * of ours), and those keep their slots until the run ends. Undefined while any slot is held by someone else, who may
- * still free it.
+ * stack that failed in this run (`holders`: the nodes holding them, with a Lease or without, undefined for a holder
+ * that is not one of ours), so none comes free before the run ends. Undefined while any is held by someone else.
  */
 export function rolloutStopped(
   stack: string | undefined,
@@ -56,6 +59,7 @@ export function rolloutStopped(
 ): string | undefined {
   const failed = new Set([...run(stack).failed].filter(([t]) => t !== target).map(([, n]) => n));
   if (holders.length === 0 || !holders.every((h) => h !== undefined && failed.has(h))) return undefined;
-  const names = [...new Set(holders)].join(", node ");
-  return `node ${node}: not taken out of service: every upgrade slot is held by a node whose upgrade failed in this run (node ${names}: its error says why), which stays cordoned and keeps its slot until this run ends. Nothing was changed on ${node}; once that node is fixed, run pulumi up again: it finishes that upgrade first, then this one`;
+  const names = [...new Set(holders)];
+  const which = names.length === 1 ? `node ${names[0]}, which failed` : `nodes ${names.join(", ")}, which failed`;
+  return `node ${node}: left in service: every upgrade slot is taken by ${which} in this run (${names.length === 1 ? "its error says" : "their errors say"} why) and ${names.length === 1 ? "stays" : "stay"} out of service, so none comes free before this run ends. Once fixed, run pulumi up again: it finishes ${names.length === 1 ? "that upgrade" : "those upgrades"} first, then this one`;
 }

@@ -37,11 +37,17 @@ export function stackHoldsSlot(leaseList: unknown, stack: string, nowMs: number)
   return liveSlots(leaseList, nowMs).some((l) => (str(get(l, "spec", "holderIdentity")) ?? "").startsWith(mine));
 }
 
+/** A node out of service for an upgrade without a slot, and how the wait names it. */
+export interface Unleased {
+  node: string;
+  text: string;
+}
+
 /**
  * The nodes out of service for an upgrade that holds no slot now: marked `upgradingTo` (an upgrade begun and not
- * finished: a run failed on it) while no unexpired slot names them, other than `self`. Each still counts against
+ * finished: a run failed on it) while no slot live at `nowMs` names them, other than `self`. Each still counts against
  * `maxUnavailable`, so each takes one of the free slots from whoever asks (leases.ts `unleased`), until its stack's
- * next up takes a slot back and finishes it. Described for the waiting message.
+ * next up takes a slot back and finishes it; the text says so, and what to do if no stack ever will.
  */
 export function unleasedUpgrades(
   nodes: readonly { name: string; annotations: Record<string, string> }[],
@@ -49,9 +55,12 @@ export function unleasedUpgrades(
   upgradingTo: string,
   self: string,
   nowMs: number,
-): string[] {
+): Unleased[] {
   const leased = new Set(liveSlots(leaseList, nowMs).map((l) => slotNode(str(get(l, "spec", "holderIdentity")) ?? "")));
   return nodes
     .filter((n) => n.name !== self && n.annotations[upgradingTo] !== undefined && !leased.has(n.name))
-    .map((n) => `node ${n.name} (its upgrade to ${n.annotations[upgradingTo]} was begun and not finished)`);
+    .map((n) => ({
+      node: n.name,
+      text: `node ${n.name} (out of service: its upgrade to ${n.annotations[upgradingTo]} was begun and not finished; its stack's next up finishes it, or, if no stack manages it any more, uncordon it and remove its ${upgradingTo} annotation)`,
+    }));
 }
