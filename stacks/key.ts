@@ -1,4 +1,5 @@
-import { createHash, createPrivateKey, createPublicKey, KeyObject } from "crypto";
+import { createPrivateKey, createPublicKey, KeyObject } from "crypto";
+import { fingerprint, sshString } from "../lib/ssh-wire";
 
 /** What WMCO can use, learned from a private key without ever echoing it. */
 export interface ParsedKey {
@@ -131,8 +132,8 @@ function publicBlobFromKeyObject(key: KeyObject): Buffer {
   if (type === "dsa") throw dsaRefused();
   const jwk = createPublicKey(key).export({ format: "jwk" });
   const b64u = (s: string | undefined) => Buffer.from(s ?? "", "base64url");
-  if (type === "rsa") return Buffer.concat([str("ssh-rsa"), mpint(b64u(jwk.e)), mpint(b64u(jwk.n))]);
-  if (type === "ed25519") return Buffer.concat([str("ssh-ed25519"), bytes(b64u(jwk.x))]);
+  if (type === "rsa") return Buffer.concat([sshString("ssh-rsa"), mpint(b64u(jwk.e)), mpint(b64u(jwk.n))]);
+  if (type === "ed25519") return Buffer.concat([sshString("ssh-ed25519"), sshString(b64u(jwk.x))]);
   if (type === "ec") {
     const curve = { "P-256": "nistp256", "P-384": "nistp384", "P-521": "nistp521" }[jwk.crv ?? ""];
     if (!curve) {
@@ -142,7 +143,7 @@ function publicBlobFromKeyObject(key: KeyObject): Buffer {
       );
     }
     const point = Buffer.concat([Buffer.from([4]), b64u(jwk.x), b64u(jwk.y)]);
-    return Buffer.concat([str(`ecdsa-sha2-${curve}`), str(curve), bytes(point)]);
+    return Buffer.concat([sshString(`ecdsa-sha2-${curve}`), sshString(curve), sshString(point)]);
   }
   throw new KeyRejected(
     "unsupported-type",
@@ -181,8 +182,7 @@ function describe(blob: Buffer): ParsedKey {
       `${type} keys cannot be used by WMCO; use RSA (>= ${MIN_RSA_BITS} bits), ECDSA or Ed25519`,
     );
   }
-  const fingerprint = "SHA256:" + createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
-  return { algorithm, bits, publicKey: `${type} ${blob.toString("base64")}`, fingerprint };
+  return { algorithm, bits, publicKey: `${type} ${blob.toString("base64")}`, fingerprint: fingerprint(blob) };
 }
 
 function capitalize(s: string): string {
@@ -196,22 +196,11 @@ function bitLength(mp: Buffer): number {
   return (mp.length - i - 1) * 8 + (32 - Math.clz32(mp[i]));
 }
 
-function uint32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-}
-function bytes(b: Buffer): Buffer {
-  return Buffer.concat([uint32(b.length), b]);
-}
-function str(s: string): Buffer {
-  return bytes(Buffer.from(s, "latin1"));
-}
 function mpint(b: Buffer): Buffer {
   let i = 0;
   while (i < b.length - 1 && b[i] === 0) i++;
   const v = b.subarray(i);
-  return bytes(v[0] & 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
+  return sshString(v[0] & 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
 }
 
 /** Minimal reader for SSH wire-format strings and integers; throws on truncation. */

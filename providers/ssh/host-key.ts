@@ -1,4 +1,4 @@
-import { createHash } from "crypto";
+import { fingerprint } from "../../lib/ssh-wire";
 import type { ServerHostKeyAlgorithm } from "ssh2";
 
 /** Key types whose algorithm name is the key type itself. */
@@ -8,11 +8,6 @@ const SINGLE_KEY_ALGORITHMS: ServerHostKeyAlgorithm[] = [
   "ecdsa-sha2-nistp384",
   "ecdsa-sha2-nistp521",
 ];
-
-/** OpenSSH's fingerprint of a public key blob: `SHA256:` + unpadded base64 of its SHA-256. */
-export function fingerprint(blob: Buffer): string {
-  return "SHA256:" + createHash("sha256").update(blob).digest("base64").replace(/=+$/, "");
-}
 
 /** The key line OpenSSH would print for a blob (`<type> <base64>`), read from the blob's own type field. */
 export function keyLine(blob: Buffer): string {

@@ -1,4 +1,5 @@
 import { createPrivateKey, randomBytes } from "crypto";
+import { sshString } from "../../lib/ssh-wire";
 
 /**
  * ssh2 reads OpenSSH and traditional PEM keys but not PKCS#8, which WMCO (and so our key validation) accepts.
@@ -16,29 +17,30 @@ export function keyForSsh2(pem: string): string {
   return pem;
 }
 
-function str(b: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(b.length);
-  return Buffer.concat([len, b]);
-}
-
 /** The `openssh-key-v1` container (unencrypted) for one Ed25519 key (PROTOCOL.key in OpenSSH). */
 function openSshEd25519(seed: Buffer, pub: Buffer): string {
   const type = Buffer.from("ssh-ed25519");
-  const pubBlob = Buffer.concat([str(type), str(pub)]);
+  const pubBlob = Buffer.concat([sshString(type), sshString(pub)]);
   const check = randomBytes(4);
-  let priv = Buffer.concat([check, check, str(type), str(pub), str(Buffer.concat([seed, pub])), str(Buffer.alloc(0))]);
+  let priv = Buffer.concat([
+    check,
+    check,
+    sshString(type),
+    sshString(pub),
+    sshString(Buffer.concat([seed, pub])),
+    sshString(Buffer.alloc(0)),
+  ]);
   const pad = (8 - (priv.length % 8)) % 8;
   priv = Buffer.concat([priv, Buffer.from(Array.from({ length: pad }, (_, i) => i + 1))]);
   const oneKey = Buffer.from([0, 0, 0, 1]);
   const body = Buffer.concat([
     Buffer.from("openssh-key-v1\0"),
-    str(Buffer.from("none")),
-    str(Buffer.from("none")),
-    str(Buffer.alloc(0)),
+    sshString(Buffer.from("none")),
+    sshString(Buffer.from("none")),
+    sshString(Buffer.alloc(0)),
     oneKey,
-    str(pubBlob),
-    str(priv),
+    sshString(pubBlob),
+    sshString(priv),
   ]);
   const lines = body.toString("base64").match(/.{1,70}/g) ?? [];
   return `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.join("\n")}\n-----END OPENSSH PRIVATE KEY-----\n`;

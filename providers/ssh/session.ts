@@ -1,5 +1,6 @@
 import type { Client, ClientChannel, ConnectConfig, SFTPWrapper } from "ssh2";
-import { fingerprint, hostKeyAlgorithms, hostKeyMatches, keyLine, pinnedFingerprint } from "./host-key";
+import { hostKeyAlgorithms, hostKeyMatches, keyLine, pinnedFingerprint } from "./host-key";
+import { fingerprint } from "../../lib/ssh-wire";
 import { openClusterTunnel, TunnelInfo } from "./cluster-tunnel";
 import { keyForSsh2 } from "./key-format";
 import { processSemaphore, sshCounters, within } from "./limits";
