@@ -295,23 +295,53 @@ test("an upgrade that failed after its binaries is finished by the next up; a no
   states[2] = finished;
 });
 
+/**
+ * Two fresh hosts of stack `lockStack` for `body`, joined at 1.36.2 as nodes win-run-<x> for each letter of `letters`
+ * (at 127.0.0.<firstAddress> on), with `upgrade` giving a host's inputs for an upgrade (to 1.36.3 unless told,
+ * maxUnavailable 1, waiting a minute at most for a slot). Afterwards the hosts stop and the day-2 lock goes: the run's
+ * process would have ended, and the renewals of its failed jobs (which never leave: day2-lock.ts joinDay2Lock) with
+ * it, while this host lives on for the other tests.
+ */
+async function twoNodes(
+  letters: string,
+  firstAddress: number,
+  lockStack: string,
+  body: (
+    hosts: LabWindows[],
+    created: Record<string, unknown>[],
+    upgrade: (l: LabWindows, version?: string) => Record<string, unknown>,
+  ) => Promise<void>,
+): Promise<void> {
+  const hosts = await Promise.all(
+    [...letters].map((x, k) => labWindows(`127.0.0.${firstAddress + k}`, `WIN-RUN-${x}`)),
+  );
+  try {
+    hosts.forEach((l, k) => nodes.add(`win-run-${letters[k].toLowerCase()}`, { address: l.host.host }));
+    const created = await Promise.all(hosts.map((l) => plugin.create(urn(l), inputs(l, { lockStack }))));
+    const upgrade = (l: LabWindows, version = "1.36.3") =>
+      inputs(l, { downloads: downloads(version), lockStack, upgrade: { maxUnavailable: 1, waitMinutes: 1 } });
+    await body(
+      hosts,
+      created.map((c) => c.outputs),
+      upgrade,
+    );
+  } finally {
+    await Promise.all(hosts.map((l) => l.stop()));
+    leases.delete(DAY2_LOCK.name);
+  }
+}
+
 test("a node whose upgrade fails while out of service keeps its slot: a sibling waiting for that slot gives up at once, unchanged, instead of waiting out waitMinutes", async () => {
   // Two nodes of one stack upgraded in one run (one dynamic-provider process), maxUnavailable 1. The first takes the
   // slot and fails at kubeadm upgrade node, staying cordoned and keeping its slot until the run ends; the second,
   // started once the first is cordoned, waits for that slot, and must not wait out its waitMinutes for it (the CI
   // hang of stop 49, test/e2e/relay.e2e.ts): it gives up naming the failed node. The next up finishes both.
-  const pair = await Promise.all(["A", "B"].map((x, k) => labWindows(`127.0.0.${58 + k}`, `WIN-RUN-${x}`)));
-  try {
+  await twoNodes("AB", 58, "windows-estate/rollout-stop", async (pair, created, upgrade) => {
     const [a, b] = pair;
-    pair.forEach((l, k) => nodes.add(`win-run-${"ab"[k]}`, { address: l.host.host }));
-    const lockStack = "windows-estate/rollout-stop";
-    const on = (l: LabWindows, downloadsAt: string) =>
-      inputs(l, { downloads: downloads(downloadsAt), lockStack, upgrade: { maxUnavailable: 1, waitMinutes: 1 } });
-    const created = await Promise.all(pair.map((l) => plugin.create(urn(l), on(l, "1.36.2"))));
     setState(a, { kubeadmUpgradeFails: true });
     const before = nodes.events.length;
     let settled: string | undefined;
-    const first = plugin.update(urn(a), "id", created[0].outputs, on(a, "1.36.3")).then(
+    const first = plugin.update(urn(a), "id", created[0], upgrade(a)).then(
       () => (settled = "upgraded"),
       (e: Error) => (settled = e.message),
     );
@@ -322,7 +352,7 @@ test("a node whose upgrade fails while out of service keeps its slot: a sibling 
       await new Promise((r) => setTimeout(r, 10));
     }
     expect(settled ?? "still running").toBe("still running");
-    const second = plugin.update(urn(b), "id", created[1].outputs, on(b, "1.36.3")).then(
+    const second = plugin.update(urn(b), "id", created[1], upgrade(b)).then(
       () => "upgraded",
       (e: Error) => e.message,
     );
@@ -337,16 +367,11 @@ test("a node whose upgrade fails while out of service keeps its slot: a sibling 
     // The next up (here the same process, as a long-lived host would be): win-run-a takes its slot back and finishes,
     // then win-run-b takes it.
     setState(a, { kubeadmUpgradeFails: false });
-    await plugin.update(urn(a), "id", created[0].outputs, on(a, "1.36.3"));
-    await plugin.update(urn(b), "id", created[1].outputs, on(b, "1.36.3"));
+    await plugin.update(urn(a), "id", created[0], upgrade(a));
+    await plugin.update(urn(b), "id", created[1], upgrade(b));
     expect(pair.map((l) => state(l).versions.kubelet)).toEqual(["1.36.3", "1.36.3"]);
     expect(nodes.events.slice(before).filter((e) => e.includes("uncordon"))).toHaveLength(2);
-  } finally {
-    await Promise.all(pair.map((l) => l.stop()));
-    // The run's process would have ended, and its failed jobs' renewals of the day-2 lock with it (they never leave:
-    // day2-lock.ts joinDay2Lock); this host lives on for the other tests, so the lock goes here.
-    leases.delete(DAY2_LOCK.name);
-  }
+  });
 });
 
 test("a node a failed run left out of service, its slot expired since, still counts against maxUnavailable: the next up finishes it before taking another out", async () => {
@@ -354,14 +379,9 @@ test("a node a failed run left out of service, its slot expired since, still cou
   // marked upgrading-to, its slot Lease not renewed since (leases.ts slotFree: free by expiry). win-run-d, asked
   // first, must not take that slot while win-run-c is out (maxUnavailable 1): it waits, and goes once win-run-c is
   // back and its slot released.
-  const pair = await Promise.all(["C", "D"].map((x, k) => labWindows(`127.0.0.${46 + k}`, `WIN-RUN-${x}`)));
-  try {
+  const lockStack = "windows-estate/unfinished";
+  await twoNodes("CD", 46, lockStack, async (pair, created, upgrade) => {
     const [c, d] = pair;
-    pair.forEach((l, k) => nodes.add(`win-run-${"cd"[k]}`, { address: l.host.host }));
-    const lockStack = "windows-estate/unfinished";
-    const on = (l: LabWindows) =>
-      inputs(l, { downloads: downloads("1.36.3"), lockStack, upgrade: { maxUnavailable: 1, waitMinutes: 1 } });
-    const created = await Promise.all(pair.map((l) => plugin.create(urn(l), inputs(l, { lockStack }))));
     const slot = "windows-estate-upgrade-0";
     const expired = "2026-11-29T00:00:00.000000Z";
     leases.set(slot, {
@@ -384,26 +404,21 @@ test("a node a failed run left out of service, its slot expired since, still cou
     const before = nodes.events.length;
     const slotPath = `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${slot}`;
     const reads = kube.hits.get(slotPath) ?? 0;
-    const second = plugin.update(urn(d), "id", created[1].outputs, on(d));
+    const second = plugin.update(urn(d), "id", created[1], upgrade(d));
     // win-run-c's up starts once win-run-d has looked at the slot (and, before this fix, taken it at once).
     const deadline = Date.now() + 60_000;
     while ((kube.hits.get(slotPath) ?? 0) === reads) {
       if (Date.now() > deadline) throw new Error("win-run-d never read the upgrade slot");
       await new Promise((r) => setTimeout(r, 10));
     }
-    const first = plugin.update(urn(c), "id", created[0].outputs, on(c));
+    const first = plugin.update(urn(c), "id", created[0], upgrade(c));
     await Promise.all([first, second]);
     const events = nodes.events.slice(before);
     expect(
       events.filter((e) => /^win-run-[cd] (un)?cordon/.test(e)).map((e) => e.split(" ").slice(0, 2).join(" ")),
     ).toEqual(["win-run-c cordon", "win-run-c uncordon", "win-run-d cordon", "win-run-d uncordon"]);
     expect(pair.map((l) => state(l).versions.kubelet)).toEqual(["1.36.3", "1.36.3"]);
-  } finally {
-    await Promise.all(pair.map((l) => l.stop()));
-    // The run's process would have ended, and its failed jobs' renewals of the day-2 lock with it (they never leave:
-    // day2-lock.ts joinDay2Lock); this host lives on for the other tests, so the lock goes here.
-    leases.delete(DAY2_LOCK.name);
-  }
+  });
 });
 
 /** Marks a Node as a failed run leaves it: cordoned, its upgrade recorded as begun (providers/vanilla-node/provider.ts). */
@@ -420,14 +435,7 @@ test("a node an earlier run left unfinished that fails again before taking a slo
   // The retry after the CI hang of stop 49, one run later: win-run-e is still out of service without a slot Lease and
   // its host does not answer, so its converge fails at its first look. win-run-f, kept from the one free slot by it,
   // must give up naming it rather than wait out its waitMinutes.
-  const pair = await Promise.all(["E", "F"].map((x, k) => labWindows(`127.0.0.${48 + k}`, `WIN-RUN-${x}`)));
-  try {
-    const [e, f] = pair;
-    pair.forEach((l, k) => nodes.add(`win-run-${"ef"[k]}`, { address: l.host.host }));
-    const lockStack = "windows-estate/unreachable";
-    const on = (l: LabWindows) =>
-      inputs(l, { downloads: downloads("1.36.3"), lockStack, upgrade: { maxUnavailable: 1, waitMinutes: 1 } });
-    const created = await Promise.all(pair.map((l) => plugin.create(urn(l), inputs(l, { lockStack }))));
+  await twoNodes("EF", 48, "windows-estate/unreachable", async ([e, f], created, upgrade) => {
     leases.delete("windows-estate-upgrade-0");
     markUnfinished("win-run-e");
     await e.host.stop();
@@ -437,8 +445,8 @@ test("a node an earlier run left unfinished that fails again before taking a slo
         (err: Error) => err.message,
       );
     const [first, second] = await Promise.all([
-      outcome(plugin.update(urn(e), "id", created[0].outputs, on(e))),
-      outcome(plugin.update(urn(f), "id", created[1].outputs, on(f))),
+      outcome(plugin.update(urn(e), "id", created[0], upgrade(e))),
+      outcome(plugin.update(urn(f), "id", created[1], upgrade(f))),
     ]);
     expect(first).toContain(`cannot connect to root@${e.host.host}:22`);
     expect(second).toContain(
@@ -448,27 +456,19 @@ test("a node an earlier run left unfinished that fails again before taking a slo
       "1.36.2",
       false,
     ]);
-  } finally {
-    await Promise.all(pair.map((l) => l.stop()));
-    leases.delete(DAY2_LOCK.name);
+  }).finally(() => {
     // Left unfinished for good, it would keep the one slot from every later upgrade here: it goes, as forceRemove would.
     nodes.nodes.delete("win-run-e");
-  }
+  });
 });
 
 test("two nodes left unfinished never keep the free slot for each other: both are finished, one at a time", async () => {
-  const pair = await Promise.all(["G", "H"].map((x, k) => labWindows(`127.0.0.${75 + k}`, `WIN-RUN-${x}`)));
-  try {
-    pair.forEach((l, k) => nodes.add(`win-run-${"gh"[k]}`, { address: l.host.host }));
-    const lockStack = "windows-estate/both-unfinished";
-    const on = (l: LabWindows) =>
-      inputs(l, { downloads: downloads("1.36.3"), lockStack, upgrade: { maxUnavailable: 1, waitMinutes: 1 } });
-    const created = await Promise.all(pair.map((l) => plugin.create(urn(l), inputs(l, { lockStack }))));
+  await twoNodes("GH", 75, "windows-estate/both-unfinished", async (pair, created, upgrade) => {
     leases.delete("windows-estate-upgrade-0");
     markUnfinished("win-run-g");
     markUnfinished("win-run-h");
     const before = nodes.events.length;
-    await Promise.all(pair.map((l, k) => plugin.update(urn(l), "id", created[k].outputs, on(l))));
+    await Promise.all(pair.map((l, k) => plugin.update(urn(l), "id", created[k], upgrade(l))));
     expect(pair.map((l) => state(l).versions.kubelet)).toEqual(["1.36.3", "1.36.3"]);
     // One slot: the second was taken back into it only after the first had given it up.
     const marks = nodes.events.slice(before).map((e) => e.split(" ").slice(0, 2).join(" "));
@@ -478,10 +478,7 @@ test("two nodes left unfinished never keep the free slot for each other: both ar
       "uncordon",
       true,
     ]);
-  } finally {
-    await Promise.all(pair.map((l) => l.stop()));
-    leases.delete(DAY2_LOCK.name);
-  }
+  });
 });
 
 test("a flanneld upgrade restarts this node's flanneld pod only (the DaemonSet recreates it), and never stops the kubelet", async () => {
