@@ -142,6 +142,38 @@ test(`joined at ${JOINED_AT}: each Node registered by its kubelet at that versio
   );
 });
 
+test(`${JOINED_AT} → ${FIRST_UPGRADE} with maxUnavailable 1 and kubeadm upgrade node failing on every host: the node in the slot fails, the others give up at once, left in service`, async () => {
+  // The CI hang of stop 49 (relay.e2e.ts) made certain: whichever node takes the one slot fails and keeps it for the
+  // rest of the run, so the others must not wait out their waitMinutes (10) for it (providers/vanilla-node/upgrade-run.ts).
+  for (const h of hosts) setHostState(h, { kubeadmUpgradeFails: true });
+  vl.useConfig({ version: FIRST_UPGRADE, upgrade: { maxUnavailable: 1, waitMinutes: 10 } });
+  // Killed after 5 minutes (status null): a sibling waiting for the slot would still be waiting then.
+  const r = await vl.stack.pulumiAsync(["up", "--yes", "--skip-preview"], 300_000);
+  for (const h of hosts) setHostState(h, { kubeadmUpgradeFails: false });
+  const out = r.stdout + r.stderr;
+  expect({ killed: r.status === null, succeeded: r.status === 0 }).toEqual({ killed: false, succeeded: false });
+  const failed = NODES.filter((n) => out.includes(`node ${n} stays cordoned, marked ${UPGRADING_TO_ANNOTATION}`));
+  expect(failed).toHaveLength(1);
+  const others = NODES.filter((n) => n !== failed[0]);
+  for (const n of others)
+    expect(out).toContain(
+      `node ${n}: left in service: every upgrade slot is taken by node ${failed[0]}, which failed in this run`,
+    );
+  const now = new Map(ours((await api.get("/api/v1/nodes")).items).map((n) => [n.metadata.name, n]));
+  expect(now.get(failed[0])?.spec.unschedulable).toBe(true);
+  expect(now.get(failed[0])?.metadata.annotations?.[UPGRADING_TO_ANNOTATION]).toContain(`kubelet=${FIRST_UPGRADE}`);
+  for (const name of others) {
+    const n = now.get(name)!;
+    expect([
+      name,
+      n.status.nodeInfo.kubeletVersion,
+      n.spec.unschedulable ?? false,
+      n.metadata.annotations?.[UPGRADING_TO_ANNOTATION],
+    ]).toEqual([name, `v${JOINED_AT}`, name === OPERATOR_CORDONED, undefined]);
+  }
+  // The next test's up finishes the failed node first (it takes its slot back), then the others, one at a time.
+}, 600_000);
+
 test(`${JOINED_AT} → ${FIRST_UPGRADE} with maxUnavailable 1: one node out at a time, under the day-2 lock, each back Ready with a fresh heartbeat and uncordoned (the operator's cordon kept)`, async () => {
   const before = new Map(ours((await api.get("/api/v1/nodes")).items).map((n) => [n.metadata.name, n]));
   vl.useConfig({ version: FIRST_UPGRADE, upgrade: { maxUnavailable: 1, waitMinutes: 10 } });
