@@ -654,9 +654,9 @@ export interface KubernetesArtifactsArgs {
 
 /** How upgrades of the joined nodes roll. */
 export interface KubernetesUpgradeArgs {
-  /** How many nodes an upgrade may disrupt at once (cordon, drain, restart the kubelet or containerd), across every `up` that runs against the cluster: each holds one of this many Leases in kube-system while it is out. A flanneld, kube-proxy or CNI-only change disrupts no node. Default 1. */
+  /** How many nodes an upgrade may disrupt at once (cordon, drain, restart the kubelet or containerd), across every `up` that runs against the cluster: each holds one of this many Leases in kube-system while it is out, and a node a failed upgrade left out of service counts until an `up` finishes it. A flanneld, kube-proxy or CNI-only change disrupts no node. Default 1. */
   maxUnavailable?: number;
-  /** How long a node may wait for a free slot, in minutes. Default 60. */
+  /** How long a node may wait for a free slot, in minutes; it stops waiting at once when every slot is taken by nodes that failed in the same `up`. Default 60. */
   waitMinutes?: number;
 }
 

@@ -97,11 +97,15 @@ export const kubernetesSchema = z
       .strictObject({
         /**
          * How many nodes an upgrade may disrupt at once (cordon, drain, restart the kubelet or containerd), across every
-         * `up` that runs against the cluster: each holds one of this many Leases in kube-system while it is out. A
-         * flanneld, kube-proxy or CNI-only change disrupts no node. Default 1.
+         * `up` that runs against the cluster: each holds one of this many Leases in kube-system while it is out, and a
+         * node a failed upgrade left out of service counts until an `up` finishes it. A flanneld, kube-proxy or
+         * CNI-only change disrupts no node. Default 1.
          */
         maxUnavailable: z.number().int().min(1).max(50).default(1),
-        /** How long a node may wait for a free slot, in minutes. Default 60. */
+        /**
+         * How long a node may wait for a free slot, in minutes; it stops waiting at once when every slot is taken by
+         * nodes that failed in the same `up`. Default 60.
+         */
         waitMinutes: z.number().int().min(1).max(1440).default(60),
       })
       .default({ maxUnavailable: 1, waitMinutes: 60 }),
