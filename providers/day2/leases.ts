@@ -24,17 +24,23 @@ export interface SlotOptions {
   /** How long to wait for a free slot before giving up. */
   timeoutMs: number;
   /**
-   * Asked each time every slot was found held, with their holders: a reason to give up now rather than wait (they
-   * are all nodes whose upgrade failed in this run, which keep their slots until it ends), thrown as the error.
-   * Default: wait until `timeoutMs`.
+   * Asked each time every slot was found held, with their holders' identities (Lease or `unleased`): a reason to give
+   * up now rather than wait (they are all nodes whose upgrade failed in this run, which keep their slots until it
+   * ends), thrown as the error. Default: wait until `timeoutMs`.
    */
   stop?: (holders: readonly string[]) => string | undefined;
   /**
    * Asked before each attempt: who is out of service without holding a Lease (a node whose upgrade a failed run left
    * unfinished after its Lease expired), each counting as a holder of one of the free slots. Default: nobody.
    */
-  unleased?: () => Promise<string[]>;
+  unleased?: () => Promise<readonly Unleased[]>;
   progress?: (line: string) => void;
+}
+
+/** Someone out of service without a Lease: their identity, as a Lease's holder would name them, and how a wait says it. */
+export interface Unleased {
+  holder: string;
+  text: string;
 }
 
 /** Whether a Lease can be taken by `holder` now: free, expired, or already its own. */
@@ -86,7 +92,7 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
   let said = "";
   for (;;) {
     const unleased = o.unleased ? await o.unleased() : [];
-    const holders: string[] = [...unleased];
+    const holders: string[] = unleased.map((u) => u.holder);
     // Free slots left for those out of service without a Lease; a slot already ours is never one of them.
     let spare = unleased.length;
     for (const name of names) {
@@ -122,12 +128,14 @@ export async function acquireLease(api: KubeApi, o: SlotOptions): Promise<HeldSl
     }
     const stop = o.stop?.(holders);
     if (stop !== undefined) throw new Error(stop);
+    // Named in words: those without a Lease by what `unleased` says of them, the others by their Lease's holder.
+    const named = [...unleased.map((u) => u.text), ...holders.slice(unleased.length)].join(", ");
     const where = `${o.namespace}/${o.names.length === 1 ? o.names[0] : o.names.join(", ")}`;
     if (Date.now() > deadline)
       throw new Error(
-        `${o.what} did not come free within ${Math.round(o.timeoutMs / 1000)}s: held by ${holders.join(", ")} (Lease ${where}); it frees when that holder finishes, or ${o.names.length === 1 ? "its" : "each"} lease expires if the holder stopped`,
+        `${o.what} did not come free within ${Math.round(o.timeoutMs / 1000)}s: held by ${named} (Lease ${where}); it frees when that holder finishes, or ${o.names.length === 1 ? "its" : "each"} lease expires if the holder stopped`,
       );
-    const line = `waiting for ${o.what} (held by ${holders.join(", ")})`;
+    const line = `waiting for ${o.what} (held by ${named})`;
     if (line !== said) o.progress?.(line);
     said = line;
     await new Promise((r) => setTimeout(r, o.pollMs));

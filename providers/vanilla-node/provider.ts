@@ -28,7 +28,7 @@ import {
   HOSTNAME_PLACEHOLDER,
 } from "./scripts";
 import { DISRUPTIVE_DOWNLOADS, NO_PROXY_ENV, NodeProbe, osMismatch, parseNodeProbe, pendingSteps, Step } from "./steps";
-import { acquireLease, HeldSlot } from "../day2/leases";
+import { acquireLease, HeldSlot, Unleased } from "../day2/leases";
 import { joinDay2Lock, LockShare } from "../day2/day2-lock";
 import {
   slotHolder,
@@ -36,7 +36,6 @@ import {
   slotNode,
   stackHoldsSlot,
   unleasedUpgrades,
-  Unleased,
   UPGRADE_SLOT_SECONDS,
 } from "./upgrade-slots";
 import { identityPatch, Taint, vsphereProviderId } from "./identity";
@@ -157,7 +156,7 @@ async function unfinishedUpgrades(api: KubeApi, self: string): Promise<Unleased[
   const nodes = await listWindowsNodes(api, "listing Windows nodes for unfinished upgrades");
   const leases = await api.request("GET", LEASES_PATH);
   if (leases.status !== 200) throw apiError(`listing the upgrade slots' Leases (${LEASES_PATH})`, leases);
-  return unleasedUpgrades(nodes, leases.body, UPGRADING_TO_ANNOTATION, self, Date.now() + LEASE_READ_MARGIN_MS);
+  return unleasedUpgrades(nodes, leases.body, self, Date.now() + LEASE_READ_MARGIN_MS);
 }
 
 const progress = (line: string) => console.error(`vanilla node: ${line}`);
@@ -258,7 +257,7 @@ async function converge(
   try {
     return await convergeHost(i, recordedHostKey, last);
   } catch (e) {
-    convergeFailed(i.lockStack, describeTarget(i.connection), i.nodeName ?? last?.nodeName);
+    convergeFailed(i.lockStack, describeTarget(i.connection), last?.nodeName ?? i.nodeName);
     throw e;
   }
 }
@@ -366,7 +365,6 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
   // shared by this stack's upgrading nodes, released by the last of them to finish.
   let slot: HeldSlot | undefined;
   let lock: LockShare | undefined;
-  let unfinished: Unleased[] = [];
   if (upgrading && api) {
     const u = i.upgrade ?? { maxUnavailable: 1, waitMinutes: 60 };
     // The day-2 lock first (no other stack's reboot, patching or rollout meanwhile; this stack's nodes share it, and
@@ -383,18 +381,10 @@ async function theRest(i: VanillaNodeInputs, first: FirstLook, api: KubeApi | un
       what: "an upgrade slot",
       holder: slotHolder(i.lockStack, nodeName),
       leaseSeconds: UPGRADE_SLOT_SECONDS,
-      stop: (holders) =>
-        rolloutStopped(
-          i.lockStack,
-          target,
-          nodeName,
-          holders.map((h) => slotNode(h) ?? unfinished.find((u) => u.text === h)?.node),
-        ),
+      stop: (holders) => rolloutStopped(i.lockStack, target, nodeName, holders.map(slotNode)),
       // A node finishing its own begun upgrade adds no node out of service: it never keeps a slot for another (two
       // unfinished nodes would each keep the one free slot for the other, for ever).
-      ...(begun === undefined
-        ? { unleased: async () => (unfinished = await unfinishedUpgrades(api, nodeName)).map((u) => u.text) }
-        : {}),
+      ...(begun === undefined ? { unleased: () => unfinishedUpgrades(api, nodeName) } : {}),
       ...wait,
     });
     upgradeBegan(i.lockStack, target, nodeName);

@@ -149,7 +149,7 @@ test("a waiter is asked whether to stop only when every slot is held, with their
 test("a node out of service without a Lease takes one free slot from the next taker; a slot already ours is never given up", async () => {
   const api = leaseApi();
   const two = { ...slotOptions("node a"), names: ["slot-0", "slot-1"] };
-  const unleased = async () => ["node x (its upgrade was begun and not finished)"];
+  const unleased = async () => [{ holder: "node x", text: "node x (its upgrade was begun and not finished)" }];
   // Two free slots, one of them left for node x: node a takes the other.
   const a = await acquireLease(api, { ...two, unleased });
   expect(a.name).toBe("slot-1");
@@ -159,7 +159,10 @@ test("a node out of service without a Lease takes one free slot from the next ta
   );
   expect(api.holder("slot-0")).toBeUndefined();
   // Node a, run again while it holds slot-1, takes it back whatever is out of service.
-  const again = await acquireLease(api, { ...two, unleased: async () => ["node x", "node y"] });
+  const again = await acquireLease(api, {
+    ...two,
+    unleased: async () => ["node x", "node y"].map((h) => ({ holder: h, text: h })),
+  });
   expect(again.name).toBe("slot-1");
   a.abandon();
   again.abandon();

@@ -39,15 +39,15 @@ test("a node marked upgrading whose slot expired counts as out of service; one h
     node("win-d", "kubelet=1.36.3"),
     node("win-self", "kubelet=1.36.3"),
   ];
-  const found = unleasedUpgrades(nodes, leases, UPGRADING_TO_ANNOTATION, "win-self", now);
-  expect(found.map((u) => u.node)).toEqual(["win-a", "win-d"]);
+  const found = unleasedUpgrades(nodes, leases, "win-self", now);
+  expect(found.map((u) => slotNode(u.holder))).toEqual(["win-a", "win-d"]);
   // The waiting message names the node, what it was upgrading to, and the way out when no stack will finish it.
   expect(found[0].text).toBe(
     "node win-a (out of service: its upgrade to kubelet=1.36.3 was begun and not finished; its stack's next up finishes it, or, if no stack manages it any more, uncordon it and remove its windows-estate.io/upgrading-to annotation)",
   );
   // Read as of a moment later (the provider's margin), a Lease about to run out already counts as not held.
   const soon = Date.parse(LIVE) + 300_000 + 1;
-  expect(unleasedUpgrades(nodes, leases, UPGRADING_TO_ANNOTATION, "win-self", soon).map((u) => u.node)).toEqual([
+  expect(unleasedUpgrades(nodes, leases, "win-self", soon).map((u) => slotNode(u.holder))).toEqual([
     "win-a",
     "win-b",
     "win-d",
