@@ -331,13 +331,16 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
     );
   // Every step is bounded by the command timeout, SFTP's too (ssh2 has no timeout of its own on SFTP requests: a
   // subsystem that never answers its version, a stat or a mkdir would hold the operation for ever). What timed out
-  // leaves the connection in an unknown state, so it is closed; a channel's own close comes first where there is one.
-  const timed = <T>(what: string, p: Promise<T>, onTimeout: () => void = () => client.end()): Promise<T> =>
+  // leaves the connection in an unknown state, so it is always closed; `closeFirst` closes a channel before it.
+  const timed = <T>(what: string, p: Promise<T>, closeFirst?: () => void): Promise<T> =>
     within(
       commandMs,
       Promise.race([p, lost]),
       () => new Error(`${what} on ${target} timed out after ${commandMs / 1000}s`),
-      onTimeout,
+      () => {
+        closeFirst?.();
+        client.end();
+      },
     );
   const getSftp = () =>
     timed(
@@ -382,10 +385,7 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
           ),
         );
       });
-      return timed("a command", run, () => {
-        channel?.close();
-        client.end();
-      });
+      return timed("a command", run, () => channel?.close());
     },
     start(command) {
       return open(command, (stream): RemoteProcess => {
@@ -418,10 +418,7 @@ function makeSession(client: Client, c: SshConnection, presented: Buffer, target
             res();
           }),
         );
-        const abort = () => {
-          stream.close();
-          client.end();
-        };
+        const abort = () => stream.close();
         return {
           write: (text) => void stream.write(text),
           nextLine(what) {
