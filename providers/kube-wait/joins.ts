@@ -122,9 +122,9 @@ export function eventsOf(lists: Fetched[]): EventSeen[] {
   return lists.flatMap((l) => itemsOf(event).parse(l).items);
 }
 
-/** Each Event's occurrence stamp by id: what a wait's first look saw (`JoinSnapshot.before`). */
-export function eventStamps(lists: Fetched[]): Map<string, string> {
-  return new Map(eventsOf(lists).map((e) => [e.id, e.stamp]));
+/** Each Event's occurrence stamp by id (Events as `eventsOf` decodes them): what a wait's first look saw (`JoinSnapshot.before`). */
+export function eventStamps(events: readonly EventSeen[]): Map<string, string> {
+  return new Map(events.map((e) => [e.id, e.stamp]));
 }
 
 const isNew = (e: EventSeen, before: ReadonlyMap<string, string> | undefined) =>

@@ -255,7 +255,7 @@ function checkJoins(api: KubeApi, i: WindowsNodesJoinedInputs) {
     ]);
     const events = [hostEvents, machineEvents];
     // The first look's Events are the baseline: only what WMCO says from then on fails this wait.
-    before ??= eventStamps(events);
+    before ??= eventStamps(eventsOf(events));
     return joinVerdict(i, { nodes, machines, events, instances, before });
   };
 }
@@ -353,9 +353,9 @@ export const byohHostReleasedProvider = destroyWait<WaitCommon & { address: stri
       const verdict = byohHostReleasedVerdict(nodes, address);
       // WMCO deconfigures removed hosts only after every listed host is configured (configmap_controller.go
       // `reconcileNodes`): a failing one blocks the removal, and says so only in its Event.
-      before ??= eventStamps([events]);
-      const blocked =
-        ns && verdict.state === "waiting" ? hostFailure(eventsOf([events]), instances, before) : undefined;
+      const seen = eventsOf([events]);
+      before ??= eventStamps(seen);
+      const blocked = ns && verdict.state === "waiting" ? hostFailure(seen, instances, before) : undefined;
       return blocked && ns
         ? {
             state: "failed",

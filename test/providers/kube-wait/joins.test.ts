@@ -1,5 +1,6 @@
 import {
   eventStamps,
+  eventsOf,
   JoinOutputs,
   joinVerdict,
   JoinSnapshot,
@@ -308,7 +309,7 @@ describe("the join verdict", () => {
       }).state;
     // From a previous update, after the ConfigMap's last write: the host may have been fixed since.
     const earlier = failure(2, "2026-11-26T10:06:00Z");
-    const before = eventStamps([{ items: [earlier] }]);
+    const before = eventStamps(eventsOf([{ items: [earlier] }]));
     expect(look(earlier, before)).toBe("waiting");
     // WMCO retried and failed again (the recorder bumps count and lastTimestamp of the same Event).
     expect(look(failure(3, "2026-11-26T10:21:00Z"), before)).toBe("failed");
