@@ -168,6 +168,9 @@ export const WMCO_SERVICES = {
 /** The label WMCO puts on BYOH nodes (controllers/configmap_controller.go `BYOHLabel`). */
 export const BYOH_NODE_LABEL = "windowsmachineconfig.openshift.io/byoh";
 
+/** The list of the BYOH Nodes (BYOH_NODE_LABEL=true), as the waits and the key check read it. */
+export const BYOH_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent(`${BYOH_NODE_LABEL}=true`)}`;
+
 /** Images that Windows nodes pull from `mcr.microsoft.com` through WMCO's containerd (the pause image above all). */
 export const WINDOWS_REGISTRY = "mcr.microsoft.com";
 

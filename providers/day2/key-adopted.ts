@@ -8,7 +8,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
-import { BYOH_NODES_PATH } from "../kube-wait/conditions";
+import { BYOH_NODES_PATH } from "../../facts/wmco";
 import { WMCO_PUB_KEY_HASH_ANNOTATION } from "../../facts/day2";
 import { get, str } from "../../lib/json";
 import { decodeNodes } from "./inventory";

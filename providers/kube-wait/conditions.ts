@@ -59,11 +59,6 @@ export function pluralOf(kind: string): string {
 
 export const OLM = "operators.coreos.com/v1alpha1";
 
-import { BYOH_NODE_LABEL } from "../../facts/wmco";
-
-/** The node list request for BYOH nodes (label selector, URL-encoded). */
-export const BYOH_NODES_PATH = `/api/v1/nodes?labelSelector=${encodeURIComponent(`${BYOH_NODE_LABEL}=true`)}`;
-
 /**
  * Has WMCO deconfigured every BYOH node? It removes a node once its instance leaves `windows-instances`
  * (`deconfigureInstances`), so the list empties; until then the key and SSH access must stay.

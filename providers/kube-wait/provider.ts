@@ -1,10 +1,9 @@
-import { MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
+import { BYOH_NODES_PATH, MACHINE_API_NAMESPACE, USER_DATA_SECRET } from "../../facts/wmco";
 import { MACHINESET_LABEL, WINDOWS_NODES_PATH } from "../../facts/day2";
 import type * as pulumi from "@pulumi/pulumi";
 import { connectKube, KubeAccess, KubeApi } from "./api";
 import { answerError } from "../../lib/kube-api";
 import {
-  BYOH_NODES_PATH,
   byohGoneVerdict,
   byohHostReleasedVerdict,
   Fetched,
