@@ -2,7 +2,7 @@ import * as fs from "fs";
 import * as path from "path";
 import type { LabInfo } from "../../lab/record";
 import { labApi, stopLab } from "./lab";
-import { labStack, rsaKey, Stack } from "./project";
+import { labStack, Stack, writeWmcoKey } from "./project";
 
 // Edits (issue 24 b): each previewed with `pulumi preview --json` through the real engine, then applied. What the
 // plan may never hold: a replace or delete of a fixed-name object WMCO or the cluster watches (cloud-private-key,
@@ -84,7 +84,7 @@ test("adding a mirror creates its ImageDigestMirrorSet only; removing it deletes
 });
 
 test("a new WMCO key updates cloud-private-key in place: never deleted, never replaced", async () => {
-  fs.writeFileSync(path.join(stack.dir, ".dev", "wmco-dev-key.pem"), rsaKey(), { mode: 0o600 });
+  writeWmcoKey(stack.dir);
   const plan = stack.plan();
   expect(plan).toContain("update estate-key-secret");
   expect(destructive(plan).filter((l) => FIXED.some((f) => l.endsWith(` ${f}`)))).toEqual([]);

@@ -182,8 +182,7 @@ describe("a stack the program made before the library face", () => {
 
     // The same stack (one backend), from the code now: its config file and key beside it.
     fs.copyFileSync(path.join(old, "Pulumi.upgrade.yaml"), path.join(copy, "Pulumi.upgrade.yaml"));
-    fs.mkdirSync(path.join(copy, ".dev"), { recursive: true });
-    fs.writeFileSync(path.join(copy, ".dev", "wmco-dev-key.pem"), key, { mode: 0o600 });
+    writeWmcoKey(copy, key);
     const after = new Stack(copy, "upgrade", lab);
     const p = after.previewJson();
     expect(p.stderr).not.toMatch(/error:/);
