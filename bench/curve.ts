@@ -183,12 +183,11 @@ export async function curveFigures(
       ours.init(estateConfig(dir, hosts));
       const bare = new Stack(bareDir, name, lab, engineEnv);
       bare.init({});
-      let files = { objects: "", dynamic: "" };
-      let resources = 0;
       // Ours' preview first: the bare program declares what it planned.
       const oursPreview = await measured(ours, "preview", profiled("ours-preview")(0));
-      resources = planOf(oursPreview.stdout).length;
-      files = baseline(planOf(oursPreview.stdout), scratch, name);
+      const plan = planOf(oursPreview.stdout);
+      const resources = plan.length;
+      const files = baseline(plan, scratch, name);
       const bareEnv = { BENCH_OBJECTS: files.objects, BENCH_DYNAMIC: files.dynamic };
       let bareResources = 0;
       const bareOps = await operations(
