@@ -29,17 +29,26 @@ const files = (dir) =>
     .readdirSync(dir, { withFileTypes: true })
     .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]))
     .filter((f) => /\.(ts|js)$/.test(f));
-const importsOf = (file) =>
-  [...fs.readFileSync(file, "utf8").matchAll(/(?:from\s+|require\(|import\()\s*["']([^"']+)["']/g)].map((m) =>
-    m[1].startsWith(".") ? path.resolve(path.dirname(file), m[1]).replace(/\.(ts|js)$/, "") : m[1],
-  );
+// Each file read and parsed once: the loop below asks again on every pass.
+const parsed = new Map();
+const importsOf = (file) => {
+  if (!parsed.has(file))
+    parsed.set(
+      file,
+      [...fs.readFileSync(file, "utf8").matchAll(/(?:from\s+|require\(|import\()\s*["']([^"']+)["']/g)].map((m) =>
+        m[1].startsWith(".") ? path.resolve(path.dirname(file), m[1]).replace(/\.(ts|js)$/, "") : m[1],
+      ),
+    );
+  return parsed.get(file);
+};
 
 // test/lab/ and, until nothing changes, every module of ours (test helpers, bench, lab, scripts and the program) that
 // imports it, child_process, or such a module: a test reaches a process through any of them.
 const needsProcesses = new Set(files(path.join(TEST_DIR, "lab")).map((f) => f.replace(/\.(ts|js)$/, "")));
-const helpers = [path.join(TEST_DIR, "helpers"), ...SOURCE_DIRS.map((d) => path.join(__dirname, d))]
-  .filter((d) => fs.existsSync(d))
-  .flatMap(files);
+const helpers = [
+  ...[path.join(TEST_DIR, "helpers"), ...SOURCE_DIRS.map((d) => path.join(__dirname, d))].flatMap(files),
+  ...["program.ts", "index.ts"].map((f) => path.join(__dirname, f)),
+];
 const starts = (file) => importsOf(file).some((i) => i === "child_process" || needsProcesses.has(i));
 for (let changed = true; changed;) {
   changed = false;
